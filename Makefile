@@ -1,0 +1,26 @@
+# Two commands set everything up on a fresh machine:
+#   make generate   -- install acpgen into .venv and generate generated/ from the bundled schema
+#   make test       -- install acpgen with its test dependencies and run the whole suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: generate test check clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+generate: $(STAMP)
+	$(BIN)/acpgen generate
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache

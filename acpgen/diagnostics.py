@@ -1,0 +1,59 @@
+"""Diagnostics: every problem acpgen finds in its input, with the JSON pointer it came from."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem, located by a JSON pointer into the schema document ("" is the root)."""
+
+    severity: Severity
+    pointer: str
+    message: str
+    source: str = ""
+
+    def format(self) -> str:
+        """One line: ``<source>: <severity>: #<pointer>: <message>``."""
+        message = " ".join(self.message.split())
+        prefix = f"{self.source}: " if self.source else ""
+        return f"{prefix}{self.severity.value}: #{self.pointer}: {message}"
+
+    def in_source(self, source: str) -> Diagnostic:
+        return Diagnostic(self.severity, self.pointer, self.message, source)
+
+
+class DiagnosticError(Exception):
+    """Raised when a run found errors. Carries every diagnostic of the run (warnings too)."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+
+def escape_pointer_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: str | int) -> str:
+    """Build a JSON pointer (RFC 6901) from unescaped tokens."""
+    return "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+def error(ptr: str, message: str) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, ptr, message)
+
+
+def warning(ptr: str, message: str) -> Diagnostic:
+    return Diagnostic(Severity.WARNING, ptr, message)

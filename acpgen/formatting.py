@@ -1,0 +1,29 @@
+"""Format generated Python with black, in-process, in a mode fixed here.
+
+The mode never comes from the caller's configuration (no pyproject.toml is read), and the black
+version is pinned in acpgen's requirements, so the same input gives the same bytes everywhere.
+"""
+
+from __future__ import annotations
+
+import black
+
+MODE = black.Mode(
+    target_versions={black.TargetVersion.PY310},
+    line_length=100,
+    string_normalization=True,
+    is_pyi=False,
+    magic_trailing_comma=True,
+    preview=False,
+)
+
+
+class FormattingError(Exception):
+    """Generated code that black cannot parse: a bug in a template, never the user's fault."""
+
+
+def format_python(source: str, filename: str = "<generated>") -> str:
+    try:
+        return black.format_str(source, mode=MODE)
+    except black.InvalidInput as exc:
+        raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc

@@ -1,0 +1,102 @@
+"""The pure core: options in, ``{relative path: text}`` out. Only the CLI touches the disk."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import Diagnostic, DiagnosticError, error
+from .formatting import format_python
+from .ir import SchemaSource, Spec
+from .loader import load_schema
+from .methods import build_method_table
+from .render import make_environment
+from .resources import bundled_schema
+
+DEFAULT_PACKAGE = "acp_bindings"
+_PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to generate. ``schema=None`` means the bundled schema."""
+
+    schema: Path | None = None
+    package: str = DEFAULT_PACKAGE
+    templates: Path | None = None
+
+
+@dataclass(frozen=True)
+class Header:
+    """What every generated file says about how it was made."""
+
+    generator: str
+    schema_name: str
+    schema_sha256: str
+    command: str
+
+
+@dataclass(frozen=True)
+class Output:
+    files: dict[str, str]  # relative path (POSIX) -> text, in a fixed order
+    warnings: tuple[Diagnostic, ...] = field(default=())
+
+
+def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
+    schema = load_schema(options.schema or bundled_schema())
+    methods, warnings = build_method_table(schema)
+    source = SchemaSource(name=schema.name, sha256=schema.sha256)
+    return Spec(source=source, protocol_version=_protocol_version(schema.document), methods=methods), warnings
+
+
+def generate(options: Options) -> Output:
+    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input."""
+    check_options(options)
+    spec, warnings = build_spec(options)
+    env = make_environment(options.templates)
+    header = Header(
+        generator=f"acpgen {__version__}",
+        schema_name=spec.source.name,
+        schema_sha256=spec.source.sha256,
+        command=regenerate_command(options),
+    )
+    root = options.package.replace(".", "/")
+    files: dict[str, str] = {}
+    for template, name in (("__init__.py.jinja", "__init__.py"), ("methods.py.jinja", "methods.py")):
+        path = f"{root}/{name}"
+        text = env.get_template(template).render(spec=spec, header=header, package=options.package)
+        files[path] = format_python(text, path)
+    return Output(files=files, warnings=warnings)
+
+
+def check_options(options: Options) -> None:
+    if not _PACKAGE_RE.match(options.package):
+        raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
+    if options.templates is not None and not options.templates.is_dir():
+        raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
+
+
+def regenerate_command(options: Options) -> str:
+    """The command that remakes the output, with no absolute path in it."""
+    parts = ["acpgen", "generate"]
+    if options.schema is not None:
+        parts += ["--schema", options.schema.name]
+    if options.package != DEFAULT_PACKAGE:
+        parts += ["--package", options.package]
+    if options.templates is not None:
+        parts += ["--templates", options.templates.name]
+    return " ".join(parts)
+
+
+def _protocol_version(document: dict[str, object]) -> int:
+    """The protocol version the schema states (a ``const`` on ``ProtocolVersion``), else 1."""
+    defs = document.get("$defs")
+    node = defs.get("ProtocolVersion") if isinstance(defs, dict) else None
+    if isinstance(node, dict):
+        for key in ("const", "default"):
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return 1

@@ -1,0 +1,77 @@
+"""The intermediate representation: plain frozen data that templates render.
+
+Everything here is immutable, ordered and free of raw schema dicts, so output order comes
+from the data and two runs over the same schema build equal values.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Side(str, enum.Enum):
+    """The side that handles a method. ``x-side`` values acpgen knows."""
+
+    AGENT = "agent"
+    CLIENT = "client"
+    PROTOCOL = "protocol"
+
+
+#: ``x-side: both`` expands into one entry per side.
+BOTH = "both"
+KNOWN_SIDES = frozenset(s.value for s in Side)
+
+
+class Kind(str, enum.Enum):
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of the protocol as one side handles it."""
+
+    wire_name: str  # "session/prompt"
+    id: str  # "session_prompt": the upstream meta.json id, also the handler name
+    side: str  # a Side value, or an x-side value acpgen does not know (kept, with a warning)
+    kind: Kind
+    params_type: str  # $def name of the params type
+    result_type: str | None  # $def name of the result type; None for notifications
+    unstable: bool
+    summary: str  # one line from the schema's description
+    pointer: str  # JSON pointer of the params type
+
+    @property
+    def py_name(self) -> str:
+        return self.id
+
+    def as_json(self) -> dict[str, object]:
+        """The documented JSON form used by ``acpgen methods --format json``."""
+        return {
+            "method": self.wire_name,
+            "id": self.id,
+            "side": self.side,
+            "kind": self.kind.value,
+            "params": self.params_type,
+            "result": self.result_type,
+            "unstable": self.unstable,
+        }
+
+
+@dataclass(frozen=True)
+class SchemaSource:
+    name: str  # file name of the schema
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything generation needs to know about one schema."""
+
+    source: SchemaSource
+    protocol_version: int
+    methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
+
+    def methods_for(self, side: str) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.side == side)

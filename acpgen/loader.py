@@ -1,0 +1,121 @@
+"""Load a schema file: parse it, validate it against the draft 2020-12 meta-schema, check its refs.
+
+Every problem becomes a :class:`Diagnostic` naming a JSON pointer; all of them are collected
+before the run stops, so a user sees every problem of a broken schema at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .diagnostics import Diagnostic, DiagnosticError, error, pointer
+
+
+@dataclass(frozen=True)
+class LoadedSchema:
+    """A parsed, validated schema document and where it came from."""
+
+    name: str  # the file name, as shown in generated headers and diagnostics
+    sha256: str
+    document: dict[str, Any]
+
+    @property
+    def defs(self) -> dict[str, Any]:
+        defs = self.document.get("$defs", {})
+        return defs if isinstance(defs, dict) else {}
+
+
+def load_schema(path: Path) -> LoadedSchema:
+    """Read and check ``path``. Raises :class:`DiagnosticError` on any error."""
+    name = path.name
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DiagnosticError([error("", f"cannot read schema: {exc.strerror or exc}").in_source(name)])
+    return parse_schema(raw, name)
+
+
+def parse_schema(raw: bytes, name: str) -> LoadedSchema:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DiagnosticError([error("", f"not UTF-8 text (byte {exc.start})").in_source(name)])
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise DiagnosticError([error("", message).in_source(name)])
+    if not isinstance(document, dict):
+        message = f"a schema must be a JSON object, found {_json_type(document)}"
+        raise DiagnosticError([error("", message).in_source(name)])
+    problems = [*validate_meta_schema(document), *check_refs(document)]
+    if problems:
+        raise DiagnosticError([d.in_source(name) for d in problems])
+    return LoadedSchema(name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document)
+
+
+def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
+    """Check ``document`` against the JSON Schema draft 2020-12 meta-schema."""
+    validator = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+    found = []
+    for problem in validator.iter_errors(document):
+        found.append(error(pointer(*problem.absolute_path), f"meta-schema: {problem.message}"))
+    return sorted(found, key=lambda d: (d.pointer, d.message))
+
+
+def check_refs(document: dict[str, Any]) -> list[Diagnostic]:
+    """Every ``$ref`` must be a local JSON pointer that resolves inside the document."""
+    found: list[Diagnostic] = []
+
+    def walk(node: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and resolve_ref(document, ref) is None:
+                found.append(error(pointer(*path, "$ref"), f"unresolvable $ref {ref!r}"))
+            for key, value in node.items():
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, (*path, index))
+
+    walk(document, ())
+    return found
+
+
+def resolve_ref(document: Any, ref: str) -> Any | None:
+    """Resolve a local ``#/...`` ref; None when it is external or points nowhere."""
+    if not ref.startswith("#"):
+        return None
+    node = document
+    fragment = ref[1:]
+    if not fragment:
+        return node
+    if not fragment.startswith("/"):
+        return None
+    for token in fragment[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null"

@@ -1,0 +1,64 @@
+"""The Jinja environment: built-in templates, optionally overridden by a user's folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .resources import templates_dir
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def py_literal(value: Any) -> str:
+    """A Python literal for a JSON-like value (str, int, float, bool, None, list, dict).
+
+    Schema text reaches generated code only through this filter (or :func:`docstring`), so a
+    quote, a backslash or a newline in the schema can never become code.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no Python literal for {type(value).__name__}")
+
+
+def docstring(text: str, indent: str = "") -> str:
+    """A triple-quoted docstring literal holding ``text`` exactly."""
+    body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    body = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", body)
+    if body.endswith('"'):
+        body += " "
+    if "\n" not in body:
+        return f'"""{body}"""'
+    lines = [(indent + line) if line.strip() else "" for line in body.split("\n")]
+    return '"""' + "\n".join(lines).lstrip() + "\n" + indent + '"""'
+
+
+def comment(text: str) -> str:
+    """Text safe to put after ``#`` on one line."""
+    return " ".join(text.split())
+
+
+def make_environment(user_templates: Path | None = None) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = []
+    if user_templates is not None:
+        loaders.append(jinja2.FileSystemLoader(str(user_templates)))
+    loaders.append(jinja2.FileSystemLoader(str(templates_dir())))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["py"] = py_literal
+    env.filters["docstring"] = docstring
+    env.filters["comment"] = comment
+    return env

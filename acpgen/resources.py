@@ -1,0 +1,26 @@
+"""Where acpgen's own files are: the bundled schema and the built-in templates.
+
+In an installed wheel they live inside the package (``acpgen/schema``, ``acpgen/templates``);
+in a source checkout or an editable install they are the repository's top-level folders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+
+def _find(name: str) -> Path:
+    for candidate in (_HERE / name, _HERE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"acpgen installation is missing its {name!r} folder")
+
+
+def bundled_schema() -> Path:
+    return _find("schema") / "schema.unstable.json"
+
+
+def templates_dir() -> Path:
+    return _find("templates")
