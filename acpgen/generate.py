@@ -19,13 +19,23 @@ DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
+#: The generated package: one template per module, named ``<module>.jinja``.
+OUTPUT_MODULES = (
+    "__init__.py",
+    "methods.py",
+)
+
+
 @dataclass(frozen=True)
 class Options:
     """What to generate. ``schema=None`` means the bundled schema."""
 
     schema: Path | None = None
     package: str = DEFAULT_PACKAGE
-    templates: Path | None = None
+    templates: Path | None = None  # a user's folder whose templates override the built-in ones
+    side: str = "both"  # "agent", "client" or "both": what the generated package serves
+    stable_only: bool = False  # leave out unstable methods and the types only they use
+    names: Path | None = None  # a user's file pinning or overriding generated names
 
 
 @dataclass(frozen=True)
@@ -64,9 +74,9 @@ def generate(options: Options) -> Output:
     )
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
-    for template, name in (("__init__.py.jinja", "__init__.py"), ("methods.py.jinja", "methods.py")):
+    for name in OUTPUT_MODULES:
         path = f"{root}/{name}"
-        text = env.get_template(template).render(spec=spec, header=header, package=options.package)
+        text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         files[path] = format_python(text, path)
     return Output(files=files, warnings=warnings)
 
