@@ -58,7 +58,10 @@ def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     schema = load_schema(options.schema or bundled_schema())
     methods, warnings = build_method_table(schema)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
-    return Spec(source=source, protocol_version=_protocol_version(schema.document), methods=methods), warnings
+    spec = Spec(
+        source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
+    )
+    return spec, warnings
 
 
 def generate(options: Options) -> Output:

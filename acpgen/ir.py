@@ -72,6 +72,7 @@ class Spec:
     source: SchemaSource
     protocol_version: int
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
+    side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
