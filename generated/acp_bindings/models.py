@@ -16304,15 +16304,18 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v1 = _d_map_any(v1)
         k = "auth"
         v2 = d.get("auth")
-        if v2 is not None:
+        if v2 is not None or "auth" in d:
             v2 = _d_AgentAuthCapabilities(v2)
         k = "loadSession"
         v3 = d.get("loadSession")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "loadSession" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
         k = "mcpCapabilities"
         v4 = d.get("mcpCapabilities")
-        if v4 is not None:
+        if v4 is not None or "mcpCapabilities" in d:
             v4 = _d_McpCapabilities(v4)
         k = "nes"
         v5 = d.get("nes")
@@ -16330,7 +16333,7 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v6 = _d_PositionEncodingKind(v6)
         k = "promptCapabilities"
         v7 = d.get("promptCapabilities")
-        if v7 is not None:
+        if v7 is not None or "promptCapabilities" in d:
             v7 = _d_PromptCapabilities(v7)
         k = "providers"
         v8 = d.get("providers")
@@ -16341,7 +16344,7 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v8 = _d_ProvidersCapabilities(v8)
         k = "sessionCapabilities"
         v9 = d.get("sessionCapabilities")
-        if v9 is not None:
+        if v9 is not None or "sessionCapabilities" in d:
             v9 = _d_SessionCapabilities(v9)
     except KeyError:
         raise _codec.missing(k) from None
@@ -16777,7 +16780,10 @@ def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
             v1 = _d_map_any(v1)
         k = "terminal"
         v2 = d.get("terminal")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "terminal" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
     except KeyError:
         raise _codec.missing(k) from None
@@ -16823,11 +16829,17 @@ def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
             raise _codec.expected("a string", v3)
         k = "optional"
         v4 = d.get("optional")
-        if v4 is not None and v4.__class__ is not bool:
+        if v4 is None:
+            if "optional" in d:
+                raise _codec.expected("a boolean", None)
+        elif v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
         k = "secret"
         v5 = d.get("secret")
-        if v5 is not None and v5.__class__ is not bool:
+        if v5 is None:
+            if "secret" in d:
+                raise _codec.expected("a boolean", None)
+        elif v5.__class__ is not bool:
             raise _codec.expected("a boolean", v5)
     except KeyError:
         raise _codec.missing(k) from None
@@ -16973,7 +16985,7 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "description"
         v3 = d.get("description")
@@ -16984,7 +16996,7 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
             raise _codec.expected("a string", v3)
         k = "env"
         v4 = d.get("env")
-        if v4 is not None:
+        if v4 is not None or "env" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -17602,7 +17614,7 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v1 = _d_map_any(v1)
         k = "auth"
         v2 = d.get("auth")
-        if v2 is not None:
+        if v2 is not None or "auth" in d:
             v2 = _d_AuthCapabilities(v2)
         k = "elicitation"
         v3 = d.get("elicitation")
@@ -17613,7 +17625,7 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v3 = _d_ElicitationCapabilities(v3)
         k = "fs"
         v4 = d.get("fs")
-        if v4 is not None:
+        if v4 is not None or "fs" in d:
             v4 = _d_FileSystemCapabilities(v4)
         k = "nes"
         v5 = d.get("nes")
@@ -17624,11 +17636,14 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v5 = _d_ClientNesCapabilities(v5)
         k = "positionEncodings"
         v6 = d.get("positionEncodings")
-        if v6 is not None:
+        if v6 is not None or "positionEncodings" in d:
             v6 = _d_list_PositionEncodingKind(v6)
         k = "terminal"
         v7 = d.get("terminal")
-        if v7 is not None and v7.__class__ is not bool:
+        if v7 is None:
+            if "terminal" in d:
+                raise _codec.expected("a boolean", None)
+        elif v7.__class__ is not bool:
             raise _codec.expected("a boolean", v7)
     except KeyError:
         raise _codec.missing(k) from None
@@ -18184,7 +18199,7 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "command"
         v3 = d["command"]
@@ -18199,7 +18214,7 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
             raise _codec.expected("a string", v4)
         k = "env"
         v5 = d.get("env")
-        if v5 is not None:
+        if v5 is not None or "env" in d:
             v5 = _d_list_EnvVariable(v5)
         k = "outputByteLimit"
         v6 = d.get("outputByteLimit")
@@ -18999,7 +19014,7 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
             raise _codec.expected("a string", v1)
         k = "properties"
         v2 = d.get("properties")
-        if v2 is not None:
+        if v2 is not None or "properties" in d:
             v2 = _d_map_ElicitationPropertySchema(v2)
         k = "required"
         v3 = d.get("required")
@@ -19017,7 +19032,7 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
             raise _codec.expected("a string", v4)
         k = "type"
         v5 = d.get("type")
-        if v5 is not None:
+        if v5 is not None or "type" in d:
             v5 = _d_ElicitationSchemaType(v5)
     except KeyError:
         raise _codec.missing(k) from None
@@ -19389,11 +19404,17 @@ def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
             v1 = _d_map_any(v1)
         k = "readTextFile"
         v2 = d.get("readTextFile")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "readTextFile" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "writeTextFile"
         v3 = d.get("writeTextFile")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "writeTextFile" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
@@ -19429,7 +19450,7 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -19437,7 +19458,7 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
             raise _codec.expected("a string", v3)
         k = "mcpServers"
         v4 = d.get("mcpServers")
-        if v4 is not None:
+        if v4 is not None or "mcpServers" in d:
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -19902,7 +19923,7 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
             v1 = _d_map_any(v1)
         k = "clientCapabilities"
         v2 = d.get("clientCapabilities")
-        if v2 is not None:
+        if v2 is not None or "clientCapabilities" in d:
             v2 = _d_ClientCapabilities(v2)
         k = "clientInfo"
         v3 = d.get("clientInfo")
@@ -19949,7 +19970,7 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
             v1 = _d_map_any(v1)
         k = "agentCapabilities"
         v2 = d.get("agentCapabilities")
-        if v2 is not None:
+        if v2 is not None or "agentCapabilities" in d:
             v2 = _d_AgentCapabilities(v2)
         k = "agentInfo"
         v3 = d.get("agentInfo")
@@ -19960,7 +19981,7 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
             v3 = _d_Implementation(v3)
         k = "authMethods"
         v4 = d.get("authMethods")
-        if v4 is not None:
+        if v4 is not None or "authMethods" in d:
             v4 = _d_list_AuthMethod(v4)
         k = "protocolVersion"
         v5 = d["protocolVersion"]
@@ -20306,7 +20327,7 @@ def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cursor"
         v3 = d.get("cursor")
@@ -20399,7 +20420,7 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -20600,11 +20621,17 @@ def _d_McpCapabilities(d: Any) -> McpCapabilities:
             v1 = _d_map_any(v1)
         k = "http"
         v2 = d.get("http")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "http" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "sse"
         v3 = d.get("sse")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "sse" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
@@ -22178,7 +22205,7 @@ def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -22593,15 +22620,24 @@ def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
             v1 = _d_map_any(v1)
         k = "audio"
         v2 = d.get("audio")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "audio" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "embeddedContext"
         v3 = d.get("embeddedContext")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "embeddedContext" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
         k = "image"
         v4 = d.get("image")
-        if v4 is not None and v4.__class__ is not bool:
+        if v4 is None:
+            if "image" in d:
+                raise _codec.expected("a boolean", None)
+        elif v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
     except KeyError:
         raise _codec.missing(k) from None
@@ -23555,7 +23591,7 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -23563,7 +23599,7 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
             raise _codec.expected("a string", v3)
         k = "mcpServers"
         v4 = d.get("mcpServers")
-        if v4 is not None:
+        if v4 is not None or "mcpServers" in d:
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -24270,7 +24306,7 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -24666,7 +24702,7 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
             raise _codec.expected("a string", v3)
         k = "headers"
         v4 = d.get("headers")
-        if v4 is not None:
+        if v4 is not None or "headers" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -25412,7 +25448,7 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "description"
         v3 = d.get("description")
@@ -25423,7 +25459,7 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
             raise _codec.expected("a string", v3)
         k = "env"
         v4 = d.get("env")
-        if v4 is not None:
+        if v4 is not None or "env" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -25837,15 +25873,15 @@ def _d_ToolCall(d: Any) -> ToolCall:
             v1 = _d_map_any(v1)
         k = "content"
         v2 = d.get("content")
-        if v2 is not None:
+        if v2 is not None or "content" in d:
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
         v3 = d.get("kind")
-        if v3 is not None:
+        if v3 is not None or "kind" in d:
             v3 = _d_ToolKind(v3)
         k = "locations"
         v4 = d.get("locations")
-        if v4 is not None:
+        if v4 is not None or "locations" in d:
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
         v5 = d.get("rawInput")
@@ -25857,7 +25893,7 @@ def _d_ToolCall(d: Any) -> ToolCall:
             n += ("rawOutput",)
         k = "status"
         v7 = d.get("status")
-        if v7 is not None:
+        if v7 is not None or "status" in d:
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
@@ -25964,15 +26000,15 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
             v1 = _d_map_any(v1)
         k = "content"
         v2 = d.get("content")
-        if v2 is not None:
+        if v2 is not None or "content" in d:
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
         v3 = d.get("kind")
-        if v3 is not None:
+        if v3 is not None or "kind" in d:
             v3 = _d_ToolKind(v3)
         k = "locations"
         v4 = d.get("locations")
-        if v4 is not None:
+        if v4 is not None or "locations" in d:
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
         v5 = d.get("rawInput")
@@ -25984,7 +26020,7 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
             n += ("rawOutput",)
         k = "status"
         v7 = d.get("status")
-        if v7 is not None:
+        if v7 is not None or "status" in d:
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
