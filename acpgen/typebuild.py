@@ -666,7 +666,13 @@ class _Assembler:
                     return d
             ordered = sorted(shapes, key=lambda s: (-len(s.required), -len(s.props), self.leaf_name(u.name, s)))
             own = fn or fn_name()
-            t = TryEach(own, tuple(Leaf("_d_" + self.leaf_name(u.name, s), self.leaf_name(u.name, s)) for s in ordered))
+            shared = frozenset.intersection(*(frozenset(s.required | s.tags.keys()) for s in shapes))
+            leaves = tuple(
+                Leaf("_d_" + self.leaf_name(u.name, s), self.leaf_name(u.name, s),
+                     tuple(sorted((s.required | s.tags.keys()) - shared)[:2]))  # a necessary condition
+                for s in ordered
+            )
+            t = TryEach(own, leaves, check_object=fn is not None and any(leaf.guard for leaf in leaves))
             nodes.append(t)
             return t
 

@@ -182,6 +182,7 @@ class MapOf:
 
     value: TypeExpr
     form = "map"
+    expected = "an object"
 
     @property
     def token(self) -> str:
@@ -273,6 +274,7 @@ class Leaf:
 
     fn: str
     label: str  # for messages: a type name
+    guard: tuple[str, ...] = ()  # wire keys an object must have to be worth trying (in a TryEach)
     form = "leaf"
 
 
@@ -297,6 +299,7 @@ class TryEach:
 
     fn: str
     options: tuple[Decision, ...]
+    check_object: bool = False  # first check the value is an object (the options' guards need one)
     form = "try"
 
     @property
