@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
 
 #: A JSON value as found in a schema (``const``, ``default``, ``enum`` entries).
-Json = Union[None, bool, int, float, str, list, dict]  # type: ignore[type-arg]
+Json = None | bool | int | float | str | list | dict  # type: ignore[type-arg]
 
 
 class JsonKind(str, enum.Enum):
@@ -209,7 +208,7 @@ class Nullable:
         return "_d_" + self.token
 
 
-TypeExpr = Union[Scalar, AnyValue, Literals, Ref, ListOf, MapOf, Nullable]
+TypeExpr = Scalar | AnyValue | Literals | Ref | ListOf | MapOf | Nullable
 
 
 def hash_values(values: tuple[Json, ...]) -> int:
@@ -321,7 +320,7 @@ class ByKind:
         return self.expected
 
 
-Decision = Union[Leaf, Dispatch, TryEach, ByKind]
+Decision = Leaf | Dispatch | TryEach | ByKind
 
 
 class DefKind(str, enum.Enum):

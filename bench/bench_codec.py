@@ -21,15 +21,16 @@ import subprocess
 import sys
 import tempfile
 import timeit
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
 sys.path.insert(0, str(GENERATED))
 
-import acp  # noqa: E402  (the baseline SDK)
-import acp_bindings  # noqa: E402
+import acp  # the baseline SDK
+import acp_bindings
 
 SMALL: dict[str, Any] = {
     "sessionId": "sess_abc123def456",
@@ -76,9 +77,7 @@ def import_time(module: str, path: str | None, runs: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if path:
         env["PYTHONPATH"] = path
-    code = (
-        "import time; t = time.perf_counter(); import {m}; print(time.perf_counter() - t)".format(m=module)
-    )
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     subprocess.run([sys.executable, "-c", f"import {module}"], env=env, check=True)  # warm caches
     times = []
     for _ in range(runs):
