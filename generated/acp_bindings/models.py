@@ -15288,15 +15288,6 @@ Notifications do not expect a response.
 """
 
 
-ElicitationId = str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for an elicitation.
-"""
-
-
 RequestId = None | int | str
 """JSON RPC Request Id
 
@@ -15322,6 +15313,33 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session
 
 ToolCallId = str
 """Unique identifier for a tool call within a session."""
+
+
+ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Form-based elicitation mode where the client renders a form from the provided schema.
+"""
+
+
+ElicitationId = str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Unique identifier for an elicitation.
+"""
+
+
+ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+URL-based elicitation mode where the client directs the user to a URL.
+"""
 
 
 CreateElicitationRequest = FormSession | FormRequest | UrlSession | UrlRequest
@@ -15543,15 +15561,6 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
 
-ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Form-based elicitation mode where the client renders a form from the provided schema.
-"""
-
-
 MultiSelectItems = UntitledMultiSelectItems | TitledMultiSelectItems
 """Items for a multi-select (array) property schema."""
 
@@ -15575,15 +15584,6 @@ ElicitationSchemaType = Literal["object"]
 
 ElicitationStringType = Literal["string"]
 """Items definition for untitled multi-select enum properties."""
-
-
-ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-URL-based elicitation mode where the client directs the user to a URL.
-"""
 
 
 ErrorCode = Literal[-32800, -32700, -32603, -32602, -32601, -32600, -32042, -32002, -32000] | int
@@ -28070,13 +28070,6 @@ def _d_AgentNotificationParams__2(d: Any) -> AgentNotificationParams:
     )
 
 
-def _d_ElicitationId(d: Any) -> ElicitationId:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: ElicitationId = d
-    return result
-
-
 def _d_RequestId(d: Any) -> RequestId:
     c = d.__class__
     if c is str:
@@ -28103,6 +28096,71 @@ def _d_ToolCallId(d: Any) -> ToolCallId:
         raise _codec.expected("a string", d)
     result: ToolCallId = d
     return result
+
+
+def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    errors: list[DecodeError] = []
+    if "sessionId" in d:
+        try:
+            return _d_SessionElicitationFormMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_RequestElicitationFormMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SessionElicitationFormMode,
+                _d_RequestElicitationFormMode,
+            ),
+        )
+    raise _codec.no_match(
+        d,
+        "SessionElicitationFormMode or RequestElicitationFormMode",
+        errors,
+    )
+
+
+def _d_ElicitationId(d: Any) -> ElicitationId:
+    if d.__class__ is not str:
+        raise _codec.expected("a string", d)
+    result: ElicitationId = d
+    return result
+
+
+def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    errors: list[DecodeError] = []
+    if "sessionId" in d:
+        try:
+            return _d_SessionElicitationUrlMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_RequestElicitationUrlMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SessionElicitationUrlMode,
+                _d_RequestElicitationUrlMode,
+            ),
+        )
+    raise _codec.no_match(
+        d,
+        "SessionElicitationUrlMode or RequestElicitationUrlMode",
+        errors,
+    )
 
 
 def _d_CreateElicitationRequest(d: Any) -> CreateElicitationRequest:
@@ -28991,35 +29049,6 @@ def _d_ContentBlock(d: Any) -> ContentBlock:
     raise _codec.bad_tag(d, "type", _T_d_ContentBlock)
 
 
-def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    errors: list[DecodeError] = []
-    if "sessionId" in d:
-        try:
-            return _d_SessionElicitationFormMode(d)
-        except DecodeError as error:
-            errors.append(error)
-    if "requestId" in d:
-        try:
-            return _d_RequestElicitationFormMode(d)
-        except DecodeError as error:
-            errors.append(error)
-    if not errors:  # no variant's distinguishing properties are there: say what each lacks
-        errors = _codec.errors_of(
-            d,
-            (
-                _d_SessionElicitationFormMode,
-                _d_RequestElicitationFormMode,
-            ),
-        )
-    raise _codec.no_match(
-        d,
-        "SessionElicitationFormMode or RequestElicitationFormMode",
-        errors,
-    )
-
-
 def _d_MultiSelectItems(d: Any) -> MultiSelectItems:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -29096,35 +29125,6 @@ def _d_ElicitationStringType(d: Any) -> ElicitationStringType:
         if result is not None:
             return result
     raise _codec.expected_one_of(d, _L_ElicitationStringType)
-
-
-def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    errors: list[DecodeError] = []
-    if "sessionId" in d:
-        try:
-            return _d_SessionElicitationUrlMode(d)
-        except DecodeError as error:
-            errors.append(error)
-    if "requestId" in d:
-        try:
-            return _d_RequestElicitationUrlMode(d)
-        except DecodeError as error:
-            errors.append(error)
-    if not errors:  # no variant's distinguishing properties are there: say what each lacks
-        errors = _codec.errors_of(
-            d,
-            (
-                _d_SessionElicitationUrlMode,
-                _d_RequestElicitationUrlMode,
-            ),
-        )
-    raise _codec.no_match(
-        d,
-        "SessionElicitationUrlMode or RequestElicitationUrlMode",
-        errors,
-    )
 
 
 def _d_ErrorCode(d: Any) -> ErrorCode:
@@ -30005,6 +30005,8 @@ _codec.register(
         WriteTextFileResponse: _d_WriteTextFileResponse,
         AgentNotificationParams: _d_AgentNotificationParams,
         RequestId: _d_RequestId,
+        ElicitationFormMode: _d_ElicitationFormMode,
+        ElicitationUrlMode: _d_ElicitationUrlMode,
         CreateElicitationRequest: _d_CreateElicitationRequest,
         AgentRequestParams: _d_AgentRequestParams,
         AgentResponseResult: _d_AgentResponseResult,
@@ -30019,13 +30021,11 @@ _codec.register(
         ClientResponse: _d_ClientResponse,
         EmbeddedResourceResource: _d_EmbeddedResourceResource,
         ContentBlock: _d_ContentBlock,
-        ElicitationFormMode: _d_ElicitationFormMode,
         MultiSelectItems: _d_MultiSelectItems,
         StringFormat: _d_StringFormat,
         ElicitationPropertySchema: _d_ElicitationPropertySchema,
         ElicitationSchemaType: _d_ElicitationSchemaType,
         ElicitationStringType: _d_ElicitationStringType,
-        ElicitationUrlMode: _d_ElicitationUrlMode,
         ErrorCode: _d_ErrorCode,
         LlmProtocol: _d_LlmProtocol,
         McpServer: _d_McpServer,
