@@ -18,7 +18,7 @@ from modelkit import bindings
 
 DOCUMENT = bundled_document()
 DEF_NAMES = sorted(DOCUMENT["$defs"])
-EXAMPLES_PER_TYPE = 15
+EXAMPLES_PER_TYPE = 20
 
 
 @functools.lru_cache(maxsize=None)
