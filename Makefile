@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean
+.PHONY: generate test check clean bench-codec
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ generate: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Codec throughput and import time against the official ACP Python SDK (ratios, same run).
+bench-codec: $(STAMP)
+	$(BIN)/python bench/bench_codec.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .formatting import format_python
+from .formatting import check_python, format_python
 from .ir import SchemaSource, Spec
 from .loader import load_schema
 from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
+from .typebuild import build_types
+from .typenames import load_names_file
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -22,8 +24,20 @@ _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 #: The generated package: one template per module, named ``<module>.jinja``.
 OUTPUT_MODULES = (
     "__init__.py",
+    "_codec.py",
     "methods.py",
+    "models.py",
 )
+
+#: Modules whose templates emit black's style already: formatting tens of thousands of lines
+#: would take black most of a minute, so they are only checked to parse (tests check that black
+#: leaves them unchanged).
+PREFORMATTED = frozenset({"models.py"})
+
+#: Files copied into the package as they are (not templates, not formatted).
+STATIC_FILES = {
+    "py.typed": "",  # PEP 561: the package ships its type hints
+}
 
 
 @dataclass(frozen=True)
@@ -57,9 +71,14 @@ class Output:
 def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     schema = load_schema(options.schema or bundled_schema())
     methods, warnings = build_method_table(schema)
+    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
-        source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
+        source=source,
+        protocol_version=_protocol_version(schema.document),
+        methods=methods,
+        side=options.side,
+        types=types.types,
     )
     return spec, warnings
 
@@ -80,7 +99,9 @@ def generate(options: Options) -> Output:
     for name in OUTPUT_MODULES:
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
-        files[path] = format_python(text, path)
+        files[path] = check_python(text, path) if name in PREFORMATTED else format_python(text, path)
+    for name, text in STATIC_FILES.items():
+        files[f"{root}/{name}"] = text
     return Output(files=files, warnings=warnings)
 
 
