@@ -1,12 +1,14 @@
 # Two commands set everything up on a fresh machine:
 #   make generate   -- install acpgen into .venv and generate generated/ from the bundled schema
 #   make test       -- install acpgen with its test dependencies and run the whole suite
+#   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
+#   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean
+.PHONY: generate test check bench-generate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +21,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 generate: $(STAMP)
 	$(BIN)/acpgen generate
 
-test: $(STAMP)
+check: $(STAMP)
+	$(BIN)/acpgen check
+
+test: check
 	$(BIN)/python -m pytest -q
+
+bench-generate: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/bench_generate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

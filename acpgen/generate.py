@@ -8,12 +8,14 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .formatting import format_python
 from .ir import SchemaSource, Spec
 from .loader import load_schema
+from .manifest import sha256_text
 from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
+from .reuse import NOTHING, Reuse
+from .selection import SIDES, select
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -52,22 +54,28 @@ class Header:
 class Output:
     files: dict[str, str]  # relative path (POSIX) -> text, in a fixed order
     warnings: tuple[Diagnostic, ...] = field(default=())
+    schema_sha256: str = ""  # of the schema the files were generated from
+    renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
 
 
-def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
-    schema = load_schema(options.schema or bundled_schema())
+def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
+    schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     methods, warnings = build_method_table(schema)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
         source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
     )
-    return spec, warnings
+    return select(spec, stable_only=options.stable_only), warnings
 
 
-def generate(options: Options) -> Output:
-    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input."""
+def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
+    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
+
+    ``reuse`` lets a run skip validation and formatting that an earlier run already did on the
+    same bytes; the output is the same with or without it.
+    """
     check_options(options)
-    spec, warnings = build_spec(options)
+    spec, warnings = build_spec(options, reuse)
     env = make_environment(options.templates)
     header = Header(
         generator=f"acpgen {__version__}",
@@ -77,16 +85,20 @@ def generate(options: Options) -> Output:
     )
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
+    renders: dict[str, str] = {}
     for name in OUTPUT_MODULES:
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
-        files[path] = format_python(text, path)
-    return Output(files=files, warnings=warnings)
+        renders[path] = sha256_text(text)
+        files[path] = reuse.format(text, path)
+    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders)
 
 
 def check_options(options: Options) -> None:
     if not _PACKAGE_RE.match(options.package):
         raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
+    if options.side not in SIDES:
+        raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
 
@@ -98,8 +110,14 @@ def regenerate_command(options: Options) -> str:
         parts += ["--schema", options.schema.name]
     if options.package != DEFAULT_PACKAGE:
         parts += ["--package", options.package]
+    if options.side != "both":
+        parts += ["--side", options.side]
+    if options.stable_only:
+        parts.append("--stable-only")
     if options.templates is not None:
         parts += ["--templates", options.templates.name]
+    if options.names is not None:
+        parts += ["--names", options.names.name]
     return " ".join(parts)
 
 
