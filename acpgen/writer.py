@@ -35,7 +35,7 @@ def owned_files(out: Path, manifest_rel: str, *, force: bool = False) -> frozens
     path = out / manifest_rel
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return frozenset()
     except (OSError, UnicodeDecodeError) as exc:
         if force:
