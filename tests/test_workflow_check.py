@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from acpgen import formatting
-from acpgen.generate import Options, generate
 from conftest import ROOT, mini_schema
 from workflow_helpers import one_error_line, tree
+
+from acpgen import formatting
+from acpgen.generate import Options, generate
 
 PKG = "acp_bindings"
 
@@ -41,8 +42,8 @@ def test_drift_is_reported_file_by_file_and_regenerating_clears_it(cli, tmp_path
     assert "\n-# left over from an earlier schema\n" in diff
     assert f"--- {out.as_posix()}/{PKG}/acpgen-manifest.json (on disk)\n" in diff
     assert result.stderr.splitlines() == [
-        "acpgen check: 4 file(s) differ from what acpgen generate would write (2 changed, 1 missing, 1 stale);"
-        " run `acpgen generate`",
+        ("acpgen check: 4 file(s) differ from what acpgen generate would write (2 changed, 1 missing, 1 stale);"
+         " run `acpgen generate`"),
         f"  missing: {out.as_posix()}/{PKG}/__init__.py",
         f"  changed: {out.as_posix()}/{PKG}/acpgen-manifest.json",
         f"  changed: {out.as_posix()}/{PKG}/methods.py",

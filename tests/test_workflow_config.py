@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import mini_schema
 from workflow_helpers import one_error_line, tree
 
@@ -76,11 +75,11 @@ def test_no_table_means_the_defaults(cli, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ('sid = "agent"', "error: pyproject.toml: [tool.acpgen] has unknown key 'sid' (known: schema, out, templates,"
-                          " names, package, side, stable-only)"),
+        ('sid = "agent"', ("error: pyproject.toml: [tool.acpgen] has unknown key 'sid' (known: schema, out,"
+                           " templates, names, package, side, stable-only)")),
         ('stable-only = "yes"', "error: pyproject.toml: [tool.acpgen] stable-only must be true or false, found 'yes'"),
         ("out = 3", "error: pyproject.toml: [tool.acpgen] out must be a non-empty string, found 3"),
-        ('side = "editor"', "error: #: --side 'editor' is not one of agent, client, both"),
+        ('side = "editor"', "error: pyproject.toml: [tool.acpgen] side must be one of agent, client, both, found 'editor'"),
         ("out = [", "error: pyproject.toml: not valid TOML: "),
     ],
 )

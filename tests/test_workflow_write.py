@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import mini_schema
 from workflow_helpers import one_error_line, tree
 
