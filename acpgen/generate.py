@@ -15,7 +15,7 @@ from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
 from .reuse import NOTHING, Reuse
-from .selection import SIDES, select
+from .selection import SIDES, select_methods
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -61,11 +61,12 @@ class Output:
 def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     methods, warnings = build_method_table(schema)
+    methods = select_methods(methods, stable_only=options.stable_only)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
         source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
     )
-    return select(spec, stable_only=options.stable_only), warnings
+    return spec, warnings
 
 
 def generate(options: Options, reuse: Reuse = NOTHING) -> Output:

@@ -8,19 +8,17 @@ methods, so ``--side`` keeps the whole method table and the types it uses.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 
-from .ir import Spec
+from .ir import Method
 
 #: The values of ``--side``.
 SIDES = ("agent", "client", "both")
 
 
-def select(spec: Spec, *, stable_only: bool) -> Spec:
-    if not stable_only:
-        return spec
-    return dataclasses.replace(spec, methods=tuple(m for m in spec.methods if not m.unstable))
+def select_methods(methods: tuple[Method, ...], *, stable_only: bool) -> tuple[Method, ...]:
+    """The methods a package keeps: all of them, or with ``stable_only`` the stable ones."""
+    return tuple(m for m in methods if not (stable_only and m.unstable))
 
 
 def reachable(roots: Iterable[str], refs: Mapping[str, Iterable[str]]) -> frozenset[str]:
