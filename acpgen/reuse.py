@@ -7,7 +7,8 @@ Two facts from the manifest of the output already on disk (written by this acpge
 * a file whose text still has the recorded sha256 is black's output for the render with the
   recorded render sha256, so the same render need not be formatted again.
 
-Both keys are content digests, so a reused result is the one the work would have produced: every
+The bundled schema's digest (``schema/SOURCE.json``) counts as validated too: acpgen's tests
+validate that file, and other bytes have another digest. Both keys are content digests, so a reused result is the one the work would have produced: every
 byte of drift is still seen. The manifest is only read here, never trusted for anything else.
 """
 
@@ -21,6 +22,7 @@ from pathlib import Path
 from . import __version__
 from .formatting import format_python
 from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
+from .resources import bundled_schema_sha256
 
 
 @dataclass(frozen=True)
@@ -37,13 +39,14 @@ NOTHING = Reuse()
 
 
 def reuse_from_output(out: Path, package: str) -> Reuse:
-    """What the manifest under ``out`` lets this run reuse; nothing when it is absent or foreign."""
+    """What the manifest under ``out`` (when there is one from this acpgen) lets this run reuse."""
+    shipped = Reuse(validated_schemas=frozenset({bundled_schema_sha256()}))
     try:
         manifest = parse_manifest((out / manifest_path(package)).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ManifestError):
-        return NOTHING
+        return shipped
     if manifest.generator != f"acpgen {__version__}":
-        return NOTHING
+        return shipped
     formatted = {}
     for path, record in manifest.files.items():
         try:
@@ -52,4 +55,4 @@ def reuse_from_output(out: Path, package: str) -> Reuse:
             continue
         if hashlib.sha256(data).hexdigest() == record.sha256:
             formatted[record.render_sha256] = data.decode("utf-8")
-    return Reuse(validated_schemas=frozenset({manifest.schema_sha256}), formatted=formatted)
+    return Reuse(validated_schemas=shipped.validated_schemas | {manifest.schema_sha256}, formatted=formatted)

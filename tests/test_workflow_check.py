@@ -7,6 +7,7 @@ from workflow_helpers import one_error_line, tree
 
 from acpgen import formatting
 from acpgen.generate import Options, generate
+from acpgen.reuse import reuse_from_output
 
 PKG = "acp_bindings"
 
@@ -120,8 +121,6 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
 
 
 def test_reuse_gives_the_same_bytes_as_a_fresh_run(tmp_path, cli):
-    from acpgen.reuse import reuse_from_output
-
     out = tmp_path / "out"
     cli("generate", "--out", out)
     reused = generate(Options(), reuse_from_output(out, PKG))
@@ -132,3 +131,21 @@ def test_this_repository_generated_folder_is_current(cli, monkeypatch):
     monkeypatch.chdir(ROOT)
     result = cli("check")
     assert result.exit_code == 0, result.stdout[:2000]
+
+
+def test_the_bundled_schema_digest_counts_as_validated_because_that_file_is_valid():
+    from acpgen.loader import load_schema
+    from acpgen.resources import bundled_schema, bundled_schema_sha256
+
+    assert load_schema(bundled_schema()).sha256 == bundled_schema_sha256()  # full meta-schema validation
+    assert bundled_schema_sha256() in reuse_from_output(ROOT / "nowhere", PKG).validated_schemas
+
+
+def test_a_user_schema_is_validated_even_with_a_manifest_from_another_schema(cli, tmp_path, write_schema):
+    doc = mini_schema()
+    schema, out = write_schema(doc), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    doc["$defs"]["PingRequest"]["required"] = "sessionId"  # invalid under the meta-schema
+    write_schema(doc)
+    result = cli("check", "--schema", schema, "--out", out)
+    assert result.exit_code == 2 and "#/$defs/PingRequest/required: meta-schema:" in result.stderr
