@@ -15,7 +15,9 @@ from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
 from .reuse import NOTHING, Reuse
-from .selection import SIDES, select_methods
+from .selection import SIDES, select_methods, select_types
+from .typebuild import build_types
+from .typenames import load_names_file
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -24,8 +26,15 @@ _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 #: The generated package: one template per module, named ``<module>.jinja``.
 OUTPUT_MODULES = (
     "__init__.py",
+    "_codec.py",
     "methods.py",
+    "models.py",
 )
+
+#: Files copied into the package as they are (not templates, not formatted).
+STATIC_FILES = {
+    "py.typed": "",  # PEP 561: the package ships its type hints
+}
 
 
 @dataclass(frozen=True)
@@ -60,11 +69,17 @@ class Output:
 
 def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
-    methods, warnings = build_method_table(schema)
-    methods = select_methods(methods, stable_only=options.stable_only)
+    every_method, warnings = build_method_table(schema)
+    methods = select_methods(every_method, stable_only=options.stable_only)
+    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
+    dropped = tuple(m for m in every_method if m not in methods)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
-        source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
+        source=source,
+        protocol_version=_protocol_version(schema.document),
+        methods=methods,
+        side=options.side,
+        types=select_types(types.types, kept=methods, dropped=dropped),
     )
     return spec, warnings
 
@@ -92,6 +107,9 @@ def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         renders[path] = sha256_text(text)
         files[path] = reuse.format(text, path)
+    for name, text in STATIC_FILES.items():
+        files[f"{root}/{name}"] = text
+        renders[f"{root}/{name}"] = sha256_text(text)
     return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
+
 
 class Side(str, enum.Enum):
     """The side that handles a method. ``x-side`` values acpgen knows."""
@@ -73,6 +75,24 @@ class Spec:
     protocol_version: int
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
+    types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.typemodel)
+
+    @property
+    def classes(self) -> tuple[ClassDef, ...]:
+        return type_classes(self.types)
+
+    @property
+    def aliases(self) -> tuple[TypeDef, ...]:
+        return type_aliases(self.types)
+
+    @property
+    def type_helpers(self) -> tuple[TypeExpr, ...]:
+        return type_helpers(self.types)
+
+    @property
+    def type_names(self) -> tuple[str, ...]:
+        """Every name the models module exports: the types and their variant classes."""
+        return tuple(sorted({t.name for t in self.types} | {c.name for c in self.classes}))
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
