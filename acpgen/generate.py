@@ -14,6 +14,7 @@ from .loader import load_schema
 from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
+from .roles import build_roles, served_sides
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -23,7 +24,23 @@ _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 OUTPUT_MODULES = (
     "__init__.py",
     "methods.py",
+    "_rpc.py",
+    "agent.py",
+    "client.py",
+    "pair.py",
+    "stub_agent.py",
+    "stub_client.py",
 )
+
+#: Modules only some packages need: the sides that must all be served for the module to be emitted.
+#: A module not listed here is emitted for every ``--side``.
+MODULE_SIDES = {
+    "agent.py": ("agent",),
+    "stub_agent.py": ("agent",),
+    "client.py": ("client",),
+    "stub_client.py": ("client",),
+    "pair.py": ("agent", "client"),
+}
 
 
 @dataclass(frozen=True)
@@ -59,7 +76,11 @@ def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     methods, warnings = build_method_table(schema)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
-        source=source, protocol_version=_protocol_version(schema.document), methods=methods, side=options.side
+        source=source,
+        protocol_version=_protocol_version(schema.document),
+        methods=methods,
+        side=options.side,
+        roles=build_roles(methods, options.side),
     )
     return spec, warnings
 
@@ -78,6 +99,8 @@ def generate(options: Options) -> Output:
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     for name in OUTPUT_MODULES:
+        if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
+            continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         files[path] = format_python(text, path)
