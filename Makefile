@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean
+.PHONY: generate test check clean bench-rpc
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,20 @@ $(STAMP): pyproject.toml | $(BIN)/python
 generate: $(STAMP)
 	$(BIN)/acpgen generate
 
-test: $(STAMP)
+# The interop tests' TypeScript peers: the official SDK, pinned by tests/interop/package-lock.json.
+INTEROP := tests/interop
+NODE_STAMP := $(INTEROP)/node_modules/.installed
+
+$(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
+	cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -q
+
+# Round trips and streamed updates per second: generated runtime against the official Python SDK.
+bench-rpc: $(STAMP)
+	$(BIN)/python bench/bench_rpc.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache
