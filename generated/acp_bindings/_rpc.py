@@ -323,7 +323,7 @@ class Connection:
                             pass
                         elif size > self._max:
                             oversized = True
-                            parts = [b"".join(parts)[:_HEAD_KEPT]]
+                            parts = [(b"".join(parts) + rest[:_HEAD_KEPT])[:_HEAD_KEPT]]
                         else:
                             parts.append(rest)
                         break
@@ -350,7 +350,7 @@ class Connection:
 
     def _refuse_oversized(self, head: bytes, size: int) -> None:
         text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
-        logger.warning("%s: refused a %s", self._name, text)
+        logger.warning("%s: refused a message: %s", self._name, text)
         error = RequestError.invalid_request({"details": text})
         params_at = head.find(b'"params"')
         match = _ID_IN_HEAD.search(head if params_at < 0 else head[:params_at])
