@@ -41,11 +41,13 @@ __all__ = [
     "Dispatcher",
     "MessageWriter",
     "PeerConnection",
+    "PipeReader",
     "Proxy",
     "RequestError",
     "Route",
     "TypedDispatcher",
     "memory_pipe",
+    "spawn",
     "stdio_streams",
 ]
 
@@ -57,6 +59,8 @@ DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 CANCEL_REQUEST = "$/cancel_request"
 
 _READ_CHUNK = 1 << 16
+_FLUSH_AT = 1 << 16  # bytes of gathered messages written at once, and the back-pressure mark
+_encode_json = json.JSONEncoder(separators=(",", ":")).encode
 _HEAD_KEPT = 1 << 12  # bytes of an oversized message kept to find its id
 _ID_IN_HEAD = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 _in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -150,6 +154,45 @@ class MessageWriter(Protocol):
     def is_closing(self) -> bool: ...
 
 
+class PipeReader(asyncio.Protocol):
+    """Reads a pipe straight into a :class:`Connection` (no stream buffer, no reader task).
+
+    Data that arrives before a connection is attached is kept and handed over on attach.
+    """
+
+    def __init__(self) -> None:
+        self._connection: Connection | None = None
+        self._early: list[bytes] = []
+        self._eof: str | None = None
+
+    def attach(self, connection: Connection) -> None:
+        self._connection = connection
+        early, self._early = self._early, []
+        for data in early:
+            connection.feed_data(data)
+        if self._eof is not None:
+            connection.feed_eof(self._eof)
+
+    def data_received(self, data: bytes) -> None:
+        if self._connection is None:
+            self._early.append(data)
+        else:
+            self._connection.feed_data(data)
+
+    def eof_received(self) -> bool | None:
+        self._lost("the peer closed the connection")
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost("the peer closed the connection" if exc is None else f"reading failed: {exc}")
+
+    def _lost(self, reason: str) -> None:
+        if self._connection is None:
+            self._eof = self._eof or reason
+        else:
+            self._connection.feed_eof(reason)
+
+
 class Connection:
     """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out).
 
@@ -158,7 +201,7 @@ class Connection:
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
+        reader: asyncio.StreamReader | PipeReader,
         writer: MessageWriter,
         dispatcher: Dispatcher,
         *,
@@ -184,7 +227,14 @@ class Connection:
             collections.deque()
         )
         self._drain_lock = asyncio.Lock()
+        self._loop = asyncio.get_running_loop()
+        self._out: list[str] = []  # messages gathered during this loop iteration
+        self._out_size = 0
+        self._flush_scheduled = False
         self._read_task: asyncio.Task[None] | None = None
+        self._parts: list[bytes] = []  # the incomplete line read so far
+        self._size = 0
+        self._oversized = False
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._close_reason = "connection closed"
 
@@ -192,7 +242,9 @@ class Connection:
 
     def start(self) -> None:
         """Start reading messages (idempotent)."""
-        if self._read_task is None:
+        if isinstance(self._reader, PipeReader):
+            self._reader.attach(self)
+        elif self._read_task is None:
             self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @property
@@ -232,6 +284,10 @@ class Connection:
         for task in [*self._incoming.values(), *self._workers]:
             task.cancel()
         try:
+            if self._out and not self._writer.is_closing():
+                self._out.append("")
+                self._writer.write("\n".join(self._out).encode())
+            self._out.clear()
             self._writer.close()
         except Exception:  # the transport may already be gone
             logger.debug("%s: closing the writer failed", self._name, exc_info=True)
@@ -239,11 +295,45 @@ class Connection:
     # -- sending ---------------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
-        if self._closed.done() or self._writer.is_closing():
+        """Queue one message. The first message of a loop iteration goes out at once; the ones
+        after it are gathered and written together at the end of the iteration (fewer system
+        calls and wake-ups for the peer), or as soon as they pass ``_FLUSH_AT`` bytes."""
+        if self._closed.done():
             raise ConnectionClosed(self._close_reason)
-        self._writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        data = _encode_json(message)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self._flush)
+            self._send_bytes(data.encode() + b"\n")
+            return
+        self._out.append(data)
+        self._out_size += len(data)
+        if self._out_size >= _FLUSH_AT:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._out and not self._closed.done():
+            self._out.append("")
+            data = "\n".join(self._out).encode()
+            self._out.clear()
+            self._out_size = 0
+            try:
+                self._send_bytes(data)
+            except ConnectionClosed:
+                logger.debug("%s: dropped %d bytes: connection closed", self._name, len(data))
+
+    def _send_bytes(self, data: bytes) -> None:
+        if self._writer.is_closing():
+            self._shutdown("the peer closed the connection")
+            raise ConnectionClosed(self._close_reason)
+        self._writer.write(data)
 
     async def _drain(self) -> None:
+        """Wait while the transport holds more than its high-water mark (back pressure)."""
+        transport = getattr(self._writer, "transport", None)
+        if transport is None or transport.get_write_buffer_size() < _FLUSH_AT:
+            return
         try:
             async with self._drain_lock:
                 await self._writer.drain()
@@ -304,48 +394,55 @@ class Connection:
     # -- receiving -------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
+        assert isinstance(self._reader, asyncio.StreamReader)
         reason = "the peer closed the connection"
-        parts: list[bytes] = []
-        size = 0
-        oversized = False
         try:
-            while True:
-                chunk = await self._reader.read(_READ_CHUNK)
-                if not chunk:
-                    break
-                start = 0
-                while True:
-                    end = chunk.find(b"\n", start)
-                    if end < 0:
-                        rest = chunk[start:]
-                        size += len(rest)
-                        if oversized:
-                            pass
-                        elif size > self._max:
-                            oversized = True
-                            parts = [(b"".join(parts) + rest[:_HEAD_KEPT])[:_HEAD_KEPT]]
-                        else:
-                            parts.append(rest)
-                        break
-                    piece = chunk[start:end]
-                    size += len(piece)
-                    start = end + 1
-                    if oversized or size > self._max:
-                        head = b"".join(parts) if oversized else b"".join(parts) + piece
-                        self._refuse_oversized(head[:_HEAD_KEPT], size)
-                    elif parts:
-                        parts.append(piece)
-                        self._on_line(b"".join(parts))
-                    else:
-                        self._on_line(piece)
-                    parts = []
-                    size = 0
-                    oversized = False
+            while chunk := await self._reader.read(_READ_CHUNK):
+                self.feed_data(chunk)
         except asyncio.CancelledError:
             reason = self._close_reason
         except Exception as exc:
             reason = f"reading failed: {exc}"
             logger.debug("%s: read loop failed", self._name, exc_info=True)
+        self._shutdown(reason)
+
+    def feed_data(self, chunk: bytes) -> None:
+        """Take bytes from the peer: split them into lines, handle each complete message."""
+        start = 0
+        while not self._closed.done():
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                rest = chunk[start:]
+                self._size += len(rest)
+                if self._oversized:
+                    pass
+                elif self._size > self._max:
+                    self._oversized = True
+                    self._parts = [(b"".join(self._parts) + rest[:_HEAD_KEPT])[:_HEAD_KEPT]]
+                elif rest:
+                    self._parts.append(rest)
+                return
+            piece = chunk[start:end]
+            self._size += len(piece)
+            start = end + 1
+            if self._oversized or self._size > self._max:
+                head = (
+                    b"".join(self._parts)
+                    if self._oversized
+                    else b"".join(self._parts) + piece[:_HEAD_KEPT]
+                )
+                self._refuse_oversized(head[:_HEAD_KEPT], self._size)
+            elif self._parts:
+                self._parts.append(piece)
+                self._on_line(b"".join(self._parts))
+            else:
+                self._on_line(piece)
+            self._parts = []
+            self._size = 0
+            self._oversized = False
+
+    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
+        """The peer is gone: close, failing every pending call."""
         self._shutdown(reason)
 
     def _refuse_oversized(self, head: bytes, size: int) -> None:
@@ -722,8 +819,8 @@ class PeerConnection:
         await self.close()
 
 
-async def stdio_streams() -> tuple[asyncio.StreamReader, MessageWriter]:
-    """This process's stdin and stdout as streams for the wire.
+async def stdio_streams() -> tuple[PipeReader, MessageWriter]:
+    """This process's stdin and stdout as the wire.
 
     The wire keeps a private copy of the stdout file descriptor, and file descriptor 1 is pointed
     at stderr, so a stray ``print`` can never corrupt a message.
@@ -732,10 +829,10 @@ async def stdio_streams() -> tuple[asyncio.StreamReader, MessageWriter]:
     sys.stdout.flush()
     wire = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    reader = asyncio.StreamReader()
+    reader = PipeReader()
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
     try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        await loop.connect_read_pipe(lambda: reader, stdin)
     except ValueError:  # a regular file: read it in a thread
         _feed_from_thread(loop, reader, stdin)
     writer: MessageWriter
@@ -747,16 +844,44 @@ async def stdio_streams() -> tuple[asyncio.StreamReader, MessageWriter]:
     return reader, writer
 
 
-def _feed_from_thread(
-    loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, source: Any
-) -> None:
+async def spawn(
+    command: str,
+    *args: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: int | None = None,
+) -> tuple[asyncio.subprocess.Process, PipeReader, asyncio.StreamWriter]:
+    """Start ``command`` with its stdin and stdout connected to the returned reader and writer."""
+    loop = asyncio.get_running_loop()
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            command, *args, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+        )
+    except BaseException:
+        os.close(to_child)
+        os.close(from_child)
+        raise
+    finally:
+        os.close(child_stdin)
+        os.close(child_stdout)
+    reader = PipeReader()
+    await loop.connect_read_pipe(lambda: reader, os.fdopen(from_child, "rb", buffering=0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(to_child, "wb", buffering=0)
+    )
+    return process, reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _feed_from_thread(loop: asyncio.AbstractEventLoop, reader: PipeReader, source: Any) -> None:
     def pump() -> None:
         while True:
             data = source.read(_READ_CHUNK)
             if not data:
-                loop.call_soon_threadsafe(reader.feed_eof)
+                loop.call_soon_threadsafe(reader.eof_received)
                 return
-            loop.call_soon_threadsafe(reader.feed_data, data)
+            loop.call_soon_threadsafe(reader.data_received, data)
 
     threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
 

@@ -466,7 +466,7 @@ class AgentSideConnection(_rpc.PeerConnection):
     def __init__(
         self,
         agent: Agent,
-        reader: asyncio.StreamReader,
+        reader: asyncio.StreamReader | _rpc.PipeReader,
         writer: _rpc.MessageWriter,
         *,
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,

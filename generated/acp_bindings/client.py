@@ -487,7 +487,7 @@ class ClientSideConnection(_rpc.PeerConnection):
     def __init__(
         self,
         client: Client,
-        reader: asyncio.StreamReader,
+        reader: asyncio.StreamReader | _rpc.PipeReader,
         writer: _rpc.MessageWriter,
         *,
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
@@ -525,19 +525,8 @@ async def spawn_agent(
     On exit the agent's stdin is closed; an agent that does not exit within ``grace`` seconds is
     terminated, then killed. The process is ``conn.process``.
     """
-    process = await asyncio.create_subprocess_exec(
-        command,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        cwd=cwd,
-        env=env,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    connection = ClientSideConnection(
-        client, process.stdout, process.stdin, max_message_size=max_message_size
-    )
+    process, reader, writer = await _rpc.spawn(command, *args, cwd=cwd, env=env, stderr=stderr)
+    connection = ClientSideConnection(client, reader, writer, max_message_size=max_message_size)
     connection.process = process
     try:
         yield connection
