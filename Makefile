@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check bench-generate clean
+.PHONY: generate test check bench-generate bench-rpc clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,15 +21,27 @@ $(STAMP): pyproject.toml | $(BIN)/python
 generate: $(STAMP)
 	$(BIN)/acpgen generate
 
+# The interop tests' TypeScript peers: the official SDK, pinned by tests/interop/package-lock.json.
+INTEROP := tests/interop
+NODE_STAMP := $(INTEROP)/node_modules/.installed
+
+$(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
+	cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
 check: $(STAMP)
 	$(BIN)/acpgen check
 
-test: check
+test: check $(NODE_STAMP)
 	$(BIN)/python -m pytest -q
 
 bench-generate: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/bench_generate.py
+
+# Round trips and streamed updates per second: generated runtime against the official Python SDK.
+bench-rpc: $(STAMP)
+	$(BIN)/python bench/bench_rpc.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

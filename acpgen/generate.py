@@ -18,6 +18,7 @@ from .reuse import NOTHING, Reuse
 from .selection import SIDES, select_methods, select_types
 from .typebuild import build_types
 from .typenames import load_names_file
+from .roles import build_roles, served_sides
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -29,11 +30,27 @@ OUTPUT_MODULES = (
     "_codec.py",
     "methods.py",
     "models.py",
+    "_rpc.py",
+    "agent.py",
+    "client.py",
+    "pair.py",
+    "stub_agent.py",
+    "stub_client.py",
 )
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
     "py.typed": "",  # PEP 561: the package ships its type hints
+}
+
+#: Modules only some packages need: the sides that must all be served for the module to be emitted.
+#: A module not listed here is emitted for every ``--side``.
+MODULE_SIDES = {
+    "agent.py": ("agent",),
+    "stub_agent.py": ("agent",),
+    "client.py": ("client",),
+    "stub_client.py": ("client",),
+    "pair.py": ("agent", "client"),
 }
 
 
@@ -80,6 +97,7 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
         methods=methods,
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
+        roles=build_roles(methods, options.side),
     )
     return spec, warnings
 
@@ -103,6 +121,8 @@ def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
     for name in OUTPUT_MODULES:
+        if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
+            continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         renders[path] = sha256_text(text)
