@@ -14,7 +14,10 @@ byte of drift is still seen. The manifest is only read here, never trusted for a
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +35,55 @@ class Reuse:
 
     def format(self, rendered: str, path: str) -> str:
         known = self.formatted.get(sha256_text(rendered))
-        return known if known is not None else format_python(rendered, path)
+        return known if known is not None else format_in_pieces(rendered, path)
 
 
 NOTHING = Reuse()
+
+#: Black's output for each top-level piece formatted in this process, by the piece's sha256.
+_PIECES: dict[str, str] = {}
+
+
+def split_pieces(source: str) -> list[str]:
+    """Cut a module before each top-level class or function (its decorators included) that follows
+    a blank line and has no comment right above it.
+
+    Black puts exactly two blank lines before such a statement and decides nothing across it, so
+    formatting each piece alone and joining them with two blank lines gives black's output for the
+    whole module (the tests hold that on every generated module). Source that does not parse is
+    one piece, so black reports the error.
+    """
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return [source]
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", source)  # ast counts "\n" only
+    cuts = []
+    for node in body:
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1  # 0-based
+        above = start - 1
+        if above < 1 or lines[above].strip():
+            continue  # not after a blank line
+        while above >= 0 and not lines[above].strip():
+            above -= 1
+        if above >= 0 and not lines[above].lstrip().startswith("#"):
+            cuts.append(start)
+    bounds = [0, *cuts, len(lines)]
+    return ["".join(lines[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+def format_in_pieces(source: str, path: str) -> str:
+    """Black's output for ``source``, formatting each top-level piece once per process."""
+    formatted = []
+    for piece in split_pieces(source):
+        key = sha256_text(piece)
+        known = _PIECES.get(key)
+        if known is None:
+            known = _PIECES[key] = format_python(piece, path)
+        formatted.append(known)
+    return "\n\n".join(formatted)
 
 
 def reuse_from_output(out: Path, package: str) -> Reuse:
