@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
+from conftest import mini_schema
 from workflow_helpers import tree
 
 
@@ -17,14 +19,20 @@ def run_acpgen(args, cwd, **env):
 
 
 def test_identical_bytes_across_seeds_folders_locales_and_option_sources(tmp_path):
-    first, second = tmp_path / "first", tmp_path / "second" / "deeper"
+    # The small schema keeps this quick; test_generate.py does the same for the bundled one.
+    doc = mini_schema()
+    doc["$defs"]["ForkRequest"] = {"type": "object", "description": "**UNSTABLE**", "properties": {},
+                                   "x-method": "session/fork", "x-side": "agent"}
+    (tmp_path / "acp.json").write_text(json.dumps(doc))
+    first, second = tmp_path / "alpha-cwd", tmp_path / "beta-cwd" / "deeper-cwd"
     first.mkdir()
     second.mkdir(parents=True)
-    options = ["--package", "app._vendor.acp", "--side", "agent", "--stable-only"]
+    options = ["--schema", "../acp.json", "--package", "app._vendor.acp", "--side", "agent", "--stable-only"]
     run_acpgen(["generate", "--out", "out", *options], first, PYTHONHASHSEED="0", LC_ALL="C", TZ="UTC")
     # The same options from [tool.acpgen], run from a folder below the pyproject.toml.
     (second.parent / "pyproject.toml").write_text(
-        '[tool.acpgen]\nout = "deeper/out"\npackage = "app._vendor.acp"\nside = "agent"\nstable-only = true\n'
+        '[tool.acpgen]\nschema = "../acp.json"\nout = "deeper-cwd/out"\npackage = "app._vendor.acp"\nside = "agent"\n'
+        "stable-only = true\n"
     )
     run_acpgen(["generate"], second, PYTHONHASHSEED="1", LC_ALL="C.UTF-8", TZ="Asia/Kolkata")
     a, b = tree(first / "out"), tree(second / "out")
@@ -32,8 +40,11 @@ def test_identical_bytes_across_seeds_folders_locales_and_option_sources(tmp_pat
     assert a == b
     for rel, data in a.items():
         text = data.decode()
-        assert str(tmp_path) not in text and "first" not in text and "deeper" not in text, rel
+        assert str(tmp_path) not in text, rel
+        assert "alpha-cwd" not in text and "beta-cwd" not in text, rel
     header = a["app/_vendor/acp/methods.py"].decode().splitlines()[:2]
     assert header[1] == (
-        "# Do not edit: regenerate with `acpgen generate --package app._vendor.acp --side agent --stable-only`."
+        "# Do not edit: regenerate with"
+        " `acpgen generate --schema acp.json --package app._vendor.acp --side agent --stable-only`."
     )
+    assert "session/fork" not in a["app/_vendor/acp/methods.py"].decode()
