@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from conftest import mini_schema
+
 from acpgen.formatting import format_python
 from acpgen.generate import OUTPUT_MODULES, Options, generate
 from acpgen.reuse import Reuse, format_in_pieces, split_pieces
-from conftest import mini_schema
 
 
 @dataclass(frozen=True)

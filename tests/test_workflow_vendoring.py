@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from acpgen.generate import Options, build_spec
-from conftest import ROOT
 
 PACKAGE = "myproject._vendor.acp"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from acpgen.generate import OUTPUT_MODULES, Options, generate
 from conftest import mini_schema
 from workflow_helpers import one_error_line, tree
+
+from acpgen.generate import OUTPUT_MODULES, Options, generate
 
 PKG = "acp_bindings"
 
