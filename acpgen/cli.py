@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -51,11 +51,18 @@ _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 class _Group(click.Group):
     """Usage errors as one line (``error: ...``, exit 2) instead of click's usage block."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except _NO_ARGS_IS_HELP as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message(), err=True)
             sys.exit(EXIT_ERROR)
@@ -221,5 +228,5 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
