@@ -15,10 +15,10 @@ from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
 from .reuse import NOTHING, Reuse
+from .roles import build_roles, served_sides
 from .selection import SIDES, select_methods, select_types
 from .typebuild import build_types
 from .typenames import load_names_file
-from .roles import build_roles, served_sides
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -82,6 +82,7 @@ class Output:
     warnings: tuple[Diagnostic, ...] = field(default=())
     schema_sha256: str = ""  # of the schema the files were generated from
     renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
+    pieces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relative path -> its formatted pieces
 
 
 def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
@@ -120,17 +121,21 @@ def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
+    pieces: dict[str, tuple[str, ...]] = {}
     for name in OUTPUT_MODULES:
         if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
             continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         renders[path] = sha256_text(text)
-        files[path] = reuse.format(text, path)
+        formatted = reuse.format(text, path)
+        files[path], pieces[path] = formatted.text, formatted.pieces
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
         renders[f"{root}/{name}"] = sha256_text(text)
-    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders)
+    return Output(
+        files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, pieces=pieces
+    )
 
 
 def check_options(options: Options) -> None:

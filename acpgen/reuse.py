@@ -1,15 +1,21 @@
 """Reuse what an earlier run established, when it provably gives the same result.
 
-Two facts from the manifest of the output already on disk (written by this acpgen version):
+Facts from the manifest of the output already on disk (written by this acpgen version):
 
 * the schema with the recorded sha256 passed meta-schema validation, so a schema with the same
   bytes need not be validated again ($refs are still checked; that is cheap);
 * a file whose text still has the recorded sha256 is black's output for the render with the
-  recorded render sha256, so the same render need not be formatted again.
+  recorded render sha256, so the same render need not be formatted again;
+* such a file is also, piece by piece (see :func:`split_pieces`), black's output for the
+  rendered pieces whose sha256 and line counts the manifest lists, so after a schema change only
+  the pieces that changed are formatted.
 
 The bundled schema's digest (``schema/SOURCE.json``) counts as validated too: acpgen's tests
-validate that file, and other bytes have another digest. Both keys are content digests, so a reused result is the one the work would have produced: every
-byte of drift is still seen. The manifest is only read here, never trusted for anything else.
+validate that file, and other bytes have another digest. Every key is a content digest, so a
+reused result is the one the work would have produced: every byte of drift is still seen. The
+manifest is acpgen's own record: a file is reused only while its bytes have the recorded sha256
+and the recorded pieces tile it exactly, so an edited or half-merged output is formatted afresh;
+a manifest forged to name other digests is not guarded against.
 """
 
 from __future__ import annotations
@@ -29,13 +35,20 @@ from .resources import bundled_schema_sha256
 
 
 @dataclass(frozen=True)
+class Formatted:
+    text: str
+    pieces: tuple[str, ...]  # "<sha256 of a rendered piece>:<lines of its formatted text>", in order
+
+
+@dataclass(frozen=True)
 class Reuse:
     validated_schemas: frozenset[str] = frozenset()  # sha256 of schema documents known to be valid
-    formatted: Mapping[str, str] = field(default_factory=dict)  # render sha256 -> formatted text
+    formatted: Mapping[str, Formatted] = field(default_factory=dict)  # render sha256 -> its formatting
+    pieces: Mapping[str, str] = field(default_factory=dict)  # rendered piece sha256 -> formatted piece
 
-    def format(self, rendered: str, path: str) -> str:
+    def format(self, rendered: str, path: str) -> Formatted:
         known = self.formatted.get(sha256_text(rendered))
-        return known if known is not None else format_in_pieces(rendered, path)
+        return known if known is not None else format_in_pieces(rendered, path, self.pieces)
 
 
 NOTHING = Reuse()
@@ -74,16 +87,20 @@ def split_pieces(source: str) -> list[str]:
     return ["".join(lines[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
-def format_in_pieces(source: str, path: str) -> str:
-    """Black's output for ``source``, formatting each top-level piece once per process."""
-    formatted = []
+def format_in_pieces(source: str, path: str, known: Mapping[str, str] | None = None) -> Formatted:
+    """Black's output for ``source``, formatting each top-level piece once per process.
+
+    ``known`` maps the sha256 of rendered pieces to their formatted text, from an earlier run.
+    """
+    texts, pieces = [], []
     for piece in split_pieces(source):
         key = sha256_text(piece)
-        known = _PIECES.get(key)
-        if known is None:
-            known = _PIECES[key] = format_python(piece, path)
-        formatted.append(known)
-    return "\n\n".join(formatted)
+        text = (known or {}).get(key) or _PIECES.get(key)
+        if text is None:
+            text = _PIECES[key] = format_python(piece, path)
+        texts.append(text)
+        pieces.append(f"{key}:{text.count(chr(10))}")
+    return Formatted("\n\n".join(texts), tuple(pieces))
 
 
 def reuse_from_output(out: Path, package: str) -> Reuse:
@@ -95,12 +112,37 @@ def reuse_from_output(out: Path, package: str) -> Reuse:
         return shipped
     if manifest.generator != f"acpgen {__version__}":
         return shipped
-    formatted = {}
+    formatted: dict[str, Formatted] = {}
+    pieces: dict[str, str] = {}
     for path, record in manifest.files.items():
         try:
             data = (out / path).read_bytes()
         except OSError:
             continue
-        if hashlib.sha256(data).hexdigest() == record.sha256:
-            formatted[record.render_sha256] = data.decode("utf-8")
-    return Reuse(validated_schemas=shipped.validated_schemas | {manifest.schema_sha256}, formatted=formatted)
+        if hashlib.sha256(data).hexdigest() != record.sha256:
+            continue
+        text = data.decode("utf-8")
+        cut = _cut(text, record.pieces)
+        if cut:  # the record's pieces tile the file exactly: both facts hold
+            formatted[record.render_sha256] = Formatted(text, record.pieces)
+            pieces.update(cut)
+    return Reuse(
+        validated_schemas=shipped.validated_schemas | {manifest.schema_sha256}, formatted=formatted, pieces=pieces
+    )
+
+
+def _cut(text: str, pieces: tuple[str, ...]) -> dict[str, str]:
+    """The formatted pieces of ``text`` by rendered piece sha256; none if the counts do not fit."""
+    lines = text.splitlines(keepends=True)
+    found, at = {}, 0
+    for index, entry in enumerate(pieces):
+        key, _, count = entry.partition(":")
+        if not count.isdigit():
+            return {}
+        if index:
+            if lines[at : at + 2] != ["\n", "\n"]:
+                return {}
+            at += 2
+        found[key] = "".join(lines[at : at + int(count)])
+        at += int(count)
+    return found if at == len(lines) else {}
