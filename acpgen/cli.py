@@ -17,7 +17,7 @@ from .check import find_drift, summary
 from .config import ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
 from .formatting import FormattingError
-from .generate import DEFAULT_PACKAGE, Options, build_spec, generate
+from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
 from .manifest import manifest_for, manifest_path
 from .reuse import reuse_from_output
 from .selection import SIDES
@@ -173,6 +173,7 @@ def resolve(flags: dict[str, Any]) -> Run:
 def render(run: Run) -> dict[str, str]:
     """Every file of the output, the manifest included; exits 2 on any error."""
     try:
+        check_options(run.options)
         output = generate(run.options, reuse_from_output(run.out, run.options.package))
     except DiagnosticError as exc:
         _report(exc.diagnostics)
