@@ -11,6 +11,7 @@ interleaved and each figure is the median of --repeat runs.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import subprocess
@@ -44,12 +45,17 @@ def main() -> None:
         python, "-m", "datamodel_code_generator", "--input", str(schema), "--input-file-type", "jsonschema",
         "--output-model-type", "dataclasses.dataclass", "--formatters", "black", "--output", "models.py",
     ]
-    times: dict[str, list[float]] = {"baseline": [], "cold": [], "user": [], "warm": [], "check": []}
+    times: dict[str, list[float]] = {"baseline": [], "cold": [], "user": [], "warm": [], "check": [], "change": []}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         # The same document with other bytes: a schema acpgen has not seen, so it is validated afresh.
         user_schema = work / "user-schema.json"
         user_schema.write_bytes(schema.read_bytes() + b"\n")
+        # The weekly case: the schema gains one optional field.
+        changed = json.loads(schema.read_text())
+        changed["$defs"]["PromptRequest"]["properties"]["benchNote"] = {"type": "string"}
+        changed_schema = work / schema.name
+        changed_schema.write_text(json.dumps(changed, indent=2))
         for i in range(args.repeat):
             times["baseline"].append(timed(baseline, work))
             out = work / f"out{i}"
@@ -59,6 +65,7 @@ def main() -> None:
             times["cold"].append(timed([*acpgen, "generate", "--schema", str(schema), "--out", str(out)], work))
             times["warm"].append(timed([*acpgen, "generate", "--schema", str(schema), "--out", str(out)], work))
             times["check"].append(timed([*acpgen, "check", "--schema", str(schema), "--out", str(out)], work))
+            times["change"].append(timed([*acpgen, "generate", "--schema", str(changed_schema), "--out", str(out)], work))
             shutil.rmtree(out)
         lines = (work / "models.py").read_text().count("\n")
     median = {name: statistics.median(values) for name, values in times.items()}
@@ -70,6 +77,7 @@ def main() -> None:
         ("user", "  the same, schema bytes never seen (meta-schema validation)", 0.5),
         ("warm", "acpgen generate over an up-to-date folder", 0.5),
         ("check", "acpgen check on an up-to-date folder", 0.25),
+        ("change", "acpgen generate after the schema gained one optional field", None),
     ]
     for name, label, goal in rows:
         ratio = median[name] / base
