@@ -8,12 +8,16 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .formatting import check_python, format_python
+from .formatting import check_python
 from .ir import SchemaSource, Spec
 from .loader import load_schema
+from .manifest import sha256_text
 from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
+from .reuse import NOTHING, Reuse
+from .roles import build_roles, served_sides
+from .selection import SIDES, select_methods, select_types
 from .typebuild import build_types
 from .typenames import load_names_file
 
@@ -27,6 +31,12 @@ OUTPUT_MODULES = (
     "_codec.py",
     "methods.py",
     "models.py",
+    "_rpc.py",
+    "agent.py",
+    "client.py",
+    "pair.py",
+    "stub_agent.py",
+    "stub_client.py",
 )
 
 #: Modules whose templates emit black's style already: formatting tens of thousands of lines
@@ -37,6 +47,16 @@ PREFORMATTED = frozenset({"models.py"})
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
     "py.typed": "",  # PEP 561: the package ships its type hints
+}
+
+#: Modules only some packages need: the sides that must all be served for the module to be emitted.
+#: A module not listed here is emitted for every ``--side``.
+MODULE_SIDES = {
+    "agent.py": ("agent",),
+    "stub_agent.py": ("agent",),
+    "client.py": ("client",),
+    "stub_client.py": ("client",),
+    "pair.py": ("agent", "client"),
 }
 
 
@@ -66,27 +86,37 @@ class Header:
 class Output:
     files: dict[str, str]  # relative path (POSIX) -> text, in a fixed order
     warnings: tuple[Diagnostic, ...] = field(default=())
+    schema_sha256: str = ""  # of the schema the files were generated from
+    renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
+    pieces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relative path -> its formatted pieces
 
 
-def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
-    schema = load_schema(options.schema or bundled_schema())
-    methods, warnings = build_method_table(schema)
+def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
+    schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
+    every_method, warnings = build_method_table(schema)
+    methods = select_methods(every_method, stable_only=options.stable_only)
     types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
+    dropped = tuple(m for m in every_method if m not in methods)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
         source=source,
         protocol_version=_protocol_version(schema.document),
         methods=methods,
         side=options.side,
-        types=types.types,
+        types=select_types(types.types, kept=methods, dropped=dropped),
+        roles=build_roles(methods, options.side),
     )
     return spec, warnings
 
 
-def generate(options: Options) -> Output:
-    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input."""
+def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
+    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
+
+    ``reuse`` lets a run skip validation and formatting that an earlier run already did on the
+    same bytes; the output is the same with or without it.
+    """
     check_options(options)
-    spec, warnings = build_spec(options)
+    spec, warnings = build_spec(options, reuse)
     env = make_environment(options.templates)
     header = Header(
         generator=f"acpgen {__version__}",
@@ -96,18 +126,32 @@ def generate(options: Options) -> Output:
     )
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
+    renders: dict[str, str] = {}
+    pieces: dict[str, tuple[str, ...]] = {}
     for name in OUTPUT_MODULES:
+        if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
+            continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
-        files[path] = check_python(text, path) if name in PREFORMATTED else format_python(text, path)
+        renders[path] = sha256_text(text)
+        if name in PREFORMATTED:
+            files[path], pieces[path] = check_python(text, path), ()
+        else:
+            formatted = reuse.format(text, path)
+            files[path], pieces[path] = formatted.text, formatted.pieces
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
-    return Output(files=files, warnings=warnings)
+        renders[f"{root}/{name}"] = sha256_text(text)
+    return Output(
+        files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, pieces=pieces
+    )
 
 
 def check_options(options: Options) -> None:
     if not _PACKAGE_RE.match(options.package):
         raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
+    if options.side not in SIDES:
+        raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
 
@@ -119,8 +163,14 @@ def regenerate_command(options: Options) -> str:
         parts += ["--schema", options.schema.name]
     if options.package != DEFAULT_PACKAGE:
         parts += ["--package", options.package]
+    if options.side != "both":
+        parts += ["--side", options.side]
+    if options.stable_only:
+        parts.append("--stable-only")
     if options.templates is not None:
         parts += ["--templates", options.templates.name]
+    if options.names is not None:
+        parts += ["--names", options.names.name]
     return " ".join(parts)
 
 

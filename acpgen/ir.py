@@ -9,7 +9,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
+from .naming import python_identifier
+from .typemodel import (
+    ClassDef,
+    TypeDef,
+    TypeExpr,
+    type_aliases,
+    type_classes,
+    type_helpers,
+)
 
 
 class Side(str, enum.Enum):
@@ -48,6 +56,15 @@ class Method:
     def py_name(self) -> str:
         return self.id
 
+    @property
+    def handler_name(self) -> str:
+        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes."""
+        return python_identifier(self.id, HANDLER_RESERVED)
+
+    @property
+    def is_request(self) -> bool:
+        return self.kind is Kind.REQUEST
+
     def as_json(self) -> dict[str, object]:
         """The documented JSON form used by ``acpgen methods --format json``."""
         return {
@@ -59,6 +76,25 @@ class Method:
             "result": self.result_type,
             "unstable": self.unstable,
         }
+
+
+#: Names the generated handler bases and proxies use for themselves.
+HANDLER_RESERVED = frozenset({"agent", "client", "on_connect", "ext_method", "ext_notification"})
+
+
+@dataclass(frozen=True)
+class Role:
+    """One side as the generated runtime serves it (see ``roles.py``)."""
+
+    side: str  # "agent": the side whose methods the base class handles
+    base_class: str  # "Agent"
+    connection_class: str  # "AgentSideConnection"
+    peer_side: str  # "client"
+    peer_attr: str  # "client": the proxy's attribute on the connection and the base class
+    proxy_class: str  # "ClientProxy": calls the peer's methods
+    handles: tuple[Method, ...]  # methods this side handles
+    calls: tuple[Method, ...]  # methods of the peer, called through the proxy
+    model_names: tuple[str, ...]  # params and result types of both, sorted
 
 
 @dataclass(frozen=True)
@@ -93,6 +129,13 @@ class Spec:
     def type_names(self) -> tuple[str, ...]:
         """Every name the models module exports: the types and their variant classes."""
         return tuple(sorted({t.name for t in self.types} | {c.name for c in self.classes}))
+    roles: tuple[Role, ...] = ()  # one per served side, agent first
+
+    def serves(self, side: str) -> bool:
+        return any(r.side == side for r in self.roles)
+
+    def role(self, side: str) -> Role:
+        return next(r for r in self.roles if r.side == side)
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)

@@ -31,17 +31,21 @@ class LoadedSchema:
         return defs if isinstance(defs, dict) else {}
 
 
-def load_schema(path: Path) -> LoadedSchema:
-    """Read and check ``path``. Raises :class:`DiagnosticError` on any error."""
+def load_schema(path: Path, validated: frozenset[str] = frozenset()) -> LoadedSchema:
+    """Read and check ``path``. Raises :class:`DiagnosticError` on any error.
+
+    ``validated``: sha256 digests of documents already known to pass the meta-schema; a document
+    with one of them skips that (slow) validation. Its $refs are checked all the same.
+    """
     name = path.name
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise DiagnosticError([error("", f"cannot read schema: {exc.strerror or exc}").in_source(name)])
-    return parse_schema(raw, name)
+    return parse_schema(raw, name, validated)
 
 
-def parse_schema(raw: bytes, name: str) -> LoadedSchema:
+def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset()) -> LoadedSchema:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -54,10 +58,12 @@ def parse_schema(raw: bytes, name: str) -> LoadedSchema:
     if not isinstance(document, dict):
         message = f"a schema must be a JSON object, found {_json_type(document)}"
         raise DiagnosticError([error("", message).in_source(name)])
-    problems = [*validate_meta_schema(document), *check_refs(document)]
+    sha256 = hashlib.sha256(raw).hexdigest()
+    meta_problems = [] if sha256 in validated else validate_meta_schema(document)
+    problems = [*meta_problems, *check_refs(document)]
     if problems:
         raise DiagnosticError([d.in_source(name) for d in problems])
-    return LoadedSchema(name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document)
+    return LoadedSchema(name=name, sha256=sha256, document=document)
 
 
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:

@@ -6,6 +6,7 @@ in a source checkout or an editable install they are the repository's top-level 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -20,6 +21,12 @@ def _find(name: str) -> Path:
 
 def bundled_schema() -> Path:
     return _find("schema") / "schema.unstable.json"
+
+
+def bundled_schema_sha256() -> str:
+    """The sha256 that ``schema/SOURCE.json`` records for the bundled schema."""
+    source = json.loads((_find("schema") / "SOURCE.json").read_text(encoding="utf-8"))
+    return str(source["sha256"])
 
 
 def templates_dir() -> Path:

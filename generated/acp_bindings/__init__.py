@@ -611,3 +611,16 @@ __all__ = [
     "decode",
     "encode",
 ]
+# The runtime: JSON-RPC connections, handler bases, typed proxies and entry points.
+from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
+
+__all__ += ["DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"]
+from .agent import Agent, AgentSideConnection, ClientProxy, run_agent
+
+__all__ += ["Agent", "AgentSideConnection", "ClientProxy", "run_agent"]
+from .client import AgentProxy, Client, ClientSideConnection, spawn_agent
+
+__all__ += ["AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
+from .pair import in_memory_pair
+
+__all__ += ["in_memory_pair"]

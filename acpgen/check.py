@@ -1,0 +1,65 @@
+"""Compare the output on disk with what generation would write: changed, missing and stale files."""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+
+from .writer import check_out_folder, owned_files
+
+
+class Change(str, enum.Enum):
+    CHANGED = "changed"  # on disk, with other bytes
+    MISSING = "missing"  # generation would write it; it is not on disk
+    STALE = "stale"  # the manifest says acpgen wrote it; generation would no longer write it
+
+
+@dataclass(frozen=True)
+class Drift:
+    path: str  # relative to the output folder
+    change: Change
+    diff: str  # unified diff from the disk to the generated text
+
+
+def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Drift, ...]:
+    """Every difference between ``out`` and ``files`` (the manifest included), sorted by path.
+
+    Files acpgen does not own and would not write are none of its business and are ignored.
+    Raises :class:`~acpgen.writer.WriteError` when ``out`` cannot be an output folder.
+    """
+    check_out_folder(out)
+    owned = owned_files(out, manifest_rel, force=True)
+    found = []
+    for rel, text in sorted(files.items()):
+        target = out / rel
+        if not target.is_file():
+            found.append(Drift(rel, Change.MISSING, _diff(out, rel, None, text)))
+            continue
+        data = target.read_bytes()
+        if data != text.encode("utf-8"):
+            found.append(Drift(rel, Change.CHANGED, _diff(out, rel, data.decode("utf-8", "replace"), text)))
+    for rel in sorted(owned - files.keys()):
+        target = out / rel
+        if target.is_file():
+            found.append(Drift(rel, Change.STALE, _diff(out, rel, target.read_bytes().decode("utf-8", "replace"), None)))
+    return tuple(sorted(found, key=lambda d: d.path))
+
+
+def summary(drift: tuple[Drift, ...]) -> str:
+    counts = ", ".join(f"{sum(d.change is c for d in drift)} {c.value}" for c in Change if any(d.change is c for d in drift))
+    return f"{len(drift)} file(s) differ from what acpgen generate would write ({counts})"
+
+
+def _diff(out: Path, rel: str, disk: str | None, generated: str | None) -> str:
+    shown = (out / rel).as_posix()
+    old_name = f"{shown} (on disk)" if disk is not None else f"{shown} (missing)"
+    new_name = f"{shown} (generated)" if generated is not None else f"{shown} (stale: no longer generated)"
+    lines = difflib.unified_diff(
+        (disk or "").splitlines(keepends=True), (generated or "").splitlines(keepends=True), old_name, new_name
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    if not text:  # the same lines with other bytes (e.g. an encoding error): say so rather than print nothing
+        text = f"--- {old_name}\n+++ {new_name}\n(the files differ in bytes that are not shown as text)\n"
+    return text

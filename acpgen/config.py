@@ -1,0 +1,95 @@
+"""Settings from the ``[tool.acpgen]`` table of the nearest ``pyproject.toml``.
+
+The nearest is the first ``pyproject.toml`` found in the working folder or above it. Keys are the
+long option names (``schema``, ``out``, ``package``, ``side``, ``stable-only``, ``templates``,
+``names``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10
+    import tomli as tomllib
+
+from .selection import SIDES
+
+PYPROJECT = "pyproject.toml"
+_PATHS = ("schema", "out", "templates", "names")
+_STRINGS = ("package", "side")
+_BOOLS = ("stable-only",)
+KEYS = (*_PATHS, *_STRINGS, *_BOOLS)
+
+
+class ConfigError(Exception):
+    """A ``[tool.acpgen]`` table acpgen cannot use. One line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    source: Path | None = None  # the pyproject.toml the values came from
+    values: dict[str, Any] = field(default_factory=dict)  # key -> str, bool or Path (resolved)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(start: Path) -> Config:
+    """The ``[tool.acpgen]`` settings that apply in the absolute folder ``start`` (none without a table).
+
+    Paths come back relative to ``start``.
+    """
+    path = find_pyproject(start)
+    if path is None:
+        return Config()
+    shown = _shown(path, start)
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{shown}: not valid TOML: {exc}") from None
+    table = document.get("tool", {}).get("acpgen")
+    if table is None:
+        return Config()
+    if not isinstance(table, dict):
+        raise ConfigError(f"{shown}: [tool.acpgen] must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        where = f"{shown}: [tool.acpgen] {key}"
+        if key not in KEYS:
+            raise ConfigError(f"{shown}: [tool.acpgen] has unknown key {key!r} (known: {', '.join(KEYS)})")
+        if key in _BOOLS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} must be true or false, found {value!r}")
+            values[key] = value
+        elif not isinstance(value, str) or not value:
+            raise ConfigError(f"{where} must be a non-empty string, found {value!r}")
+        elif key == "side" and value not in SIDES:
+            raise ConfigError(f"{where} must be one of {', '.join(SIDES)}, found {value!r}")
+        elif key in _PATHS:
+            values[key] = Path(os.path.relpath(path.parent / value, start))
+        else:
+            values[key] = value
+    return Config(source=path, values=values)
+
+
+def _shown(path: Path, start: Path) -> str:
+    """``path`` as the user would name it from ``start``: relative when it is at or above it."""
+    try:
+        return str(path.relative_to(start))
+    except ValueError:
+        hops = len(start.parts) - len(path.parent.parts)
+        return "/".join([".."] * hops + [PYPROJECT])

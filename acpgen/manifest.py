@@ -1,0 +1,101 @@
+"""The ownership manifest: which files in an output folder acpgen wrote, and what they held.
+
+It sits beside the generated modules (``<package>/acpgen-manifest.json``) and lists, for every
+file, the sha256 of its text and of the text the template rendered before formatting. The first
+says a file is acpgen's to overwrite or remove; both together let a later run reuse a file on disk
+instead of formatting the same render again (see :mod:`acpgen.reuse`). Its text is deterministic:
+sorted keys, no time, no absolute path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+
+if TYPE_CHECKING:
+    from .generate import Output
+
+MANIFEST_NAME = "acpgen-manifest.json"
+FORMAT = 1
+
+
+class ManifestError(Exception):
+    """A manifest file that is not one acpgen wrote."""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    sha256: str  # of the file's text (UTF-8)
+    render_sha256: str  # of the template's output before formatting
+    pieces: tuple[str, ...] = ()  # "<sha256 of a rendered piece>:<lines it formats to>", in file order
+
+
+@dataclass(frozen=True)
+class Manifest:
+    generator: str  # "acpgen 0.1.0"
+    schema_sha256: str
+    files: dict[str, FileRecord]  # path relative to the output folder (POSIX) -> record
+
+    def to_text(self) -> str:
+        data = {
+            "format": FORMAT,
+            "generator": self.generator,
+            "schema_sha256": self.schema_sha256,
+            "files": {
+                path: {"sha256": record.sha256, "render_sha256": record.render_sha256, "pieces": list(record.pieces)}
+                for path, record in sorted(self.files.items())
+            },
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def manifest_for(output: Output) -> Manifest:
+    """The manifest that records ``output``."""
+    files = {
+        path: FileRecord(sha256_text(text), output.renders[path], output.pieces.get(path, ()))
+        for path, text in output.files.items()
+    }
+    return Manifest(generator=f"acpgen {__version__}", schema_sha256=output.schema_sha256, files=files)
+
+
+def manifest_path(package: str) -> str:
+    """The manifest's path relative to the output folder: inside the package's own folder."""
+    return f"{package.replace('.', '/')}/{MANIFEST_NAME}"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def parse_manifest(text: str) -> Manifest:
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ManifestError(f"not an acpgen manifest of format {FORMAT}")
+    generator, schema_sha, files = data.get("generator"), data.get("schema_sha256"), data.get("files")
+    if not isinstance(generator, str) or not isinstance(schema_sha, str) or not isinstance(files, dict):
+        raise ManifestError("missing 'generator', 'schema_sha256' or 'files'")
+    records = {}
+    for path, entry in files.items():
+        if not _safe_relative(path) or not isinstance(entry, dict):
+            raise ManifestError(f"bad entry {path!r}")
+        sha, render_sha, pieces = entry.get("sha256"), entry.get("render_sha256"), entry.get("pieces", [])
+        if not isinstance(sha, str) or not isinstance(render_sha, str) or not isinstance(pieces, list):
+            raise ManifestError(f"bad entry {path!r}")
+        if not all(isinstance(p, str) for p in pieces):
+            raise ManifestError(f"bad entry {path!r}")
+        records[path] = FileRecord(sha256=sha, render_sha256=render_sha, pieces=tuple(pieces))
+    return Manifest(generator=generator, schema_sha256=schema_sha, files=records)
+
+
+def _safe_relative(path: object) -> bool:
+    """A POSIX path inside the output folder: no absolute path, no ``..``, no empty part."""
+    if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path:
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
