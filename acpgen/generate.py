@@ -15,6 +15,8 @@ from .methods import build_method_table
 from .render import make_environment
 from .resources import bundled_schema
 from .roles import build_roles, served_sides
+from .typebuild import build_types
+from .typenames import load_names_file
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -23,7 +25,9 @@ _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 #: The generated package: one template per module, named ``<module>.jinja``.
 OUTPUT_MODULES = (
     "__init__.py",
+    "_codec.py",
     "methods.py",
+    "models.py",
     "_rpc.py",
     "agent.py",
     "client.py",
@@ -40,6 +44,11 @@ MODULE_SIDES = {
     "client.py": ("client",),
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
+}
+
+#: Files copied into the package as they are (not templates, not formatted).
+STATIC_FILES = {
+    "py.typed": "",  # PEP 561: the package ships its type hints
 }
 
 
@@ -74,6 +83,7 @@ class Output:
 def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     schema = load_schema(options.schema or bundled_schema())
     methods, warnings = build_method_table(schema)
+    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
         source=source,
@@ -81,6 +91,7 @@ def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
         methods=methods,
         side=options.side,
         roles=build_roles(methods, options.side),
+        types=types.types,
     )
     return spec, warnings
 
@@ -104,6 +115,8 @@ def generate(options: Options) -> Output:
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         files[path] = format_python(text, path)
+    for name, text in STATIC_FILES.items():
+        files[f"{root}/{name}"] = text
     return Output(files=files, warnings=warnings)
 
 

@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from .naming import python_identifier
+from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
 
 
 class Side(str, enum.Enum):
@@ -104,12 +105,30 @@ class Spec:
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
     roles: tuple[Role, ...] = ()  # one per served side, agent first
+    types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.typemodel)
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
 
     def role(self, side: str) -> Role:
         return next(r for r in self.roles if r.side == side)
+
+    @property
+    def classes(self) -> tuple[ClassDef, ...]:
+        return type_classes(self.types)
+
+    @property
+    def aliases(self) -> tuple[TypeDef, ...]:
+        return type_aliases(self.types)
+
+    @property
+    def type_helpers(self) -> tuple[TypeExpr, ...]:
+        return type_helpers(self.types)
+
+    @property
+    def type_names(self) -> tuple[str, ...]:
+        """Every name the models module exports: the types and their variant classes."""
+        return tuple(sorted({t.name for t in self.types} | {c.name for c in self.classes}))
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
