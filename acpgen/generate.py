@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,8 +97,18 @@ def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     return spec, warnings
 
 
-def generate(options: Options) -> Output:
-    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input."""
+def output_modules(side: str) -> tuple[str, ...]:
+    """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order."""
+    served = set(served_sides(side))
+    return tuple(name for name in OUTPUT_MODULES if set(MODULE_SIDES.get(name, ())) <= served)
+
+
+def generate(options: Options, *, only: Collection[str] | None = None) -> Output:
+    """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
+
+    ``only`` limits rendering to the named modules (e.g. ``{"agent.py"}``), for tools and tests
+    that need a part of the package quickly.
+    """
     check_options(options)
     spec, warnings = build_spec(options)
     env = make_environment(options.templates)
@@ -109,8 +120,8 @@ def generate(options: Options) -> Output:
     )
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
-    for name in OUTPUT_MODULES:
-        if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
+    for name in output_modules(spec.side):
+        if only is not None and name not in only:
             continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)

@@ -12,13 +12,11 @@ import random
 import signal
 import time
 
-import pytest
-
-from runtime_support import STUB_AGENT, RawPeer, child_env, run_async_tests
-
 import acp_bindings as acp
+import pytest
 from acp_bindings import _rpc, models
 from acp_bindings._codec import decode, encode
+from runtime_support import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
