@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-rpc
+.PHONY: generate test check clean bench-rpc bench-codec
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ test: $(STAMP) $(NODE_STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# Codec throughput and import time against the official ACP Python SDK (ratios, same run).
+bench-codec: $(STAMP)
+	$(BIN)/python bench/bench_codec.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

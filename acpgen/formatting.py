@@ -27,3 +27,12 @@ def format_python(source: str, filename: str = "<generated>") -> str:
         return black.format_str(source, mode=MODE)
     except black.InvalidInput as exc:
         raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
+
+
+def check_python(source: str, filename: str = "<generated>") -> str:
+    """``source`` unchanged, once it is known to parse (for output emitted in black's style)."""
+    try:
+        compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
+    return source

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .formatting import format_python
+from .formatting import check_python, format_python
 from .ir import SchemaSource, Spec
 from .loader import load_schema
 from .methods import build_method_table
@@ -46,6 +46,11 @@ MODULE_SIDES = {
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
 }
+
+#: Modules whose templates emit black's style already: formatting tens of thousands of lines
+#: would take black most of a minute, so they are only checked to parse (tests check that black
+#: leaves them unchanged).
+PREFORMATTED = frozenset({"models.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
@@ -125,7 +130,7 @@ def generate(options: Options, *, only: Collection[str] | None = None) -> Output
             continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
-        files[path] = format_python(text, path)
+        files[path] = check_python(text, path) if name in PREFORMATTED else format_python(text, path)
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
     return Output(files=files, warnings=warnings)

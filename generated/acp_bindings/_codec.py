@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, Union, overload
 
 T = TypeVar("T")
 
-__all__ = ["DecodeError", "decode", "encode"]
+__all__ = ["DecodeError", "Model", "decode", "encode"]
 
 
 class DecodeError(ValueError):
@@ -45,6 +45,29 @@ class DecodeError(ValueError):
         return f"at {self.path or '/'}: {self.message}"
 
 
+class Model:
+    """The base of every generated class: equality and ``repr`` over the instance's fields.
+
+    Two values are equal when they are of the same class and their fields and ``extra`` are
+    equal (whether an absent optional property came as ``null`` does not count).
+    """
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = dict(vars(self))
+        theirs = dict(vars(other))
+        mine.pop("_nulls", None)
+        theirs.pop("_nulls", None)
+        return mine == theirs
+
+    def __repr__(self) -> str:
+        parts = [
+            f"{k}={v!r}" for k, v in vars(self).items() if k != "_nulls" and (k != "extra" or v)
+        ]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
 def describe(value: Any) -> str:
     """A short description of a JSON value for error messages."""
     if value is None:
@@ -71,14 +94,19 @@ def missing(key: str) -> DecodeError:
     return DecodeError(f"required property {key!r} is missing", (key,))
 
 
-def bad_tag(key: str, value: Any, allowed: tuple[str, ...], present: bool) -> DecodeError:
+def expected_one_of(value: Any, allowed: Iterable[Any]) -> DecodeError:
+    return expected("one of " + ", ".join(repr(a) for a in allowed), value)
+
+
+def bad_tag(data: dict[str, Any], key: str, allowed: Iterable[str]) -> DecodeError:
+    """The error of an object whose tag property ``key`` is missing or not one of ``allowed``."""
     choices = ", ".join(repr(a) for a in allowed)
-    if not present:
+    if key not in data:
         return DecodeError(f"required tag {key!r} is missing (one of {choices})", (key,))
-    return DecodeError(f"expected one of {choices}, got {describe(value)}", (key,))
+    return DecodeError(f"expected one of {choices}, got {describe(data[key])}", (key,))
 
 
-def no_match(what: str, value: Any, errors: list[DecodeError]) -> DecodeError:
+def no_match(value: Any, what: str, errors: list[DecodeError]) -> DecodeError:
     """The error of a value no variant of a union decodes: the one that got furthest in, if any."""
     deepest = max(errors, key=lambda e: len(e._reversed_path), default=None)
     if deepest is not None and deepest._reversed_path:

@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from . import _codec
-from ._codec import DecodeError
+from ._codec import DecodeError, Model
+
+_new = object.__new__
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Accept:
+class Accept(Model):
     """The user accepted and provided content."""
 
     action: ClassVar[Literal["accept"]] = "accept"
-    """Always 'accept': sent as ``action``."""
+    """Always "accept": sent as ``action``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -50,18 +52,6 @@ class Accept:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Accept(" f"meta={self.meta!r}" f", content={self.content!r}" f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Accept) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.content == other.content and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Accept:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -86,7 +76,7 @@ class Accept:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AcceptNesNotification:
+class AcceptNesNotification(Model):
     """Notification sent when a suggestion is accepted."""
 
     meta: dict[str, Any] | None = None
@@ -125,25 +115,6 @@ class AcceptNesNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AcceptNesNotification("
-            f"meta={self.meta!r}"
-            f", id={self.id!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AcceptNesNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.id == other.id
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AcceptNesNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -165,7 +136,7 @@ class AcceptNesNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentAuthCapabilities:
+class AgentAuthCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -205,19 +176,6 @@ class AgentAuthCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AgentAuthCapabilities("
-            f"meta={self.meta!r}"
-            f", logout={self.logout!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentAuthCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.logout == other.logout and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> AgentAuthCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -240,7 +198,7 @@ class AgentAuthCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentCapabilities:
+class AgentCapabilities(Model):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -350,37 +308,6 @@ class AgentCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AgentCapabilities("
-            f"meta={self.meta!r}"
-            f", auth={self.auth!r}"
-            f", load_session={self.load_session!r}"
-            f", mcp_capabilities={self.mcp_capabilities!r}"
-            f", nes={self.nes!r}"
-            f", position_encoding={self.position_encoding!r}"
-            f", prompt_capabilities={self.prompt_capabilities!r}"
-            f", providers={self.providers!r}"
-            f", session_capabilities={self.session_capabilities!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.auth == other.auth
-            and self.load_session == other.load_session
-            and self.mcp_capabilities == other.mcp_capabilities
-            and self.nes == other.nes
-            and self.position_encoding == other.position_encoding
-            and self.prompt_capabilities == other.prompt_capabilities
-            and self.providers == other.providers
-            and self.session_capabilities == other.session_capabilities
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AgentCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -421,11 +348,11 @@ class AgentCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentMessageChunk:
+class AgentMessageChunk(Model):
     """A chunk of the agent's response being streamed."""
 
     session_update: ClassVar[Literal["agent_message_chunk"]] = "agent_message_chunk"
-    """Always 'agent_message_chunk': sent as ``sessionUpdate``."""
+    """Always "agent_message_chunk": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -469,25 +396,6 @@ class AgentMessageChunk:
         self.message_id = message_id
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "AgentMessageChunk("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", message_id={self.message_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentMessageChunk) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.message_id == other.message_id
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> AgentMessageChunk:
@@ -514,7 +422,7 @@ class AgentMessageChunk:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentNotification:
+class AgentNotification(Model):
     """AgentNotification"""
 
     method: str
@@ -537,23 +445,6 @@ class AgentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AgentNotification("
-            f"method={self.method!r}"
-            f", params={self.params!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.method == other.method
-            and self.params == other.params
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AgentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -574,7 +465,7 @@ class AgentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentRequest:
+class AgentRequest(Model):
     """AgentRequest"""
 
     id: RequestId
@@ -600,25 +491,6 @@ class AgentRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AgentRequest("
-            f"id={self.id!r}"
-            f", method={self.method!r}"
-            f", params={self.params!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.method == other.method
-            and self.params == other.params
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AgentRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -640,11 +512,11 @@ class AgentRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AgentThoughtChunk:
+class AgentThoughtChunk(Model):
     """A chunk of the agent's internal reasoning being streamed."""
 
     session_update: ClassVar[Literal["agent_thought_chunk"]] = "agent_thought_chunk"
-    """Always 'agent_thought_chunk': sent as ``sessionUpdate``."""
+    """Always "agent_thought_chunk": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -689,25 +561,6 @@ class AgentThoughtChunk:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AgentThoughtChunk("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", message_id={self.message_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AgentThoughtChunk) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.message_id == other.message_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AgentThoughtChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -733,7 +586,7 @@ class AgentThoughtChunk:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Annotations:
+class Annotations(Model):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     meta: dict[str, Any] | None = None
@@ -771,27 +624,6 @@ class Annotations:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Annotations("
-            f"meta={self.meta!r}"
-            f", audience={self.audience!r}"
-            f", last_modified={self.last_modified!r}"
-            f", priority={self.priority!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Annotations) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.audience == other.audience
-            and self.last_modified == other.last_modified
-            and self.priority == other.priority
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Annotations:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -822,11 +654,11 @@ class Annotations:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Array:
+class Array(Model):
     """Multi-select array property."""
 
     type: ClassVar[Literal["array"]] = "array"
-    """Always 'array': sent as ``type``."""
+    """Always "array": sent as ``type``."""
     default: list[str] | None = None
     """Default selected values."""
     description: str | None = None
@@ -871,31 +703,6 @@ class Array:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Array("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", items={self.items!r}"
-            f", max_items={self.max_items!r}"
-            f", min_items={self.min_items!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Array) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.items == other.items
-            and self.max_items == other.max_items
-            and self.min_items == other.min_items
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Array:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -933,14 +740,14 @@ class Array:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Audio:
+class Audio(Model):
     """Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
 
     type: ClassVar[Literal["audio"]] = "audio"
-    """Always 'audio': sent as ``type``."""
+    """Always "audio": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -976,27 +783,6 @@ class Audio:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Audio("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", data={self.data!r}"
-            f", mime_type={self.mime_type!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Audio) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.data == other.data
-            and self.mime_type == other.mime_type
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Audio:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1023,7 +809,7 @@ class Audio:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AudioContent:
+class AudioContent(Model):
     """Audio provided to or from an LLM."""
 
     meta: dict[str, Any] | None = None
@@ -1061,27 +847,6 @@ class AudioContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AudioContent("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", data={self.data!r}"
-            f", mime_type={self.mime_type!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AudioContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.data == other.data
-            and self.mime_type == other.mime_type
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AudioContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1107,7 +872,7 @@ class AudioContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthCapabilities:
+class AuthCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1153,23 +918,6 @@ class AuthCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthCapabilities("
-            f"meta={self.meta!r}"
-            f", terminal={self.terminal!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.terminal == other.terminal
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1190,7 +938,7 @@ class AuthCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthEnvVar:
+class AuthEnvVar(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1250,29 +998,6 @@ class AuthEnvVar:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthEnvVar("
-            f"meta={self.meta!r}"
-            f", label={self.label!r}"
-            f", name={self.name!r}"
-            f", optional={self.optional!r}"
-            f", secret={self.secret!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthEnvVar) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.label == other.label
-            and self.name == other.name
-            and self.optional == other.optional
-            and self.secret == other.secret
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthEnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1301,7 +1026,7 @@ class AuthEnvVar:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthMethodAgent:
+class AuthMethodAgent(Model):
     """Agent handles authentication itself.
 
     This is the default authentication method type.
@@ -1344,27 +1069,6 @@ class AuthMethodAgent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthMethodAgent("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthMethodAgent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.id == other.id
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodAgent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1390,7 +1094,7 @@ class AuthMethodAgent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthMethodEnvVar:
+class AuthMethodEnvVar(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1445,31 +1149,6 @@ class AuthMethodEnvVar:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthMethodEnvVar("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", link={self.link!r}"
-            f", name={self.name!r}"
-            f", vars={self.vars!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthMethodEnvVar) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.id == other.id
-            and self.link == other.link
-            and self.name == other.name
-            and self.vars == other.vars
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodEnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1500,7 +1179,7 @@ class AuthMethodEnvVar:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthMethodTerminal:
+class AuthMethodTerminal(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1555,31 +1234,6 @@ class AuthMethodTerminal:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthMethodTerminal("
-            f"meta={self.meta!r}"
-            f", args={self.args!r}"
-            f", description={self.description!r}"
-            f", env={self.env!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthMethodTerminal) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.args == other.args
-            and self.description == other.description
-            and self.env == other.env
-            and self.id == other.id
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodTerminal:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1609,7 +1263,7 @@ class AuthMethodTerminal:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthenticateRequest:
+class AuthenticateRequest(Model):
     """Request parameters for the authenticate method.
 
     Specifies which authentication method to use.
@@ -1648,23 +1302,6 @@ class AuthenticateRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AuthenticateRequest("
-            f"meta={self.meta!r}"
-            f", method_id={self.method_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthenticateRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.method_id == other.method_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AuthenticateRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1685,7 +1322,7 @@ class AuthenticateRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AuthenticateResponse:
+class AuthenticateResponse(Model):
     """Response to the `authenticate` method."""
 
     meta: dict[str, Any] | None = None
@@ -1713,14 +1350,6 @@ class AuthenticateResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "AuthenticateResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AuthenticateResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> AuthenticateResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1739,7 +1368,7 @@ class AuthenticateResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AvailableCommand:
+class AvailableCommand(Model):
     """Information about a command."""
 
     meta: dict[str, Any] | None = None
@@ -1779,27 +1408,6 @@ class AvailableCommand:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "AvailableCommand("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", input={self.input!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AvailableCommand) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.input == other.input
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommand:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -1825,7 +1433,7 @@ class AvailableCommand:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AvailableCommandsUpdate:
+class AvailableCommandsUpdate(Model):
     """Available commands are ready or have changed"""
 
     meta: dict[str, Any] | None = None
@@ -1859,23 +1467,6 @@ class AvailableCommandsUpdate:
         self.available_commands = available_commands
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "AvailableCommandsUpdate("
-            f"meta={self.meta!r}"
-            f", available_commands={self.available_commands!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AvailableCommandsUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.available_commands == other.available_commands
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommandsUpdate:
@@ -1897,11 +1488,11 @@ class AvailableCommandsUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class AvailableCommandsUpdateSessionUpdate:
+class AvailableCommandsUpdateSessionUpdate(Model):
     """Available commands are ready or have changed"""
 
     session_update: ClassVar[Literal["available_commands_update"]] = "available_commands_update"
-    """Always 'available_commands_update': sent as ``sessionUpdate``."""
+    """Always "available_commands_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1933,26 +1524,6 @@ class AvailableCommandsUpdateSessionUpdate:
         self.available_commands = available_commands
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "AvailableCommandsUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", available_commands={self.available_commands!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, AvailableCommandsUpdateSessionUpdate)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.available_commands == other.available_commands
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommandsUpdateSessionUpdate:
@@ -1975,7 +1546,7 @@ class AvailableCommandsUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class BlobResourceContents:
+class BlobResourceContents(Model):
     """Binary resource contents."""
 
     meta: dict[str, Any] | None = None
@@ -2013,27 +1584,6 @@ class BlobResourceContents:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "BlobResourceContents("
-            f"meta={self.meta!r}"
-            f", blob={self.blob!r}"
-            f", mime_type={self.mime_type!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BlobResourceContents) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.blob == other.blob
-            and self.mime_type == other.mime_type
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> BlobResourceContents:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2059,11 +1609,11 @@ class BlobResourceContents:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class BooleanElicitationPropertySchema:
+class BooleanElicitationPropertySchema(Model):
     """Boolean property."""
 
     type: ClassVar[Literal["boolean"]] = "boolean"
-    """Always 'boolean': sent as ``type``."""
+    """Always "boolean": sent as ``type``."""
     default: bool | None = None
     """Default value."""
     description: str | None = None
@@ -2089,28 +1639,6 @@ class BooleanElicitationPropertySchema:
         self.title = title
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "BooleanElicitationPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, BooleanElicitationPropertySchema)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.title == other.title
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> BooleanElicitationPropertySchema:
@@ -2140,7 +1668,7 @@ class BooleanElicitationPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class BooleanPropertySchema:
+class BooleanPropertySchema(Model):
     """Schema for boolean properties in an elicitation form."""
 
     default: bool | None = None
@@ -2169,25 +1697,6 @@ class BooleanPropertySchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "BooleanPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BooleanPropertySchema) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> BooleanPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2214,7 +1723,7 @@ class BooleanPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class BooleanSessionConfigOption:
+class BooleanSessionConfigOption(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2223,7 +1732,7 @@ class BooleanSessionConfigOption:
     """
 
     type: ClassVar[Literal["boolean"]] = "boolean"
-    """Always 'boolean': sent as ``type``."""
+    """Always "boolean": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2272,34 +1781,6 @@ class BooleanSessionConfigOption:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "BooleanSessionConfigOption("
-            f"meta={self.meta!r}"
-            f", category={self.category!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", current_value={self.current_value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, BooleanSessionConfigOption)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.category == other.category
-            and self.description == other.description
-            and self.id == other.id
-            and self.name == other.name
-            and self.current_value == other.current_value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> BooleanSessionConfigOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2331,11 +1812,11 @@ class BooleanSessionConfigOption:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class BooleanSetSessionConfigOptionRequest:
+class BooleanSetSessionConfigOptionRequest(Model):
     """A boolean value (`type: "boolean"`)."""
 
     type: ClassVar[Literal["boolean"]] = "boolean"
-    """Always 'boolean': sent as ``type``."""
+    """Always "boolean": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2379,30 +1860,6 @@ class BooleanSetSessionConfigOptionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "BooleanSetSessionConfigOptionRequest("
-            f"meta={self.meta!r}"
-            f", config_id={self.config_id!r}"
-            f", session_id={self.session_id!r}"
-            f", value={self.value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, BooleanSetSessionConfigOptionRequest)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_id == other.config_id
-            and self.session_id == other.session_id
-            and self.value == other.value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> BooleanSetSessionConfigOptionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2426,11 +1883,11 @@ class BooleanSetSessionConfigOptionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Cancel:
+class Cancel(Model):
     """The elicitation was cancelled."""
 
     action: ClassVar[Literal["cancel"]] = "cancel"
-    """Always 'cancel': sent as ``action``."""
+    """Always "cancel": sent as ``action``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2456,14 +1913,6 @@ class Cancel:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "Cancel(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Cancel) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> Cancel:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2484,7 +1933,7 @@ class Cancel:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CancelNotification:
+class CancelNotification(Model):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
@@ -2522,23 +1971,6 @@ class CancelNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CancelNotification("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CancelNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CancelNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2559,7 +1991,7 @@ class CancelNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CancelRequestNotification:
+class CancelRequestNotification(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2601,26 +2033,6 @@ class CancelRequestNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CancelRequestNotification("
-            f"meta={self.meta!r}"
-            f", request_id={self.request_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, CancelRequestNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.request_id == other.request_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CancelRequestNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2641,7 +2053,7 @@ class CancelRequestNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Cancelled:
+class Cancelled(Model):
     """The prompt turn was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel an ongoing
@@ -2652,7 +2064,7 @@ class Cancelled:
     """
 
     outcome: ClassVar[Literal["cancelled"]] = "cancelled"
-    """Always 'cancelled': sent as ``outcome``."""
+    """Always "cancelled": sent as ``outcome``."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not define for this type, kept as they came and sent back out."""
     _nulls: tuple[str, ...] = field(default=(), compare=False)
@@ -2666,14 +2078,6 @@ class Cancelled:
     ) -> None:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return "Cancelled(" f"extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Cancelled) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.extra == other.extra
 
     @classmethod
     def from_json(cls, data: Any) -> Cancelled:
@@ -2691,7 +2095,7 @@ class Cancelled:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ClientCapabilities:
+class ClientCapabilities(Model):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -2783,33 +2187,6 @@ class ClientCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ClientCapabilities("
-            f"meta={self.meta!r}"
-            f", auth={self.auth!r}"
-            f", elicitation={self.elicitation!r}"
-            f", fs={self.fs!r}"
-            f", nes={self.nes!r}"
-            f", position_encodings={self.position_encodings!r}"
-            f", terminal={self.terminal!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.auth == other.auth
-            and self.elicitation == other.elicitation
-            and self.fs == other.fs
-            and self.nes == other.nes
-            and self.position_encodings == other.position_encodings
-            and self.terminal == other.terminal
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ClientCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2844,7 +2221,7 @@ class ClientCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ClientNesCapabilities:
+class ClientNesCapabilities(Model):
     """NES capabilities advertised by the client during initialization."""
 
     meta: dict[str, Any] | None = None
@@ -2887,27 +2264,6 @@ class ClientNesCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ClientNesCapabilities("
-            f"meta={self.meta!r}"
-            f", jump={self.jump!r}"
-            f", rename={self.rename!r}"
-            f", search_and_replace={self.search_and_replace!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientNesCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.jump == other.jump
-            and self.rename == other.rename
-            and self.search_and_replace == other.search_and_replace
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ClientNesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2938,7 +2294,7 @@ class ClientNesCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ClientNotification:
+class ClientNotification(Model):
     """ClientNotification"""
 
     method: str
@@ -2961,23 +2317,6 @@ class ClientNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ClientNotification("
-            f"method={self.method!r}"
-            f", params={self.params!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.method == other.method
-            and self.params == other.params
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ClientNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -2998,7 +2337,7 @@ class ClientNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ClientRequest:
+class ClientRequest(Model):
     """ClientRequest"""
 
     id: RequestId
@@ -3024,25 +2363,6 @@ class ClientRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ClientRequest("
-            f"id={self.id!r}"
-            f", method={self.method!r}"
-            f", params={self.params!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.method == other.method
-            and self.params == other.params
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ClientRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3064,7 +2384,7 @@ class ClientRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CloseNesRequest:
+class CloseNesRequest(Model):
     """Request to close an NES session.
 
     The agent **must** cancel any ongoing work related to the NES session
@@ -3103,23 +2423,6 @@ class CloseNesRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CloseNesRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CloseNesRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CloseNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3140,7 +2443,7 @@ class CloseNesRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CloseNesResponse:
+class CloseNesResponse(Model):
     """Response from closing an NES session."""
 
     meta: dict[str, Any] | None = None
@@ -3168,14 +2471,6 @@ class CloseNesResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "CloseNesResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CloseNesResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> CloseNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3194,7 +2489,7 @@ class CloseNesResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CloseSessionRequest:
+class CloseSessionRequest(Model):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -3236,23 +2531,6 @@ class CloseSessionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CloseSessionRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CloseSessionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CloseSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3273,7 +2551,7 @@ class CloseSessionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CloseSessionResponse:
+class CloseSessionResponse(Model):
     """Response from closing a session."""
 
     meta: dict[str, Any] | None = None
@@ -3301,14 +2579,6 @@ class CloseSessionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "CloseSessionResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CloseSessionResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> CloseSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3327,7 +2597,7 @@ class CloseSessionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CompleteElicitationNotification:
+class CompleteElicitationNotification(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3367,26 +2637,6 @@ class CompleteElicitationNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CompleteElicitationNotification("
-            f"meta={self.meta!r}"
-            f", elicitation_id={self.elicitation_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, CompleteElicitationNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.elicitation_id == other.elicitation_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CompleteElicitationNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3407,7 +2657,7 @@ class CompleteElicitationNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ConfigOptionUpdate:
+class ConfigOptionUpdate(Model):
     """Session configuration options have been updated."""
 
     meta: dict[str, Any] | None = None
@@ -3441,23 +2691,6 @@ class ConfigOptionUpdate:
         self.config_options = config_options
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "ConfigOptionUpdate("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConfigOptionUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> ConfigOptionUpdate:
@@ -3479,11 +2712,11 @@ class ConfigOptionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ConfigOptionUpdateSessionUpdate:
+class ConfigOptionUpdateSessionUpdate(Model):
     """Session configuration options have been updated."""
 
     session_update: ClassVar[Literal["config_option_update"]] = "config_option_update"
-    """Always 'config_option_update': sent as ``sessionUpdate``."""
+    """Always "config_option_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3515,26 +2748,6 @@ class ConfigOptionUpdateSessionUpdate:
         self.config_options = config_options
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "ConfigOptionUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, ConfigOptionUpdateSessionUpdate)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> ConfigOptionUpdateSessionUpdate:
@@ -3557,7 +2770,7 @@ class ConfigOptionUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Content:
+class Content(Model):
     """Standard content block (text, images, resources)."""
 
     meta: dict[str, Any] | None = None
@@ -3589,21 +2802,6 @@ class Content:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Content("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Content) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.content == other.content and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Content:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3624,7 +2822,7 @@ class Content:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ContentChunk:
+class ContentChunk(Model):
     """A streamed item of content"""
 
     meta: dict[str, Any] | None = None
@@ -3671,25 +2869,6 @@ class ContentChunk:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ContentChunk("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", message_id={self.message_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ContentChunk) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.message_id == other.message_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ContentChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3714,11 +2893,11 @@ class ContentChunk:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ContentToolCallContent:
+class ContentToolCallContent(Model):
     """Standard content block (text, images, resources)."""
 
     type: ClassVar[Literal["content"]] = "content"
-    """Always 'content': sent as ``type``."""
+    """Always "content": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3748,21 +2927,6 @@ class ContentToolCallContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ContentToolCallContent("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ContentToolCallContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.content == other.content and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ContentToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3784,7 +2948,7 @@ class ContentToolCallContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Cost:
+class Cost(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3814,23 +2978,6 @@ class Cost:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Cost("
-            f"amount={self.amount!r}"
-            f", currency={self.currency!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Cost) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.amount == other.amount
-            and self.currency == other.currency
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Cost:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3848,7 +2995,7 @@ class Cost:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CreateTerminalRequest:
+class CreateTerminalRequest(Model):
     """Request to create a new terminal and execute a command."""
 
     meta: dict[str, Any] | None = None
@@ -3913,33 +3060,6 @@ class CreateTerminalRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CreateTerminalRequest("
-            f"meta={self.meta!r}"
-            f", args={self.args!r}"
-            f", command={self.command!r}"
-            f", cwd={self.cwd!r}"
-            f", env={self.env!r}"
-            f", output_byte_limit={self.output_byte_limit!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateTerminalRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.args == other.args
-            and self.command == other.command
-            and self.cwd == other.cwd
-            and self.env == other.env
-            and self.output_byte_limit == other.output_byte_limit
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CreateTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -3973,7 +3093,7 @@ class CreateTerminalRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CreateTerminalResponse:
+class CreateTerminalResponse(Model):
     """Response containing the ID of the created terminal."""
 
     meta: dict[str, Any] | None = None
@@ -4008,23 +3128,6 @@ class CreateTerminalResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "CreateTerminalResponse("
-            f"meta={self.meta!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateTerminalResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> CreateTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4045,7 +3148,7 @@ class CreateTerminalResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CurrentModeUpdate:
+class CurrentModeUpdate(Model):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -4082,23 +3185,6 @@ class CurrentModeUpdate:
         self.current_mode_id = current_mode_id
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "CurrentModeUpdate("
-            f"meta={self.meta!r}"
-            f", current_mode_id={self.current_mode_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CurrentModeUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.current_mode_id == other.current_mode_id
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> CurrentModeUpdate:
@@ -4120,14 +3206,14 @@ class CurrentModeUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class CurrentModeUpdateSessionUpdate:
+class CurrentModeUpdateSessionUpdate(Model):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
     session_update: ClassVar[Literal["current_mode_update"]] = "current_mode_update"
-    """Always 'current_mode_update': sent as ``sessionUpdate``."""
+    """Always "current_mode_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4159,26 +3245,6 @@ class CurrentModeUpdateSessionUpdate:
         self.current_mode_id = current_mode_id
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "CurrentModeUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", current_mode_id={self.current_mode_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, CurrentModeUpdateSessionUpdate)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.current_mode_id == other.current_mode_id
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> CurrentModeUpdateSessionUpdate:
@@ -4201,11 +3267,11 @@ class CurrentModeUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Decline:
+class Decline(Model):
     """The user declined the elicitation."""
 
     action: ClassVar[Literal["decline"]] = "decline"
-    """Always 'decline': sent as ``action``."""
+    """Always "decline": sent as ``action``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4231,14 +3297,6 @@ class Decline:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "Decline(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Decline) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> Decline:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4259,7 +3317,7 @@ class Decline:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DidChangeDocumentNotification:
+class DidChangeDocumentNotification(Model):
     """Notification sent when a file is edited."""
 
     meta: dict[str, Any] | None = None
@@ -4309,32 +3367,6 @@ class DidChangeDocumentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DidChangeDocumentNotification("
-            f"meta={self.meta!r}"
-            f", content_changes={self.content_changes!r}"
-            f", session_id={self.session_id!r}"
-            f", uri={self.uri!r}"
-            f", version={self.version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, DidChangeDocumentNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content_changes == other.content_changes
-            and self.session_id == other.session_id
-            and self.uri == other.uri
-            and self.version == other.version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DidChangeDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4358,7 +3390,7 @@ class DidChangeDocumentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DidCloseDocumentNotification:
+class DidCloseDocumentNotification(Model):
     """Notification sent when a file is closed."""
 
     meta: dict[str, Any] | None = None
@@ -4397,28 +3429,6 @@ class DidCloseDocumentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DidCloseDocumentNotification("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, DidCloseDocumentNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DidCloseDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4440,7 +3450,7 @@ class DidCloseDocumentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DidFocusDocumentNotification:
+class DidFocusDocumentNotification(Model):
     """Notification sent when a file becomes the active editor tab."""
 
     meta: dict[str, Any] | None = None
@@ -4494,34 +3504,6 @@ class DidFocusDocumentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DidFocusDocumentNotification("
-            f"meta={self.meta!r}"
-            f", position={self.position!r}"
-            f", session_id={self.session_id!r}"
-            f", uri={self.uri!r}"
-            f", version={self.version!r}"
-            f", visible_range={self.visible_range!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, DidFocusDocumentNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.position == other.position
-            and self.session_id == other.session_id
-            and self.uri == other.uri
-            and self.version == other.version
-            and self.visible_range == other.visible_range
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DidFocusDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4546,7 +3528,7 @@ class DidFocusDocumentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DidOpenDocumentNotification:
+class DidOpenDocumentNotification(Model):
     """Notification sent when a file is opened in the editor."""
 
     meta: dict[str, Any] | None = None
@@ -4600,34 +3582,6 @@ class DidOpenDocumentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DidOpenDocumentNotification("
-            f"meta={self.meta!r}"
-            f", language_id={self.language_id!r}"
-            f", session_id={self.session_id!r}"
-            f", text={self.text!r}"
-            f", uri={self.uri!r}"
-            f", version={self.version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, DidOpenDocumentNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.language_id == other.language_id
-            and self.session_id == other.session_id
-            and self.text == other.text
-            and self.uri == other.uri
-            and self.version == other.version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DidOpenDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4652,7 +3606,7 @@ class DidOpenDocumentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DidSaveDocumentNotification:
+class DidSaveDocumentNotification(Model):
     """Notification sent when a file is saved."""
 
     meta: dict[str, Any] | None = None
@@ -4691,28 +3645,6 @@ class DidSaveDocumentNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DidSaveDocumentNotification("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, DidSaveDocumentNotification)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DidSaveDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4734,7 +3666,7 @@ class DidSaveDocumentNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Diff:
+class Diff(Model):
     """A diff representing file modifications.
 
     Shows changes to files in a format suitable for display in the client UI.
@@ -4785,27 +3717,6 @@ class Diff:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Diff("
-            f"meta={self.meta!r}"
-            f", new_text={self.new_text!r}"
-            f", old_text={self.old_text!r}"
-            f", path={self.path!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Diff) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.new_text == other.new_text
-            and self.old_text == other.old_text
-            and self.path == other.path
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Diff:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4831,11 +3742,11 @@ class Diff:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DiffToolCallContent:
+class DiffToolCallContent(Model):
     """File modification shown as a diff."""
 
     type: ClassVar[Literal["diff"]] = "diff"
-    """Always 'diff': sent as ``type``."""
+    """Always "diff": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4879,27 +3790,6 @@ class DiffToolCallContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DiffToolCallContent("
-            f"meta={self.meta!r}"
-            f", new_text={self.new_text!r}"
-            f", old_text={self.old_text!r}"
-            f", path={self.path!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DiffToolCallContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.new_text == other.new_text
-            and self.old_text == other.old_text
-            and self.path == other.path
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> DiffToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4926,7 +3816,7 @@ class DiffToolCallContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DisableProvidersRequest:
+class DisableProvidersRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4963,19 +3853,6 @@ class DisableProvidersRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "DisableProvidersRequest("
-            f"meta={self.meta!r}"
-            f", id={self.id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DisableProvidersRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.id == other.id and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> DisableProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -4996,7 +3873,7 @@ class DisableProvidersRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class DisableProvidersResponse:
+class DisableProvidersResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5029,14 +3906,6 @@ class DisableProvidersResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "DisableProvidersResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DisableProvidersResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> DisableProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5055,11 +3924,11 @@ class DisableProvidersResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Edit:
+class Edit(Model):
     """A text edit suggestion."""
 
     kind: ClassVar[Literal["edit"]] = "edit"
-    """Always 'edit': sent as ``kind``."""
+    """Always "edit": sent as ``kind``."""
     cursor_position: Position | None = None
     """Optional suggested cursor position after applying edits.
 
@@ -5093,27 +3962,6 @@ class Edit:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Edit("
-            f"cursor_position={self.cursor_position!r}"
-            f", edits={self.edits!r}"
-            f", id={self.id!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Edit) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.cursor_position == other.cursor_position
-            and self.edits == other.edits
-            and self.id == other.id
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Edit:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5137,7 +3985,7 @@ class Edit:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationAcceptAction:
+class ElicitationAcceptAction(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5163,14 +4011,6 @@ class ElicitationAcceptAction:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ElicitationAcceptAction(" f"content={self.content!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElicitationAcceptAction) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.content == other.content and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationAcceptAction:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5189,7 +4029,7 @@ class ElicitationAcceptAction:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationCapabilities:
+class ElicitationCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5230,25 +4070,6 @@ class ElicitationCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ElicitationCapabilities("
-            f"meta={self.meta!r}"
-            f", form={self.form!r}"
-            f", url={self.url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElicitationCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.form == other.form
-            and self.url == other.url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5275,7 +4096,7 @@ class ElicitationCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationFormCapabilities:
+class ElicitationFormCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5308,17 +4129,6 @@ class ElicitationFormCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ElicitationFormCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, ElicitationFormCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationFormCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5337,7 +4147,7 @@ class ElicitationFormCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationRequestScope:
+class ElicitationRequestScope(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5367,16 +4177,6 @@ class ElicitationRequestScope:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ElicitationRequestScope(" f"request_id={self.request_id!r}" f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElicitationRequestScope) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.request_id == other.request_id and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationRequestScope:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5393,7 +4193,7 @@ class ElicitationRequestScope:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationSchema:
+class ElicitationSchema(Model):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -5440,29 +4240,6 @@ class ElicitationSchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ElicitationSchema("
-            f"description={self.description!r}"
-            f", properties={self.properties!r}"
-            f", required={self.required!r}"
-            f", title={self.title!r}"
-            f", type={self.type!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElicitationSchema) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.description == other.description
-            and self.properties == other.properties
-            and self.required == other.required
-            and self.title == other.title
-            and self.type == other.type
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationSchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5493,7 +4270,7 @@ class ElicitationSchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationSessionScope:
+class ElicitationSessionScope(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5533,23 +4310,6 @@ class ElicitationSessionScope:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ElicitationSessionScope("
-            f"session_id={self.session_id!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElicitationSessionScope) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.session_id == other.session_id
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationSessionScope:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5570,7 +4330,7 @@ class ElicitationSessionScope:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ElicitationUrlCapabilities:
+class ElicitationUrlCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5603,17 +4363,6 @@ class ElicitationUrlCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ElicitationUrlCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, ElicitationUrlCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ElicitationUrlCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5632,7 +4381,7 @@ class ElicitationUrlCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class EmbeddedResource:
+class EmbeddedResource(Model):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     meta: dict[str, Any] | None = None
@@ -5666,25 +4415,6 @@ class EmbeddedResource:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "EmbeddedResource("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", resource={self.resource!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EmbeddedResource) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.resource == other.resource
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> EmbeddedResource:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5709,7 +4439,7 @@ class EmbeddedResource:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class EnumOption:
+class EnumOption(Model):
     """A titled enum option with a const value and human-readable title."""
 
     const: str
@@ -5734,19 +4464,6 @@ class EnumOption:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "EnumOption("
-            f"const={self.const!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnumOption) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.const == other.const and self.title == other.title and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> EnumOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5764,7 +4481,7 @@ class EnumOption:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class EnvVar:
+class EnvVar(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5773,7 +4490,7 @@ class EnvVar:
     """
 
     type: ClassVar[Literal["env_var"]] = "env_var"
-    """Always 'env_var': sent as ``type``."""
+    """Always "env_var": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5819,31 +4536,6 @@ class EnvVar:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "EnvVar("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", link={self.link!r}"
-            f", name={self.name!r}"
-            f", vars={self.vars!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnvVar) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.id == other.id
-            and self.link == other.link
-            and self.name == other.name
-            and self.vars == other.vars
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> EnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5875,7 +4567,7 @@ class EnvVar:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class EnvVariable:
+class EnvVariable(Model):
     """An environment variable to set when launching an MCP server."""
 
     meta: dict[str, Any] | None = None
@@ -5911,25 +4603,6 @@ class EnvVariable:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "EnvVariable("
-            f"meta={self.meta!r}"
-            f", name={self.name!r}"
-            f", value={self.value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnvVariable) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.name == other.name
-            and self.value == other.value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> EnvVariable:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -5951,7 +4624,7 @@ class EnvVariable:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Error:
+class Error(Model):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -5992,25 +4665,6 @@ class Error:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Error("
-            f"code={self.code!r}"
-            f", data={self.data!r}"
-            f", message={self.message!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Error) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.code == other.code
-            and self.data == other.data
-            and self.message == other.message
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Error:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6032,7 +4686,7 @@ class Error:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ErrorAgentResponse:
+class ErrorAgentResponse(Model):
     """ErrorAgentResponse"""
 
     error: Error
@@ -6055,19 +4709,6 @@ class ErrorAgentResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ErrorAgentResponse("
-            f"error={self.error!r}"
-            f", id={self.id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ErrorAgentResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.error == other.error and self.id == other.id and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ErrorAgentResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6085,7 +4726,7 @@ class ErrorAgentResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ErrorClientResponse:
+class ErrorClientResponse(Model):
     """ErrorClientResponse"""
 
     error: Error
@@ -6108,19 +4749,6 @@ class ErrorClientResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ErrorClientResponse("
-            f"error={self.error!r}"
-            f", id={self.id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ErrorClientResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.error == other.error and self.id == other.id and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ErrorClientResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6138,7 +4766,7 @@ class ErrorClientResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class FileSystemCapabilities:
+class FileSystemCapabilities(Model):
     """File system capabilities that a client may support.
 
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
@@ -6187,25 +4815,6 @@ class FileSystemCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "FileSystemCapabilities("
-            f"meta={self.meta!r}"
-            f", read_text_file={self.read_text_file!r}"
-            f", write_text_file={self.write_text_file!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FileSystemCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.read_text_file == other.read_text_file
-            and self.write_text_file == other.write_text_file
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> FileSystemCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6228,7 +4837,7 @@ class FileSystemCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ForkSessionRequest:
+class ForkSessionRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6299,29 +4908,6 @@ class ForkSessionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ForkSessionRequest("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cwd={self.cwd!r}"
-            f", mcp_servers={self.mcp_servers!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ForkSessionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cwd == other.cwd
-            and self.mcp_servers == other.mcp_servers
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ForkSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6347,7 +4933,7 @@ class ForkSessionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ForkSessionResponse:
+class ForkSessionResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6410,29 +4996,6 @@ class ForkSessionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ForkSessionResponse("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", models={self.models!r}"
-            f", modes={self.modes!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ForkSessionResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.models == other.models
-            and self.modes == other.modes
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ForkSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6465,11 +5028,11 @@ class ForkSessionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class FormRequest:
+class FormRequest(Model):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
     mode: ClassVar[Literal["form"]] = "form"
-    """Always 'form': sent as ``mode``."""
+    """Always "form": sent as ``mode``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6513,27 +5076,6 @@ class FormRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "FormRequest("
-            f"meta={self.meta!r}"
-            f", message={self.message!r}"
-            f", requested_schema={self.requested_schema!r}"
-            f", request_id={self.request_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FormRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.message == other.message
-            and self.requested_schema == other.requested_schema
-            and self.request_id == other.request_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> FormRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6557,11 +5099,11 @@ class FormRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class FormSession:
+class FormSession(Model):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
     mode: ClassVar[Literal["form"]] = "form"
-    """Always 'form': sent as ``mode``."""
+    """Always "form": sent as ``mode``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6612,29 +5154,6 @@ class FormSession:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "FormSession("
-            f"meta={self.meta!r}"
-            f", message={self.message!r}"
-            f", requested_schema={self.requested_schema!r}"
-            f", session_id={self.session_id!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FormSession) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.message == other.message
-            and self.requested_schema == other.requested_schema
-            and self.session_id == other.session_id
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> FormSession:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6662,14 +5181,14 @@ class FormSession:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Http:
+class Http(Model):
     """HTTP transport configuration
 
     Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
     type: ClassVar[Literal["http"]] = "http"
-    """Always 'http': sent as ``type``."""
+    """Always "http": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6707,27 +5226,6 @@ class Http:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Http("
-            f"meta={self.meta!r}"
-            f", headers={self.headers!r}"
-            f", name={self.name!r}"
-            f", url={self.url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Http) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.headers == other.headers
-            and self.name == other.name
-            and self.url == other.url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Http:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6751,7 +5249,7 @@ class Http:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class HttpHeader:
+class HttpHeader(Model):
     """An HTTP header to set when making requests to the MCP server."""
 
     meta: dict[str, Any] | None = None
@@ -6787,25 +5285,6 @@ class HttpHeader:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "HttpHeader("
-            f"meta={self.meta!r}"
-            f", name={self.name!r}"
-            f", value={self.value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HttpHeader) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.name == other.name
-            and self.value == other.value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> HttpHeader:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6827,14 +5306,14 @@ class HttpHeader:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Image:
+class Image(Model):
     """Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
 
     type: ClassVar[Literal["image"]] = "image"
-    """Always 'image': sent as ``type``."""
+    """Always "image": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6873,29 +5352,6 @@ class Image:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Image("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", data={self.data!r}"
-            f", mime_type={self.mime_type!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Image) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.data == other.data
-            and self.mime_type == other.mime_type
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Image:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -6926,7 +5382,7 @@ class Image:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ImageContent:
+class ImageContent(Model):
     """An image provided to or from an LLM."""
 
     meta: dict[str, Any] | None = None
@@ -6967,29 +5423,6 @@ class ImageContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ImageContent("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", data={self.data!r}"
-            f", mime_type={self.mime_type!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ImageContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.data == other.data
-            and self.mime_type == other.mime_type
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ImageContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7019,7 +5452,7 @@ class ImageContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Implementation:
+class Implementation(Model):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an MCP implementation, with an optional
     title for UI representation.
@@ -7070,27 +5503,6 @@ class Implementation:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Implementation("
-            f"meta={self.meta!r}"
-            f", name={self.name!r}"
-            f", title={self.title!r}"
-            f", version={self.version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Implementation) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.name == other.name
-            and self.title == other.title
-            and self.version == other.version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Implementation:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7116,7 +5528,7 @@ class Implementation:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class InitializeRequest:
+class InitializeRequest(Model):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -7174,27 +5586,6 @@ class InitializeRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "InitializeRequest("
-            f"meta={self.meta!r}"
-            f", client_capabilities={self.client_capabilities!r}"
-            f", client_info={self.client_info!r}"
-            f", protocol_version={self.protocol_version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, InitializeRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.client_capabilities == other.client_capabilities
-            and self.client_info == other.client_info
-            and self.protocol_version == other.protocol_version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> InitializeRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7221,7 +5612,7 @@ class InitializeRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class InitializeResponse:
+class InitializeResponse(Model):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -7291,29 +5682,6 @@ class InitializeResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "InitializeResponse("
-            f"meta={self.meta!r}"
-            f", agent_capabilities={self.agent_capabilities!r}"
-            f", agent_info={self.agent_info!r}"
-            f", auth_methods={self.auth_methods!r}"
-            f", protocol_version={self.protocol_version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, InitializeResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.agent_capabilities == other.agent_capabilities
-            and self.agent_info == other.agent_info
-            and self.auth_methods == other.auth_methods
-            and self.protocol_version == other.protocol_version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> InitializeResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7342,11 +5710,11 @@ class InitializeResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Integer:
+class Integer(Model):
     """Integer property."""
 
     type: ClassVar[Literal["integer"]] = "integer"
-    """Always 'integer': sent as ``type``."""
+    """Always "integer": sent as ``type``."""
     default: int | None = None
     """Default value."""
     description: str | None = None
@@ -7380,29 +5748,6 @@ class Integer:
         self.title = title
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "Integer("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", maximum={self.maximum!r}"
-            f", minimum={self.minimum!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Integer) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.maximum == other.maximum
-            and self.minimum == other.minimum
-            and self.title == other.title
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> Integer:
@@ -7440,7 +5785,7 @@ class Integer:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class IntegerPropertySchema:
+class IntegerPropertySchema(Model):
     """Schema for integer properties in an elicitation form."""
 
     default: int | None = None
@@ -7477,29 +5822,6 @@ class IntegerPropertySchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "IntegerPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", maximum={self.maximum!r}"
-            f", minimum={self.minimum!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, IntegerPropertySchema) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.maximum == other.maximum
-            and self.minimum == other.minimum
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> IntegerPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7534,11 +5856,11 @@ class IntegerPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Jump:
+class Jump(Model):
     """A jump-to-location suggestion."""
 
     kind: ClassVar[Literal["jump"]] = "jump"
-    """Always 'jump': sent as ``kind``."""
+    """Always "jump": sent as ``kind``."""
     id: str
     """Unique identifier for accept/reject tracking."""
     position: Position
@@ -7565,25 +5887,6 @@ class Jump:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Jump("
-            f"id={self.id!r}"
-            f", position={self.position!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Jump) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.position == other.position
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Jump:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7603,7 +5906,7 @@ class Jump:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class KillTerminalRequest:
+class KillTerminalRequest(Model):
     """Request to kill a terminal without releasing it."""
 
     meta: dict[str, Any] | None = None
@@ -7645,25 +5948,6 @@ class KillTerminalRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "KillTerminalRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KillTerminalRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> KillTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7685,7 +5969,7 @@ class KillTerminalRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class KillTerminalResponse:
+class KillTerminalResponse(Model):
     """Response to `terminal/kill` method"""
 
     meta: dict[str, Any] | None = None
@@ -7713,14 +5997,6 @@ class KillTerminalResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "KillTerminalResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KillTerminalResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> KillTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7739,7 +6015,7 @@ class KillTerminalResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ListProvidersRequest:
+class ListProvidersRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -7772,14 +6048,6 @@ class ListProvidersRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ListProvidersRequest(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListProvidersRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ListProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7798,7 +6066,7 @@ class ListProvidersRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ListProvidersResponse:
+class ListProvidersResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -7835,23 +6103,6 @@ class ListProvidersResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ListProvidersResponse("
-            f"meta={self.meta!r}"
-            f", providers={self.providers!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListProvidersResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.providers == other.providers
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ListProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7872,7 +6123,7 @@ class ListProvidersResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ListSessionsRequest:
+class ListSessionsRequest(Model):
     """Request parameters for listing existing sessions.
 
     Only available if the Agent supports the `sessionCapabilities.list` capability.
@@ -7925,27 +6176,6 @@ class ListSessionsRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ListSessionsRequest("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cursor={self.cursor!r}"
-            f", cwd={self.cwd!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListSessionsRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cursor == other.cursor
-            and self.cwd == other.cwd
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ListSessionsRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -7974,7 +6204,7 @@ class ListSessionsRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ListSessionsResponse:
+class ListSessionsResponse(Model):
     """Response from listing sessions."""
 
     meta: dict[str, Any] | None = None
@@ -8014,25 +6244,6 @@ class ListSessionsResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ListSessionsResponse("
-            f"meta={self.meta!r}"
-            f", next_cursor={self.next_cursor!r}"
-            f", sessions={self.sessions!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListSessionsResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.next_cursor == other.next_cursor
-            and self.sessions == other.sessions
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ListSessionsResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8057,7 +6268,7 @@ class ListSessionsResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class LoadSessionRequest:
+class LoadSessionRequest(Model):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -8123,29 +6334,6 @@ class LoadSessionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "LoadSessionRequest("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cwd={self.cwd!r}"
-            f", mcp_servers={self.mcp_servers!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LoadSessionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cwd == other.cwd
-            and self.mcp_servers == other.mcp_servers
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> LoadSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8170,7 +6358,7 @@ class LoadSessionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class LoadSessionResponse:
+class LoadSessionResponse(Model):
     """Response from loading an existing session."""
 
     meta: dict[str, Any] | None = None
@@ -8221,27 +6409,6 @@ class LoadSessionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "LoadSessionResponse("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", models={self.models!r}"
-            f", modes={self.modes!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LoadSessionResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.models == other.models
-            and self.modes == other.modes
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> LoadSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8272,7 +6439,7 @@ class LoadSessionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class LogoutCapabilities:
+class LogoutCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -8307,14 +6474,6 @@ class LogoutCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "LogoutCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LogoutCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> LogoutCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8333,7 +6492,7 @@ class LogoutCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class LogoutRequest:
+class LogoutRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -8368,14 +6527,6 @@ class LogoutRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "LogoutRequest(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LogoutRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> LogoutRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8394,7 +6545,7 @@ class LogoutRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class LogoutResponse:
+class LogoutResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -8427,14 +6578,6 @@ class LogoutResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "LogoutResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LogoutResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> LogoutResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8453,7 +6596,7 @@ class LogoutResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class McpCapabilities:
+class McpCapabilities(Model):
     """MCP capabilities supported by the agent"""
 
     meta: dict[str, Any] | None = None
@@ -8495,25 +6638,6 @@ class McpCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "McpCapabilities("
-            f"meta={self.meta!r}"
-            f", http={self.http!r}"
-            f", sse={self.sse!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, McpCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.http == other.http
-            and self.sse == other.sse
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> McpCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8536,7 +6660,7 @@ class McpCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class McpServerHttp:
+class McpServerHttp(Model):
     """HTTP transport configuration for MCP."""
 
     meta: dict[str, Any] | None = None
@@ -8576,27 +6700,6 @@ class McpServerHttp:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "McpServerHttp("
-            f"meta={self.meta!r}"
-            f", headers={self.headers!r}"
-            f", name={self.name!r}"
-            f", url={self.url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, McpServerHttp) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.headers == other.headers
-            and self.name == other.name
-            and self.url == other.url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> McpServerHttp:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8619,7 +6722,7 @@ class McpServerHttp:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class McpServerSse:
+class McpServerSse(Model):
     """SSE transport configuration for MCP."""
 
     meta: dict[str, Any] | None = None
@@ -8659,27 +6762,6 @@ class McpServerSse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "McpServerSse("
-            f"meta={self.meta!r}"
-            f", headers={self.headers!r}"
-            f", name={self.name!r}"
-            f", url={self.url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, McpServerSse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.headers == other.headers
-            and self.name == other.name
-            and self.url == other.url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> McpServerSse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8702,7 +6784,7 @@ class McpServerSse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class McpServerStdio:
+class McpServerStdio(Model):
     """Stdio transport configuration for MCP."""
 
     meta: dict[str, Any] | None = None
@@ -8746,29 +6828,6 @@ class McpServerStdio:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "McpServerStdio("
-            f"meta={self.meta!r}"
-            f", args={self.args!r}"
-            f", command={self.command!r}"
-            f", env={self.env!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, McpServerStdio) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.args == other.args
-            and self.command == other.command
-            and self.env == other.env
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> McpServerStdio:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8792,7 +6851,7 @@ class McpServerStdio:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ModelInfo:
+class ModelInfo(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -8840,27 +6899,6 @@ class ModelInfo:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ModelInfo("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", model_id={self.model_id!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ModelInfo) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.model_id == other.model_id
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ModelInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8886,7 +6924,7 @@ class ModelInfo:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class MultiSelectPropertySchema:
+class MultiSelectPropertySchema(Model):
     """Schema for multi-select (array) properties in an elicitation form."""
 
     default: list[str] | None = None
@@ -8933,34 +6971,6 @@ class MultiSelectPropertySchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "MultiSelectPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", items={self.items!r}"
-            f", max_items={self.max_items!r}"
-            f", min_items={self.min_items!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, MultiSelectPropertySchema)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.items == other.items
-            and self.max_items == other.max_items
-            and self.min_items == other.min_items
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> MultiSelectPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -8997,7 +7007,7 @@ class MultiSelectPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesCapabilities:
+class NesCapabilities(Model):
     """NES capabilities advertised by the agent during initialization."""
 
     meta: dict[str, Any] | None = None
@@ -9033,25 +7043,6 @@ class NesCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesCapabilities("
-            f"meta={self.meta!r}"
-            f", context={self.context!r}"
-            f", events={self.events!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.context == other.context
-            and self.events == other.events
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9078,7 +7069,7 @@ class NesCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesContextCapabilities:
+class NesContextCapabilities(Model):
     """Context capabilities the agent wants attached to each suggestion request."""
 
     meta: dict[str, Any] | None = None
@@ -9145,33 +7136,6 @@ class NesContextCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesContextCapabilities("
-            f"meta={self.meta!r}"
-            f", diagnostics={self.diagnostics!r}"
-            f", edit_history={self.edit_history!r}"
-            f", open_files={self.open_files!r}"
-            f", recent_files={self.recent_files!r}"
-            f", related_snippets={self.related_snippets!r}"
-            f", user_actions={self.user_actions!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesContextCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.diagnostics == other.diagnostics
-            and self.edit_history == other.edit_history
-            and self.open_files == other.open_files
-            and self.recent_files == other.recent_files
-            and self.related_snippets == other.related_snippets
-            and self.user_actions == other.user_actions
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesContextCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9214,7 +7178,7 @@ class NesContextCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDiagnostic:
+class NesDiagnostic(Model):
     """A diagnostic (error, warning, etc.)."""
 
     message: str
@@ -9247,27 +7211,6 @@ class NesDiagnostic:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesDiagnostic("
-            f"message={self.message!r}"
-            f", range={self.range!r}"
-            f", severity={self.severity!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesDiagnostic) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.message == other.message
-            and self.range == other.range
-            and self.severity == other.severity
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesDiagnostic:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9287,7 +7230,7 @@ class NesDiagnostic:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDiagnosticsCapabilities:
+class NesDiagnosticsCapabilities(Model):
     """Capabilities for diagnostics context."""
 
     meta: dict[str, Any] | None = None
@@ -9315,17 +7258,6 @@ class NesDiagnosticsCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesDiagnosticsCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDiagnosticsCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesDiagnosticsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9344,7 +7276,7 @@ class NesDiagnosticsCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentDidChangeCapabilities:
+class NesDocumentDidChangeCapabilities(Model):
     """Capabilities for `document/didChange` events."""
 
     meta: dict[str, Any] | None = None
@@ -9379,26 +7311,6 @@ class NesDocumentDidChangeCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesDocumentDidChangeCapabilities("
-            f"meta={self.meta!r}"
-            f", sync_kind={self.sync_kind!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentDidChangeCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.sync_kind == other.sync_kind
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidChangeCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9419,7 +7331,7 @@ class NesDocumentDidChangeCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentDidCloseCapabilities:
+class NesDocumentDidCloseCapabilities(Model):
     """Marker for `document/didClose` capability support."""
 
     meta: dict[str, Any] | None = None
@@ -9447,17 +7359,6 @@ class NesDocumentDidCloseCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesDocumentDidCloseCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentDidCloseCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidCloseCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9476,7 +7377,7 @@ class NesDocumentDidCloseCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentDidFocusCapabilities:
+class NesDocumentDidFocusCapabilities(Model):
     """Marker for `document/didFocus` capability support."""
 
     meta: dict[str, Any] | None = None
@@ -9504,17 +7405,6 @@ class NesDocumentDidFocusCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesDocumentDidFocusCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentDidFocusCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidFocusCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9533,7 +7423,7 @@ class NesDocumentDidFocusCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentDidOpenCapabilities:
+class NesDocumentDidOpenCapabilities(Model):
     """Marker for `document/didOpen` capability support."""
 
     meta: dict[str, Any] | None = None
@@ -9561,17 +7451,6 @@ class NesDocumentDidOpenCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesDocumentDidOpenCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentDidOpenCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidOpenCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9590,7 +7469,7 @@ class NesDocumentDidOpenCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentDidSaveCapabilities:
+class NesDocumentDidSaveCapabilities(Model):
     """Marker for `document/didSave` capability support."""
 
     meta: dict[str, Any] | None = None
@@ -9618,17 +7497,6 @@ class NesDocumentDidSaveCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesDocumentDidSaveCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentDidSaveCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidSaveCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9647,7 +7515,7 @@ class NesDocumentDidSaveCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesDocumentEventCapabilities:
+class NesDocumentEventCapabilities(Model):
     """Document event capabilities the agent wants to receive."""
 
     meta: dict[str, Any] | None = None
@@ -9710,34 +7578,6 @@ class NesDocumentEventCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesDocumentEventCapabilities("
-            f"meta={self.meta!r}"
-            f", did_change={self.did_change!r}"
-            f", did_close={self.did_close!r}"
-            f", did_focus={self.did_focus!r}"
-            f", did_open={self.did_open!r}"
-            f", did_save={self.did_save!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesDocumentEventCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.did_change == other.did_change
-            and self.did_close == other.did_close
-            and self.did_focus == other.did_focus
-            and self.did_open == other.did_open
-            and self.did_save == other.did_save
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentEventCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9776,7 +7616,7 @@ class NesDocumentEventCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesEditHistoryCapabilities:
+class NesEditHistoryCapabilities(Model):
     """Capabilities for edit history context."""
 
     meta: dict[str, Any] | None = None
@@ -9811,26 +7651,6 @@ class NesEditHistoryCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesEditHistoryCapabilities("
-            f"meta={self.meta!r}"
-            f", max_count={self.max_count!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesEditHistoryCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.max_count == other.max_count
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesEditHistoryCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9853,7 +7673,7 @@ class NesEditHistoryCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesEditHistoryEntry:
+class NesEditHistoryEntry(Model):
     """An entry in the edit history."""
 
     diff: str
@@ -9878,19 +7698,6 @@ class NesEditHistoryEntry:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesEditHistoryEntry("
-            f"diff={self.diff!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesEditHistoryEntry) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.diff == other.diff and self.uri == other.uri and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesEditHistoryEntry:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9908,7 +7715,7 @@ class NesEditHistoryEntry:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesEditSuggestion:
+class NesEditSuggestion(Model):
     """A text edit suggestion."""
 
     cursor_position: Position | None = None
@@ -9944,27 +7751,6 @@ class NesEditSuggestion:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesEditSuggestion("
-            f"cursor_position={self.cursor_position!r}"
-            f", edits={self.edits!r}"
-            f", id={self.id!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesEditSuggestion) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.cursor_position == other.cursor_position
-            and self.edits == other.edits
-            and self.id == other.id
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesEditSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -9987,7 +7773,7 @@ class NesEditSuggestion:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesEventCapabilities:
+class NesEventCapabilities(Model):
     """Event capabilities the agent can consume."""
 
     meta: dict[str, Any] | None = None
@@ -10019,23 +7805,6 @@ class NesEventCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesEventCapabilities("
-            f"meta={self.meta!r}"
-            f", document={self.document!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesEventCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.document == other.document
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesEventCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10058,7 +7827,7 @@ class NesEventCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesExcerpt:
+class NesExcerpt(Model):
     """A code excerpt from a file."""
 
     end_line: int
@@ -10093,25 +7862,6 @@ class NesExcerpt:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesExcerpt("
-            f"end_line={self.end_line!r}"
-            f", start_line={self.start_line!r}"
-            f", text={self.text!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesExcerpt) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.end_line == other.end_line
-            and self.start_line == other.start_line
-            and self.text == other.text
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesExcerpt:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10130,7 +7880,7 @@ class NesExcerpt:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesJumpCapabilities:
+class NesJumpCapabilities(Model):
     """Marker for jump suggestion support."""
 
     meta: dict[str, Any] | None = None
@@ -10158,14 +7908,6 @@ class NesJumpCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesJumpCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesJumpCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesJumpCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10184,7 +7926,7 @@ class NesJumpCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesJumpSuggestion:
+class NesJumpSuggestion(Model):
     """A jump-to-location suggestion."""
 
     id: str
@@ -10213,25 +7955,6 @@ class NesJumpSuggestion:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesJumpSuggestion("
-            f"id={self.id!r}"
-            f", position={self.position!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesJumpSuggestion) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.position == other.position
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesJumpSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10250,7 +7973,7 @@ class NesJumpSuggestion:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesOpenFile:
+class NesOpenFile(Model):
     """An open file in the editor."""
 
     language_id: str
@@ -10292,27 +8015,6 @@ class NesOpenFile:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesOpenFile("
-            f"language_id={self.language_id!r}"
-            f", last_focused_ms={self.last_focused_ms!r}"
-            f", uri={self.uri!r}"
-            f", visible_range={self.visible_range!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesOpenFile) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.language_id == other.language_id
-            and self.last_focused_ms == other.last_focused_ms
-            and self.uri == other.uri
-            and self.visible_range == other.visible_range
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesOpenFile:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10338,7 +8040,7 @@ class NesOpenFile:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesOpenFilesCapabilities:
+class NesOpenFilesCapabilities(Model):
     """Capabilities for open files context."""
 
     meta: dict[str, Any] | None = None
@@ -10366,14 +8068,6 @@ class NesOpenFilesCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesOpenFilesCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesOpenFilesCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesOpenFilesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10392,7 +8086,7 @@ class NesOpenFilesCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRecentFile:
+class NesRecentFile(Model):
     """A recently accessed file."""
 
     language_id: str
@@ -10424,25 +8118,6 @@ class NesRecentFile:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesRecentFile("
-            f"language_id={self.language_id!r}"
-            f", text={self.text!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesRecentFile) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.language_id == other.language_id
-            and self.text == other.text
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesRecentFile:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10461,7 +8136,7 @@ class NesRecentFile:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRecentFilesCapabilities:
+class NesRecentFilesCapabilities(Model):
     """Capabilities for recent files context."""
 
     meta: dict[str, Any] | None = None
@@ -10496,26 +8171,6 @@ class NesRecentFilesCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesRecentFilesCapabilities("
-            f"meta={self.meta!r}"
-            f", max_count={self.max_count!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesRecentFilesCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.max_count == other.max_count
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesRecentFilesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10538,7 +8193,7 @@ class NesRecentFilesCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRelatedSnippet:
+class NesRelatedSnippet(Model):
     """A related code snippet from a file."""
 
     excerpts: list[NesExcerpt]
@@ -10563,21 +8218,6 @@ class NesRelatedSnippet:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesRelatedSnippet("
-            f"excerpts={self.excerpts!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesRelatedSnippet) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.excerpts == other.excerpts and self.uri == other.uri and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesRelatedSnippet:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10595,7 +8235,7 @@ class NesRelatedSnippet:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRelatedSnippetsCapabilities:
+class NesRelatedSnippetsCapabilities(Model):
     """Capabilities for related snippets context."""
 
     meta: dict[str, Any] | None = None
@@ -10623,17 +8263,6 @@ class NesRelatedSnippetsCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesRelatedSnippetsCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesRelatedSnippetsCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesRelatedSnippetsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10652,7 +8281,7 @@ class NesRelatedSnippetsCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRenameCapabilities:
+class NesRenameCapabilities(Model):
     """Marker for rename suggestion support."""
 
     meta: dict[str, Any] | None = None
@@ -10680,14 +8309,6 @@ class NesRenameCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesRenameCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesRenameCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesRenameCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10706,7 +8327,7 @@ class NesRenameCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRenameSuggestion:
+class NesRenameSuggestion(Model):
     """A rename symbol suggestion."""
 
     id: str
@@ -10742,27 +8363,6 @@ class NesRenameSuggestion:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesRenameSuggestion("
-            f"id={self.id!r}"
-            f", new_name={self.new_name!r}"
-            f", position={self.position!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesRenameSuggestion) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.new_name == other.new_name
-            and self.position == other.position
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesRenameSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10782,7 +8382,7 @@ class NesRenameSuggestion:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesRepository:
+class NesRepository(Model):
     """Repository metadata for an NES session."""
 
     name: str
@@ -10814,25 +8414,6 @@ class NesRepository:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesRepository("
-            f"name={self.name!r}"
-            f", owner={self.owner!r}"
-            f", remote_url={self.remote_url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesRepository) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.owner == other.owner
-            and self.remote_url == other.remote_url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesRepository:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10851,7 +8432,7 @@ class NesRepository:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesSearchAndReplaceCapabilities:
+class NesSearchAndReplaceCapabilities(Model):
     """Marker for search and replace suggestion support."""
 
     meta: dict[str, Any] | None = None
@@ -10879,17 +8460,6 @@ class NesSearchAndReplaceCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "NesSearchAndReplaceCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesSearchAndReplaceCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> NesSearchAndReplaceCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10908,7 +8478,7 @@ class NesSearchAndReplaceCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesSearchAndReplaceSuggestion:
+class NesSearchAndReplaceSuggestion(Model):
     """A search-and-replace suggestion."""
 
     id: str
@@ -10948,32 +8518,6 @@ class NesSearchAndReplaceSuggestion:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesSearchAndReplaceSuggestion("
-            f"id={self.id!r}"
-            f", is_regex={self.is_regex!r}"
-            f", replace={self.replace!r}"
-            f", search={self.search!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesSearchAndReplaceSuggestion)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.is_regex == other.is_regex
-            and self.replace == other.replace
-            and self.search == other.search
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesSearchAndReplaceSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -10997,7 +8541,7 @@ class NesSearchAndReplaceSuggestion:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesSuggestContext:
+class NesSuggestContext(Model):
     """Context attached to a suggestion request."""
 
     meta: dict[str, Any] | None = None
@@ -11064,33 +8608,6 @@ class NesSuggestContext:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesSuggestContext("
-            f"meta={self.meta!r}"
-            f", diagnostics={self.diagnostics!r}"
-            f", edit_history={self.edit_history!r}"
-            f", open_files={self.open_files!r}"
-            f", recent_files={self.recent_files!r}"
-            f", related_snippets={self.related_snippets!r}"
-            f", user_actions={self.user_actions!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesSuggestContext) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.diagnostics == other.diagnostics
-            and self.edit_history == other.edit_history
-            and self.open_files == other.open_files
-            and self.recent_files == other.recent_files
-            and self.related_snippets == other.related_snippets
-            and self.user_actions == other.user_actions
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesSuggestContext:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11133,7 +8650,7 @@ class NesSuggestContext:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesTextEdit:
+class NesTextEdit(Model):
     """A text edit within a suggestion."""
 
     new_text: str
@@ -11161,23 +8678,6 @@ class NesTextEdit:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesTextEdit("
-            f"new_text={self.new_text!r}"
-            f", range={self.range!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesTextEdit) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.new_text == other.new_text
-            and self.range == other.range
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesTextEdit:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11195,7 +8695,7 @@ class NesTextEdit:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesUserAction:
+class NesUserAction(Model):
     """A user action (typing, cursor movement, etc.)."""
 
     action: str
@@ -11231,27 +8731,6 @@ class NesUserAction:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesUserAction("
-            f"action={self.action!r}"
-            f", position={self.position!r}"
-            f", timestamp_ms={self.timestamp_ms!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NesUserAction) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.action == other.action
-            and self.position == other.position
-            and self.timestamp_ms == other.timestamp_ms
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesUserAction:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11271,7 +8750,7 @@ class NesUserAction:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NesUserActionsCapabilities:
+class NesUserActionsCapabilities(Model):
     """Capabilities for user actions context."""
 
     meta: dict[str, Any] | None = None
@@ -11306,26 +8785,6 @@ class NesUserActionsCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NesUserActionsCapabilities("
-            f"meta={self.meta!r}"
-            f", max_count={self.max_count!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, NesUserActionsCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.max_count == other.max_count
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NesUserActionsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11348,7 +8807,7 @@ class NesUserActionsCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NewSessionRequest:
+class NewSessionRequest(Model):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
@@ -11405,27 +8864,6 @@ class NewSessionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NewSessionRequest("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cwd={self.cwd!r}"
-            f", mcp_servers={self.mcp_servers!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NewSessionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cwd == other.cwd
-            and self.mcp_servers == other.mcp_servers
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NewSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11449,7 +8887,7 @@ class NewSessionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NewSessionResponse:
+class NewSessionResponse(Model):
     """Response from creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
@@ -11512,29 +8950,6 @@ class NewSessionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NewSessionResponse("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", models={self.models!r}"
-            f", modes={self.modes!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NewSessionResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.models == other.models
-            and self.modes == other.modes
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NewSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11567,11 +8982,11 @@ class NewSessionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Number:
+class Number(Model):
     """Number (floating-point) property."""
 
     type: ClassVar[Literal["number"]] = "number"
-    """Always 'number': sent as ``type``."""
+    """Always "number": sent as ``type``."""
     default: float | None = None
     """Default value."""
     description: str | None = None
@@ -11605,29 +9020,6 @@ class Number:
         self.title = title
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "Number("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", maximum={self.maximum!r}"
-            f", minimum={self.minimum!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Number) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.maximum == other.maximum
-            and self.minimum == other.minimum
-            and self.title == other.title
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> Number:
@@ -11665,7 +9057,7 @@ class Number:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class NumberPropertySchema:
+class NumberPropertySchema(Model):
     """Schema for number (floating-point) properties in an elicitation form."""
 
     default: float | None = None
@@ -11702,29 +9094,6 @@ class NumberPropertySchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "NumberPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", maximum={self.maximum!r}"
-            f", minimum={self.minimum!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NumberPropertySchema) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.maximum == other.maximum
-            and self.minimum == other.minimum
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> NumberPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11759,7 +9128,7 @@ class NumberPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PermissionOption:
+class PermissionOption(Model):
     """An option presented to the user when requesting permission."""
 
     meta: dict[str, Any] | None = None
@@ -11802,27 +9171,6 @@ class PermissionOption:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PermissionOption("
-            f"meta={self.meta!r}"
-            f", kind={self.kind!r}"
-            f", name={self.name!r}"
-            f", option_id={self.option_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PermissionOption) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.kind == other.kind
-            and self.name == other.name
-            and self.option_id == other.option_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PermissionOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11845,7 +9193,7 @@ class PermissionOption:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Plan:
+class Plan(Model):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
@@ -11888,18 +9236,6 @@ class Plan:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Plan(" f"meta={self.meta!r}" f", entries={self.entries!r}" f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Plan) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.entries == other.entries and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Plan:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -11920,7 +9256,7 @@ class Plan:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PlanEntry:
+class PlanEntry(Model):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -11967,27 +9303,6 @@ class PlanEntry:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PlanEntry("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", priority={self.priority!r}"
-            f", status={self.status!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PlanEntry) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.priority == other.priority
-            and self.status == other.status
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PlanEntry:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12010,13 +9325,13 @@ class PlanEntry:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PlanSessionUpdate:
+class PlanSessionUpdate(Model):
     """The agent's execution plan for complex tasks.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
     session_update: ClassVar[Literal["plan"]] = "plan"
-    """Always 'plan': sent as ``sessionUpdate``."""
+    """Always "plan": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -12050,21 +9365,6 @@ class PlanSessionUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PlanSessionUpdate("
-            f"meta={self.meta!r}"
-            f", entries={self.entries!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PlanSessionUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.entries == other.entries and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PlanSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12086,7 +9386,7 @@ class PlanSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Position:
+class Position(Model):
     """A zero-based position in a text document.
 
     The meaning of `character` depends on the negotiated position encoding.
@@ -12114,23 +9414,6 @@ class Position:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Position("
-            f"character={self.character!r}"
-            f", line={self.line!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Position) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.character == other.character
-            and self.line == other.line
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Position:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12148,7 +9431,7 @@ class Position:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PromptCapabilities:
+class PromptCapabilities(Model):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for [`ContentBlock::Text`]
@@ -12214,27 +9497,6 @@ class PromptCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PromptCapabilities("
-            f"meta={self.meta!r}"
-            f", audio={self.audio!r}"
-            f", embedded_context={self.embedded_context!r}"
-            f", image={self.image!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PromptCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.audio == other.audio
-            and self.embedded_context == other.embedded_context
-            and self.image == other.image
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PromptCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12259,7 +9521,7 @@ class PromptCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PromptRequest:
+class PromptRequest(Model):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -12331,27 +9593,6 @@ class PromptRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PromptRequest("
-            f"meta={self.meta!r}"
-            f", message_id={self.message_id!r}"
-            f", prompt={self.prompt!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PromptRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.message_id == other.message_id
-            and self.prompt == other.prompt
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PromptRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12377,7 +9618,7 @@ class PromptRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class PromptResponse:
+class PromptResponse(Model):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
@@ -12439,27 +9680,6 @@ class PromptResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "PromptResponse("
-            f"meta={self.meta!r}"
-            f", stop_reason={self.stop_reason!r}"
-            f", usage={self.usage!r}"
-            f", user_message_id={self.user_message_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PromptResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.stop_reason == other.stop_reason
-            and self.usage == other.usage
-            and self.user_message_id == other.user_message_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> PromptResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12488,7 +9708,7 @@ class PromptResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ProviderCurrentConfig:
+class ProviderCurrentConfig(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -12524,23 +9744,6 @@ class ProviderCurrentConfig:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ProviderCurrentConfig("
-            f"api_type={self.api_type!r}"
-            f", base_url={self.base_url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProviderCurrentConfig) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.api_type == other.api_type
-            and self.base_url == other.base_url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ProviderCurrentConfig:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12558,7 +9761,7 @@ class ProviderCurrentConfig:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ProviderInfo:
+class ProviderInfo(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -12611,29 +9814,6 @@ class ProviderInfo:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ProviderInfo("
-            f"meta={self.meta!r}"
-            f", current={self.current!r}"
-            f", id={self.id!r}"
-            f", required={self.required!r}"
-            f", supported={self.supported!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProviderInfo) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.current == other.current
-            and self.id == other.id
-            and self.required == other.required
-            and self.supported == other.supported
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ProviderInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12660,7 +9840,7 @@ class ProviderInfo:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ProvidersCapabilities:
+class ProvidersCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -12695,14 +9875,6 @@ class ProvidersCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ProvidersCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProvidersCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ProvidersCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12721,7 +9893,7 @@ class ProvidersCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Range:
+class Range(Model):
     """A range in a text document, expressed as start and end positions."""
 
     end: Position
@@ -12746,14 +9918,6 @@ class Range:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "Range(" f"end={self.end!r}" f", start={self.start!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Range) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.end == other.end and self.start == other.start and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> Range:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12771,7 +9935,7 @@ class Range:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ReadTextFileRequest:
+class ReadTextFileRequest(Model):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
@@ -12821,29 +9985,6 @@ class ReadTextFileRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ReadTextFileRequest("
-            f"meta={self.meta!r}"
-            f", limit={self.limit!r}"
-            f", line={self.line!r}"
-            f", path={self.path!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadTextFileRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.limit == other.limit
-            and self.line == other.line
-            and self.path == other.path
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ReadTextFileRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12873,7 +10014,7 @@ class ReadTextFileRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ReadTextFileResponse:
+class ReadTextFileResponse(Model):
     """Response containing the contents of a text file."""
 
     meta: dict[str, Any] | None = None
@@ -12904,21 +10045,6 @@ class ReadTextFileResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ReadTextFileResponse("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadTextFileResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.content == other.content and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ReadTextFileResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -12939,7 +10065,7 @@ class ReadTextFileResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RejectNesNotification:
+class RejectNesNotification(Model):
     """Notification sent when a suggestion is rejected."""
 
     meta: dict[str, Any] | None = None
@@ -12982,27 +10108,6 @@ class RejectNesNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "RejectNesNotification("
-            f"meta={self.meta!r}"
-            f", id={self.id!r}"
-            f", reason={self.reason!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RejectNesNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.id == other.id
-            and self.reason == other.reason
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> RejectNesNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13028,7 +10133,7 @@ class RejectNesNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ReleaseTerminalRequest:
+class ReleaseTerminalRequest(Model):
     """Request to release a terminal and free its resources."""
 
     meta: dict[str, Any] | None = None
@@ -13070,25 +10175,6 @@ class ReleaseTerminalRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ReleaseTerminalRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReleaseTerminalRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ReleaseTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13110,7 +10196,7 @@ class ReleaseTerminalRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ReleaseTerminalResponse:
+class ReleaseTerminalResponse(Model):
     """Response to terminal/release method"""
 
     meta: dict[str, Any] | None = None
@@ -13138,14 +10224,6 @@ class ReleaseTerminalResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "ReleaseTerminalResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReleaseTerminalResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ReleaseTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13164,11 +10242,11 @@ class ReleaseTerminalResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Rename:
+class Rename(Model):
     """A rename symbol suggestion."""
 
     kind: ClassVar[Literal["rename"]] = "rename"
-    """Always 'rename': sent as ``kind``."""
+    """Always "rename": sent as ``kind``."""
     id: str
     """Unique identifier for accept/reject tracking."""
     new_name: str
@@ -13202,27 +10280,6 @@ class Rename:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Rename("
-            f"id={self.id!r}"
-            f", new_name={self.new_name!r}"
-            f", position={self.position!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Rename) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.new_name == other.new_name
-            and self.position == other.position
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Rename:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13243,7 +10300,7 @@ class Rename:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestElicitationFormMode:
+class RequestElicitationFormMode(Model):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -13276,26 +10333,6 @@ class RequestElicitationFormMode:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "RequestElicitationFormMode("
-            f"requested_schema={self.requested_schema!r}"
-            f", request_id={self.request_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, RequestElicitationFormMode)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.requested_schema == other.requested_schema
-            and self.request_id == other.request_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> RequestElicitationFormMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13313,7 +10350,7 @@ class RequestElicitationFormMode:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestElicitationUrlMode:
+class RequestElicitationUrlMode(Model):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -13350,28 +10387,6 @@ class RequestElicitationUrlMode:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "RequestElicitationUrlMode("
-            f"elicitation_id={self.elicitation_id!r}"
-            f", url={self.url!r}"
-            f", request_id={self.request_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, RequestElicitationUrlMode)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.elicitation_id == other.elicitation_id
-            and self.url == other.url
-            and self.request_id == other.request_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> RequestElicitationUrlMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13390,7 +10405,7 @@ class RequestElicitationUrlMode:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestPermissionRequest:
+class RequestPermissionRequest(Model):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -13441,27 +10456,6 @@ class RequestPermissionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "RequestPermissionRequest("
-            f"meta={self.meta!r}"
-            f", options={self.options!r}"
-            f", session_id={self.session_id!r}"
-            f", tool_call={self.tool_call!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RequestPermissionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.options == other.options
-            and self.session_id == other.session_id
-            and self.tool_call == other.tool_call
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> RequestPermissionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13484,7 +10478,7 @@ class RequestPermissionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestPermissionResponse:
+class RequestPermissionResponse(Model):
     """Response to a permission request."""
 
     meta: dict[str, Any] | None = None
@@ -13516,24 +10510,6 @@ class RequestPermissionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "RequestPermissionResponse("
-            f"meta={self.meta!r}"
-            f", outcome={self.outcome!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, RequestPermissionResponse)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta and self.outcome == other.outcome and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> RequestPermissionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13554,7 +10530,7 @@ class RequestPermissionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Resource:
+class Resource(Model):
     """Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
@@ -13563,7 +10539,7 @@ class Resource:
     """
 
     type: ClassVar[Literal["resource"]] = "resource"
-    """Always 'resource': sent as ``type``."""
+    """Always "resource": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -13595,25 +10571,6 @@ class Resource:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Resource("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", resource={self.resource!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Resource) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.resource == other.resource
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Resource:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13639,7 +10596,7 @@ class Resource:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResourceLink:
+class ResourceLink(Model):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     meta: dict[str, Any] | None = None
@@ -13689,35 +10646,6 @@ class ResourceLink:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResourceLink("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", description={self.description!r}"
-            f", mime_type={self.mime_type!r}"
-            f", name={self.name!r}"
-            f", size={self.size!r}"
-            f", title={self.title!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResourceLink) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.description == other.description
-            and self.mime_type == other.mime_type
-            and self.name == other.name
-            and self.size == other.size
-            and self.title == other.title
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ResourceLink:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13759,14 +10687,14 @@ class ResourceLink:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResourceLinkContentBlock:
+class ResourceLinkContentBlock(Model):
     """References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
 
     type: ClassVar[Literal["resource_link"]] = "resource_link"
-    """Always 'resource_link': sent as ``type``."""
+    """Always "resource_link": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -13814,35 +10742,6 @@ class ResourceLinkContentBlock:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResourceLinkContentBlock("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", description={self.description!r}"
-            f", mime_type={self.mime_type!r}"
-            f", name={self.name!r}"
-            f", size={self.size!r}"
-            f", title={self.title!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResourceLinkContentBlock) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.description == other.description
-            and self.mime_type == other.mime_type
-            and self.name == other.name
-            and self.size == other.size
-            and self.title == other.title
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ResourceLinkContentBlock:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13885,7 +10784,7 @@ class ResourceLinkContentBlock:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResultAgentResponse:
+class ResultAgentResponse(Model):
     """ResultAgentResponse"""
 
     id: RequestId
@@ -13915,19 +10814,6 @@ class ResultAgentResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResultAgentResponse("
-            f"id={self.id!r}"
-            f", result={self.result!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResultAgentResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.id == other.id and self.result == other.result and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ResultAgentResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -13945,7 +10831,7 @@ class ResultAgentResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResultClientResponse:
+class ResultClientResponse(Model):
     """ResultClientResponse"""
 
     id: RequestId
@@ -13975,19 +10861,6 @@ class ResultClientResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResultClientResponse("
-            f"id={self.id!r}"
-            f", result={self.result!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResultClientResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.id == other.id and self.result == other.result and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> ResultClientResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14005,7 +10878,7 @@ class ResultClientResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResumeSessionRequest:
+class ResumeSessionRequest(Model):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -14072,29 +10945,6 @@ class ResumeSessionRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResumeSessionRequest("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cwd={self.cwd!r}"
-            f", mcp_servers={self.mcp_servers!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResumeSessionRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cwd == other.cwd
-            and self.mcp_servers == other.mcp_servers
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ResumeSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14120,7 +10970,7 @@ class ResumeSessionRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ResumeSessionResponse:
+class ResumeSessionResponse(Model):
     """Response from resuming an existing session."""
 
     meta: dict[str, Any] | None = None
@@ -14171,27 +11021,6 @@ class ResumeSessionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ResumeSessionResponse("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", models={self.models!r}"
-            f", modes={self.modes!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResumeSessionResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.models == other.models
-            and self.modes == other.modes
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ResumeSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14222,11 +11051,11 @@ class ResumeSessionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SearchAndReplace:
+class SearchAndReplace(Model):
     """A search-and-replace suggestion."""
 
     kind: ClassVar[Literal["searchAndReplace"]] = "searchAndReplace"
-    """Always 'searchAndReplace': sent as ``kind``."""
+    """Always "searchAndReplace": sent as ``kind``."""
     id: str
     """Unique identifier for accept/reject tracking."""
     is_regex: bool | None = None
@@ -14264,29 +11093,6 @@ class SearchAndReplace:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SearchAndReplace("
-            f"id={self.id!r}"
-            f", is_regex={self.is_regex!r}"
-            f", replace={self.replace!r}"
-            f", search={self.search!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SearchAndReplace) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.is_regex == other.is_regex
-            and self.replace == other.replace
-            and self.search == other.search
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SearchAndReplace:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14311,11 +11117,11 @@ class SearchAndReplace:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Select:
+class Select(Model):
     """Single-value selector (dropdown)."""
 
     type: ClassVar[Literal["select"]] = "select"
-    """Always 'select': sent as ``type``."""
+    """Always "select": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -14368,33 +11174,6 @@ class Select:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Select("
-            f"meta={self.meta!r}"
-            f", category={self.category!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", current_value={self.current_value!r}"
-            f", options={self.options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Select) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.category == other.category
-            and self.description == other.description
-            and self.id == other.id
-            and self.name == other.name
-            and self.current_value == other.current_value
-            and self.options == other.options
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Select:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14427,11 +11206,11 @@ class Select:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Selected:
+class Selected(Model):
     """The user selected one of the provided options."""
 
     outcome: ClassVar[Literal["selected"]] = "selected"
-    """Always 'selected': sent as ``outcome``."""
+    """Always "selected": sent as ``outcome``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -14463,23 +11242,6 @@ class Selected:
         self.option_id = option_id
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
-
-    def __repr__(self) -> str:
-        return (
-            "Selected("
-            f"meta={self.meta!r}"
-            f", option_id={self.option_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Selected) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.option_id == other.option_id
-            and self.extra == other.extra
-        )
 
     @classmethod
     def from_json(cls, data: Any) -> Selected:
@@ -14502,7 +11264,7 @@ class Selected:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SelectedPermissionOutcome:
+class SelectedPermissionOutcome(Model):
     """The user selected one of the provided options."""
 
     meta: dict[str, Any] | None = None
@@ -14537,26 +11299,6 @@ class SelectedPermissionOutcome:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SelectedPermissionOutcome("
-            f"meta={self.meta!r}"
-            f", option_id={self.option_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SelectedPermissionOutcome)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.option_id == other.option_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SelectedPermissionOutcome:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14577,7 +11319,7 @@ class SelectedPermissionOutcome:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionAdditionalDirectoriesCapabilities:
+class SessionAdditionalDirectoriesCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -14613,21 +11355,6 @@ class SessionAdditionalDirectoriesCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionAdditionalDirectoriesCapabilities("
-            f"meta={self.meta!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionAdditionalDirectoriesCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionAdditionalDirectoriesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14646,7 +11373,7 @@ class SessionAdditionalDirectoriesCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionCapabilities:
+class SessionCapabilities(Model):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -14718,31 +11445,6 @@ class SessionCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionCapabilities("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", close={self.close!r}"
-            f", fork={self.fork!r}"
-            f", list_={self.list_!r}"
-            f", resume={self.resume!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.close == other.close
-            and self.fork == other.fork
-            and self.list_ == other.list_
-            and self.resume == other.resume
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14781,7 +11483,7 @@ class SessionCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionCloseCapabilities:
+class SessionCloseCapabilities(Model):
     """Capabilities for the `session/close` method.
 
     By supplying `{}` it means that the agent supports closing of sessions.
@@ -14812,14 +11514,6 @@ class SessionCloseCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SessionCloseCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionCloseCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionCloseCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14838,7 +11532,7 @@ class SessionCloseCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionConfigBoolean:
+class SessionConfigBoolean(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -14867,18 +11561,6 @@ class SessionConfigBoolean:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionConfigBoolean("
-            f"current_value={self.current_value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionConfigBoolean) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.current_value == other.current_value and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigBoolean:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14895,7 +11577,7 @@ class SessionConfigBoolean:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionConfigSelect:
+class SessionConfigSelect(Model):
     """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: SessionConfigValueId
@@ -14923,23 +11605,6 @@ class SessionConfigSelect:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionConfigSelect("
-            f"current_value={self.current_value!r}"
-            f", options={self.options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionConfigSelect) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.current_value == other.current_value
-            and self.options == other.options
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelect:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -14957,7 +11622,7 @@ class SessionConfigSelect:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionConfigSelectGroup:
+class SessionConfigSelectGroup(Model):
     """A group of possible values for a session configuration option."""
 
     meta: dict[str, Any] | None = None
@@ -14997,27 +11662,6 @@ class SessionConfigSelectGroup:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionConfigSelectGroup("
-            f"meta={self.meta!r}"
-            f", group={self.group!r}"
-            f", name={self.name!r}"
-            f", options={self.options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionConfigSelectGroup) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.group == other.group
-            and self.name == other.name
-            and self.options == other.options
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelectGroup:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15040,7 +11684,7 @@ class SessionConfigSelectGroup:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionConfigSelectOption:
+class SessionConfigSelectOption(Model):
     """A possible value for a session configuration option."""
 
     meta: dict[str, Any] | None = None
@@ -15080,30 +11724,6 @@ class SessionConfigSelectOption:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionConfigSelectOption("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", name={self.name!r}"
-            f", value={self.value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionConfigSelectOption)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.name == other.name
-            and self.value == other.value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelectOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15129,7 +11749,7 @@ class SessionConfigSelectOption:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionElicitationFormMode:
+class SessionElicitationFormMode(Model):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     requested_schema: ElicitationSchema
@@ -15167,28 +11787,6 @@ class SessionElicitationFormMode:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionElicitationFormMode("
-            f"requested_schema={self.requested_schema!r}"
-            f", session_id={self.session_id!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionElicitationFormMode)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.requested_schema == other.requested_schema
-            and self.session_id == other.session_id
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionElicitationFormMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15210,7 +11808,7 @@ class SessionElicitationFormMode:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionElicitationUrlMode:
+class SessionElicitationUrlMode(Model):
     """Tied to a session, optionally to a specific tool call within that session."""
 
     elicitation_id: ElicitationId
@@ -15252,30 +11850,6 @@ class SessionElicitationUrlMode:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionElicitationUrlMode("
-            f"elicitation_id={self.elicitation_id!r}"
-            f", url={self.url!r}"
-            f", session_id={self.session_id!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionElicitationUrlMode)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.elicitation_id == other.elicitation_id
-            and self.url == other.url
-            and self.session_id == other.session_id
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionElicitationUrlMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15298,7 +11872,7 @@ class SessionElicitationUrlMode:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionForkCapabilities:
+class SessionForkCapabilities(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -15333,14 +11907,6 @@ class SessionForkCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SessionForkCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionForkCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionForkCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15359,7 +11925,7 @@ class SessionForkCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionInfo:
+class SessionInfo(Model):
     """Information about a session returned by session/list"""
 
     meta: dict[str, Any] | None = None
@@ -15422,31 +11988,6 @@ class SessionInfo:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionInfo("
-            f"meta={self.meta!r}"
-            f", additional_directories={self.additional_directories!r}"
-            f", cwd={self.cwd!r}"
-            f", session_id={self.session_id!r}"
-            f", title={self.title!r}"
-            f", updated_at={self.updated_at!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionInfo) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.additional_directories == other.additional_directories
-            and self.cwd == other.cwd
-            and self.session_id == other.session_id
-            and self.title == other.title
-            and self.updated_at == other.updated_at
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15478,7 +12019,7 @@ class SessionInfo:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionInfoUpdate:
+class SessionInfoUpdate(Model):
     """Update to session metadata. All fields are optional to support partial updates.
 
     Agents send this notification to update session information like title or custom metadata.
@@ -15521,25 +12062,6 @@ class SessionInfoUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionInfoUpdate("
-            f"meta={self.meta!r}"
-            f", title={self.title!r}"
-            f", updated_at={self.updated_at!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionInfoUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.title == other.title
-            and self.updated_at == other.updated_at
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionInfoUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15566,11 +12088,11 @@ class SessionInfoUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionInfoUpdateSessionUpdate:
+class SessionInfoUpdateSessionUpdate(Model):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     session_update: ClassVar[Literal["session_info_update"]] = "session_info_update"
-    """Always 'session_info_update': sent as ``sessionUpdate``."""
+    """Always "session_info_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -15607,28 +12129,6 @@ class SessionInfoUpdateSessionUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionInfoUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", title={self.title!r}"
-            f", updated_at={self.updated_at!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionInfoUpdateSessionUpdate)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.title == other.title
-            and self.updated_at == other.updated_at
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionInfoUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15657,7 +12157,7 @@ class SessionInfoUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionListCapabilities:
+class SessionListCapabilities(Model):
     """Capabilities for the `session/list` method.
 
     By supplying `{}` it means that the agent supports listing of sessions.
@@ -15688,14 +12188,6 @@ class SessionListCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SessionListCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionListCapabilities) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionListCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15714,7 +12206,7 @@ class SessionListCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionMode:
+class SessionMode(Model):
     """A mode the agent can operate in.
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -15754,27 +12246,6 @@ class SessionMode:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionMode("
-            f"meta={self.meta!r}"
-            f", description={self.description!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionMode) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.description == other.description
-            and self.id == other.id
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15800,7 +12271,7 @@ class SessionMode:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionModeState:
+class SessionModeState(Model):
     """The set of modes and the one currently active."""
 
     meta: dict[str, Any] | None = None
@@ -15842,25 +12313,6 @@ class SessionModeState:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionModeState("
-            f"meta={self.meta!r}"
-            f", available_modes={self.available_modes!r}"
-            f", current_mode_id={self.current_mode_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionModeState) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.available_modes == other.available_modes
-            and self.current_mode_id == other.current_mode_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionModeState:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15882,7 +12334,7 @@ class SessionModeState:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionModelState:
+class SessionModelState(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -15929,25 +12381,6 @@ class SessionModelState:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionModelState("
-            f"meta={self.meta!r}"
-            f", available_models={self.available_models!r}"
-            f", current_model_id={self.current_model_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionModelState) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.available_models == other.available_models
-            and self.current_model_id == other.current_model_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionModelState:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -15969,7 +12402,7 @@ class SessionModelState:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionNotification:
+class SessionNotification(Model):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -16013,25 +12446,6 @@ class SessionNotification:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SessionNotification("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", update={self.update!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionNotification) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.update == other.update
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SessionNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16053,7 +12467,7 @@ class SessionNotification:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SessionResumeCapabilities:
+class SessionResumeCapabilities(Model):
     """Capabilities for the `session/resume` method.
 
     By supplying `{}` it means that the agent supports resuming of sessions.
@@ -16084,17 +12498,6 @@ class SessionResumeCapabilities:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SessionResumeCapabilities(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SessionResumeCapabilities)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SessionResumeCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16113,7 +12516,7 @@ class SessionResumeCapabilities:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetProvidersRequest:
+class SetProvidersRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -16172,29 +12575,6 @@ class SetProvidersRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SetProvidersRequest("
-            f"meta={self.meta!r}"
-            f", api_type={self.api_type!r}"
-            f", base_url={self.base_url!r}"
-            f", headers={self.headers!r}"
-            f", id={self.id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetProvidersRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.api_type == other.api_type
-            and self.base_url == other.base_url
-            and self.headers == other.headers
-            and self.id == other.id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SetProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16219,7 +12599,7 @@ class SetProvidersRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetProvidersResponse:
+class SetProvidersResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -16252,14 +12632,6 @@ class SetProvidersResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SetProvidersResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetProvidersResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SetProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16278,7 +12650,7 @@ class SetProvidersResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetSessionConfigOptionResponse:
+class SetSessionConfigOptionResponse(Model):
     """Response to `session/set_config_option` method."""
 
     meta: dict[str, Any] | None = None
@@ -16313,26 +12685,6 @@ class SetSessionConfigOptionResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SetSessionConfigOptionResponse("
-            f"meta={self.meta!r}"
-            f", config_options={self.config_options!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, SetSessionConfigOptionResponse)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_options == other.config_options
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SetSessionConfigOptionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16353,7 +12705,7 @@ class SetSessionConfigOptionResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetSessionModeRequest:
+class SetSessionModeRequest(Model):
     """Request parameters for setting a session mode."""
 
     meta: dict[str, Any] | None = None
@@ -16395,25 +12747,6 @@ class SetSessionModeRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SetSessionModeRequest("
-            f"meta={self.meta!r}"
-            f", mode_id={self.mode_id!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetSessionModeRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.mode_id == other.mode_id
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModeRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16435,7 +12768,7 @@ class SetSessionModeRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetSessionModeResponse:
+class SetSessionModeResponse(Model):
     """Response to `session/set_mode` method."""
 
     meta: dict[str, Any] | None = None
@@ -16463,14 +12796,6 @@ class SetSessionModeResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SetSessionModeResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetSessionModeResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModeResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16489,7 +12814,7 @@ class SetSessionModeResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetSessionModelRequest:
+class SetSessionModelRequest(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -16536,25 +12861,6 @@ class SetSessionModelRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SetSessionModelRequest("
-            f"meta={self.meta!r}"
-            f", model_id={self.model_id!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetSessionModelRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.model_id == other.model_id
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModelRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16576,7 +12882,7 @@ class SetSessionModelRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SetSessionModelResponse:
+class SetSessionModelResponse(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -16609,14 +12915,6 @@ class SetSessionModelResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "SetSessionModelResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SetSessionModelResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModelResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16635,14 +12933,14 @@ class SetSessionModelResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Sse:
+class Sse(Model):
     """SSE transport configuration
 
     Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
     type: ClassVar[Literal["sse"]] = "sse"
-    """Always 'sse': sent as ``type``."""
+    """Always "sse": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -16680,27 +12978,6 @@ class Sse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Sse("
-            f"meta={self.meta!r}"
-            f", headers={self.headers!r}"
-            f", name={self.name!r}"
-            f", url={self.url!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.headers == other.headers
-            and self.name == other.name
-            and self.url == other.url
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Sse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16724,7 +13001,7 @@ class Sse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class StartNesRequest:
+class StartNesRequest(Model):
     """Request to start an NES session."""
 
     meta: dict[str, Any] | None = None
@@ -16770,27 +13047,6 @@ class StartNesRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "StartNesRequest("
-            f"meta={self.meta!r}"
-            f", repository={self.repository!r}"
-            f", workspace_folders={self.workspace_folders!r}"
-            f", workspace_uri={self.workspace_uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StartNesRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.repository == other.repository
-            and self.workspace_folders == other.workspace_folders
-            and self.workspace_uri == other.workspace_uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> StartNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16821,7 +13077,7 @@ class StartNesRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class StartNesResponse:
+class StartNesResponse(Model):
     """Response to `nes/start`."""
 
     meta: dict[str, Any] | None = None
@@ -16856,23 +13112,6 @@ class StartNesResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "StartNesResponse("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StartNesResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> StartNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -16893,11 +13132,11 @@ class StartNesResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class String:
+class String(Model):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
     type: ClassVar[Literal["string"]] = "string"
-    """Always 'string': sent as ``type``."""
+    """Always "string": sent as ``type``."""
     default: str | None = None
     """Default value."""
     description: str | None = None
@@ -16957,37 +13196,6 @@ class String:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "String("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", enum={self.enum!r}"
-            f", format={self.format!r}"
-            f", max_length={self.max_length!r}"
-            f", min_length={self.min_length!r}"
-            f", one_of={self.one_of!r}"
-            f", pattern={self.pattern!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, String) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.enum == other.enum
-            and self.format == other.format
-            and self.max_length == other.max_length
-            and self.min_length == other.min_length
-            and self.one_of == other.one_of
-            and self.pattern == other.pattern
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> String:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17040,7 +13248,7 @@ class String:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class StringPropertySchema:
+class StringPropertySchema(Model):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
@@ -17106,37 +13314,6 @@ class StringPropertySchema:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "StringPropertySchema("
-            f"default={self.default!r}"
-            f", description={self.description!r}"
-            f", enum={self.enum!r}"
-            f", format={self.format!r}"
-            f", max_length={self.max_length!r}"
-            f", min_length={self.min_length!r}"
-            f", one_of={self.one_of!r}"
-            f", pattern={self.pattern!r}"
-            f", title={self.title!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StringPropertySchema) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.default == other.default
-            and self.description == other.description
-            and self.enum == other.enum
-            and self.format == other.format
-            and self.max_length == other.max_length
-            and self.min_length == other.min_length
-            and self.one_of == other.one_of
-            and self.pattern == other.pattern
-            and self.title == other.title
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> StringPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17187,7 +13364,7 @@ class StringPropertySchema:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SuggestNesRequest:
+class SuggestNesRequest(Model):
     """Request for a code suggestion."""
 
     meta: dict[str, Any] | None = None
@@ -17249,35 +13426,6 @@ class SuggestNesRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SuggestNesRequest("
-            f"meta={self.meta!r}"
-            f", context={self.context!r}"
-            f", position={self.position!r}"
-            f", selection={self.selection!r}"
-            f", session_id={self.session_id!r}"
-            f", trigger_kind={self.trigger_kind!r}"
-            f", uri={self.uri!r}"
-            f", version={self.version!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SuggestNesRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.context == other.context
-            and self.position == other.position
-            and self.selection == other.selection
-            and self.session_id == other.session_id
-            and self.trigger_kind == other.trigger_kind
-            and self.uri == other.uri
-            and self.version == other.version
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SuggestNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17310,7 +13458,7 @@ class SuggestNesRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class SuggestNesResponse:
+class SuggestNesResponse(Model):
     """Response to `nes/suggest`."""
 
     meta: dict[str, Any] | None = None
@@ -17342,23 +13490,6 @@ class SuggestNesResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "SuggestNesResponse("
-            f"meta={self.meta!r}"
-            f", suggestions={self.suggestions!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SuggestNesResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.suggestions == other.suggestions
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> SuggestNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17379,7 +13510,7 @@ class SuggestNesResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Terminal:
+class Terminal(Model):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -17416,23 +13547,6 @@ class Terminal:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Terminal("
-            f"meta={self.meta!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Terminal) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Terminal:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17453,7 +13567,7 @@ class Terminal:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TerminalAuthMethod:
+class TerminalAuthMethod(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -17462,7 +13576,7 @@ class TerminalAuthMethod:
     """
 
     type: ClassVar[Literal["terminal"]] = "terminal"
-    """Always 'terminal': sent as ``type``."""
+    """Always "terminal": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -17508,31 +13622,6 @@ class TerminalAuthMethod:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TerminalAuthMethod("
-            f"meta={self.meta!r}"
-            f", args={self.args!r}"
-            f", description={self.description!r}"
-            f", env={self.env!r}"
-            f", id={self.id!r}"
-            f", name={self.name!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerminalAuthMethod) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.args == other.args
-            and self.description == other.description
-            and self.env == other.env
-            and self.id == other.id
-            and self.name == other.name
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TerminalAuthMethod:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17563,7 +13652,7 @@ class TerminalAuthMethod:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TerminalExitStatus:
+class TerminalExitStatus(Model):
     """Exit status of a terminal command."""
 
     meta: dict[str, Any] | None = None
@@ -17602,25 +13691,6 @@ class TerminalExitStatus:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TerminalExitStatus("
-            f"meta={self.meta!r}"
-            f", exit_code={self.exit_code!r}"
-            f", signal={self.signal!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerminalExitStatus) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.exit_code == other.exit_code
-            and self.signal == other.signal
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TerminalExitStatus:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17647,7 +13717,7 @@ class TerminalExitStatus:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TerminalOutputRequest:
+class TerminalOutputRequest(Model):
     """Request to get the current output and status of a terminal."""
 
     meta: dict[str, Any] | None = None
@@ -17689,25 +13759,6 @@ class TerminalOutputRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TerminalOutputRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerminalOutputRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TerminalOutputRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17729,7 +13780,7 @@ class TerminalOutputRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TerminalOutputResponse:
+class TerminalOutputResponse(Model):
     """Response containing the terminal output and exit status."""
 
     meta: dict[str, Any] | None = None
@@ -17772,27 +13823,6 @@ class TerminalOutputResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TerminalOutputResponse("
-            f"meta={self.meta!r}"
-            f", exit_status={self.exit_status!r}"
-            f", output={self.output!r}"
-            f", truncated={self.truncated!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerminalOutputResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.exit_status == other.exit_status
-            and self.output == other.output
-            and self.truncated == other.truncated
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TerminalOutputResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17818,7 +13848,7 @@ class TerminalOutputResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TerminalToolCallContent:
+class TerminalToolCallContent(Model):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -17827,7 +13857,7 @@ class TerminalToolCallContent:
     """
 
     type: ClassVar[Literal["terminal"]] = "terminal"
-    """Always 'terminal': sent as ``type``."""
+    """Always "terminal": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -17857,23 +13887,6 @@ class TerminalToolCallContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TerminalToolCallContent("
-            f"meta={self.meta!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerminalToolCallContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TerminalToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17895,7 +13908,7 @@ class TerminalToolCallContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Text:
+class Text(Model):
     """Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
@@ -17903,7 +13916,7 @@ class Text:
     """
 
     type: ClassVar[Literal["text"]] = "text"
-    """Always 'text': sent as ``type``."""
+    """Always "text": sent as ``type``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -17935,25 +13948,6 @@ class Text:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Text("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", text={self.text!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Text) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.text == other.text
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Text:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -17979,7 +13973,7 @@ class Text:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TextContent:
+class TextContent(Model):
     """Text provided to or from an LLM."""
 
     meta: dict[str, Any] | None = None
@@ -18013,25 +14007,6 @@ class TextContent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TextContent("
-            f"meta={self.meta!r}"
-            f", annotations={self.annotations!r}"
-            f", text={self.text!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TextContent) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.annotations == other.annotations
-            and self.text == other.text
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TextContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18056,7 +14031,7 @@ class TextContent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TextDocumentContentChangeEvent:
+class TextDocumentContentChangeEvent(Model):
     """A content change event for a document.
 
     When `range` is `None`, `text` is the full content of the document.
@@ -18085,22 +14060,6 @@ class TextDocumentContentChangeEvent:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TextDocumentContentChangeEvent("
-            f"range={self.range!r}"
-            f", text={self.text!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, TextDocumentContentChangeEvent)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return self.range == other.range and self.text == other.text and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> TextDocumentContentChangeEvent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18121,7 +14080,7 @@ class TextDocumentContentChangeEvent:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TextResourceContents:
+class TextResourceContents(Model):
     """Text-based resource contents."""
 
     meta: dict[str, Any] | None = None
@@ -18159,27 +14118,6 @@ class TextResourceContents:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "TextResourceContents("
-            f"meta={self.meta!r}"
-            f", mime_type={self.mime_type!r}"
-            f", text={self.text!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TextResourceContents) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.mime_type == other.mime_type
-            and self.text == other.text
-            and self.uri == other.uri
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> TextResourceContents:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18205,7 +14143,7 @@ class TextResourceContents:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class TitledMultiSelectItems:
+class TitledMultiSelectItems(Model):
     """Items definition for titled multi-select enum properties."""
 
     any_of: list[EnumOption]
@@ -18229,14 +14167,6 @@ class TitledMultiSelectItems:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "TitledMultiSelectItems(" f"any_of={self.any_of!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TitledMultiSelectItems) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.any_of == other.any_of and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> TitledMultiSelectItems:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18253,7 +14183,7 @@ class TitledMultiSelectItems:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ToolCall:
+class ToolCall(Model):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -18332,37 +14262,6 @@ class ToolCall:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ToolCall("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", kind={self.kind!r}"
-            f", locations={self.locations!r}"
-            f", raw_input={self.raw_input!r}"
-            f", raw_output={self.raw_output!r}"
-            f", status={self.status!r}"
-            f", title={self.title!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCall) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.kind == other.kind
-            and self.locations == other.locations
-            and self.raw_input == other.raw_input
-            and self.raw_output == other.raw_output
-            and self.status == other.status
-            and self.title == other.title
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ToolCall:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18400,7 +14299,7 @@ class ToolCall:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ToolCallLocation:
+class ToolCallLocation(Model):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -18442,25 +14341,6 @@ class ToolCallLocation:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ToolCallLocation("
-            f"meta={self.meta!r}"
-            f", line={self.line!r}"
-            f", path={self.path!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCallLocation) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.line == other.line
-            and self.path == other.path
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ToolCallLocation:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18485,11 +14365,11 @@ class ToolCallLocation:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ToolCallSessionUpdate:
+class ToolCallSessionUpdate(Model):
     """Notification that a new tool call has been initiated."""
 
     session_update: ClassVar[Literal["tool_call"]] = "tool_call"
-    """Always 'tool_call': sent as ``sessionUpdate``."""
+    """Always "tool_call": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -18560,37 +14440,6 @@ class ToolCallSessionUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ToolCallSessionUpdate("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", kind={self.kind!r}"
-            f", locations={self.locations!r}"
-            f", raw_input={self.raw_input!r}"
-            f", raw_output={self.raw_output!r}"
-            f", status={self.status!r}"
-            f", title={self.title!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCallSessionUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.kind == other.kind
-            and self.locations == other.locations
-            and self.raw_input == other.raw_input
-            and self.raw_output == other.raw_output
-            and self.status == other.status
-            and self.title == other.title
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ToolCallSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18629,7 +14478,7 @@ class ToolCallSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ToolCallUpdate:
+class ToolCallUpdate(Model):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -18704,37 +14553,6 @@ class ToolCallUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ToolCallUpdate("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", kind={self.kind!r}"
-            f", locations={self.locations!r}"
-            f", raw_input={self.raw_input!r}"
-            f", raw_output={self.raw_output!r}"
-            f", status={self.status!r}"
-            f", title={self.title!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCallUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.kind == other.kind
-            and self.locations == other.locations
-            and self.raw_input == other.raw_input
-            and self.raw_output == other.raw_output
-            and self.status == other.status
-            and self.title == other.title
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ToolCallUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18783,11 +14601,11 @@ class ToolCallUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ToolCallUpdateSessionUpdate:
+class ToolCallUpdateSessionUpdate(Model):
     """Update on the status or results of a tool call."""
 
     session_update: ClassVar[Literal["tool_call_update"]] = "tool_call_update"
-    """Always 'tool_call_update': sent as ``sessionUpdate``."""
+    """Always "tool_call_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -18854,40 +14672,6 @@ class ToolCallUpdateSessionUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ToolCallUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", kind={self.kind!r}"
-            f", locations={self.locations!r}"
-            f", raw_input={self.raw_input!r}"
-            f", raw_output={self.raw_output!r}"
-            f", status={self.status!r}"
-            f", title={self.title!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, ToolCallUpdateSessionUpdate)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.kind == other.kind
-            and self.locations == other.locations
-            and self.raw_input == other.raw_input
-            and self.raw_output == other.raw_output
-            and self.status == other.status
-            and self.title == other.title
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ToolCallUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -18937,7 +14721,7 @@ class ToolCallUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UnstructuredCommandInput:
+class UnstructuredCommandInput(Model):
     """All text that was typed after the command name is provided as input."""
 
     meta: dict[str, Any] | None = None
@@ -18969,19 +14753,6 @@ class UnstructuredCommandInput:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UnstructuredCommandInput("
-            f"meta={self.meta!r}"
-            f", hint={self.hint!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UnstructuredCommandInput) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.hint == other.hint and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> UnstructuredCommandInput:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19002,7 +14773,7 @@ class UnstructuredCommandInput:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UntitledMultiSelectItems:
+class UntitledMultiSelectItems(Model):
     """Items definition for untitled multi-select enum properties."""
 
     enum: list[str]
@@ -19027,19 +14798,6 @@ class UntitledMultiSelectItems:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UntitledMultiSelectItems("
-            f"enum={self.enum!r}"
-            f", type={self.type!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UntitledMultiSelectItems) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.enum == other.enum and self.type == other.type and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> UntitledMultiSelectItems:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19057,11 +14815,11 @@ class UntitledMultiSelectItems:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UrlRequest:
+class UrlRequest(Model):
     """URL-based elicitation where the client directs the user to a URL."""
 
     mode: ClassVar[Literal["url"]] = "url"
-    """Always 'url': sent as ``mode``."""
+    """Always "url": sent as ``mode``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -19109,29 +14867,6 @@ class UrlRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UrlRequest("
-            f"meta={self.meta!r}"
-            f", message={self.message!r}"
-            f", elicitation_id={self.elicitation_id!r}"
-            f", url={self.url!r}"
-            f", request_id={self.request_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UrlRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.message == other.message
-            and self.elicitation_id == other.elicitation_id
-            and self.url == other.url
-            and self.request_id == other.request_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> UrlRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19156,11 +14891,11 @@ class UrlRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UrlSession:
+class UrlSession(Model):
     """URL-based elicitation where the client directs the user to a URL."""
 
     mode: ClassVar[Literal["url"]] = "url"
-    """Always 'url': sent as ``mode``."""
+    """Always "url": sent as ``mode``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -19215,31 +14950,6 @@ class UrlSession:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UrlSession("
-            f"meta={self.meta!r}"
-            f", message={self.message!r}"
-            f", elicitation_id={self.elicitation_id!r}"
-            f", url={self.url!r}"
-            f", session_id={self.session_id!r}"
-            f", tool_call_id={self.tool_call_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UrlSession) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.message == other.message
-            and self.elicitation_id == other.elicitation_id
-            and self.url == other.url
-            and self.session_id == other.session_id
-            and self.tool_call_id == other.tool_call_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> UrlSession:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19268,7 +14978,7 @@ class UrlSession:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class Usage:
+class Usage(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -19332,31 +15042,6 @@ class Usage:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "Usage("
-            f"cached_read_tokens={self.cached_read_tokens!r}"
-            f", cached_write_tokens={self.cached_write_tokens!r}"
-            f", input_tokens={self.input_tokens!r}"
-            f", output_tokens={self.output_tokens!r}"
-            f", thought_tokens={self.thought_tokens!r}"
-            f", total_tokens={self.total_tokens!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Usage) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.cached_read_tokens == other.cached_read_tokens
-            and self.cached_write_tokens == other.cached_write_tokens
-            and self.input_tokens == other.input_tokens
-            and self.output_tokens == other.output_tokens
-            and self.thought_tokens == other.thought_tokens
-            and self.total_tokens == other.total_tokens
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> Usage:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19387,7 +15072,7 @@ class Usage:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UsageUpdate:
+class UsageUpdate(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -19432,27 +15117,6 @@ class UsageUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UsageUpdate("
-            f"meta={self.meta!r}"
-            f", cost={self.cost!r}"
-            f", size={self.size!r}"
-            f", used={self.used!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UsageUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.cost == other.cost
-            and self.size == other.size
-            and self.used == other.used
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> UsageUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19478,7 +15142,7 @@ class UsageUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UsageUpdateSessionUpdate:
+class UsageUpdateSessionUpdate(Model):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -19487,7 +15151,7 @@ class UsageUpdateSessionUpdate:
     """
 
     session_update: ClassVar[Literal["usage_update"]] = "usage_update"
-    """Always 'usage_update': sent as ``sessionUpdate``."""
+    """Always "usage_update": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -19525,27 +15189,6 @@ class UsageUpdateSessionUpdate:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UsageUpdateSessionUpdate("
-            f"meta={self.meta!r}"
-            f", cost={self.cost!r}"
-            f", size={self.size!r}"
-            f", used={self.used!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UsageUpdateSessionUpdate) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.cost == other.cost
-            and self.size == other.size
-            and self.used == other.used
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> UsageUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19572,11 +15215,11 @@ class UsageUpdateSessionUpdate:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class UserMessageChunk:
+class UserMessageChunk(Model):
     """A chunk of the user's message being streamed."""
 
     session_update: ClassVar[Literal["user_message_chunk"]] = "user_message_chunk"
-    """Always 'user_message_chunk': sent as ``sessionUpdate``."""
+    """Always "user_message_chunk": sent as ``sessionUpdate``."""
     meta: dict[str, Any] | None = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -19621,25 +15264,6 @@ class UserMessageChunk:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "UserMessageChunk("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", message_id={self.message_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UserMessageChunk) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.message_id == other.message_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> UserMessageChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19665,7 +15289,7 @@ class UserMessageChunk:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class ValueId:
+class ValueId(Model):
     """A [`SessionConfigValueId`] string value.
 
     This is the default when `type` is absent on the wire. Unknown `type`
@@ -19716,27 +15340,6 @@ class ValueId:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "ValueId("
-            f"meta={self.meta!r}"
-            f", config_id={self.config_id!r}"
-            f", session_id={self.session_id!r}"
-            f", value={self.value!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ValueId) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.config_id == other.config_id
-            and self.session_id == other.session_id
-            and self.value == other.value
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> ValueId:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19759,7 +15362,7 @@ class ValueId:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class WaitForTerminalExitRequest:
+class WaitForTerminalExitRequest(Model):
     """Request to wait for a terminal command to exit."""
 
     meta: dict[str, Any] | None = None
@@ -19801,28 +15404,6 @@ class WaitForTerminalExitRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "WaitForTerminalExitRequest("
-            f"meta={self.meta!r}"
-            f", session_id={self.session_id!r}"
-            f", terminal_id={self.terminal_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, WaitForTerminalExitRequest)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.session_id == other.session_id
-            and self.terminal_id == other.terminal_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> WaitForTerminalExitRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19844,7 +15425,7 @@ class WaitForTerminalExitRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class WaitForTerminalExitResponse:
+class WaitForTerminalExitResponse(Model):
     """Response containing the exit status of a terminal command."""
 
     meta: dict[str, Any] | None = None
@@ -19883,28 +15464,6 @@ class WaitForTerminalExitResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "WaitForTerminalExitResponse("
-            f"meta={self.meta!r}"
-            f", exit_code={self.exit_code!r}"
-            f", signal={self.signal!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if (
-            not isinstance(other, WaitForTerminalExitResponse)
-            or other.__class__ is not self.__class__
-        ):
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.exit_code == other.exit_code
-            and self.signal == other.signal
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> WaitForTerminalExitResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19931,7 +15490,7 @@ class WaitForTerminalExitResponse:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class WorkspaceFolder:
+class WorkspaceFolder(Model):
     """A workspace folder."""
 
     name: str
@@ -19956,19 +15515,6 @@ class WorkspaceFolder:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "WorkspaceFolder("
-            f"name={self.name!r}"
-            f", uri={self.uri!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WorkspaceFolder) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.name == other.name and self.uri == other.uri and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> WorkspaceFolder:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -19986,7 +15532,7 @@ class WorkspaceFolder:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class WriteTextFileRequest:
+class WriteTextFileRequest(Model):
     """Request to write content to a text file.
 
     Only available if the client supports the `fs.writeTextFile` capability.
@@ -20032,27 +15578,6 @@ class WriteTextFileRequest:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return (
-            "WriteTextFileRequest("
-            f"meta={self.meta!r}"
-            f", content={self.content!r}"
-            f", path={self.path!r}"
-            f", session_id={self.session_id!r}"
-            f", extra={self.extra!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WriteTextFileRequest) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (
-            self.meta == other.meta
-            and self.content == other.content
-            and self.path == other.path
-            and self.session_id == other.session_id
-            and self.extra == other.extra
-        )
-
     @classmethod
     def from_json(cls, data: Any) -> WriteTextFileRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -20075,7 +15600,7 @@ class WriteTextFileRequest:
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class WriteTextFileResponse:
+class WriteTextFileResponse(Model):
     """Response to `fs/write_text_file`"""
 
     meta: dict[str, Any] | None = None
@@ -20103,14 +15628,6 @@ class WriteTextFileResponse:
         self.extra = {} if extra is None else extra
         self._nulls = _nulls
 
-    def __repr__(self) -> str:
-        return "WriteTextFileResponse(" f"meta={self.meta!r}" f", extra={self.extra!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WriteTextFileResponse) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.meta == other.meta and self.extra == other.extra
-
     @classmethod
     def from_json(cls, data: Any) -> WriteTextFileResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
@@ -20136,8 +15653,8 @@ while maintaining protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
 
-AgentNotificationParams = SessionNotification | CompleteElicitationNotification | ExtNotification
 
+AgentNotificationParams = SessionNotification | CompleteElicitationNotification | ExtNotification
 """All possible notifications that an agent can send to a client.
 
 This enum is used internally for routing RPC notifications. You typically won't need
@@ -20145,6 +15662,7 @@ to use this directly - use the notification methods on the [`Client`] trait inst
 
 Notifications do not expect a response.
 """
+
 
 ElicitationId = str
 """**UNSTABLE**
@@ -20154,8 +15672,8 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Unique identifier for an elicitation.
 """
 
-RequestId = None | int | str
 
+RequestId = None | int | str
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null [1] and Numbers SHOULD NOT contain fractional parts [2]
@@ -20167,6 +15685,7 @@ The Server MUST reply with the same value in the Response object if included. Th
 [2] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
 
+
 SessionId = str
 """A unique identifier for a conversation session between a client and agent.
 
@@ -20176,11 +15695,12 @@ allowing multiple independent interactions with the same agent.
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
 """
 
+
 ToolCallId = str
 """Unique identifier for a tool call within a session."""
 
-CreateElicitationRequest = FormSession | FormRequest | UrlSession | UrlRequest
 
+CreateElicitationRequest = FormSession | FormRequest | UrlSession | UrlRequest
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -20192,6 +15712,7 @@ either via a form or by directing them to a URL.
 Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
+
 ExtRequest = Any
 """Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -20199,6 +15720,7 @@ protocol compatibility.
 
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
+
 
 AgentRequestParams = (
     WriteTextFileRequest
@@ -20212,7 +15734,6 @@ AgentRequestParams = (
     | CreateElicitationRequest
     | ExtRequest
 )
-
 """All possible requests that an agent can send to a client.
 
 This enum is used internally for routing RPC requests. You typically won't need
@@ -20221,6 +15742,7 @@ to use this directly - instead, use the methods on the [`Client`] trait.
 This enum encompasses all method calls from agent to client.
 """
 
+
 ExtResponse = Any
 """Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -20228,6 +15750,7 @@ protocol compatibility.
 
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
+
 
 AgentResponseResult = (
     InitializeResponse
@@ -20251,7 +15774,6 @@ AgentResponseResult = (
     | CloseNesResponse
     | ExtResponse
 )
-
 """All possible responses that an agent can send to a client.
 
 This enum is used internally for routing RPC responses. You typically won't need
@@ -20260,19 +15782,21 @@ to use this directly - the responses are handled automatically by the connection
 These are responses to the corresponding `ClientRequest` variants.
 """
 
+
 AgentResponse = ResultAgentResponse | ErrorAgentResponse
 
 
 AuthMethod = EnvVar | TerminalAuthMethod | AuthMethodAgent
-
 """Describes an available authentication method.
 
 The `type` field acts as the discriminator in the serialized JSON form.
 When no `type` is present, the method is treated as `agent`.
 """
 
+
 AvailableCommandInput = UnstructuredCommandInput
 """The input specification for a command."""
+
 
 ClientNotificationParams = (
     CancelNotification
@@ -20285,7 +15809,6 @@ ClientNotificationParams = (
     | RejectNesNotification
     | ExtNotification
 )
-
 """All possible notifications that a client can send to an agent.
 
 This enum is used internally for routing RPC notifications. You typically won't need
@@ -20294,15 +15817,18 @@ to use this directly - use the notification methods on the [`Agent`] trait inste
 Notifications do not expect a response.
 """
 
+
 SessionConfigId = str
 """Unique identifier for a session configuration option."""
+
 
 SessionConfigValueId = str
 """Unique identifier for a session configuration option value."""
 
-SetSessionConfigOptionRequest = BooleanSetSessionConfigOptionRequest | ValueId
 
+SetSessionConfigOptionRequest = BooleanSetSessionConfigOptionRequest | ValueId
 """Request parameters for setting a session configuration option."""
+
 
 ClientRequestParams = (
     InitializeRequest
@@ -20326,7 +15852,6 @@ ClientRequestParams = (
     | SetSessionConfigOptionRequest
     | ExtRequest
 )
-
 """All possible requests that a client can send to an agent.
 
 This enum is used internally for routing RPC requests. You typically won't need
@@ -20335,17 +15860,18 @@ to use this directly - instead, use the methods on the [`Agent`] trait.
 This enum encompasses all method calls from client to agent.
 """
 
+
 ElicitationContentValue = str | int | float | bool | list[str]
 
 
 CreateElicitationResponse = Accept | Decline | Cancel
-
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
 
 Response from the client to an elicitation request.
 """
+
 
 ClientResponseResult = (
     WriteTextFileResponse
@@ -20359,7 +15885,6 @@ ClientResponseResult = (
     | CreateElicitationResponse
     | ExtResponse
 )
-
 """All possible responses that a client can send to an agent.
 
 This enum is used internally for routing RPC responses. You typically won't need
@@ -20368,15 +15893,15 @@ to use this directly - the responses are handled automatically by the connection
 These are responses to the corresponding `AgentRequest` variants.
 """
 
+
 ClientResponse = ResultClientResponse | ErrorClientResponse
 
 
 EmbeddedResourceResource = TextResourceContents | BlobResourceContents
-
 """Resource content that can be embedded in a message."""
 
-ContentBlock = Text | Image | Audio | ResourceLinkContentBlock | Resource
 
+ContentBlock = Text | Image | Audio | ResourceLinkContentBlock | Resource
 """Content blocks represent displayable information in the Agent Client Protocol.
 
 They provide a structured way to handle various types of user-facing content—whether
@@ -20393,8 +15918,8 @@ agents to seamlessly forward content from MCP tool outputs without transformatio
 See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
-ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
 
+ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -20402,15 +15927,16 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Form-based elicitation mode where the client renders a form from the provided schema.
 """
 
-MultiSelectItems = UntitledMultiSelectItems | TitledMultiSelectItems
 
+MultiSelectItems = UntitledMultiSelectItems | TitledMultiSelectItems
 """Items for a multi-select (array) property schema."""
+
 
 StringFormat = Literal["date", "date-time", "email", "uri"]
 """String format types for string properties in elicitation schemas."""
 
-ElicitationPropertySchema = String | Number | Integer | BooleanElicitationPropertySchema | Array
 
+ElicitationPropertySchema = String | Number | Integer | BooleanElicitationPropertySchema | Array
 """Property schema for elicitation form fields.
 
 Each variant corresponds to a JSON Schema `"type"` value.
@@ -20418,14 +15944,16 @@ Single-select enums use the `String` variant with `enum` or `oneOf` set.
 Multi-select enums use the `Array` variant.
 """
 
+
 ElicitationSchemaType = Literal["object"]
 """Type discriminator for elicitation schemas."""
+
 
 ElicitationStringType = Literal["string"]
 """Items definition for untitled multi-select enum properties."""
 
-ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
 
+ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -20433,12 +15961,14 @@ This capability is not part of the spec yet, and may be removed or changed at an
 URL-based elicitation mode where the client directs the user to a URL.
 """
 
+
 ErrorCode = Literal[-32800, -32700, -32603, -32602, -32601, -32600, -32042, -32002, -32000] | int
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
 These codes follow the JSON-RPC 2.0 specification for standard errors
 and use the reserved range (-32000 to -32099) for protocol-specific errors.
 """
+
 
 LlmProtocol = Literal["anthropic", "azure", "bedrock", "openai", "vertex"] | str
 """**UNSTABLE**
@@ -20453,8 +15983,8 @@ Protocol names beginning with `_` are free for custom use, like other ACP extens
 Protocol names that do not begin with `_` are reserved for the ACP spec.
 """
 
-McpServer = Http | Sse | McpServerStdio
 
+McpServer = Http | Sse | McpServerStdio
 """Configuration for connecting to an MCP (Model Context Protocol) server.
 
 MCP servers provide tools and context that the agent can use when
@@ -20462,6 +15992,7 @@ processing prompts.
 
 See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
 """
+
 
 ModelId = str
 """**UNSTABLE**
@@ -20471,27 +16002,33 @@ This capability is not part of the spec yet, and may be removed or changed at an
 A unique identifier for a model.
 """
 
+
 NesDiagnosticSeverity = Literal["error", "hint", "information", "warning"]
 """Severity of a diagnostic."""
+
 
 NesRejectReason = Literal["cancelled", "ignored", "rejected", "replaced"]
 """The reason a suggestion was rejected."""
 
-NesSuggestion = Edit | Jump | Rename | SearchAndReplace
 
+NesSuggestion = Edit | Jump | Rename | SearchAndReplace
 """A suggestion returned by the agent."""
+
 
 NesTriggerKind = Literal["automatic", "diagnostic", "manual"]
 """What triggered the suggestion request."""
 
+
 PermissionOptionId = str
 """Unique identifier for a permission option."""
+
 
 PermissionOptionKind = Literal["allow_always", "allow_once", "reject_always", "reject_once"]
 """The type of permission option being presented to the user.
 
 Helps clients choose appropriate icons and UI treatment.
 """
+
 
 PlanEntryPriority = Literal["high", "low", "medium"]
 """Priority levels for plan entries.
@@ -20501,6 +16038,7 @@ tasks in the execution plan.
 See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
 """
 
+
 PlanEntryStatus = Literal["completed", "in_progress", "pending"]
 """Status of a plan entry in the execution flow.
 
@@ -20508,11 +16046,13 @@ Tracks the lifecycle of each task from planning through completion.
 See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
 """
 
+
 PositionEncodingKind = Literal["utf-16", "utf-32", "utf-8"]
 """The encoding used for character offsets in positions.
 
 Follows the same conventions as LSP 3.17. The default is UTF-16.
 """
+
 
 ProtocolVersion = int
 """Protocol version identifier.
@@ -20521,15 +16061,18 @@ This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
 
-RequestPermissionOutcome = Cancelled | Selected
 
+RequestPermissionOutcome = Cancelled | Selected
 """The outcome of a permission request."""
+
 
 Role = Literal["assistant", "user"]
 """The sender or recipient of messages and data in a conversation."""
 
+
 SessionConfigGroupId = str
 """Unique identifier for a session configuration option value group."""
+
 
 SessionConfigOptionCategory = Literal["mode", "model", "thought_level"] | str
 """Semantic category for a session configuration option.
@@ -20543,19 +16086,20 @@ Category names beginning with `_` are free for custom use, like other ACP extens
 Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
-SessionConfigSelectOptions = list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
 
+SessionConfigSelectOptions = list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
 """Possible values for a session configuration option."""
 
-SessionConfigOption = Select | BooleanSessionConfigOption
 
+SessionConfigOption = Select | BooleanSessionConfigOption
 """A session configuration option selector and its current state."""
+
 
 SessionModeId = str
 """Unique identifier for a Session Mode."""
 
-ToolCallContent = ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent
 
+ToolCallContent = ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent
 """Content produced by a tool call.
 
 Tool calls can produce different types of content including
@@ -20563,6 +16107,7 @@ standard content blocks (text, images) or file diffs.
 
 See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
 """
+
 
 ToolCallStatus = Literal["completed", "failed", "in_progress", "pending"]
 """Execution status of a tool call.
@@ -20572,8 +16117,18 @@ Tool calls progress through different statuses during their lifecycle.
 See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
 """
 
+
 ToolKind = Literal[
-    "delete", "edit", "execute", "fetch", "move", "other", "read", "search", "switch_mode", "think"
+    "delete",
+    "edit",
+    "execute",
+    "fetch",
+    "move",
+    "other",
+    "read",
+    "search",
+    "switch_mode",
+    "think",
 ]
 """Categories of tools that can be invoked.
 
@@ -20582,6 +16137,7 @@ display tool execution progress.
 
 See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
 """
+
 
 SessionUpdate = (
     UserMessageChunk
@@ -20596,7 +16152,6 @@ SessionUpdate = (
     | SessionInfoUpdateSessionUpdate
     | UsageUpdateSessionUpdate
 )
-
 """Different types of updates that can be sent during session processing.
 
 These updates provide real-time feedback about the agent's progress.
@@ -20604,11 +16159,13 @@ These updates provide real-time feedback about the agent's progress.
 See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
 """
 
+
 StopReason = Literal["cancelled", "end_turn", "max_tokens", "max_turn_requests", "refusal"]
 """Reasons why an agent stops processing a prompt turn.
 
 See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
 """
+
 
 TextDocumentSyncKind = Literal["full", "incremental"]
 """How the agent wants document changes delivered."""
@@ -20618,7 +16175,7 @@ def _d_Accept(d: Any) -> Accept:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("action") != "accept":
-        raise _codec.bad_tag("action", d.get("action"), ("accept",), "action" in d)
+        raise _codec.bad_tag(d, "action", ("accept",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -20640,12 +16197,15 @@ def _d_Accept(d: Any) -> Accept:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Accept(
-        meta=v1,
-        content=v2,
-        extra={} if _K_Accept.issuperset(d) else _codec.unknown(d, _K_Accept),
-        _nulls=n,
-    )
+    known = _K_Accept
+    o = _new(Accept)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Accept = frozenset({"_meta", "action", "content"})
@@ -20668,27 +16228,24 @@ def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
         v2 = d["id"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AcceptNesNotification(
-        meta=v1,
-        id=v2,
-        session_id=v3,
-        extra=(
-            {}
-            if _K_AcceptNesNotification.issuperset(d)
-            else _codec.unknown(d, _K_AcceptNesNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_AcceptNesNotification
+    o = _new(AcceptNesNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "id": v2,
+        "session_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AcceptNesNotification = frozenset({"_meta", "id", "sessionId"})
@@ -20718,16 +16275,15 @@ def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentAuthCapabilities(
-        meta=v1,
-        logout=v2,
-        extra=(
-            {}
-            if _K_AgentAuthCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_AgentAuthCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_AgentAuthCapabilities
+    o = _new(AgentAuthCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "logout": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentAuthCapabilities = frozenset({"_meta", "logout"})
@@ -20748,15 +16304,18 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v1 = _d_map_any(v1)
         k = "auth"
         v2 = d.get("auth")
-        if v2 is not None:
+        if v2 is not None or "auth" in d:
             v2 = _d_AgentAuthCapabilities(v2)
         k = "loadSession"
         v3 = d.get("loadSession")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "loadSession" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
         k = "mcpCapabilities"
         v4 = d.get("mcpCapabilities")
-        if v4 is not None:
+        if v4 is not None or "mcpCapabilities" in d:
             v4 = _d_McpCapabilities(v4)
         k = "nes"
         v5 = d.get("nes")
@@ -20774,7 +16333,7 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v6 = _d_PositionEncodingKind(v6)
         k = "promptCapabilities"
         v7 = d.get("promptCapabilities")
-        if v7 is not None:
+        if v7 is not None or "promptCapabilities" in d:
             v7 = _d_PromptCapabilities(v7)
         k = "providers"
         v8 = d.get("providers")
@@ -20785,25 +16344,28 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
             v8 = _d_ProvidersCapabilities(v8)
         k = "sessionCapabilities"
         v9 = d.get("sessionCapabilities")
-        if v9 is not None:
+        if v9 is not None or "sessionCapabilities" in d:
             v9 = _d_SessionCapabilities(v9)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentCapabilities(
-        meta=v1,
-        auth=v2,
-        load_session=v3,
-        mcp_capabilities=v4,
-        nes=v5,
-        position_encoding=v6,
-        prompt_capabilities=v7,
-        providers=v8,
-        session_capabilities=v9,
-        extra={} if _K_AgentCapabilities.issuperset(d) else _codec.unknown(d, _K_AgentCapabilities),
-        _nulls=n,
-    )
+    known = _K_AgentCapabilities
+    o = _new(AgentCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "auth": v2,
+        "load_session": v3,
+        "mcp_capabilities": v4,
+        "nes": v5,
+        "position_encoding": v6,
+        "prompt_capabilities": v7,
+        "providers": v8,
+        "session_capabilities": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentCapabilities = frozenset(
@@ -20825,9 +16387,7 @@ def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "agent_message_chunk":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("agent_message_chunk",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("agent_message_chunk",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -20841,7 +16401,6 @@ def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
         k = "messageId"
         v3 = d.get("messageId")
         if v3 is None:
@@ -20853,13 +16412,16 @@ def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentMessageChunk(
-        meta=v1,
-        content=v2,
-        message_id=v3,
-        extra={} if _K_AgentMessageChunk.issuperset(d) else _codec.unknown(d, _K_AgentMessageChunk),
-        _nulls=n,
-    )
+    known = _K_AgentMessageChunk
+    o = _new(AgentMessageChunk)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "message_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
@@ -20875,7 +16437,6 @@ def _d_AgentNotification(d: Any) -> AgentNotification:
         v1 = d["method"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "params"
         v2 = d.get("params")
         if v2 is None:
@@ -20887,12 +16448,15 @@ def _d_AgentNotification(d: Any) -> AgentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentNotification(
-        method=v1,
-        params=v2,
-        extra={} if _K_AgentNotification.issuperset(d) else _codec.unknown(d, _K_AgentNotification),
-        _nulls=n,
-    )
+    known = _K_AgentNotification
+    o = _new(AgentNotification)
+    o.__dict__ = {
+        "method": v1,
+        "params": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentNotification = frozenset({"method", "params"})
@@ -20907,12 +16471,10 @@ def _d_AgentRequest(d: Any) -> AgentRequest:
         k = "id"
         v1 = d["id"]
         v1 = _d_RequestId(v1)
-
         k = "method"
         v2 = d["method"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "params"
         v3 = d.get("params")
         if v3 is None:
@@ -20924,13 +16486,16 @@ def _d_AgentRequest(d: Any) -> AgentRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentRequest(
-        id=v1,
-        method=v2,
-        params=v3,
-        extra={} if _K_AgentRequest.issuperset(d) else _codec.unknown(d, _K_AgentRequest),
-        _nulls=n,
-    )
+    known = _K_AgentRequest
+    o = _new(AgentRequest)
+    o.__dict__ = {
+        "id": v1,
+        "method": v2,
+        "params": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentRequest = frozenset({"id", "method", "params"})
@@ -20940,9 +16505,7 @@ def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "agent_thought_chunk":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("agent_thought_chunk",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("agent_thought_chunk",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -20956,7 +16519,6 @@ def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
         k = "messageId"
         v3 = d.get("messageId")
         if v3 is None:
@@ -20968,13 +16530,16 @@ def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AgentThoughtChunk(
-        meta=v1,
-        content=v2,
-        message_id=v3,
-        extra={} if _K_AgentThoughtChunk.issuperset(d) else _codec.unknown(d, _K_AgentThoughtChunk),
-        _nulls=n,
-    )
+    known = _K_AgentThoughtChunk
+    o = _new(AgentThoughtChunk)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "message_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AgentThoughtChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
@@ -21018,14 +16583,17 @@ def _d_Annotations(d: Any) -> Annotations:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Annotations(
-        meta=v1,
-        audience=v2,
-        last_modified=v3,
-        priority=v4,
-        extra={} if _K_Annotations.issuperset(d) else _codec.unknown(d, _K_Annotations),
-        _nulls=n,
-    )
+    known = _K_Annotations
+    o = _new(Annotations)
+    o.__dict__ = {
+        "meta": v1,
+        "audience": v2,
+        "last_modified": v3,
+        "priority": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Annotations = frozenset({"_meta", "audience", "lastModified", "priority"})
@@ -21035,7 +16603,7 @@ def _d_Array(d: Any) -> Array:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "array":
-        raise _codec.bad_tag("type", d.get("type"), ("array",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("array",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21056,21 +16624,20 @@ def _d_Array(d: Any) -> Array:
         k = "items"
         v3 = d["items"]
         v3 = _d_MultiSelectItems(v3)
-
         k = "maxItems"
         v4 = d.get("maxItems")
         if v4 is None:
             if "maxItems" in d:
                 n += ("maxItems",)
-        elif v4.__class__ is not int or not 0 <= v4 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v4)
+        else:
+            v4 = _d_integer_0_18446744073709551615(v4)
         k = "minItems"
         v5 = d.get("minItems")
         if v5 is None:
             if "minItems" in d:
                 n += ("minItems",)
-        elif v5.__class__ is not int or not 0 <= v5 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v5)
+        else:
+            v5 = _d_integer_0_18446744073709551615(v5)
         k = "title"
         v6 = d.get("title")
         if v6 is None:
@@ -21082,16 +16649,19 @@ def _d_Array(d: Any) -> Array:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Array(
-        default=v1,
-        description=v2,
-        items=v3,
-        max_items=v4,
-        min_items=v5,
-        title=v6,
-        extra={} if _K_Array.issuperset(d) else _codec.unknown(d, _K_Array),
-        _nulls=n,
-    )
+    known = _K_Array
+    o = _new(Array)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "items": v3,
+        "max_items": v4,
+        "min_items": v5,
+        "title": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Array = frozenset({"default", "description", "items", "maxItems", "minItems", "title", "type"})
@@ -21101,7 +16671,7 @@ def _d_Audio(d: Any) -> Audio:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "audio":
-        raise _codec.bad_tag("type", d.get("type"), ("audio",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("audio",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21123,24 +16693,25 @@ def _d_Audio(d: Any) -> Audio:
         v3 = d["data"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mimeType"
         v4 = d["mimeType"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Audio(
-        meta=v1,
-        annotations=v2,
-        data=v3,
-        mime_type=v4,
-        extra={} if _K_Audio.issuperset(d) else _codec.unknown(d, _K_Audio),
-        _nulls=n,
-    )
+    known = _K_Audio
+    o = _new(Audio)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "data": v3,
+        "mime_type": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Audio = frozenset({"_meta", "annotations", "data", "mimeType", "type"})
@@ -21170,24 +16741,25 @@ def _d_AudioContent(d: Any) -> AudioContent:
         v3 = d["data"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mimeType"
         v4 = d["mimeType"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AudioContent(
-        meta=v1,
-        annotations=v2,
-        data=v3,
-        mime_type=v4,
-        extra={} if _K_AudioContent.issuperset(d) else _codec.unknown(d, _K_AudioContent),
-        _nulls=n,
-    )
+    known = _K_AudioContent
+    o = _new(AudioContent)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "data": v3,
+        "mime_type": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AudioContent = frozenset({"_meta", "annotations", "data", "mimeType"})
@@ -21208,18 +16780,24 @@ def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
             v1 = _d_map_any(v1)
         k = "terminal"
         v2 = d.get("terminal")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "terminal" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthCapabilities(
-        meta=v1,
-        terminal=v2,
-        extra={} if _K_AuthCapabilities.issuperset(d) else _codec.unknown(d, _K_AuthCapabilities),
-        _nulls=n,
-    )
+    known = _K_AuthCapabilities
+    o = _new(AuthCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "terminal": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthCapabilities = frozenset({"_meta", "terminal"})
@@ -21249,28 +16827,36 @@ def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "optional"
         v4 = d.get("optional")
-        if v4 is not None and v4.__class__ is not bool:
+        if v4 is None:
+            if "optional" in d:
+                raise _codec.expected("a boolean", None)
+        elif v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
         k = "secret"
         v5 = d.get("secret")
-        if v5 is not None and v5.__class__ is not bool:
+        if v5 is None:
+            if "secret" in d:
+                raise _codec.expected("a boolean", None)
+        elif v5.__class__ is not bool:
             raise _codec.expected("a boolean", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthEnvVar(
-        meta=v1,
-        label=v2,
-        name=v3,
-        optional=v4,
-        secret=v5,
-        extra={} if _K_AuthEnvVar.issuperset(d) else _codec.unknown(d, _K_AuthEnvVar),
-        _nulls=n,
-    )
+    known = _K_AuthEnvVar
+    o = _new(AuthEnvVar)
+    o.__dict__ = {
+        "meta": v1,
+        "label": v2,
+        "name": v3,
+        "optional": v4,
+        "secret": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthEnvVar = frozenset({"_meta", "label", "name", "optional", "secret"})
@@ -21300,24 +16886,25 @@ def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "name"
         v4 = d["name"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthMethodAgent(
-        meta=v1,
-        description=v2,
-        id=v3,
-        name=v4,
-        extra={} if _K_AuthMethodAgent.issuperset(d) else _codec.unknown(d, _K_AuthMethodAgent),
-        _nulls=n,
-    )
+    known = _K_AuthMethodAgent
+    o = _new(AuthMethodAgent)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "id": v3,
+        "name": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthMethodAgent = frozenset({"_meta", "description", "id", "name"})
@@ -21347,7 +16934,6 @@ def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "link"
         v4 = d.get("link")
         if v4 is None:
@@ -21359,25 +16945,26 @@ def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "vars"
         v6 = d["vars"]
         v6 = _d_list_AuthEnvVar(v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthMethodEnvVar(
-        meta=v1,
-        description=v2,
-        id=v3,
-        link=v4,
-        name=v5,
-        vars=v6,
-        extra={} if _K_AuthMethodEnvVar.issuperset(d) else _codec.unknown(d, _K_AuthMethodEnvVar),
-        _nulls=n,
-    )
+    known = _K_AuthMethodEnvVar
+    o = _new(AuthMethodEnvVar)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "id": v3,
+        "link": v4,
+        "name": v5,
+        "vars": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthMethodEnvVar = frozenset({"_meta", "description", "id", "link", "name", "vars"})
@@ -21398,7 +16985,7 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "description"
         v3 = d.get("description")
@@ -21409,34 +16996,33 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
             raise _codec.expected("a string", v3)
         k = "env"
         v4 = d.get("env")
-        if v4 is not None:
+        if v4 is not None or "env" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "name"
         v6 = d["name"]
         if v6.__class__ is not str:
             raise _codec.expected("a string", v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthMethodTerminal(
-        meta=v1,
-        args=v2,
-        description=v3,
-        env=v4,
-        id=v5,
-        name=v6,
-        extra=(
-            {} if _K_AuthMethodTerminal.issuperset(d) else _codec.unknown(d, _K_AuthMethodTerminal)
-        ),
-        _nulls=n,
-    )
+    known = _K_AuthMethodTerminal
+    o = _new(AuthMethodTerminal)
+    o.__dict__ = {
+        "meta": v1,
+        "args": v2,
+        "description": v3,
+        "env": v4,
+        "id": v5,
+        "name": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthMethodTerminal = frozenset({"_meta", "args", "description", "env", "id", "name"})
@@ -21459,21 +17045,19 @@ def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
         v2 = d["methodId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthenticateRequest(
-        meta=v1,
-        method_id=v2,
-        extra=(
-            {}
-            if _K_AuthenticateRequest.issuperset(d)
-            else _codec.unknown(d, _K_AuthenticateRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_AuthenticateRequest
+    o = _new(AuthenticateRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "method_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthenticateRequest = frozenset({"_meta", "methodId"})
@@ -21496,15 +17080,14 @@ def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AuthenticateResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_AuthenticateResponse.issuperset(d)
-            else _codec.unknown(d, _K_AuthenticateResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_AuthenticateResponse
+    o = _new(AuthenticateResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AuthenticateResponse = frozenset({"_meta"})
@@ -21527,7 +17110,6 @@ def _d_AvailableCommand(d: Any) -> AvailableCommand:
         v2 = d["description"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "input"
         v3 = d.get("input")
         if v3 is None:
@@ -21539,19 +17121,21 @@ def _d_AvailableCommand(d: Any) -> AvailableCommand:
         v4 = d["name"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AvailableCommand(
-        meta=v1,
-        description=v2,
-        input=v3,
-        name=v4,
-        extra={} if _K_AvailableCommand.issuperset(d) else _codec.unknown(d, _K_AvailableCommand),
-        _nulls=n,
-    )
+    known = _K_AvailableCommand
+    o = _new(AvailableCommand)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "input": v3,
+        "name": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AvailableCommand = frozenset({"_meta", "description", "input", "name"})
@@ -21573,21 +17157,19 @@ def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
         k = "availableCommands"
         v2 = d["availableCommands"]
         v2 = _d_list_AvailableCommand(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AvailableCommandsUpdate(
-        meta=v1,
-        available_commands=v2,
-        extra=(
-            {}
-            if _K_AvailableCommandsUpdate.issuperset(d)
-            else _codec.unknown(d, _K_AvailableCommandsUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_AvailableCommandsUpdate
+    o = _new(AvailableCommandsUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "available_commands": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AvailableCommandsUpdate = frozenset({"_meta", "availableCommands"})
@@ -21597,12 +17179,7 @@ def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSe
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "available_commands_update":
-        raise _codec.bad_tag(
-            "sessionUpdate",
-            d.get("sessionUpdate"),
-            ("available_commands_update",),
-            "sessionUpdate" in d,
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("available_commands_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21616,21 +17193,19 @@ def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSe
         k = "availableCommands"
         v2 = d["availableCommands"]
         v2 = _d_list_AvailableCommand(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return AvailableCommandsUpdateSessionUpdate(
-        meta=v1,
-        available_commands=v2,
-        extra=(
-            {}
-            if _K_AvailableCommandsUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_AvailableCommandsUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_AvailableCommandsUpdateSessionUpdate
+    o = _new(AvailableCommandsUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "available_commands": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_AvailableCommandsUpdateSessionUpdate = frozenset({"_meta", "availableCommands", "sessionUpdate"})
@@ -21653,7 +17228,6 @@ def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
         v2 = d["blob"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "mimeType"
         v3 = d.get("mimeType")
         if v3 is None:
@@ -21665,23 +17239,21 @@ def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return BlobResourceContents(
-        meta=v1,
-        blob=v2,
-        mime_type=v3,
-        uri=v4,
-        extra=(
-            {}
-            if _K_BlobResourceContents.issuperset(d)
-            else _codec.unknown(d, _K_BlobResourceContents)
-        ),
-        _nulls=n,
-    )
+    known = _K_BlobResourceContents
+    o = _new(BlobResourceContents)
+    o.__dict__ = {
+        "meta": v1,
+        "blob": v2,
+        "mime_type": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_BlobResourceContents = frozenset({"_meta", "blob", "mimeType", "uri"})
@@ -21691,7 +17263,7 @@ def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySch
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
-        raise _codec.bad_tag("type", d.get("type"), ("boolean",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("boolean",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21720,17 +17292,16 @@ def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySch
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return BooleanElicitationPropertySchema(
-        default=v1,
-        description=v2,
-        title=v3,
-        extra=(
-            {}
-            if _K_BooleanElicitationPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_BooleanElicitationPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_BooleanElicitationPropertySchema
+    o = _new(BooleanElicitationPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "title": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_BooleanElicitationPropertySchema = frozenset({"default", "description", "title", "type"})
@@ -21767,17 +17338,16 @@ def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return BooleanPropertySchema(
-        default=v1,
-        description=v2,
-        title=v3,
-        extra=(
-            {}
-            if _K_BooleanPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_BooleanPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_BooleanPropertySchema
+    o = _new(BooleanPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "title": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_BooleanPropertySchema = frozenset({"default", "description", "title"})
@@ -21787,7 +17357,7 @@ def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
-        raise _codec.bad_tag("type", d.get("type"), ("boolean",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("boolean",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21816,39 +17386,43 @@ def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
         v4 = d["id"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "currentValue"
         v6 = d["currentValue"]
         if v6.__class__ is not bool:
             raise _codec.expected("a boolean", v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return BooleanSessionConfigOption(
-        meta=v1,
-        category=v2,
-        description=v3,
-        id=v4,
-        name=v5,
-        current_value=v6,
-        extra=(
-            {}
-            if _K_BooleanSessionConfigOption.issuperset(d)
-            else _codec.unknown(d, _K_BooleanSessionConfigOption)
-        ),
-        _nulls=n,
-    )
+    known = _K_BooleanSessionConfigOption
+    o = _new(BooleanSessionConfigOption)
+    o.__dict__ = {
+        "meta": v1,
+        "category": v2,
+        "description": v3,
+        "id": v4,
+        "name": v5,
+        "current_value": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_BooleanSessionConfigOption = frozenset(
-    {"_meta", "category", "currentValue", "description", "id", "name", "type"}
+    {
+        "_meta",
+        "category",
+        "currentValue",
+        "description",
+        "id",
+        "name",
+        "type",
+    }
 )
 
 
@@ -21856,7 +17430,7 @@ def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOp
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
-        raise _codec.bad_tag("type", d.get("type"), ("boolean",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("boolean",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21871,37 +17445,39 @@ def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOp
         v2 = d["configId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "value"
         v4 = d["value"]
         if v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return BooleanSetSessionConfigOptionRequest(
-        meta=v1,
-        config_id=v2,
-        session_id=v3,
-        value=v4,
-        extra=(
-            {}
-            if _K_BooleanSetSessionConfigOptionRequest.issuperset(d)
-            else _codec.unknown(d, _K_BooleanSetSessionConfigOptionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_BooleanSetSessionConfigOptionRequest
+    o = _new(BooleanSetSessionConfigOptionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "config_id": v2,
+        "session_id": v3,
+        "value": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_BooleanSetSessionConfigOptionRequest = frozenset(
-    {"_meta", "configId", "sessionId", "type", "value"}
+    {
+        "_meta",
+        "configId",
+        "sessionId",
+        "type",
+        "value",
+    }
 )
 
 
@@ -21909,7 +17485,7 @@ def _d_Cancel(d: Any) -> Cancel:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("action") != "cancel":
-        raise _codec.bad_tag("action", d.get("action"), ("cancel",), "action" in d)
+        raise _codec.bad_tag(d, "action", ("cancel",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -21924,11 +17500,14 @@ def _d_Cancel(d: Any) -> Cancel:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Cancel(
-        meta=v1,
-        extra={} if _K_Cancel.issuperset(d) else _codec.unknown(d, _K_Cancel),
-        _nulls=n,
-    )
+    known = _K_Cancel
+    o = _new(Cancel)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Cancel = frozenset({"_meta", "action"})
@@ -21951,19 +17530,19 @@ def _d_CancelNotification(d: Any) -> CancelNotification:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CancelNotification(
-        meta=v1,
-        session_id=v2,
-        extra=(
-            {} if _K_CancelNotification.issuperset(d) else _codec.unknown(d, _K_CancelNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_CancelNotification
+    o = _new(CancelNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CancelNotification = frozenset({"_meta", "sessionId"})
@@ -21985,21 +17564,19 @@ def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
         k = "requestId"
         v2 = d["requestId"]
         v2 = _d_RequestId(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CancelRequestNotification(
-        meta=v1,
-        request_id=v2,
-        extra=(
-            {}
-            if _K_CancelRequestNotification.issuperset(d)
-            else _codec.unknown(d, _K_CancelRequestNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_CancelRequestNotification
+    o = _new(CancelRequestNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "request_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CancelRequestNotification = frozenset({"_meta", "requestId"})
@@ -22009,10 +17586,14 @@ def _d_Cancelled(d: Any) -> Cancelled:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("outcome") != "cancelled":
-        raise _codec.bad_tag("outcome", d.get("outcome"), ("cancelled",), "outcome" in d)
-    return Cancelled(
-        extra={} if _K_Cancelled.issuperset(d) else _codec.unknown(d, _K_Cancelled),
-    )
+        raise _codec.bad_tag(d, "outcome", ("cancelled",))
+    known = _K_Cancelled
+    o = _new(Cancelled)
+    o.__dict__ = {
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Cancelled = frozenset({"outcome"})
@@ -22033,7 +17614,7 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v1 = _d_map_any(v1)
         k = "auth"
         v2 = d.get("auth")
-        if v2 is not None:
+        if v2 is not None or "auth" in d:
             v2 = _d_AuthCapabilities(v2)
         k = "elicitation"
         v3 = d.get("elicitation")
@@ -22044,7 +17625,7 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v3 = _d_ElicitationCapabilities(v3)
         k = "fs"
         v4 = d.get("fs")
-        if v4 is not None:
+        if v4 is not None or "fs" in d:
             v4 = _d_FileSystemCapabilities(v4)
         k = "nes"
         v5 = d.get("nes")
@@ -22055,33 +17636,45 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
             v5 = _d_ClientNesCapabilities(v5)
         k = "positionEncodings"
         v6 = d.get("positionEncodings")
-        if v6 is not None:
+        if v6 is not None or "positionEncodings" in d:
             v6 = _d_list_PositionEncodingKind(v6)
         k = "terminal"
         v7 = d.get("terminal")
-        if v7 is not None and v7.__class__ is not bool:
+        if v7 is None:
+            if "terminal" in d:
+                raise _codec.expected("a boolean", None)
+        elif v7.__class__ is not bool:
             raise _codec.expected("a boolean", v7)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ClientCapabilities(
-        meta=v1,
-        auth=v2,
-        elicitation=v3,
-        fs=v4,
-        nes=v5,
-        position_encodings=v6,
-        terminal=v7,
-        extra=(
-            {} if _K_ClientCapabilities.issuperset(d) else _codec.unknown(d, _K_ClientCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ClientCapabilities
+    o = _new(ClientCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "auth": v2,
+        "elicitation": v3,
+        "fs": v4,
+        "nes": v5,
+        "position_encodings": v6,
+        "terminal": v7,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ClientCapabilities = frozenset(
-    {"_meta", "auth", "elicitation", "fs", "nes", "positionEncodings", "terminal"}
+    {
+        "_meta",
+        "auth",
+        "elicitation",
+        "fs",
+        "nes",
+        "positionEncodings",
+        "terminal",
+    }
 )
 
 
@@ -22123,18 +17716,17 @@ def _d_ClientNesCapabilities(d: Any) -> ClientNesCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ClientNesCapabilities(
-        meta=v1,
-        jump=v2,
-        rename=v3,
-        search_and_replace=v4,
-        extra=(
-            {}
-            if _K_ClientNesCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_ClientNesCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ClientNesCapabilities
+    o = _new(ClientNesCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "jump": v2,
+        "rename": v3,
+        "search_and_replace": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ClientNesCapabilities = frozenset({"_meta", "jump", "rename", "searchAndReplace"})
@@ -22150,7 +17742,6 @@ def _d_ClientNotification(d: Any) -> ClientNotification:
         v1 = d["method"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "params"
         v2 = d.get("params")
         if v2 is None:
@@ -22162,14 +17753,15 @@ def _d_ClientNotification(d: Any) -> ClientNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ClientNotification(
-        method=v1,
-        params=v2,
-        extra=(
-            {} if _K_ClientNotification.issuperset(d) else _codec.unknown(d, _K_ClientNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_ClientNotification
+    o = _new(ClientNotification)
+    o.__dict__ = {
+        "method": v1,
+        "params": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ClientNotification = frozenset({"method", "params"})
@@ -22184,12 +17776,10 @@ def _d_ClientRequest(d: Any) -> ClientRequest:
         k = "id"
         v1 = d["id"]
         v1 = _d_RequestId(v1)
-
         k = "method"
         v2 = d["method"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "params"
         v3 = d.get("params")
         if v3 is None:
@@ -22201,13 +17791,16 @@ def _d_ClientRequest(d: Any) -> ClientRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ClientRequest(
-        id=v1,
-        method=v2,
-        params=v3,
-        extra={} if _K_ClientRequest.issuperset(d) else _codec.unknown(d, _K_ClientRequest),
-        _nulls=n,
-    )
+    known = _K_ClientRequest
+    o = _new(ClientRequest)
+    o.__dict__ = {
+        "id": v1,
+        "method": v2,
+        "params": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ClientRequest = frozenset({"id", "method", "params"})
@@ -22230,17 +17823,19 @@ def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CloseNesRequest(
-        meta=v1,
-        session_id=v2,
-        extra={} if _K_CloseNesRequest.issuperset(d) else _codec.unknown(d, _K_CloseNesRequest),
-        _nulls=n,
-    )
+    known = _K_CloseNesRequest
+    o = _new(CloseNesRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CloseNesRequest = frozenset({"_meta", "sessionId"})
@@ -22263,11 +17858,14 @@ def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CloseNesResponse(
-        meta=v1,
-        extra={} if _K_CloseNesResponse.issuperset(d) else _codec.unknown(d, _K_CloseNesResponse),
-        _nulls=n,
-    )
+    known = _K_CloseNesResponse
+    o = _new(CloseNesResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CloseNesResponse = frozenset({"_meta"})
@@ -22290,21 +17888,19 @@ def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CloseSessionRequest(
-        meta=v1,
-        session_id=v2,
-        extra=(
-            {}
-            if _K_CloseSessionRequest.issuperset(d)
-            else _codec.unknown(d, _K_CloseSessionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_CloseSessionRequest
+    o = _new(CloseSessionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CloseSessionRequest = frozenset({"_meta", "sessionId"})
@@ -22327,15 +17923,14 @@ def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CloseSessionResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_CloseSessionResponse.issuperset(d)
-            else _codec.unknown(d, _K_CloseSessionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_CloseSessionResponse
+    o = _new(CloseSessionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CloseSessionResponse = frozenset({"_meta"})
@@ -22358,21 +17953,19 @@ def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotificatio
         v2 = d["elicitationId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CompleteElicitationNotification(
-        meta=v1,
-        elicitation_id=v2,
-        extra=(
-            {}
-            if _K_CompleteElicitationNotification.issuperset(d)
-            else _codec.unknown(d, _K_CompleteElicitationNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_CompleteElicitationNotification
+    o = _new(CompleteElicitationNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "elicitation_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CompleteElicitationNotification = frozenset({"_meta", "elicitationId"})
@@ -22394,19 +17987,19 @@ def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ConfigOptionUpdate(
-        meta=v1,
-        config_options=v2,
-        extra=(
-            {} if _K_ConfigOptionUpdate.issuperset(d) else _codec.unknown(d, _K_ConfigOptionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_ConfigOptionUpdate
+    o = _new(ConfigOptionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ConfigOptionUpdate = frozenset({"_meta", "configOptions"})
@@ -22416,9 +18009,7 @@ def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdat
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "config_option_update":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("config_option_update",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("config_option_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -22432,21 +18023,19 @@ def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdat
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ConfigOptionUpdateSessionUpdate(
-        meta=v1,
-        config_options=v2,
-        extra=(
-            {}
-            if _K_ConfigOptionUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_ConfigOptionUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_ConfigOptionUpdateSessionUpdate
+    o = _new(ConfigOptionUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ConfigOptionUpdateSessionUpdate = frozenset({"_meta", "configOptions", "sessionUpdate"})
@@ -22468,17 +18057,19 @@ def _d_Content(d: Any) -> Content:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Content(
-        meta=v1,
-        content=v2,
-        extra={} if _K_Content.issuperset(d) else _codec.unknown(d, _K_Content),
-        _nulls=n,
-    )
+    known = _K_Content
+    o = _new(Content)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Content = frozenset({"_meta", "content"})
@@ -22500,7 +18091,6 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
         k = "messageId"
         v3 = d.get("messageId")
         if v3 is None:
@@ -22512,13 +18102,16 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ContentChunk(
-        meta=v1,
-        content=v2,
-        message_id=v3,
-        extra={} if _K_ContentChunk.issuperset(d) else _codec.unknown(d, _K_ContentChunk),
-        _nulls=n,
-    )
+    known = _K_ContentChunk
+    o = _new(ContentChunk)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "message_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ContentChunk = frozenset({"_meta", "content", "messageId"})
@@ -22528,7 +18121,7 @@ def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "content":
-        raise _codec.bad_tag("type", d.get("type"), ("content",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("content",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -22542,21 +18135,19 @@ def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ContentToolCallContent(
-        meta=v1,
-        content=v2,
-        extra=(
-            {}
-            if _K_ContentToolCallContent.issuperset(d)
-            else _codec.unknown(d, _K_ContentToolCallContent)
-        ),
-        _nulls=n,
-    )
+    known = _K_ContentToolCallContent
+    o = _new(ContentToolCallContent)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ContentToolCallContent = frozenset({"_meta", "content", "type"})
@@ -22571,21 +18162,23 @@ def _d_Cost(d: Any) -> Cost:
         v1 = d["amount"]
         if v1.__class__ is not float and v1.__class__ is not int:
             raise _codec.expected("a number", v1)
-
         k = "currency"
         v2 = d["currency"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Cost(
-        amount=v1,
-        currency=v2,
-        extra={} if _K_Cost.issuperset(d) else _codec.unknown(d, _K_Cost),
-    )
+    known = _K_Cost
+    o = _new(Cost)
+    o.__dict__ = {
+        "amount": v1,
+        "currency": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Cost = frozenset({"amount", "currency"})
@@ -22606,13 +18199,12 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "command"
         v3 = d["command"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "cwd"
         v4 = d.get("cwd")
         if v4 is None:
@@ -22622,43 +18214,49 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
             raise _codec.expected("a string", v4)
         k = "env"
         v5 = d.get("env")
-        if v5 is not None:
+        if v5 is not None or "env" in d:
             v5 = _d_list_EnvVariable(v5)
         k = "outputByteLimit"
         v6 = d.get("outputByteLimit")
         if v6 is None:
             if "outputByteLimit" in d:
                 n += ("outputByteLimit",)
-        elif v6.__class__ is not int or not 0 <= v6 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v6)
+        else:
+            v6 = _d_integer_0_18446744073709551615(v6)
         k = "sessionId"
         v7 = d["sessionId"]
         if v7.__class__ is not str:
             raise _codec.expected("a string", v7)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CreateTerminalRequest(
-        meta=v1,
-        args=v2,
-        command=v3,
-        cwd=v4,
-        env=v5,
-        output_byte_limit=v6,
-        session_id=v7,
-        extra=(
-            {}
-            if _K_CreateTerminalRequest.issuperset(d)
-            else _codec.unknown(d, _K_CreateTerminalRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_CreateTerminalRequest
+    o = _new(CreateTerminalRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "args": v2,
+        "command": v3,
+        "cwd": v4,
+        "env": v5,
+        "output_byte_limit": v6,
+        "session_id": v7,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CreateTerminalRequest = frozenset(
-    {"_meta", "args", "command", "cwd", "env", "outputByteLimit", "sessionId"}
+    {
+        "_meta",
+        "args",
+        "command",
+        "cwd",
+        "env",
+        "outputByteLimit",
+        "sessionId",
+    }
 )
 
 
@@ -22679,21 +18277,19 @@ def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
         v2 = d["terminalId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CreateTerminalResponse(
-        meta=v1,
-        terminal_id=v2,
-        extra=(
-            {}
-            if _K_CreateTerminalResponse.issuperset(d)
-            else _codec.unknown(d, _K_CreateTerminalResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_CreateTerminalResponse
+    o = _new(CreateTerminalResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "terminal_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CreateTerminalResponse = frozenset({"_meta", "terminalId"})
@@ -22716,17 +18312,19 @@ def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
         v2 = d["currentModeId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CurrentModeUpdate(
-        meta=v1,
-        current_mode_id=v2,
-        extra={} if _K_CurrentModeUpdate.issuperset(d) else _codec.unknown(d, _K_CurrentModeUpdate),
-        _nulls=n,
-    )
+    known = _K_CurrentModeUpdate
+    o = _new(CurrentModeUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "current_mode_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CurrentModeUpdate = frozenset({"_meta", "currentModeId"})
@@ -22736,9 +18334,7 @@ def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "current_mode_update":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("current_mode_update",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("current_mode_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -22753,21 +18349,19 @@ def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
         v2 = d["currentModeId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return CurrentModeUpdateSessionUpdate(
-        meta=v1,
-        current_mode_id=v2,
-        extra=(
-            {}
-            if _K_CurrentModeUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_CurrentModeUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_CurrentModeUpdateSessionUpdate
+    o = _new(CurrentModeUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "current_mode_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_CurrentModeUpdateSessionUpdate = frozenset({"_meta", "currentModeId", "sessionUpdate"})
@@ -22777,7 +18371,7 @@ def _d_Decline(d: Any) -> Decline:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("action") != "decline":
-        raise _codec.bad_tag("action", d.get("action"), ("decline",), "action" in d)
+        raise _codec.bad_tag(d, "action", ("decline",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -22792,11 +18386,14 @@ def _d_Decline(d: Any) -> Decline:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Decline(
-        meta=v1,
-        extra={} if _K_Decline.issuperset(d) else _codec.unknown(d, _K_Decline),
-        _nulls=n,
-    )
+    known = _K_Decline
+    o = _new(Decline)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Decline = frozenset({"_meta", "action"})
@@ -22818,43 +18415,43 @@ def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
         k = "contentChanges"
         v2 = d["contentChanges"]
         v2 = _d_list_TextDocumentContentChangeEvent(v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "version"
         v5 = d["version"]
-        if v5.__class__ is not int or not -9223372036854775808 <= v5 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v5)
-
+        v5 = _d_integer_m9223372036854775808_9223372036854775807(v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DidChangeDocumentNotification(
-        meta=v1,
-        content_changes=v2,
-        session_id=v3,
-        uri=v4,
-        version=v5,
-        extra=(
-            {}
-            if _K_DidChangeDocumentNotification.issuperset(d)
-            else _codec.unknown(d, _K_DidChangeDocumentNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_DidChangeDocumentNotification
+    o = _new(DidChangeDocumentNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "content_changes": v2,
+        "session_id": v3,
+        "uri": v4,
+        "version": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DidChangeDocumentNotification = frozenset(
-    {"_meta", "contentChanges", "sessionId", "uri", "version"}
+    {
+        "_meta",
+        "contentChanges",
+        "sessionId",
+        "uri",
+        "version",
+    }
 )
 
 
@@ -22875,27 +18472,24 @@ def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DidCloseDocumentNotification(
-        meta=v1,
-        session_id=v2,
-        uri=v3,
-        extra=(
-            {}
-            if _K_DidCloseDocumentNotification.issuperset(d)
-            else _codec.unknown(d, _K_DidCloseDocumentNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_DidCloseDocumentNotification
+    o = _new(DidCloseDocumentNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "uri": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DidCloseDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
@@ -22917,48 +18511,48 @@ def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
         k = "position"
         v2 = d["position"]
         v2 = _d_Position(v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "version"
         v5 = d["version"]
-        if v5.__class__ is not int or not -9223372036854775808 <= v5 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v5)
-
+        v5 = _d_integer_m9223372036854775808_9223372036854775807(v5)
         k = "visibleRange"
         v6 = d["visibleRange"]
         v6 = _d_Range(v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DidFocusDocumentNotification(
-        meta=v1,
-        position=v2,
-        session_id=v3,
-        uri=v4,
-        version=v5,
-        visible_range=v6,
-        extra=(
-            {}
-            if _K_DidFocusDocumentNotification.issuperset(d)
-            else _codec.unknown(d, _K_DidFocusDocumentNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_DidFocusDocumentNotification
+    o = _new(DidFocusDocumentNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "position": v2,
+        "session_id": v3,
+        "uri": v4,
+        "version": v5,
+        "visible_range": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DidFocusDocumentNotification = frozenset(
-    {"_meta", "position", "sessionId", "uri", "version", "visibleRange"}
+    {
+        "_meta",
+        "position",
+        "sessionId",
+        "uri",
+        "version",
+        "visibleRange",
+    }
 )
 
 
@@ -22979,49 +18573,49 @@ def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
         v2 = d["languageId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "text"
         v4 = d["text"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "uri"
         v5 = d["uri"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "version"
         v6 = d["version"]
-        if v6.__class__ is not int or not -9223372036854775808 <= v6 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v6)
-
+        v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DidOpenDocumentNotification(
-        meta=v1,
-        language_id=v2,
-        session_id=v3,
-        text=v4,
-        uri=v5,
-        version=v6,
-        extra=(
-            {}
-            if _K_DidOpenDocumentNotification.issuperset(d)
-            else _codec.unknown(d, _K_DidOpenDocumentNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_DidOpenDocumentNotification
+    o = _new(DidOpenDocumentNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "language_id": v2,
+        "session_id": v3,
+        "text": v4,
+        "uri": v5,
+        "version": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DidOpenDocumentNotification = frozenset(
-    {"_meta", "languageId", "sessionId", "text", "uri", "version"}
+    {
+        "_meta",
+        "languageId",
+        "sessionId",
+        "text",
+        "uri",
+        "version",
+    }
 )
 
 
@@ -23042,27 +18636,24 @@ def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DidSaveDocumentNotification(
-        meta=v1,
-        session_id=v2,
-        uri=v3,
-        extra=(
-            {}
-            if _K_DidSaveDocumentNotification.issuperset(d)
-            else _codec.unknown(d, _K_DidSaveDocumentNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_DidSaveDocumentNotification
+    o = _new(DidSaveDocumentNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "uri": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DidSaveDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
@@ -23085,7 +18676,6 @@ def _d_Diff(d: Any) -> Diff:
         v2 = d["newText"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "oldText"
         v3 = d.get("oldText")
         if v3 is None:
@@ -23097,19 +18687,21 @@ def _d_Diff(d: Any) -> Diff:
         v4 = d["path"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Diff(
-        meta=v1,
-        new_text=v2,
-        old_text=v3,
-        path=v4,
-        extra={} if _K_Diff.issuperset(d) else _codec.unknown(d, _K_Diff),
-        _nulls=n,
-    )
+    known = _K_Diff
+    o = _new(Diff)
+    o.__dict__ = {
+        "meta": v1,
+        "new_text": v2,
+        "old_text": v3,
+        "path": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Diff = frozenset({"_meta", "newText", "oldText", "path"})
@@ -23119,7 +18711,7 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "diff":
-        raise _codec.bad_tag("type", d.get("type"), ("diff",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("diff",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -23134,7 +18726,6 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
         v2 = d["newText"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "oldText"
         v3 = d.get("oldText")
         if v3 is None:
@@ -23146,23 +18737,21 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
         v4 = d["path"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DiffToolCallContent(
-        meta=v1,
-        new_text=v2,
-        old_text=v3,
-        path=v4,
-        extra=(
-            {}
-            if _K_DiffToolCallContent.issuperset(d)
-            else _codec.unknown(d, _K_DiffToolCallContent)
-        ),
-        _nulls=n,
-    )
+    known = _K_DiffToolCallContent
+    o = _new(DiffToolCallContent)
+    o.__dict__ = {
+        "meta": v1,
+        "new_text": v2,
+        "old_text": v3,
+        "path": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DiffToolCallContent = frozenset({"_meta", "newText", "oldText", "path", "type"})
@@ -23185,21 +18774,19 @@ def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
         v2 = d["id"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DisableProvidersRequest(
-        meta=v1,
-        id=v2,
-        extra=(
-            {}
-            if _K_DisableProvidersRequest.issuperset(d)
-            else _codec.unknown(d, _K_DisableProvidersRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_DisableProvidersRequest
+    o = _new(DisableProvidersRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DisableProvidersRequest = frozenset({"_meta", "id"})
@@ -23222,15 +18809,14 @@ def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return DisableProvidersResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_DisableProvidersResponse.issuperset(d)
-            else _codec.unknown(d, _K_DisableProvidersResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_DisableProvidersResponse
+    o = _new(DisableProvidersResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_DisableProvidersResponse = frozenset({"_meta"})
@@ -23240,7 +18826,7 @@ def _d_Edit(d: Any) -> Edit:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("kind") != "edit":
-        raise _codec.bad_tag("kind", d.get("kind"), ("edit",), "kind" in d)
+        raise _codec.bad_tag(d, "kind", ("edit",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -23254,29 +18840,29 @@ def _d_Edit(d: Any) -> Edit:
         k = "edits"
         v2 = d["edits"]
         v2 = _d_list_NesTextEdit(v2)
-
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Edit(
-        cursor_position=v1,
-        edits=v2,
-        id=v3,
-        uri=v4,
-        extra={} if _K_Edit.issuperset(d) else _codec.unknown(d, _K_Edit),
-        _nulls=n,
-    )
+    known = _K_Edit
+    o = _new(Edit)
+    o.__dict__ = {
+        "cursor_position": v1,
+        "edits": v2,
+        "id": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Edit = frozenset({"cursorPosition", "edits", "id", "kind", "uri"})
@@ -23299,15 +18885,14 @@ def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationAcceptAction(
-        content=v1,
-        extra=(
-            {}
-            if _K_ElicitationAcceptAction.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationAcceptAction)
-        ),
-        _nulls=n,
-    )
+    known = _K_ElicitationAcceptAction
+    o = _new(ElicitationAcceptAction)
+    o.__dict__ = {
+        "content": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationAcceptAction = frozenset({"content"})
@@ -23344,17 +18929,16 @@ def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationCapabilities(
-        meta=v1,
-        form=v2,
-        url=v3,
-        extra=(
-            {}
-            if _K_ElicitationCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ElicitationCapabilities
+    o = _new(ElicitationCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "form": v2,
+        "url": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationCapabilities = frozenset({"_meta", "form", "url"})
@@ -23377,15 +18961,14 @@ def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationFormCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_ElicitationFormCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationFormCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ElicitationFormCapabilities
+    o = _new(ElicitationFormCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationFormCapabilities = frozenset({"_meta"})
@@ -23399,19 +18982,18 @@ def _d_ElicitationRequestScope(d: Any) -> ElicitationRequestScope:
         k = "requestId"
         v1 = d["requestId"]
         v1 = _d_RequestId(v1)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationRequestScope(
-        request_id=v1,
-        extra=(
-            {}
-            if _K_ElicitationRequestScope.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationRequestScope)
-        ),
-    )
+    known = _K_ElicitationRequestScope
+    o = _new(ElicitationRequestScope)
+    o.__dict__ = {
+        "request_id": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ElicitationRequestScope = frozenset({"requestId"})
@@ -23432,7 +19014,7 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
             raise _codec.expected("a string", v1)
         k = "properties"
         v2 = d.get("properties")
-        if v2 is not None:
+        if v2 is not None or "properties" in d:
             v2 = _d_map_ElicitationPropertySchema(v2)
         k = "required"
         v3 = d.get("required")
@@ -23450,21 +19032,24 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
             raise _codec.expected("a string", v4)
         k = "type"
         v5 = d.get("type")
-        if v5 is not None:
+        if v5 is not None or "type" in d:
             v5 = _d_ElicitationSchemaType(v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationSchema(
-        description=v1,
-        properties=v2,
-        required=v3,
-        title=v4,
-        type=v5,
-        extra={} if _K_ElicitationSchema.issuperset(d) else _codec.unknown(d, _K_ElicitationSchema),
-        _nulls=n,
-    )
+    known = _K_ElicitationSchema
+    o = _new(ElicitationSchema)
+    o.__dict__ = {
+        "description": v1,
+        "properties": v2,
+        "required": v3,
+        "title": v4,
+        "type": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationSchema = frozenset({"description", "properties", "required", "title", "type"})
@@ -23480,7 +19065,6 @@ def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
         v1 = d["sessionId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "toolCallId"
         v2 = d.get("toolCallId")
         if v2 is None:
@@ -23492,16 +19076,15 @@ def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationSessionScope(
-        session_id=v1,
-        tool_call_id=v2,
-        extra=(
-            {}
-            if _K_ElicitationSessionScope.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationSessionScope)
-        ),
-        _nulls=n,
-    )
+    known = _K_ElicitationSessionScope
+    o = _new(ElicitationSessionScope)
+    o.__dict__ = {
+        "session_id": v1,
+        "tool_call_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationSessionScope = frozenset({"sessionId", "toolCallId"})
@@ -23524,15 +19107,14 @@ def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ElicitationUrlCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_ElicitationUrlCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_ElicitationUrlCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ElicitationUrlCapabilities
+    o = _new(ElicitationUrlCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ElicitationUrlCapabilities = frozenset({"_meta"})
@@ -23561,18 +19143,20 @@ def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
         k = "resource"
         v3 = d["resource"]
         v3 = _d_EmbeddedResourceResource(v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return EmbeddedResource(
-        meta=v1,
-        annotations=v2,
-        resource=v3,
-        extra={} if _K_EmbeddedResource.issuperset(d) else _codec.unknown(d, _K_EmbeddedResource),
-        _nulls=n,
-    )
+    known = _K_EmbeddedResource
+    o = _new(EmbeddedResource)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "resource": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_EmbeddedResource = frozenset({"_meta", "annotations", "resource"})
@@ -23587,21 +19171,23 @@ def _d_EnumOption(d: Any) -> EnumOption:
         v1 = d["const"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "title"
         v2 = d["title"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return EnumOption(
-        const=v1,
-        title=v2,
-        extra={} if _K_EnumOption.issuperset(d) else _codec.unknown(d, _K_EnumOption),
-    )
+    known = _K_EnumOption
+    o = _new(EnumOption)
+    o.__dict__ = {
+        "const": v1,
+        "title": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_EnumOption = frozenset({"const", "title"})
@@ -23611,7 +19197,7 @@ def _d_EnvVar(d: Any) -> EnvVar:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "env_var":
-        raise _codec.bad_tag("type", d.get("type"), ("env_var",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("env_var",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -23633,7 +19219,6 @@ def _d_EnvVar(d: Any) -> EnvVar:
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "link"
         v4 = d.get("link")
         if v4 is None:
@@ -23645,25 +19230,26 @@ def _d_EnvVar(d: Any) -> EnvVar:
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "vars"
         v6 = d["vars"]
         v6 = _d_list_AuthEnvVar(v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return EnvVar(
-        meta=v1,
-        description=v2,
-        id=v3,
-        link=v4,
-        name=v5,
-        vars=v6,
-        extra={} if _K_EnvVar.issuperset(d) else _codec.unknown(d, _K_EnvVar),
-        _nulls=n,
-    )
+    known = _K_EnvVar
+    o = _new(EnvVar)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "id": v3,
+        "link": v4,
+        "name": v5,
+        "vars": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_EnvVar = frozenset({"_meta", "description", "id", "link", "name", "type", "vars"})
@@ -23686,23 +19272,24 @@ def _d_EnvVariable(d: Any) -> EnvVariable:
         v2 = d["name"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "value"
         v3 = d["value"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return EnvVariable(
-        meta=v1,
-        name=v2,
-        value=v3,
-        extra={} if _K_EnvVariable.issuperset(d) else _codec.unknown(d, _K_EnvVariable),
-        _nulls=n,
-    )
+    known = _K_EnvVariable
+    o = _new(EnvVariable)
+    o.__dict__ = {
+        "meta": v1,
+        "name": v2,
+        "value": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_EnvVariable = frozenset({"_meta", "name", "value"})
@@ -23717,7 +19304,6 @@ def _d_Error(d: Any) -> Error:
         k = "code"
         v1 = d["code"]
         v1 = _d_ErrorCode(v1)
-
         k = "data"
         v2 = d.get("data")
         if v2 is None and "data" in d:
@@ -23726,18 +19312,20 @@ def _d_Error(d: Any) -> Error:
         v3 = d["message"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Error(
-        code=v1,
-        data=v2,
-        message=v3,
-        extra={} if _K_Error.issuperset(d) else _codec.unknown(d, _K_Error),
-        _nulls=n,
-    )
+    known = _K_Error
+    o = _new(Error)
+    o.__dict__ = {
+        "code": v1,
+        "data": v2,
+        "message": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Error = frozenset({"code", "data", "message"})
@@ -23751,22 +19339,22 @@ def _d_ErrorAgentResponse(d: Any) -> ErrorAgentResponse:
         k = "error"
         v1 = d["error"]
         v1 = _d_Error(v1)
-
         k = "id"
         v2 = d["id"]
         v2 = _d_RequestId(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ErrorAgentResponse(
-        error=v1,
-        id=v2,
-        extra=(
-            {} if _K_ErrorAgentResponse.issuperset(d) else _codec.unknown(d, _K_ErrorAgentResponse)
-        ),
-    )
+    known = _K_ErrorAgentResponse
+    o = _new(ErrorAgentResponse)
+    o.__dict__ = {
+        "error": v1,
+        "id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ErrorAgentResponse = frozenset({"error", "id"})
@@ -23780,24 +19368,22 @@ def _d_ErrorClientResponse(d: Any) -> ErrorClientResponse:
         k = "error"
         v1 = d["error"]
         v1 = _d_Error(v1)
-
         k = "id"
         v2 = d["id"]
         v2 = _d_RequestId(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ErrorClientResponse(
-        error=v1,
-        id=v2,
-        extra=(
-            {}
-            if _K_ErrorClientResponse.issuperset(d)
-            else _codec.unknown(d, _K_ErrorClientResponse)
-        ),
-    )
+    known = _K_ErrorClientResponse
+    o = _new(ErrorClientResponse)
+    o.__dict__ = {
+        "error": v1,
+        "id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ErrorClientResponse = frozenset({"error", "id"})
@@ -23818,27 +19404,32 @@ def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
             v1 = _d_map_any(v1)
         k = "readTextFile"
         v2 = d.get("readTextFile")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "readTextFile" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "writeTextFile"
         v3 = d.get("writeTextFile")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "writeTextFile" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return FileSystemCapabilities(
-        meta=v1,
-        read_text_file=v2,
-        write_text_file=v3,
-        extra=(
-            {}
-            if _K_FileSystemCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_FileSystemCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_FileSystemCapabilities
+    o = _new(FileSystemCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "read_text_file": v2,
+        "write_text_file": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_FileSystemCapabilities = frozenset({"_meta", "readTextFile", "writeTextFile"})
@@ -23859,41 +19450,46 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mcpServers"
         v4 = d.get("mcpServers")
-        if v4 is not None:
+        if v4 is not None or "mcpServers" in d:
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ForkSessionRequest(
-        meta=v1,
-        additional_directories=v2,
-        cwd=v3,
-        mcp_servers=v4,
-        session_id=v5,
-        extra=(
-            {} if _K_ForkSessionRequest.issuperset(d) else _codec.unknown(d, _K_ForkSessionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ForkSessionRequest
+    o = _new(ForkSessionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cwd": v3,
+        "mcp_servers": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ForkSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
 
 
@@ -23935,24 +19531,22 @@ def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ForkSessionResponse(
-        meta=v1,
-        config_options=v2,
-        models=v3,
-        modes=v4,
-        session_id=v5,
-        extra=(
-            {}
-            if _K_ForkSessionResponse.issuperset(d)
-            else _codec.unknown(d, _K_ForkSessionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ForkSessionResponse
+    o = _new(ForkSessionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "models": v3,
+        "modes": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ForkSessionResponse = frozenset({"_meta", "configOptions", "models", "modes", "sessionId"})
@@ -23962,7 +19556,7 @@ def _d_FormRequest(d: Any) -> FormRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("mode") != "form":
-        raise _codec.bad_tag("mode", d.get("mode"), ("form",), "mode" in d)
+        raise _codec.bad_tag(d, "mode", ("form",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -23977,27 +19571,27 @@ def _d_FormRequest(d: Any) -> FormRequest:
         v2 = d["message"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "requestedSchema"
         v3 = d["requestedSchema"]
         v3 = _d_ElicitationSchema(v3)
-
         k = "requestId"
         v4 = d["requestId"]
         v4 = _d_RequestId(v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return FormRequest(
-        meta=v1,
-        message=v2,
-        requested_schema=v3,
-        request_id=v4,
-        extra={} if _K_FormRequest.issuperset(d) else _codec.unknown(d, _K_FormRequest),
-        _nulls=n,
-    )
+    known = _K_FormRequest
+    o = _new(FormRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "message": v2,
+        "requested_schema": v3,
+        "request_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_FormRequest = frozenset({"_meta", "message", "mode", "requestId", "requestedSchema"})
@@ -24007,7 +19601,7 @@ def _d_FormSession(d: Any) -> FormSession:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("mode") != "form":
-        raise _codec.bad_tag("mode", d.get("mode"), ("form",), "mode" in d)
+        raise _codec.bad_tag(d, "mode", ("form",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -24022,16 +19616,13 @@ def _d_FormSession(d: Any) -> FormSession:
         v2 = d["message"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "requestedSchema"
         v3 = d["requestedSchema"]
         v3 = _d_ElicitationSchema(v3)
-
         k = "sessionId"
         v4 = d["sessionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "toolCallId"
         v5 = d.get("toolCallId")
         if v5 is None:
@@ -24043,19 +19634,29 @@ def _d_FormSession(d: Any) -> FormSession:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return FormSession(
-        meta=v1,
-        message=v2,
-        requested_schema=v3,
-        session_id=v4,
-        tool_call_id=v5,
-        extra={} if _K_FormSession.issuperset(d) else _codec.unknown(d, _K_FormSession),
-        _nulls=n,
-    )
+    known = _K_FormSession
+    o = _new(FormSession)
+    o.__dict__ = {
+        "meta": v1,
+        "message": v2,
+        "requested_schema": v3,
+        "session_id": v4,
+        "tool_call_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_FormSession = frozenset(
-    {"_meta", "message", "mode", "requestedSchema", "sessionId", "toolCallId"}
+    {
+        "_meta",
+        "message",
+        "mode",
+        "requestedSchema",
+        "sessionId",
+        "toolCallId",
+    }
 )
 
 
@@ -24063,7 +19664,7 @@ def _d_Http(d: Any) -> Http:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "http":
-        raise _codec.bad_tag("type", d.get("type"), ("http",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("http",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -24077,29 +19678,29 @@ def _d_Http(d: Any) -> Http:
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Http(
-        meta=v1,
-        headers=v2,
-        name=v3,
-        url=v4,
-        extra={} if _K_Http.issuperset(d) else _codec.unknown(d, _K_Http),
-        _nulls=n,
-    )
+    known = _K_Http
+    o = _new(Http)
+    o.__dict__ = {
+        "meta": v1,
+        "headers": v2,
+        "name": v3,
+        "url": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Http = frozenset({"_meta", "headers", "name", "type", "url"})
@@ -24122,23 +19723,24 @@ def _d_HttpHeader(d: Any) -> HttpHeader:
         v2 = d["name"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "value"
         v3 = d["value"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return HttpHeader(
-        meta=v1,
-        name=v2,
-        value=v3,
-        extra={} if _K_HttpHeader.issuperset(d) else _codec.unknown(d, _K_HttpHeader),
-        _nulls=n,
-    )
+    known = _K_HttpHeader
+    o = _new(HttpHeader)
+    o.__dict__ = {
+        "meta": v1,
+        "name": v2,
+        "value": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_HttpHeader = frozenset({"_meta", "name", "value"})
@@ -24148,7 +19750,7 @@ def _d_Image(d: Any) -> Image:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "image":
-        raise _codec.bad_tag("type", d.get("type"), ("image",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("image",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -24170,12 +19772,10 @@ def _d_Image(d: Any) -> Image:
         v3 = d["data"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mimeType"
         v4 = d["mimeType"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "uri"
         v5 = d.get("uri")
         if v5 is None:
@@ -24187,15 +19787,18 @@ def _d_Image(d: Any) -> Image:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Image(
-        meta=v1,
-        annotations=v2,
-        data=v3,
-        mime_type=v4,
-        uri=v5,
-        extra={} if _K_Image.issuperset(d) else _codec.unknown(d, _K_Image),
-        _nulls=n,
-    )
+    known = _K_Image
+    o = _new(Image)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "data": v3,
+        "mime_type": v4,
+        "uri": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Image = frozenset({"_meta", "annotations", "data", "mimeType", "type", "uri"})
@@ -24225,12 +19828,10 @@ def _d_ImageContent(d: Any) -> ImageContent:
         v3 = d["data"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mimeType"
         v4 = d["mimeType"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "uri"
         v5 = d.get("uri")
         if v5 is None:
@@ -24242,15 +19843,18 @@ def _d_ImageContent(d: Any) -> ImageContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ImageContent(
-        meta=v1,
-        annotations=v2,
-        data=v3,
-        mime_type=v4,
-        uri=v5,
-        extra={} if _K_ImageContent.issuperset(d) else _codec.unknown(d, _K_ImageContent),
-        _nulls=n,
-    )
+    known = _K_ImageContent
+    o = _new(ImageContent)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "data": v3,
+        "mime_type": v4,
+        "uri": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ImageContent = frozenset({"_meta", "annotations", "data", "mimeType", "uri"})
@@ -24273,7 +19877,6 @@ def _d_Implementation(d: Any) -> Implementation:
         v2 = d["name"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "title"
         v3 = d.get("title")
         if v3 is None:
@@ -24285,19 +19888,21 @@ def _d_Implementation(d: Any) -> Implementation:
         v4 = d["version"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Implementation(
-        meta=v1,
-        name=v2,
-        title=v3,
-        version=v4,
-        extra={} if _K_Implementation.issuperset(d) else _codec.unknown(d, _K_Implementation),
-        _nulls=n,
-    )
+    known = _K_Implementation
+    o = _new(Implementation)
+    o.__dict__ = {
+        "meta": v1,
+        "name": v2,
+        "title": v3,
+        "version": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Implementation = frozenset({"_meta", "name", "title", "version"})
@@ -24318,7 +19923,7 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
             v1 = _d_map_any(v1)
         k = "clientCapabilities"
         v2 = d.get("clientCapabilities")
-        if v2 is not None:
+        if v2 is not None or "clientCapabilities" in d:
             v2 = _d_ClientCapabilities(v2)
         k = "clientInfo"
         v3 = d.get("clientInfo")
@@ -24329,21 +19934,22 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
             v3 = _d_Implementation(v3)
         k = "protocolVersion"
         v4 = d["protocolVersion"]
-        if v4.__class__ is not int or not 0 <= v4 <= 65535:
-            raise _codec.expected("an integer in [0, 65535]", v4)
-
+        v4 = _d_integer_0_65535(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return InitializeRequest(
-        meta=v1,
-        client_capabilities=v2,
-        client_info=v3,
-        protocol_version=v4,
-        extra={} if _K_InitializeRequest.issuperset(d) else _codec.unknown(d, _K_InitializeRequest),
-        _nulls=n,
-    )
+    known = _K_InitializeRequest
+    o = _new(InitializeRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "client_capabilities": v2,
+        "client_info": v3,
+        "protocol_version": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_InitializeRequest = frozenset({"_meta", "clientCapabilities", "clientInfo", "protocolVersion"})
@@ -24364,7 +19970,7 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
             v1 = _d_map_any(v1)
         k = "agentCapabilities"
         v2 = d.get("agentCapabilities")
-        if v2 is not None:
+        if v2 is not None or "agentCapabilities" in d:
             v2 = _d_AgentCapabilities(v2)
         k = "agentInfo"
         v3 = d.get("agentInfo")
@@ -24375,32 +19981,37 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
             v3 = _d_Implementation(v3)
         k = "authMethods"
         v4 = d.get("authMethods")
-        if v4 is not None:
+        if v4 is not None or "authMethods" in d:
             v4 = _d_list_AuthMethod(v4)
         k = "protocolVersion"
         v5 = d["protocolVersion"]
-        if v5.__class__ is not int or not 0 <= v5 <= 65535:
-            raise _codec.expected("an integer in [0, 65535]", v5)
-
+        v5 = _d_integer_0_65535(v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return InitializeResponse(
-        meta=v1,
-        agent_capabilities=v2,
-        agent_info=v3,
-        auth_methods=v4,
-        protocol_version=v5,
-        extra=(
-            {} if _K_InitializeResponse.issuperset(d) else _codec.unknown(d, _K_InitializeResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_InitializeResponse
+    o = _new(InitializeResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "agent_capabilities": v2,
+        "agent_info": v3,
+        "auth_methods": v4,
+        "protocol_version": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_InitializeResponse = frozenset(
-    {"_meta", "agentCapabilities", "agentInfo", "authMethods", "protocolVersion"}
+    {
+        "_meta",
+        "agentCapabilities",
+        "agentInfo",
+        "authMethods",
+        "protocolVersion",
+    }
 )
 
 
@@ -24408,7 +20019,7 @@ def _d_Integer(d: Any) -> Integer:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "integer":
-        raise _codec.bad_tag("type", d.get("type"), ("integer",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("integer",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -24417,8 +20028,8 @@ def _d_Integer(d: Any) -> Integer:
         if v1 is None:
             if "default" in d:
                 n += ("default",)
-        elif v1.__class__ is not int or not -9223372036854775808 <= v1 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v1)
+        else:
+            v1 = _d_integer_m9223372036854775808_9223372036854775807(v1)
         k = "description"
         v2 = d.get("description")
         if v2 is None:
@@ -24431,15 +20042,15 @@ def _d_Integer(d: Any) -> Integer:
         if v3 is None:
             if "maximum" in d:
                 n += ("maximum",)
-        elif v3.__class__ is not int or not -9223372036854775808 <= v3 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v3)
+        else:
+            v3 = _d_integer_m9223372036854775808_9223372036854775807(v3)
         k = "minimum"
         v4 = d.get("minimum")
         if v4 is None:
             if "minimum" in d:
                 n += ("minimum",)
-        elif v4.__class__ is not int or not -9223372036854775808 <= v4 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v4)
+        else:
+            v4 = _d_integer_m9223372036854775808_9223372036854775807(v4)
         k = "title"
         v5 = d.get("title")
         if v5 is None:
@@ -24451,15 +20062,18 @@ def _d_Integer(d: Any) -> Integer:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Integer(
-        default=v1,
-        description=v2,
-        maximum=v3,
-        minimum=v4,
-        title=v5,
-        extra={} if _K_Integer.issuperset(d) else _codec.unknown(d, _K_Integer),
-        _nulls=n,
-    )
+    known = _K_Integer
+    o = _new(Integer)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "maximum": v3,
+        "minimum": v4,
+        "title": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Integer = frozenset({"default", "description", "maximum", "minimum", "title", "type"})
@@ -24476,8 +20090,8 @@ def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
         if v1 is None:
             if "default" in d:
                 n += ("default",)
-        elif v1.__class__ is not int or not -9223372036854775808 <= v1 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v1)
+        else:
+            v1 = _d_integer_m9223372036854775808_9223372036854775807(v1)
         k = "description"
         v2 = d.get("description")
         if v2 is None:
@@ -24490,15 +20104,15 @@ def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
         if v3 is None:
             if "maximum" in d:
                 n += ("maximum",)
-        elif v3.__class__ is not int or not -9223372036854775808 <= v3 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v3)
+        else:
+            v3 = _d_integer_m9223372036854775808_9223372036854775807(v3)
         k = "minimum"
         v4 = d.get("minimum")
         if v4 is None:
             if "minimum" in d:
                 n += ("minimum",)
-        elif v4.__class__ is not int or not -9223372036854775808 <= v4 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v4)
+        else:
+            v4 = _d_integer_m9223372036854775808_9223372036854775807(v4)
         k = "title"
         v5 = d.get("title")
         if v5 is None:
@@ -24510,19 +20124,18 @@ def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return IntegerPropertySchema(
-        default=v1,
-        description=v2,
-        maximum=v3,
-        minimum=v4,
-        title=v5,
-        extra=(
-            {}
-            if _K_IntegerPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_IntegerPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_IntegerPropertySchema
+    o = _new(IntegerPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "maximum": v3,
+        "minimum": v4,
+        "title": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_IntegerPropertySchema = frozenset({"default", "description", "maximum", "minimum", "title"})
@@ -24532,33 +20145,34 @@ def _d_Jump(d: Any) -> Jump:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("kind") != "jump":
-        raise _codec.bad_tag("kind", d.get("kind"), ("jump",), "kind" in d)
+        raise _codec.bad_tag(d, "kind", ("jump",))
     k = ""
     try:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "position"
         v2 = d["position"]
         v2 = _d_Position(v2)
-
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Jump(
-        id=v1,
-        position=v2,
-        uri=v3,
-        extra={} if _K_Jump.issuperset(d) else _codec.unknown(d, _K_Jump),
-    )
+    known = _K_Jump
+    o = _new(Jump)
+    o.__dict__ = {
+        "id": v1,
+        "position": v2,
+        "uri": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Jump = frozenset({"id", "kind", "position", "uri"})
@@ -24581,27 +20195,24 @@ def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "terminalId"
         v3 = d["terminalId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return KillTerminalRequest(
-        meta=v1,
-        session_id=v2,
-        terminal_id=v3,
-        extra=(
-            {}
-            if _K_KillTerminalRequest.issuperset(d)
-            else _codec.unknown(d, _K_KillTerminalRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_KillTerminalRequest
+    o = _new(KillTerminalRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "terminal_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_KillTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
@@ -24624,15 +20235,14 @@ def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return KillTerminalResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_KillTerminalResponse.issuperset(d)
-            else _codec.unknown(d, _K_KillTerminalResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_KillTerminalResponse
+    o = _new(KillTerminalResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_KillTerminalResponse = frozenset({"_meta"})
@@ -24655,15 +20265,14 @@ def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ListProvidersRequest(
-        meta=v1,
-        extra=(
-            {}
-            if _K_ListProvidersRequest.issuperset(d)
-            else _codec.unknown(d, _K_ListProvidersRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ListProvidersRequest
+    o = _new(ListProvidersRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ListProvidersRequest = frozenset({"_meta"})
@@ -24685,21 +20294,19 @@ def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
         k = "providers"
         v2 = d["providers"]
         v2 = _d_list_ProviderInfo(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ListProvidersResponse(
-        meta=v1,
-        providers=v2,
-        extra=(
-            {}
-            if _K_ListProvidersResponse.issuperset(d)
-            else _codec.unknown(d, _K_ListProvidersResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ListProvidersResponse
+    o = _new(ListProvidersResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "providers": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ListProvidersResponse = frozenset({"_meta", "providers"})
@@ -24720,7 +20327,7 @@ def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cursor"
         v3 = d.get("cursor")
@@ -24740,18 +20347,17 @@ def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ListSessionsRequest(
-        meta=v1,
-        additional_directories=v2,
-        cursor=v3,
-        cwd=v4,
-        extra=(
-            {}
-            if _K_ListSessionsRequest.issuperset(d)
-            else _codec.unknown(d, _K_ListSessionsRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ListSessionsRequest
+    o = _new(ListSessionsRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cursor": v3,
+        "cwd": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ListSessionsRequest = frozenset({"_meta", "additionalDirectories", "cursor", "cwd"})
@@ -24780,22 +20386,20 @@ def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
         k = "sessions"
         v3 = d["sessions"]
         v3 = _d_list_SessionInfo(v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ListSessionsResponse(
-        meta=v1,
-        next_cursor=v2,
-        sessions=v3,
-        extra=(
-            {}
-            if _K_ListSessionsResponse.issuperset(d)
-            else _codec.unknown(d, _K_ListSessionsResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ListSessionsResponse
+    o = _new(ListSessionsResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "next_cursor": v2,
+        "sessions": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ListSessionsResponse = frozenset({"_meta", "nextCursor", "sessions"})
@@ -24816,41 +20420,45 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mcpServers"
         v4 = d["mcpServers"]
         v4 = _d_list_McpServer(v4)
-
         k = "sessionId"
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return LoadSessionRequest(
-        meta=v1,
-        additional_directories=v2,
-        cwd=v3,
-        mcp_servers=v4,
-        session_id=v5,
-        extra=(
-            {} if _K_LoadSessionRequest.issuperset(d) else _codec.unknown(d, _K_LoadSessionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_LoadSessionRequest
+    o = _new(LoadSessionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cwd": v3,
+        "mcp_servers": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_LoadSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
 
 
@@ -24892,18 +20500,17 @@ def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return LoadSessionResponse(
-        meta=v1,
-        config_options=v2,
-        models=v3,
-        modes=v4,
-        extra=(
-            {}
-            if _K_LoadSessionResponse.issuperset(d)
-            else _codec.unknown(d, _K_LoadSessionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_LoadSessionResponse
+    o = _new(LoadSessionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "models": v3,
+        "modes": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_LoadSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"})
@@ -24926,13 +20533,14 @@ def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return LogoutCapabilities(
-        meta=v1,
-        extra=(
-            {} if _K_LogoutCapabilities.issuperset(d) else _codec.unknown(d, _K_LogoutCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_LogoutCapabilities
+    o = _new(LogoutCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_LogoutCapabilities = frozenset({"_meta"})
@@ -24955,11 +20563,14 @@ def _d_LogoutRequest(d: Any) -> LogoutRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return LogoutRequest(
-        meta=v1,
-        extra={} if _K_LogoutRequest.issuperset(d) else _codec.unknown(d, _K_LogoutRequest),
-        _nulls=n,
-    )
+    known = _K_LogoutRequest
+    o = _new(LogoutRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_LogoutRequest = frozenset({"_meta"})
@@ -24982,11 +20593,14 @@ def _d_LogoutResponse(d: Any) -> LogoutResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return LogoutResponse(
-        meta=v1,
-        extra={} if _K_LogoutResponse.issuperset(d) else _codec.unknown(d, _K_LogoutResponse),
-        _nulls=n,
-    )
+    known = _K_LogoutResponse
+    o = _new(LogoutResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_LogoutResponse = frozenset({"_meta"})
@@ -25007,23 +20621,32 @@ def _d_McpCapabilities(d: Any) -> McpCapabilities:
             v1 = _d_map_any(v1)
         k = "http"
         v2 = d.get("http")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "http" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "sse"
         v3 = d.get("sse")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "sse" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return McpCapabilities(
-        meta=v1,
-        http=v2,
-        sse=v3,
-        extra={} if _K_McpCapabilities.issuperset(d) else _codec.unknown(d, _K_McpCapabilities),
-        _nulls=n,
-    )
+    known = _K_McpCapabilities
+    o = _new(McpCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "http": v2,
+        "sse": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_McpCapabilities = frozenset({"_meta", "http", "sse"})
@@ -25045,29 +20668,29 @@ def _d_McpServerHttp(d: Any) -> McpServerHttp:
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return McpServerHttp(
-        meta=v1,
-        headers=v2,
-        name=v3,
-        url=v4,
-        extra={} if _K_McpServerHttp.issuperset(d) else _codec.unknown(d, _K_McpServerHttp),
-        _nulls=n,
-    )
+    known = _K_McpServerHttp
+    o = _new(McpServerHttp)
+    o.__dict__ = {
+        "meta": v1,
+        "headers": v2,
+        "name": v3,
+        "url": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_McpServerHttp = frozenset({"_meta", "headers", "name", "url"})
@@ -25089,29 +20712,29 @@ def _d_McpServerSse(d: Any) -> McpServerSse:
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return McpServerSse(
-        meta=v1,
-        headers=v2,
-        name=v3,
-        url=v4,
-        extra={} if _K_McpServerSse.issuperset(d) else _codec.unknown(d, _K_McpServerSse),
-        _nulls=n,
-    )
+    known = _K_McpServerSse
+    o = _new(McpServerSse)
+    o.__dict__ = {
+        "meta": v1,
+        "headers": v2,
+        "name": v3,
+        "url": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_McpServerSse = frozenset({"_meta", "headers", "name", "url"})
@@ -25133,34 +20756,33 @@ def _d_McpServerStdio(d: Any) -> McpServerStdio:
         k = "args"
         v2 = d["args"]
         v2 = _d_list_string(v2)
-
         k = "command"
         v3 = d["command"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "env"
         v4 = d["env"]
         v4 = _d_list_EnvVariable(v4)
-
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return McpServerStdio(
-        meta=v1,
-        args=v2,
-        command=v3,
-        env=v4,
-        name=v5,
-        extra={} if _K_McpServerStdio.issuperset(d) else _codec.unknown(d, _K_McpServerStdio),
-        _nulls=n,
-    )
+    known = _K_McpServerStdio
+    o = _new(McpServerStdio)
+    o.__dict__ = {
+        "meta": v1,
+        "args": v2,
+        "command": v3,
+        "env": v4,
+        "name": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_McpServerStdio = frozenset({"_meta", "args", "command", "env", "name"})
@@ -25190,24 +20812,25 @@ def _d_ModelInfo(d: Any) -> ModelInfo:
         v3 = d["modelId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "name"
         v4 = d["name"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ModelInfo(
-        meta=v1,
-        description=v2,
-        model_id=v3,
-        name=v4,
-        extra={} if _K_ModelInfo.issuperset(d) else _codec.unknown(d, _K_ModelInfo),
-        _nulls=n,
-    )
+    known = _K_ModelInfo
+    o = _new(ModelInfo)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "model_id": v3,
+        "name": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ModelInfo = frozenset({"_meta", "description", "modelId", "name"})
@@ -25236,21 +20859,20 @@ def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
         k = "items"
         v3 = d["items"]
         v3 = _d_MultiSelectItems(v3)
-
         k = "maxItems"
         v4 = d.get("maxItems")
         if v4 is None:
             if "maxItems" in d:
                 n += ("maxItems",)
-        elif v4.__class__ is not int or not 0 <= v4 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v4)
+        else:
+            v4 = _d_integer_0_18446744073709551615(v4)
         k = "minItems"
         v5 = d.get("minItems")
         if v5 is None:
             if "minItems" in d:
                 n += ("minItems",)
-        elif v5.__class__ is not int or not 0 <= v5 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v5)
+        else:
+            v5 = _d_integer_0_18446744073709551615(v5)
         k = "title"
         v6 = d.get("title")
         if v6 is None:
@@ -25262,24 +20884,30 @@ def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return MultiSelectPropertySchema(
-        default=v1,
-        description=v2,
-        items=v3,
-        max_items=v4,
-        min_items=v5,
-        title=v6,
-        extra=(
-            {}
-            if _K_MultiSelectPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_MultiSelectPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_MultiSelectPropertySchema
+    o = _new(MultiSelectPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "items": v3,
+        "max_items": v4,
+        "min_items": v5,
+        "title": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_MultiSelectPropertySchema = frozenset(
-    {"default", "description", "items", "maxItems", "minItems", "title"}
+    {
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+    }
 )
 
 
@@ -25314,13 +20942,16 @@ def _d_NesCapabilities(d: Any) -> NesCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesCapabilities(
-        meta=v1,
-        context=v2,
-        events=v3,
-        extra={} if _K_NesCapabilities.issuperset(d) else _codec.unknown(d, _K_NesCapabilities),
-        _nulls=n,
-    )
+    known = _K_NesCapabilities
+    o = _new(NesCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "context": v2,
+        "events": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesCapabilities = frozenset({"_meta", "context", "events"})
@@ -25385,21 +21016,20 @@ def _d_NesContextCapabilities(d: Any) -> NesContextCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesContextCapabilities(
-        meta=v1,
-        diagnostics=v2,
-        edit_history=v3,
-        open_files=v4,
-        recent_files=v5,
-        related_snippets=v6,
-        user_actions=v7,
-        extra=(
-            {}
-            if _K_NesContextCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesContextCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesContextCapabilities
+    o = _new(NesContextCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "diagnostics": v2,
+        "edit_history": v3,
+        "open_files": v4,
+        "recent_files": v5,
+        "related_snippets": v6,
+        "user_actions": v7,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesContextCapabilities = frozenset(
@@ -25424,31 +21054,31 @@ def _d_NesDiagnostic(d: Any) -> NesDiagnostic:
         v1 = d["message"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "range"
         v2 = d["range"]
         v2 = _d_Range(v2)
-
         k = "severity"
         v3 = d["severity"]
         v3 = _d_NesDiagnosticSeverity(v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDiagnostic(
-        message=v1,
-        range=v2,
-        severity=v3,
-        uri=v4,
-        extra={} if _K_NesDiagnostic.issuperset(d) else _codec.unknown(d, _K_NesDiagnostic),
-    )
+    known = _K_NesDiagnostic
+    o = _new(NesDiagnostic)
+    o.__dict__ = {
+        "message": v1,
+        "range": v2,
+        "severity": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesDiagnostic = frozenset({"message", "range", "severity", "uri"})
@@ -25471,15 +21101,14 @@ def _d_NesDiagnosticsCapabilities(d: Any) -> NesDiagnosticsCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDiagnosticsCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesDiagnosticsCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDiagnosticsCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDiagnosticsCapabilities
+    o = _new(NesDiagnosticsCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDiagnosticsCapabilities = frozenset({"_meta"})
@@ -25501,21 +21130,19 @@ def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilit
         k = "syncKind"
         v2 = d["syncKind"]
         v2 = _d_TextDocumentSyncKind(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentDidChangeCapabilities(
-        meta=v1,
-        sync_kind=v2,
-        extra=(
-            {}
-            if _K_NesDocumentDidChangeCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentDidChangeCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentDidChangeCapabilities
+    o = _new(NesDocumentDidChangeCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "sync_kind": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentDidChangeCapabilities = frozenset({"_meta", "syncKind"})
@@ -25538,15 +21165,14 @@ def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilitie
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentDidCloseCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesDocumentDidCloseCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentDidCloseCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentDidCloseCapabilities
+    o = _new(NesDocumentDidCloseCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentDidCloseCapabilities = frozenset({"_meta"})
@@ -25569,15 +21195,14 @@ def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilitie
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentDidFocusCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesDocumentDidFocusCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentDidFocusCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentDidFocusCapabilities
+    o = _new(NesDocumentDidFocusCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentDidFocusCapabilities = frozenset({"_meta"})
@@ -25600,15 +21225,14 @@ def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentDidOpenCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesDocumentDidOpenCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentDidOpenCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentDidOpenCapabilities
+    o = _new(NesDocumentDidOpenCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentDidOpenCapabilities = frozenset({"_meta"})
@@ -25631,15 +21255,14 @@ def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentDidSaveCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesDocumentDidSaveCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentDidSaveCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentDidSaveCapabilities
+    o = _new(NesDocumentDidSaveCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentDidSaveCapabilities = frozenset({"_meta"})
@@ -25697,24 +21320,30 @@ def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesDocumentEventCapabilities(
-        meta=v1,
-        did_change=v2,
-        did_close=v3,
-        did_focus=v4,
-        did_open=v5,
-        did_save=v6,
-        extra=(
-            {}
-            if _K_NesDocumentEventCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesDocumentEventCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesDocumentEventCapabilities
+    o = _new(NesDocumentEventCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "did_change": v2,
+        "did_close": v3,
+        "did_focus": v4,
+        "did_open": v5,
+        "did_save": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesDocumentEventCapabilities = frozenset(
-    {"_meta", "didChange", "didClose", "didFocus", "didOpen", "didSave"}
+    {
+        "_meta",
+        "didChange",
+        "didClose",
+        "didFocus",
+        "didOpen",
+        "didSave",
+    }
 )
 
 
@@ -25736,22 +21365,21 @@ def _d_NesEditHistoryCapabilities(d: Any) -> NesEditHistoryCapabilities:
         if v2 is None:
             if "maxCount" in d:
                 n += ("maxCount",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesEditHistoryCapabilities(
-        meta=v1,
-        max_count=v2,
-        extra=(
-            {}
-            if _K_NesEditHistoryCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesEditHistoryCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesEditHistoryCapabilities
+    o = _new(NesEditHistoryCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "max_count": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesEditHistoryCapabilities = frozenset({"_meta", "maxCount"})
@@ -25766,25 +21394,23 @@ def _d_NesEditHistoryEntry(d: Any) -> NesEditHistoryEntry:
         v1 = d["diff"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "uri"
         v2 = d["uri"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesEditHistoryEntry(
-        diff=v1,
-        uri=v2,
-        extra=(
-            {}
-            if _K_NesEditHistoryEntry.issuperset(d)
-            else _codec.unknown(d, _K_NesEditHistoryEntry)
-        ),
-    )
+    known = _K_NesEditHistoryEntry
+    o = _new(NesEditHistoryEntry)
+    o.__dict__ = {
+        "diff": v1,
+        "uri": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesEditHistoryEntry = frozenset({"diff", "uri"})
@@ -25806,29 +21432,29 @@ def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
         k = "edits"
         v2 = d["edits"]
         v2 = _d_list_NesTextEdit(v2)
-
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesEditSuggestion(
-        cursor_position=v1,
-        edits=v2,
-        id=v3,
-        uri=v4,
-        extra={} if _K_NesEditSuggestion.issuperset(d) else _codec.unknown(d, _K_NesEditSuggestion),
-        _nulls=n,
-    )
+    known = _K_NesEditSuggestion
+    o = _new(NesEditSuggestion)
+    o.__dict__ = {
+        "cursor_position": v1,
+        "edits": v2,
+        "id": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesEditSuggestion = frozenset({"cursorPosition", "edits", "id", "uri"})
@@ -25858,16 +21484,15 @@ def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesEventCapabilities(
-        meta=v1,
-        document=v2,
-        extra=(
-            {}
-            if _K_NesEventCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesEventCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesEventCapabilities
+    o = _new(NesEventCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "document": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesEventCapabilities = frozenset({"_meta", "document"})
@@ -25880,29 +21505,28 @@ def _d_NesExcerpt(d: Any) -> NesExcerpt:
     try:
         k = "endLine"
         v1 = d["endLine"]
-        if v1.__class__ is not int or not 0 <= v1 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v1)
-
+        v1 = _d_integer_0_4294967295(v1)
         k = "startLine"
         v2 = d["startLine"]
-        if v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
-
+        v2 = _d_integer_0_4294967295(v2)
         k = "text"
         v3 = d["text"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesExcerpt(
-        end_line=v1,
-        start_line=v2,
-        text=v3,
-        extra={} if _K_NesExcerpt.issuperset(d) else _codec.unknown(d, _K_NesExcerpt),
-    )
+    known = _K_NesExcerpt
+    o = _new(NesExcerpt)
+    o.__dict__ = {
+        "end_line": v1,
+        "start_line": v2,
+        "text": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesExcerpt = frozenset({"endLine", "startLine", "text"})
@@ -25925,15 +21549,14 @@ def _d_NesJumpCapabilities(d: Any) -> NesJumpCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesJumpCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesJumpCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesJumpCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesJumpCapabilities
+    o = _new(NesJumpCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesJumpCapabilities = frozenset({"_meta"})
@@ -25948,26 +21571,27 @@ def _d_NesJumpSuggestion(d: Any) -> NesJumpSuggestion:
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "position"
         v2 = d["position"]
         v2 = _d_Position(v2)
-
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesJumpSuggestion(
-        id=v1,
-        position=v2,
-        uri=v3,
-        extra={} if _K_NesJumpSuggestion.issuperset(d) else _codec.unknown(d, _K_NesJumpSuggestion),
-    )
+    known = _K_NesJumpSuggestion
+    o = _new(NesJumpSuggestion)
+    o.__dict__ = {
+        "id": v1,
+        "position": v2,
+        "uri": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesJumpSuggestion = frozenset({"id", "position", "uri"})
@@ -25983,19 +21607,17 @@ def _d_NesOpenFile(d: Any) -> NesOpenFile:
         v1 = d["languageId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "lastFocusedMs"
         v2 = d.get("lastFocusedMs")
         if v2 is None:
             if "lastFocusedMs" in d:
                 n += ("lastFocusedMs",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v2)
+        else:
+            v2 = _d_integer_0_18446744073709551615(v2)
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "visibleRange"
         v4 = d.get("visibleRange")
         if v4 is None:
@@ -26007,14 +21629,17 @@ def _d_NesOpenFile(d: Any) -> NesOpenFile:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesOpenFile(
-        language_id=v1,
-        last_focused_ms=v2,
-        uri=v3,
-        visible_range=v4,
-        extra={} if _K_NesOpenFile.issuperset(d) else _codec.unknown(d, _K_NesOpenFile),
-        _nulls=n,
-    )
+    known = _K_NesOpenFile
+    o = _new(NesOpenFile)
+    o.__dict__ = {
+        "language_id": v1,
+        "last_focused_ms": v2,
+        "uri": v3,
+        "visible_range": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesOpenFile = frozenset({"languageId", "lastFocusedMs", "uri", "visibleRange"})
@@ -26037,15 +21662,14 @@ def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesOpenFilesCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesOpenFilesCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesOpenFilesCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesOpenFilesCapabilities
+    o = _new(NesOpenFilesCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesOpenFilesCapabilities = frozenset({"_meta"})
@@ -26060,27 +21684,28 @@ def _d_NesRecentFile(d: Any) -> NesRecentFile:
         v1 = d["languageId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "text"
         v2 = d["text"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRecentFile(
-        language_id=v1,
-        text=v2,
-        uri=v3,
-        extra={} if _K_NesRecentFile.issuperset(d) else _codec.unknown(d, _K_NesRecentFile),
-    )
+    known = _K_NesRecentFile
+    o = _new(NesRecentFile)
+    o.__dict__ = {
+        "language_id": v1,
+        "text": v2,
+        "uri": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesRecentFile = frozenset({"languageId", "text", "uri"})
@@ -26104,22 +21729,21 @@ def _d_NesRecentFilesCapabilities(d: Any) -> NesRecentFilesCapabilities:
         if v2 is None:
             if "maxCount" in d:
                 n += ("maxCount",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRecentFilesCapabilities(
-        meta=v1,
-        max_count=v2,
-        extra=(
-            {}
-            if _K_NesRecentFilesCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesRecentFilesCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesRecentFilesCapabilities
+    o = _new(NesRecentFilesCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "max_count": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesRecentFilesCapabilities = frozenset({"_meta", "maxCount"})
@@ -26133,21 +21757,23 @@ def _d_NesRelatedSnippet(d: Any) -> NesRelatedSnippet:
         k = "excerpts"
         v1 = d["excerpts"]
         v1 = _d_list_NesExcerpt(v1)
-
         k = "uri"
         v2 = d["uri"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRelatedSnippet(
-        excerpts=v1,
-        uri=v2,
-        extra={} if _K_NesRelatedSnippet.issuperset(d) else _codec.unknown(d, _K_NesRelatedSnippet),
-    )
+    known = _K_NesRelatedSnippet
+    o = _new(NesRelatedSnippet)
+    o.__dict__ = {
+        "excerpts": v1,
+        "uri": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesRelatedSnippet = frozenset({"excerpts", "uri"})
@@ -26170,15 +21796,14 @@ def _d_NesRelatedSnippetsCapabilities(d: Any) -> NesRelatedSnippetsCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRelatedSnippetsCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesRelatedSnippetsCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesRelatedSnippetsCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesRelatedSnippetsCapabilities
+    o = _new(NesRelatedSnippetsCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesRelatedSnippetsCapabilities = frozenset({"_meta"})
@@ -26201,15 +21826,14 @@ def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRenameCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesRenameCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesRenameCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesRenameCapabilities
+    o = _new(NesRenameCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesRenameCapabilities = frozenset({"_meta"})
@@ -26224,36 +21848,32 @@ def _d_NesRenameSuggestion(d: Any) -> NesRenameSuggestion:
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "newName"
         v2 = d["newName"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "position"
         v3 = d["position"]
         v3 = _d_Position(v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRenameSuggestion(
-        id=v1,
-        new_name=v2,
-        position=v3,
-        uri=v4,
-        extra=(
-            {}
-            if _K_NesRenameSuggestion.issuperset(d)
-            else _codec.unknown(d, _K_NesRenameSuggestion)
-        ),
-    )
+    known = _K_NesRenameSuggestion
+    o = _new(NesRenameSuggestion)
+    o.__dict__ = {
+        "id": v1,
+        "new_name": v2,
+        "position": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesRenameSuggestion = frozenset({"id", "newName", "position", "uri"})
@@ -26268,27 +21888,28 @@ def _d_NesRepository(d: Any) -> NesRepository:
         v1 = d["name"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "owner"
         v2 = d["owner"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "remoteUrl"
         v3 = d["remoteUrl"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesRepository(
-        name=v1,
-        owner=v2,
-        remote_url=v3,
-        extra={} if _K_NesRepository.issuperset(d) else _codec.unknown(d, _K_NesRepository),
-    )
+    known = _K_NesRepository
+    o = _new(NesRepository)
+    o.__dict__ = {
+        "name": v1,
+        "owner": v2,
+        "remote_url": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesRepository = frozenset({"name", "owner", "remoteUrl"})
@@ -26311,15 +21932,14 @@ def _d_NesSearchAndReplaceCapabilities(d: Any) -> NesSearchAndReplaceCapabilitie
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesSearchAndReplaceCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_NesSearchAndReplaceCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesSearchAndReplaceCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesSearchAndReplaceCapabilities
+    o = _new(NesSearchAndReplaceCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesSearchAndReplaceCapabilities = frozenset({"_meta"})
@@ -26335,7 +21955,6 @@ def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "isRegex"
         v2 = d.get("isRegex")
         if v2 is None:
@@ -26347,34 +21966,30 @@ def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
         v3 = d["replace"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "search"
         v4 = d["search"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "uri"
         v5 = d["uri"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesSearchAndReplaceSuggestion(
-        id=v1,
-        is_regex=v2,
-        replace=v3,
-        search=v4,
-        uri=v5,
-        extra=(
-            {}
-            if _K_NesSearchAndReplaceSuggestion.issuperset(d)
-            else _codec.unknown(d, _K_NesSearchAndReplaceSuggestion)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesSearchAndReplaceSuggestion
+    o = _new(NesSearchAndReplaceSuggestion)
+    o.__dict__ = {
+        "id": v1,
+        "is_regex": v2,
+        "replace": v3,
+        "search": v4,
+        "uri": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesSearchAndReplaceSuggestion = frozenset({"id", "isRegex", "replace", "search", "uri"})
@@ -26439,17 +22054,20 @@ def _d_NesSuggestContext(d: Any) -> NesSuggestContext:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesSuggestContext(
-        meta=v1,
-        diagnostics=v2,
-        edit_history=v3,
-        open_files=v4,
-        recent_files=v5,
-        related_snippets=v6,
-        user_actions=v7,
-        extra={} if _K_NesSuggestContext.issuperset(d) else _codec.unknown(d, _K_NesSuggestContext),
-        _nulls=n,
-    )
+    known = _K_NesSuggestContext
+    o = _new(NesSuggestContext)
+    o.__dict__ = {
+        "meta": v1,
+        "diagnostics": v2,
+        "edit_history": v3,
+        "open_files": v4,
+        "recent_files": v5,
+        "related_snippets": v6,
+        "user_actions": v7,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesSuggestContext = frozenset(
@@ -26474,20 +22092,22 @@ def _d_NesTextEdit(d: Any) -> NesTextEdit:
         v1 = d["newText"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "range"
         v2 = d["range"]
         v2 = _d_Range(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesTextEdit(
-        new_text=v1,
-        range=v2,
-        extra={} if _K_NesTextEdit.issuperset(d) else _codec.unknown(d, _K_NesTextEdit),
-    )
+    known = _K_NesTextEdit
+    o = _new(NesTextEdit)
+    o.__dict__ = {
+        "new_text": v1,
+        "range": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesTextEdit = frozenset({"newText", "range"})
@@ -26502,32 +22122,31 @@ def _d_NesUserAction(d: Any) -> NesUserAction:
         v1 = d["action"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "position"
         v2 = d["position"]
         v2 = _d_Position(v2)
-
         k = "timestampMs"
         v3 = d["timestampMs"]
-        if v3.__class__ is not int or not 0 <= v3 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v3)
-
+        v3 = _d_integer_0_18446744073709551615(v3)
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesUserAction(
-        action=v1,
-        position=v2,
-        timestamp_ms=v3,
-        uri=v4,
-        extra={} if _K_NesUserAction.issuperset(d) else _codec.unknown(d, _K_NesUserAction),
-    )
+    known = _K_NesUserAction
+    o = _new(NesUserAction)
+    o.__dict__ = {
+        "action": v1,
+        "position": v2,
+        "timestamp_ms": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_NesUserAction = frozenset({"action", "position", "timestampMs", "uri"})
@@ -26551,22 +22170,21 @@ def _d_NesUserActionsCapabilities(d: Any) -> NesUserActionsCapabilities:
         if v2 is None:
             if "maxCount" in d:
                 n += ("maxCount",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NesUserActionsCapabilities(
-        meta=v1,
-        max_count=v2,
-        extra=(
-            {}
-            if _K_NesUserActionsCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_NesUserActionsCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_NesUserActionsCapabilities
+    o = _new(NesUserActionsCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "max_count": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NesUserActionsCapabilities = frozenset({"_meta", "maxCount"})
@@ -26587,29 +22205,30 @@ def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mcpServers"
         v4 = d["mcpServers"]
         v4 = _d_list_McpServer(v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NewSessionRequest(
-        meta=v1,
-        additional_directories=v2,
-        cwd=v3,
-        mcp_servers=v4,
-        extra={} if _K_NewSessionRequest.issuperset(d) else _codec.unknown(d, _K_NewSessionRequest),
-        _nulls=n,
-    )
+    known = _K_NewSessionRequest
+    o = _new(NewSessionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cwd": v3,
+        "mcp_servers": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NewSessionRequest = frozenset({"_meta", "additionalDirectories", "cwd", "mcpServers"})
@@ -26653,22 +22272,22 @@ def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NewSessionResponse(
-        meta=v1,
-        config_options=v2,
-        models=v3,
-        modes=v4,
-        session_id=v5,
-        extra=(
-            {} if _K_NewSessionResponse.issuperset(d) else _codec.unknown(d, _K_NewSessionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_NewSessionResponse
+    o = _new(NewSessionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "models": v3,
+        "modes": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NewSessionResponse = frozenset({"_meta", "configOptions", "models", "modes", "sessionId"})
@@ -26678,7 +22297,7 @@ def _d_Number(d: Any) -> Number:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "number":
-        raise _codec.bad_tag("type", d.get("type"), ("number",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("number",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -26721,15 +22340,18 @@ def _d_Number(d: Any) -> Number:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Number(
-        default=v1,
-        description=v2,
-        maximum=v3,
-        minimum=v4,
-        title=v5,
-        extra={} if _K_Number.issuperset(d) else _codec.unknown(d, _K_Number),
-        _nulls=n,
-    )
+    known = _K_Number
+    o = _new(Number)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "maximum": v3,
+        "minimum": v4,
+        "title": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Number = frozenset({"default", "description", "maximum", "minimum", "title", "type"})
@@ -26780,19 +22402,18 @@ def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return NumberPropertySchema(
-        default=v1,
-        description=v2,
-        maximum=v3,
-        minimum=v4,
-        title=v5,
-        extra=(
-            {}
-            if _K_NumberPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_NumberPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_NumberPropertySchema
+    o = _new(NumberPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "maximum": v3,
+        "minimum": v4,
+        "title": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_NumberPropertySchema = frozenset({"default", "description", "maximum", "minimum", "title"})
@@ -26814,29 +22435,29 @@ def _d_PermissionOption(d: Any) -> PermissionOption:
         k = "kind"
         v2 = d["kind"]
         v2 = _d_PermissionOptionKind(v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "optionId"
         v4 = d["optionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PermissionOption(
-        meta=v1,
-        kind=v2,
-        name=v3,
-        option_id=v4,
-        extra={} if _K_PermissionOption.issuperset(d) else _codec.unknown(d, _K_PermissionOption),
-        _nulls=n,
-    )
+    known = _K_PermissionOption
+    o = _new(PermissionOption)
+    o.__dict__ = {
+        "meta": v1,
+        "kind": v2,
+        "name": v3,
+        "option_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PermissionOption = frozenset({"_meta", "kind", "name", "optionId"})
@@ -26858,17 +22479,19 @@ def _d_Plan(d: Any) -> Plan:
         k = "entries"
         v2 = d["entries"]
         v2 = _d_list_PlanEntry(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Plan(
-        meta=v1,
-        entries=v2,
-        extra={} if _K_Plan.issuperset(d) else _codec.unknown(d, _K_Plan),
-        _nulls=n,
-    )
+    known = _K_Plan
+    o = _new(Plan)
+    o.__dict__ = {
+        "meta": v1,
+        "entries": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Plan = frozenset({"_meta", "entries"})
@@ -26891,27 +22514,27 @@ def _d_PlanEntry(d: Any) -> PlanEntry:
         v2 = d["content"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "priority"
         v3 = d["priority"]
         v3 = _d_PlanEntryPriority(v3)
-
         k = "status"
         v4 = d["status"]
         v4 = _d_PlanEntryStatus(v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PlanEntry(
-        meta=v1,
-        content=v2,
-        priority=v3,
-        status=v4,
-        extra={} if _K_PlanEntry.issuperset(d) else _codec.unknown(d, _K_PlanEntry),
-        _nulls=n,
-    )
+    known = _K_PlanEntry
+    o = _new(PlanEntry)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "priority": v3,
+        "status": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PlanEntry = frozenset({"_meta", "content", "priority", "status"})
@@ -26921,9 +22544,7 @@ def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "plan":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("plan",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("plan",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -26937,17 +22558,19 @@ def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
         k = "entries"
         v2 = d["entries"]
         v2 = _d_list_PlanEntry(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PlanSessionUpdate(
-        meta=v1,
-        entries=v2,
-        extra={} if _K_PlanSessionUpdate.issuperset(d) else _codec.unknown(d, _K_PlanSessionUpdate),
-        _nulls=n,
-    )
+    known = _K_PlanSessionUpdate
+    o = _new(PlanSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "entries": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PlanSessionUpdate = frozenset({"_meta", "entries", "sessionUpdate"})
@@ -26960,23 +22583,23 @@ def _d_Position(d: Any) -> Position:
     try:
         k = "character"
         v1 = d["character"]
-        if v1.__class__ is not int or not 0 <= v1 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v1)
-
+        v1 = _d_integer_0_4294967295(v1)
         k = "line"
         v2 = d["line"]
-        if v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
-
+        v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Position(
-        character=v1,
-        line=v2,
-        extra={} if _K_Position.issuperset(d) else _codec.unknown(d, _K_Position),
-    )
+    known = _K_Position
+    o = _new(Position)
+    o.__dict__ = {
+        "character": v1,
+        "line": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Position = frozenset({"character", "line"})
@@ -26997,30 +22620,40 @@ def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
             v1 = _d_map_any(v1)
         k = "audio"
         v2 = d.get("audio")
-        if v2 is not None and v2.__class__ is not bool:
+        if v2 is None:
+            if "audio" in d:
+                raise _codec.expected("a boolean", None)
+        elif v2.__class__ is not bool:
             raise _codec.expected("a boolean", v2)
         k = "embeddedContext"
         v3 = d.get("embeddedContext")
-        if v3 is not None and v3.__class__ is not bool:
+        if v3 is None:
+            if "embeddedContext" in d:
+                raise _codec.expected("a boolean", None)
+        elif v3.__class__ is not bool:
             raise _codec.expected("a boolean", v3)
         k = "image"
         v4 = d.get("image")
-        if v4 is not None and v4.__class__ is not bool:
+        if v4 is None:
+            if "image" in d:
+                raise _codec.expected("a boolean", None)
+        elif v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PromptCapabilities(
-        meta=v1,
-        audio=v2,
-        embedded_context=v3,
-        image=v4,
-        extra=(
-            {} if _K_PromptCapabilities.issuperset(d) else _codec.unknown(d, _K_PromptCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_PromptCapabilities
+    o = _new(PromptCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "audio": v2,
+        "embedded_context": v3,
+        "image": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PromptCapabilities = frozenset({"_meta", "audio", "embeddedContext", "image"})
@@ -27049,24 +22682,25 @@ def _d_PromptRequest(d: Any) -> PromptRequest:
         k = "prompt"
         v3 = d["prompt"]
         v3 = _d_list_ContentBlock(v3)
-
         k = "sessionId"
         v4 = d["sessionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PromptRequest(
-        meta=v1,
-        message_id=v2,
-        prompt=v3,
-        session_id=v4,
-        extra={} if _K_PromptRequest.issuperset(d) else _codec.unknown(d, _K_PromptRequest),
-        _nulls=n,
-    )
+    known = _K_PromptRequest
+    o = _new(PromptRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "message_id": v2,
+        "prompt": v3,
+        "session_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PromptRequest = frozenset({"_meta", "messageId", "prompt", "sessionId"})
@@ -27088,7 +22722,6 @@ def _d_PromptResponse(d: Any) -> PromptResponse:
         k = "stopReason"
         v2 = d["stopReason"]
         v2 = _d_StopReason(v2)
-
         k = "usage"
         v3 = d.get("usage")
         if v3 is None:
@@ -27107,14 +22740,17 @@ def _d_PromptResponse(d: Any) -> PromptResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return PromptResponse(
-        meta=v1,
-        stop_reason=v2,
-        usage=v3,
-        user_message_id=v4,
-        extra={} if _K_PromptResponse.issuperset(d) else _codec.unknown(d, _K_PromptResponse),
-        _nulls=n,
-    )
+    known = _K_PromptResponse
+    o = _new(PromptResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "stop_reason": v2,
+        "usage": v3,
+        "user_message_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_PromptResponse = frozenset({"_meta", "stopReason", "usage", "userMessageId"})
@@ -27128,25 +22764,23 @@ def _d_ProviderCurrentConfig(d: Any) -> ProviderCurrentConfig:
         k = "apiType"
         v1 = d["apiType"]
         v1 = _d_LlmProtocol(v1)
-
         k = "baseUrl"
         v2 = d["baseUrl"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ProviderCurrentConfig(
-        api_type=v1,
-        base_url=v2,
-        extra=(
-            {}
-            if _K_ProviderCurrentConfig.issuperset(d)
-            else _codec.unknown(d, _K_ProviderCurrentConfig)
-        ),
-    )
+    known = _K_ProviderCurrentConfig
+    o = _new(ProviderCurrentConfig)
+    o.__dict__ = {
+        "api_type": v1,
+        "base_url": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ProviderCurrentConfig = frozenset({"apiType", "baseUrl"})
@@ -27176,29 +22810,29 @@ def _d_ProviderInfo(d: Any) -> ProviderInfo:
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "required"
         v4 = d["required"]
         if v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
-
         k = "supported"
         v5 = d["supported"]
         v5 = _d_list_LlmProtocol(v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ProviderInfo(
-        meta=v1,
-        current=v2,
-        id=v3,
-        required=v4,
-        supported=v5,
-        extra={} if _K_ProviderInfo.issuperset(d) else _codec.unknown(d, _K_ProviderInfo),
-        _nulls=n,
-    )
+    known = _K_ProviderInfo
+    o = _new(ProviderInfo)
+    o.__dict__ = {
+        "meta": v1,
+        "current": v2,
+        "id": v3,
+        "required": v4,
+        "supported": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ProviderInfo = frozenset({"_meta", "current", "id", "required", "supported"})
@@ -27221,15 +22855,14 @@ def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ProvidersCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_ProvidersCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_ProvidersCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_ProvidersCapabilities
+    o = _new(ProvidersCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ProvidersCapabilities = frozenset({"_meta"})
@@ -27243,20 +22876,22 @@ def _d_Range(d: Any) -> Range:
         k = "end"
         v1 = d["end"]
         v1 = _d_Position(v1)
-
         k = "start"
         v2 = d["start"]
         v2 = _d_Position(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Range(
-        end=v1,
-        start=v2,
-        extra={} if _K_Range.issuperset(d) else _codec.unknown(d, _K_Range),
-    )
+    known = _K_Range
+    o = _new(Range)
+    o.__dict__ = {
+        "end": v1,
+        "start": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Range = frozenset({"end", "start"})
@@ -27280,42 +22915,39 @@ def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
         if v2 is None:
             if "limit" in d:
                 n += ("limit",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
         k = "line"
         v3 = d.get("line")
         if v3 is None:
             if "line" in d:
                 n += ("line",)
-        elif v3.__class__ is not int or not 0 <= v3 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v3)
+        else:
+            v3 = _d_integer_0_4294967295(v3)
         k = "path"
         v4 = d["path"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "sessionId"
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ReadTextFileRequest(
-        meta=v1,
-        limit=v2,
-        line=v3,
-        path=v4,
-        session_id=v5,
-        extra=(
-            {}
-            if _K_ReadTextFileRequest.issuperset(d)
-            else _codec.unknown(d, _K_ReadTextFileRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ReadTextFileRequest
+    o = _new(ReadTextFileRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "limit": v2,
+        "line": v3,
+        "path": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ReadTextFileRequest = frozenset({"_meta", "limit", "line", "path", "sessionId"})
@@ -27338,21 +22970,19 @@ def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
         v2 = d["content"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ReadTextFileResponse(
-        meta=v1,
-        content=v2,
-        extra=(
-            {}
-            if _K_ReadTextFileResponse.issuperset(d)
-            else _codec.unknown(d, _K_ReadTextFileResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ReadTextFileResponse
+    o = _new(ReadTextFileResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ReadTextFileResponse = frozenset({"_meta", "content"})
@@ -27375,7 +23005,6 @@ def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
         v2 = d["id"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "reason"
         v3 = d.get("reason")
         if v3 is None:
@@ -27387,23 +23016,21 @@ def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
         v4 = d["sessionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return RejectNesNotification(
-        meta=v1,
-        id=v2,
-        reason=v3,
-        session_id=v4,
-        extra=(
-            {}
-            if _K_RejectNesNotification.issuperset(d)
-            else _codec.unknown(d, _K_RejectNesNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_RejectNesNotification
+    o = _new(RejectNesNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "id": v2,
+        "reason": v3,
+        "session_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_RejectNesNotification = frozenset({"_meta", "id", "reason", "sessionId"})
@@ -27426,27 +23053,24 @@ def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "terminalId"
         v3 = d["terminalId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ReleaseTerminalRequest(
-        meta=v1,
-        session_id=v2,
-        terminal_id=v3,
-        extra=(
-            {}
-            if _K_ReleaseTerminalRequest.issuperset(d)
-            else _codec.unknown(d, _K_ReleaseTerminalRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ReleaseTerminalRequest
+    o = _new(ReleaseTerminalRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "terminal_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ReleaseTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
@@ -27469,15 +23093,14 @@ def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ReleaseTerminalResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_ReleaseTerminalResponse.issuperset(d)
-            else _codec.unknown(d, _K_ReleaseTerminalResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ReleaseTerminalResponse
+    o = _new(ReleaseTerminalResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ReleaseTerminalResponse = frozenset({"_meta"})
@@ -27487,39 +23110,39 @@ def _d_Rename(d: Any) -> Rename:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("kind") != "rename":
-        raise _codec.bad_tag("kind", d.get("kind"), ("rename",), "kind" in d)
+        raise _codec.bad_tag(d, "kind", ("rename",))
     k = ""
     try:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "newName"
         v2 = d["newName"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "position"
         v3 = d["position"]
         v3 = _d_Position(v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Rename(
-        id=v1,
-        new_name=v2,
-        position=v3,
-        uri=v4,
-        extra={} if _K_Rename.issuperset(d) else _codec.unknown(d, _K_Rename),
-    )
+    known = _K_Rename
+    o = _new(Rename)
+    o.__dict__ = {
+        "id": v1,
+        "new_name": v2,
+        "position": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_Rename = frozenset({"id", "kind", "newName", "position", "uri"})
@@ -27533,24 +23156,22 @@ def _d_RequestElicitationFormMode(d: Any) -> RequestElicitationFormMode:
         k = "requestedSchema"
         v1 = d["requestedSchema"]
         v1 = _d_ElicitationSchema(v1)
-
         k = "requestId"
         v2 = d["requestId"]
         v2 = _d_RequestId(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return RequestElicitationFormMode(
-        requested_schema=v1,
-        request_id=v2,
-        extra=(
-            {}
-            if _K_RequestElicitationFormMode.issuperset(d)
-            else _codec.unknown(d, _K_RequestElicitationFormMode)
-        ),
-    )
+    known = _K_RequestElicitationFormMode
+    o = _new(RequestElicitationFormMode)
+    o.__dict__ = {
+        "requested_schema": v1,
+        "request_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_RequestElicitationFormMode = frozenset({"requestId", "requestedSchema"})
@@ -27565,30 +23186,27 @@ def _d_RequestElicitationUrlMode(d: Any) -> RequestElicitationUrlMode:
         v1 = d["elicitationId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "url"
         v2 = d["url"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "requestId"
         v3 = d["requestId"]
         v3 = _d_RequestId(v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return RequestElicitationUrlMode(
-        elicitation_id=v1,
-        url=v2,
-        request_id=v3,
-        extra=(
-            {}
-            if _K_RequestElicitationUrlMode.issuperset(d)
-            else _codec.unknown(d, _K_RequestElicitationUrlMode)
-        ),
-    )
+    known = _K_RequestElicitationUrlMode
+    o = _new(RequestElicitationUrlMode)
+    o.__dict__ = {
+        "elicitation_id": v1,
+        "url": v2,
+        "request_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_RequestElicitationUrlMode = frozenset({"elicitationId", "requestId", "url"})
@@ -27610,32 +23228,28 @@ def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
         k = "options"
         v2 = d["options"]
         v2 = _d_list_PermissionOption(v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "toolCall"
         v4 = d["toolCall"]
         v4 = _d_ToolCallUpdate(v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return RequestPermissionRequest(
-        meta=v1,
-        options=v2,
-        session_id=v3,
-        tool_call=v4,
-        extra=(
-            {}
-            if _K_RequestPermissionRequest.issuperset(d)
-            else _codec.unknown(d, _K_RequestPermissionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_RequestPermissionRequest
+    o = _new(RequestPermissionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "options": v2,
+        "session_id": v3,
+        "tool_call": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_RequestPermissionRequest = frozenset({"_meta", "options", "sessionId", "toolCall"})
@@ -27657,21 +23271,19 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
         k = "outcome"
         v2 = d["outcome"]
         v2 = _d_RequestPermissionOutcome(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return RequestPermissionResponse(
-        meta=v1,
-        outcome=v2,
-        extra=(
-            {}
-            if _K_RequestPermissionResponse.issuperset(d)
-            else _codec.unknown(d, _K_RequestPermissionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_RequestPermissionResponse
+    o = _new(RequestPermissionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "outcome": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_RequestPermissionResponse = frozenset({"_meta", "outcome"})
@@ -27681,7 +23293,7 @@ def _d_Resource(d: Any) -> Resource:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "resource":
-        raise _codec.bad_tag("type", d.get("type"), ("resource",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("resource",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -27702,18 +23314,20 @@ def _d_Resource(d: Any) -> Resource:
         k = "resource"
         v3 = d["resource"]
         v3 = _d_EmbeddedResourceResource(v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Resource(
-        meta=v1,
-        annotations=v2,
-        resource=v3,
-        extra={} if _K_Resource.issuperset(d) else _codec.unknown(d, _K_Resource),
-        _nulls=n,
-    )
+    known = _K_Resource
+    o = _new(Resource)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "resource": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Resource = frozenset({"_meta", "annotations", "resource", "type"})
@@ -27757,14 +23371,13 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "size"
         v6 = d.get("size")
         if v6 is None:
             if "size" in d:
                 n += ("size",)
-        elif v6.__class__ is not int or not -9223372036854775808 <= v6 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v6)
+        else:
+            v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
         k = "title"
         v7 = d.get("title")
         if v7 is None:
@@ -27776,27 +23389,38 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
         v8 = d["uri"]
         if v8.__class__ is not str:
             raise _codec.expected("a string", v8)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResourceLink(
-        meta=v1,
-        annotations=v2,
-        description=v3,
-        mime_type=v4,
-        name=v5,
-        size=v6,
-        title=v7,
-        uri=v8,
-        extra={} if _K_ResourceLink.issuperset(d) else _codec.unknown(d, _K_ResourceLink),
-        _nulls=n,
-    )
+    known = _K_ResourceLink
+    o = _new(ResourceLink)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "description": v3,
+        "mime_type": v4,
+        "name": v5,
+        "size": v6,
+        "title": v7,
+        "uri": v8,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ResourceLink = frozenset(
-    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "uri"}
+    {
+        "_meta",
+        "annotations",
+        "description",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "uri",
+    }
 )
 
 
@@ -27804,7 +23428,7 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "resource_link":
-        raise _codec.bad_tag("type", d.get("type"), ("resource_link",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("resource_link",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -27840,14 +23464,13 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "size"
         v6 = d.get("size")
         if v6 is None:
             if "size" in d:
                 n += ("size",)
-        elif v6.__class__ is not int or not -9223372036854775808 <= v6 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v6)
+        else:
+            v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
         k = "title"
         v7 = d.get("title")
         if v7 is None:
@@ -27859,31 +23482,39 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
         v8 = d["uri"]
         if v8.__class__ is not str:
             raise _codec.expected("a string", v8)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResourceLinkContentBlock(
-        meta=v1,
-        annotations=v2,
-        description=v3,
-        mime_type=v4,
-        name=v5,
-        size=v6,
-        title=v7,
-        uri=v8,
-        extra=(
-            {}
-            if _K_ResourceLinkContentBlock.issuperset(d)
-            else _codec.unknown(d, _K_ResourceLinkContentBlock)
-        ),
-        _nulls=n,
-    )
+    known = _K_ResourceLinkContentBlock
+    o = _new(ResourceLinkContentBlock)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "description": v3,
+        "mime_type": v4,
+        "name": v5,
+        "size": v6,
+        "title": v7,
+        "uri": v8,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ResourceLinkContentBlock = frozenset(
-    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "type", "uri"}
+    {
+        "_meta",
+        "annotations",
+        "description",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "type",
+        "uri",
+    }
 )
 
 
@@ -27895,24 +23526,22 @@ def _d_ResultAgentResponse(d: Any) -> ResultAgentResponse:
         k = "id"
         v1 = d["id"]
         v1 = _d_RequestId(v1)
-
         k = "result"
         v2 = d["result"]
         v2 = _d_AgentResponseResult(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResultAgentResponse(
-        id=v1,
-        result=v2,
-        extra=(
-            {}
-            if _K_ResultAgentResponse.issuperset(d)
-            else _codec.unknown(d, _K_ResultAgentResponse)
-        ),
-    )
+    known = _K_ResultAgentResponse
+    o = _new(ResultAgentResponse)
+    o.__dict__ = {
+        "id": v1,
+        "result": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ResultAgentResponse = frozenset({"id", "result"})
@@ -27926,24 +23555,22 @@ def _d_ResultClientResponse(d: Any) -> ResultClientResponse:
         k = "id"
         v1 = d["id"]
         v1 = _d_RequestId(v1)
-
         k = "result"
         v2 = d["result"]
         v2 = _d_ClientResponseResult(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResultClientResponse(
-        id=v1,
-        result=v2,
-        extra=(
-            {}
-            if _K_ResultClientResponse.issuperset(d)
-            else _codec.unknown(d, _K_ResultClientResponse)
-        ),
-    )
+    known = _K_ResultClientResponse
+    o = _new(ResultClientResponse)
+    o.__dict__ = {
+        "id": v1,
+        "result": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_ResultClientResponse = frozenset({"id", "result"})
@@ -27964,43 +23591,46 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "mcpServers"
         v4 = d.get("mcpServers")
-        if v4 is not None:
+        if v4 is not None or "mcpServers" in d:
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResumeSessionRequest(
-        meta=v1,
-        additional_directories=v2,
-        cwd=v3,
-        mcp_servers=v4,
-        session_id=v5,
-        extra=(
-            {}
-            if _K_ResumeSessionRequest.issuperset(d)
-            else _codec.unknown(d, _K_ResumeSessionRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_ResumeSessionRequest
+    o = _new(ResumeSessionRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cwd": v3,
+        "mcp_servers": v4,
+        "session_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ResumeSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
 
 
@@ -28042,18 +23672,17 @@ def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ResumeSessionResponse(
-        meta=v1,
-        config_options=v2,
-        models=v3,
-        modes=v4,
-        extra=(
-            {}
-            if _K_ResumeSessionResponse.issuperset(d)
-            else _codec.unknown(d, _K_ResumeSessionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_ResumeSessionResponse
+    o = _new(ResumeSessionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "models": v3,
+        "modes": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ResumeSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"})
@@ -28063,7 +23692,7 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("kind") != "searchAndReplace":
-        raise _codec.bad_tag("kind", d.get("kind"), ("searchAndReplace",), "kind" in d)
+        raise _codec.bad_tag(d, "kind", ("searchAndReplace",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -28071,7 +23700,6 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "isRegex"
         v2 = d.get("isRegex")
         if v2 is None:
@@ -28083,30 +23711,30 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
         v3 = d["replace"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "search"
         v4 = d["search"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "uri"
         v5 = d["uri"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SearchAndReplace(
-        id=v1,
-        is_regex=v2,
-        replace=v3,
-        search=v4,
-        uri=v5,
-        extra={} if _K_SearchAndReplace.issuperset(d) else _codec.unknown(d, _K_SearchAndReplace),
-        _nulls=n,
-    )
+    known = _K_SearchAndReplace
+    o = _new(SearchAndReplace)
+    o.__dict__ = {
+        "id": v1,
+        "is_regex": v2,
+        "replace": v3,
+        "search": v4,
+        "uri": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SearchAndReplace = frozenset({"id", "isRegex", "kind", "replace", "search", "uri"})
@@ -28116,7 +23744,7 @@ def _d_Select(d: Any) -> Select:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "select":
-        raise _codec.bad_tag("type", d.get("type"), ("select",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("select",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -28145,40 +23773,48 @@ def _d_Select(d: Any) -> Select:
         v4 = d["id"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "currentValue"
         v6 = d["currentValue"]
         if v6.__class__ is not str:
             raise _codec.expected("a string", v6)
-
         k = "options"
         v7 = d["options"]
         v7 = _d_SessionConfigSelectOptions(v7)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Select(
-        meta=v1,
-        category=v2,
-        description=v3,
-        id=v4,
-        name=v5,
-        current_value=v6,
-        options=v7,
-        extra={} if _K_Select.issuperset(d) else _codec.unknown(d, _K_Select),
-        _nulls=n,
-    )
+    known = _K_Select
+    o = _new(Select)
+    o.__dict__ = {
+        "meta": v1,
+        "category": v2,
+        "description": v3,
+        "id": v4,
+        "name": v5,
+        "current_value": v6,
+        "options": v7,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Select = frozenset(
-    {"_meta", "category", "currentValue", "description", "id", "name", "options", "type"}
+    {
+        "_meta",
+        "category",
+        "currentValue",
+        "description",
+        "id",
+        "name",
+        "options",
+        "type",
+    }
 )
 
 
@@ -28186,7 +23822,7 @@ def _d_Selected(d: Any) -> Selected:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("outcome") != "selected":
-        raise _codec.bad_tag("outcome", d.get("outcome"), ("selected",), "outcome" in d)
+        raise _codec.bad_tag(d, "outcome", ("selected",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -28201,17 +23837,19 @@ def _d_Selected(d: Any) -> Selected:
         v2 = d["optionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Selected(
-        meta=v1,
-        option_id=v2,
-        extra={} if _K_Selected.issuperset(d) else _codec.unknown(d, _K_Selected),
-        _nulls=n,
-    )
+    known = _K_Selected
+    o = _new(Selected)
+    o.__dict__ = {
+        "meta": v1,
+        "option_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Selected = frozenset({"_meta", "optionId", "outcome"})
@@ -28234,21 +23872,19 @@ def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
         v2 = d["optionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SelectedPermissionOutcome(
-        meta=v1,
-        option_id=v2,
-        extra=(
-            {}
-            if _K_SelectedPermissionOutcome.issuperset(d)
-            else _codec.unknown(d, _K_SelectedPermissionOutcome)
-        ),
-        _nulls=n,
-    )
+    known = _K_SelectedPermissionOutcome
+    o = _new(SelectedPermissionOutcome)
+    o.__dict__ = {
+        "meta": v1,
+        "option_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SelectedPermissionOutcome = frozenset({"_meta", "optionId"})
@@ -28271,15 +23907,14 @@ def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDire
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionAdditionalDirectoriesCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SessionAdditionalDirectoriesCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionAdditionalDirectoriesCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionAdditionalDirectoriesCapabilities
+    o = _new(SessionAdditionalDirectoriesCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionAdditionalDirectoriesCapabilities = frozenset({"_meta"})
@@ -28337,24 +23972,30 @@ def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionCapabilities(
-        meta=v1,
-        additional_directories=v2,
-        close=v3,
-        fork=v4,
-        list_=v5,
-        resume=v6,
-        extra=(
-            {}
-            if _K_SessionCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionCapabilities
+    o = _new(SessionCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "close": v3,
+        "fork": v4,
+        "list_": v5,
+        "resume": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionCapabilities = frozenset(
-    {"_meta", "additionalDirectories", "close", "fork", "list", "resume"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "close",
+        "fork",
+        "list",
+        "resume",
+    }
 )
 
 
@@ -28375,15 +24016,14 @@ def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionCloseCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SessionCloseCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionCloseCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionCloseCapabilities
+    o = _new(SessionCloseCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionCloseCapabilities = frozenset({"_meta"})
@@ -28398,19 +24038,18 @@ def _d_SessionConfigBoolean(d: Any) -> SessionConfigBoolean:
         v1 = d["currentValue"]
         if v1.__class__ is not bool:
             raise _codec.expected("a boolean", v1)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionConfigBoolean(
-        current_value=v1,
-        extra=(
-            {}
-            if _K_SessionConfigBoolean.issuperset(d)
-            else _codec.unknown(d, _K_SessionConfigBoolean)
-        ),
-    )
+    known = _K_SessionConfigBoolean
+    o = _new(SessionConfigBoolean)
+    o.__dict__ = {
+        "current_value": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_SessionConfigBoolean = frozenset({"currentValue"})
@@ -28425,24 +24064,22 @@ def _d_SessionConfigSelect(d: Any) -> SessionConfigSelect:
         v1 = d["currentValue"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "options"
         v2 = d["options"]
         v2 = _d_SessionConfigSelectOptions(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionConfigSelect(
-        current_value=v1,
-        options=v2,
-        extra=(
-            {}
-            if _K_SessionConfigSelect.issuperset(d)
-            else _codec.unknown(d, _K_SessionConfigSelect)
-        ),
-    )
+    known = _K_SessionConfigSelect
+    o = _new(SessionConfigSelect)
+    o.__dict__ = {
+        "current_value": v1,
+        "options": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_SessionConfigSelect = frozenset({"currentValue", "options"})
@@ -28465,32 +24102,28 @@ def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
         v2 = d["group"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "options"
         v4 = d["options"]
         v4 = _d_list_SessionConfigSelectOption(v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionConfigSelectGroup(
-        meta=v1,
-        group=v2,
-        name=v3,
-        options=v4,
-        extra=(
-            {}
-            if _K_SessionConfigSelectGroup.issuperset(d)
-            else _codec.unknown(d, _K_SessionConfigSelectGroup)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionConfigSelectGroup
+    o = _new(SessionConfigSelectGroup)
+    o.__dict__ = {
+        "meta": v1,
+        "group": v2,
+        "name": v3,
+        "options": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionConfigSelectGroup = frozenset({"_meta", "group", "name", "options"})
@@ -28520,28 +24153,25 @@ def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "value"
         v4 = d["value"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionConfigSelectOption(
-        meta=v1,
-        description=v2,
-        name=v3,
-        value=v4,
-        extra=(
-            {}
-            if _K_SessionConfigSelectOption.issuperset(d)
-            else _codec.unknown(d, _K_SessionConfigSelectOption)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionConfigSelectOption
+    o = _new(SessionConfigSelectOption)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "name": v3,
+        "value": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionConfigSelectOption = frozenset({"_meta", "description", "name", "value"})
@@ -28556,12 +24186,10 @@ def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
         k = "requestedSchema"
         v1 = d["requestedSchema"]
         v1 = _d_ElicitationSchema(v1)
-
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "toolCallId"
         v3 = d.get("toolCallId")
         if v3 is None:
@@ -28573,17 +24201,16 @@ def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionElicitationFormMode(
-        requested_schema=v1,
-        session_id=v2,
-        tool_call_id=v3,
-        extra=(
-            {}
-            if _K_SessionElicitationFormMode.issuperset(d)
-            else _codec.unknown(d, _K_SessionElicitationFormMode)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionElicitationFormMode
+    o = _new(SessionElicitationFormMode)
+    o.__dict__ = {
+        "requested_schema": v1,
+        "session_id": v2,
+        "tool_call_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionElicitationFormMode = frozenset({"requestedSchema", "sessionId", "toolCallId"})
@@ -28599,17 +24226,14 @@ def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
         v1 = d["elicitationId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "url"
         v2 = d["url"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "toolCallId"
         v4 = d.get("toolCallId")
         if v4 is None:
@@ -28621,18 +24245,17 @@ def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionElicitationUrlMode(
-        elicitation_id=v1,
-        url=v2,
-        session_id=v3,
-        tool_call_id=v4,
-        extra=(
-            {}
-            if _K_SessionElicitationUrlMode.issuperset(d)
-            else _codec.unknown(d, _K_SessionElicitationUrlMode)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionElicitationUrlMode
+    o = _new(SessionElicitationUrlMode)
+    o.__dict__ = {
+        "elicitation_id": v1,
+        "url": v2,
+        "session_id": v3,
+        "tool_call_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionElicitationUrlMode = frozenset({"elicitationId", "sessionId", "toolCallId", "url"})
@@ -28655,15 +24278,14 @@ def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionForkCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SessionForkCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionForkCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionForkCapabilities
+    o = _new(SessionForkCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionForkCapabilities = frozenset({"_meta"})
@@ -28684,18 +24306,16 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
             v1 = _d_map_any(v1)
         k = "additionalDirectories"
         v2 = d.get("additionalDirectories")
-        if v2 is not None:
+        if v2 is not None or "additionalDirectories" in d:
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "sessionId"
         v4 = d["sessionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "title"
         v5 = d.get("title")
         if v5 is None:
@@ -28714,20 +24334,30 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionInfo(
-        meta=v1,
-        additional_directories=v2,
-        cwd=v3,
-        session_id=v4,
-        title=v5,
-        updated_at=v6,
-        extra={} if _K_SessionInfo.issuperset(d) else _codec.unknown(d, _K_SessionInfo),
-        _nulls=n,
-    )
+    known = _K_SessionInfo
+    o = _new(SessionInfo)
+    o.__dict__ = {
+        "meta": v1,
+        "additional_directories": v2,
+        "cwd": v3,
+        "session_id": v4,
+        "title": v5,
+        "updated_at": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionInfo = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "sessionId", "title", "updatedAt"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "sessionId",
+        "title",
+        "updatedAt",
+    }
 )
 
 
@@ -28762,13 +24392,16 @@ def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionInfoUpdate(
-        meta=v1,
-        title=v2,
-        updated_at=v3,
-        extra={} if _K_SessionInfoUpdate.issuperset(d) else _codec.unknown(d, _K_SessionInfoUpdate),
-        _nulls=n,
-    )
+    known = _K_SessionInfoUpdate
+    o = _new(SessionInfoUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "title": v2,
+        "updated_at": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionInfoUpdate = frozenset({"_meta", "title", "updatedAt"})
@@ -28778,9 +24411,7 @@ def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "session_info_update":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("session_info_update",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("session_info_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -28809,17 +24440,16 @@ def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionInfoUpdateSessionUpdate(
-        meta=v1,
-        title=v2,
-        updated_at=v3,
-        extra=(
-            {}
-            if _K_SessionInfoUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_SessionInfoUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionInfoUpdateSessionUpdate
+    o = _new(SessionInfoUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "title": v2,
+        "updated_at": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionInfoUpdateSessionUpdate = frozenset({"_meta", "sessionUpdate", "title", "updatedAt"})
@@ -28842,15 +24472,14 @@ def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionListCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SessionListCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionListCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionListCapabilities
+    o = _new(SessionListCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionListCapabilities = frozenset({"_meta"})
@@ -28880,24 +24509,25 @@ def _d_SessionMode(d: Any) -> SessionMode:
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "name"
         v4 = d["name"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionMode(
-        meta=v1,
-        description=v2,
-        id=v3,
-        name=v4,
-        extra={} if _K_SessionMode.issuperset(d) else _codec.unknown(d, _K_SessionMode),
-        _nulls=n,
-    )
+    known = _K_SessionMode
+    o = _new(SessionMode)
+    o.__dict__ = {
+        "meta": v1,
+        "description": v2,
+        "id": v3,
+        "name": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionMode = frozenset({"_meta", "description", "id", "name"})
@@ -28919,23 +24549,24 @@ def _d_SessionModeState(d: Any) -> SessionModeState:
         k = "availableModes"
         v2 = d["availableModes"]
         v2 = _d_list_SessionMode(v2)
-
         k = "currentModeId"
         v3 = d["currentModeId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionModeState(
-        meta=v1,
-        available_modes=v2,
-        current_mode_id=v3,
-        extra={} if _K_SessionModeState.issuperset(d) else _codec.unknown(d, _K_SessionModeState),
-        _nulls=n,
-    )
+    known = _K_SessionModeState
+    o = _new(SessionModeState)
+    o.__dict__ = {
+        "meta": v1,
+        "available_modes": v2,
+        "current_mode_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionModeState = frozenset({"_meta", "availableModes", "currentModeId"})
@@ -28957,23 +24588,24 @@ def _d_SessionModelState(d: Any) -> SessionModelState:
         k = "availableModels"
         v2 = d["availableModels"]
         v2 = _d_list_ModelInfo(v2)
-
         k = "currentModelId"
         v3 = d["currentModelId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionModelState(
-        meta=v1,
-        available_models=v2,
-        current_model_id=v3,
-        extra={} if _K_SessionModelState.issuperset(d) else _codec.unknown(d, _K_SessionModelState),
-        _nulls=n,
-    )
+    known = _K_SessionModelState
+    o = _new(SessionModelState)
+    o.__dict__ = {
+        "meta": v1,
+        "available_models": v2,
+        "current_model_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionModelState = frozenset({"_meta", "availableModels", "currentModelId"})
@@ -28996,26 +24628,23 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "update"
         v3 = d["update"]
         v3 = _d_SessionUpdate(v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionNotification(
-        meta=v1,
-        session_id=v2,
-        update=v3,
-        extra=(
-            {}
-            if _K_SessionNotification.issuperset(d)
-            else _codec.unknown(d, _K_SessionNotification)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionNotification
+    o = _new(SessionNotification)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "update": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionNotification = frozenset({"_meta", "sessionId", "update"})
@@ -29038,15 +24667,14 @@ def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SessionResumeCapabilities(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SessionResumeCapabilities.issuperset(d)
-            else _codec.unknown(d, _K_SessionResumeCapabilities)
-        ),
-        _nulls=n,
-    )
+    known = _K_SessionResumeCapabilities
+    o = _new(SessionResumeCapabilities)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SessionResumeCapabilities = frozenset({"_meta"})
@@ -29068,38 +24696,34 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
         k = "apiType"
         v2 = d["apiType"]
         v2 = _d_LlmProtocol(v2)
-
         k = "baseUrl"
         v3 = d["baseUrl"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "headers"
         v4 = d.get("headers")
-        if v4 is not None:
+        if v4 is not None or "headers" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetProvidersRequest(
-        meta=v1,
-        api_type=v2,
-        base_url=v3,
-        headers=v4,
-        id=v5,
-        extra=(
-            {}
-            if _K_SetProvidersRequest.issuperset(d)
-            else _codec.unknown(d, _K_SetProvidersRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetProvidersRequest
+    o = _new(SetProvidersRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "api_type": v2,
+        "base_url": v3,
+        "headers": v4,
+        "id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetProvidersRequest = frozenset({"_meta", "apiType", "baseUrl", "headers", "id"})
@@ -29122,15 +24746,14 @@ def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetProvidersResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SetProvidersResponse.issuperset(d)
-            else _codec.unknown(d, _K_SetProvidersResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetProvidersResponse
+    o = _new(SetProvidersResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetProvidersResponse = frozenset({"_meta"})
@@ -29152,21 +24775,19 @@ def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetSessionConfigOptionResponse(
-        meta=v1,
-        config_options=v2,
-        extra=(
-            {}
-            if _K_SetSessionConfigOptionResponse.issuperset(d)
-            else _codec.unknown(d, _K_SetSessionConfigOptionResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetSessionConfigOptionResponse
+    o = _new(SetSessionConfigOptionResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "config_options": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetSessionConfigOptionResponse = frozenset({"_meta", "configOptions"})
@@ -29189,27 +24810,24 @@ def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
         v2 = d["modeId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetSessionModeRequest(
-        meta=v1,
-        mode_id=v2,
-        session_id=v3,
-        extra=(
-            {}
-            if _K_SetSessionModeRequest.issuperset(d)
-            else _codec.unknown(d, _K_SetSessionModeRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetSessionModeRequest
+    o = _new(SetSessionModeRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "mode_id": v2,
+        "session_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetSessionModeRequest = frozenset({"_meta", "modeId", "sessionId"})
@@ -29232,15 +24850,14 @@ def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetSessionModeResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SetSessionModeResponse.issuperset(d)
-            else _codec.unknown(d, _K_SetSessionModeResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetSessionModeResponse
+    o = _new(SetSessionModeResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetSessionModeResponse = frozenset({"_meta"})
@@ -29263,27 +24880,24 @@ def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
         v2 = d["modelId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetSessionModelRequest(
-        meta=v1,
-        model_id=v2,
-        session_id=v3,
-        extra=(
-            {}
-            if _K_SetSessionModelRequest.issuperset(d)
-            else _codec.unknown(d, _K_SetSessionModelRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetSessionModelRequest
+    o = _new(SetSessionModelRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "model_id": v2,
+        "session_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetSessionModelRequest = frozenset({"_meta", "modelId", "sessionId"})
@@ -29306,15 +24920,14 @@ def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SetSessionModelResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_SetSessionModelResponse.issuperset(d)
-            else _codec.unknown(d, _K_SetSessionModelResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_SetSessionModelResponse
+    o = _new(SetSessionModelResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SetSessionModelResponse = frozenset({"_meta"})
@@ -29324,7 +24937,7 @@ def _d_Sse(d: Any) -> Sse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "sse":
-        raise _codec.bad_tag("type", d.get("type"), ("sse",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("sse",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -29338,29 +24951,29 @@ def _d_Sse(d: Any) -> Sse:
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
-
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Sse(
-        meta=v1,
-        headers=v2,
-        name=v3,
-        url=v4,
-        extra={} if _K_Sse.issuperset(d) else _codec.unknown(d, _K_Sse),
-        _nulls=n,
-    )
+    known = _K_Sse
+    o = _new(Sse)
+    o.__dict__ = {
+        "meta": v1,
+        "headers": v2,
+        "name": v3,
+        "url": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Sse = frozenset({"_meta", "headers", "name", "type", "url"})
@@ -29404,14 +25017,17 @@ def _d_StartNesRequest(d: Any) -> StartNesRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return StartNesRequest(
-        meta=v1,
-        repository=v2,
-        workspace_folders=v3,
-        workspace_uri=v4,
-        extra={} if _K_StartNesRequest.issuperset(d) else _codec.unknown(d, _K_StartNesRequest),
-        _nulls=n,
-    )
+    known = _K_StartNesRequest
+    o = _new(StartNesRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "repository": v2,
+        "workspace_folders": v3,
+        "workspace_uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_StartNesRequest = frozenset({"_meta", "repository", "workspaceFolders", "workspaceUri"})
@@ -29434,17 +25050,19 @@ def _d_StartNesResponse(d: Any) -> StartNesResponse:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return StartNesResponse(
-        meta=v1,
-        session_id=v2,
-        extra={} if _K_StartNesResponse.issuperset(d) else _codec.unknown(d, _K_StartNesResponse),
-        _nulls=n,
-    )
+    known = _K_StartNesResponse
+    o = _new(StartNesResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_StartNesResponse = frozenset({"_meta", "sessionId"})
@@ -29454,7 +25072,7 @@ def _d_String(d: Any) -> String:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "string":
-        raise _codec.bad_tag("type", d.get("type"), ("string",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("string",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -29491,15 +25109,15 @@ def _d_String(d: Any) -> String:
         if v5 is None:
             if "maxLength" in d:
                 n += ("maxLength",)
-        elif v5.__class__ is not int or not 0 <= v5 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v5)
+        else:
+            v5 = _d_integer_0_4294967295(v5)
         k = "minLength"
         v6 = d.get("minLength")
         if v6 is None:
             if "minLength" in d:
                 n += ("minLength",)
-        elif v6.__class__ is not int or not 0 <= v6 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v6)
+        else:
+            v6 = _d_integer_0_4294967295(v6)
         k = "oneOf"
         v7 = d.get("oneOf")
         if v7 is None:
@@ -29525,19 +25143,22 @@ def _d_String(d: Any) -> String:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return String(
-        default=v1,
-        description=v2,
-        enum=v3,
-        format=v4,
-        max_length=v5,
-        min_length=v6,
-        one_of=v7,
-        pattern=v8,
-        title=v9,
-        extra={} if _K_String.issuperset(d) else _codec.unknown(d, _K_String),
-        _nulls=n,
-    )
+    known = _K_String
+    o = _new(String)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "enum": v3,
+        "format": v4,
+        "max_length": v5,
+        "min_length": v6,
+        "one_of": v7,
+        "pattern": v8,
+        "title": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_String = frozenset(
@@ -29595,15 +25216,15 @@ def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
         if v5 is None:
             if "maxLength" in d:
                 n += ("maxLength",)
-        elif v5.__class__ is not int or not 0 <= v5 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v5)
+        else:
+            v5 = _d_integer_0_4294967295(v5)
         k = "minLength"
         v6 = d.get("minLength")
         if v6 is None:
             if "minLength" in d:
                 n += ("minLength",)
-        elif v6.__class__ is not int or not 0 <= v6 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v6)
+        else:
+            v6 = _d_integer_0_4294967295(v6)
         k = "oneOf"
         v7 = d.get("oneOf")
         if v7 is None:
@@ -29629,23 +25250,22 @@ def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return StringPropertySchema(
-        default=v1,
-        description=v2,
-        enum=v3,
-        format=v4,
-        max_length=v5,
-        min_length=v6,
-        one_of=v7,
-        pattern=v8,
-        title=v9,
-        extra=(
-            {}
-            if _K_StringPropertySchema.issuperset(d)
-            else _codec.unknown(d, _K_StringPropertySchema)
-        ),
-        _nulls=n,
-    )
+    known = _K_StringPropertySchema
+    o = _new(StringPropertySchema)
+    o.__dict__ = {
+        "default": v1,
+        "description": v2,
+        "enum": v3,
+        "format": v4,
+        "max_length": v5,
+        "min_length": v6,
+        "one_of": v7,
+        "pattern": v8,
+        "title": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_StringPropertySchema = frozenset(
@@ -29686,7 +25306,6 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
         k = "position"
         v3 = d["position"]
         v3 = _d_Position(v3)
-
         k = "selection"
         v4 = d.get("selection")
         if v4 is None:
@@ -29698,41 +25317,48 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "triggerKind"
         v6 = d["triggerKind"]
         v6 = _d_NesTriggerKind(v6)
-
         k = "uri"
         v7 = d["uri"]
         if v7.__class__ is not str:
             raise _codec.expected("a string", v7)
-
         k = "version"
         v8 = d["version"]
-        if v8.__class__ is not int or not -9223372036854775808 <= v8 <= 9223372036854775807:
-            raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", v8)
-
+        v8 = _d_integer_m9223372036854775808_9223372036854775807(v8)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SuggestNesRequest(
-        meta=v1,
-        context=v2,
-        position=v3,
-        selection=v4,
-        session_id=v5,
-        trigger_kind=v6,
-        uri=v7,
-        version=v8,
-        extra={} if _K_SuggestNesRequest.issuperset(d) else _codec.unknown(d, _K_SuggestNesRequest),
-        _nulls=n,
-    )
+    known = _K_SuggestNesRequest
+    o = _new(SuggestNesRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "context": v2,
+        "position": v3,
+        "selection": v4,
+        "session_id": v5,
+        "trigger_kind": v6,
+        "uri": v7,
+        "version": v8,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SuggestNesRequest = frozenset(
-    {"_meta", "context", "position", "selection", "sessionId", "triggerKind", "uri", "version"}
+    {
+        "_meta",
+        "context",
+        "position",
+        "selection",
+        "sessionId",
+        "triggerKind",
+        "uri",
+        "version",
+    }
 )
 
 
@@ -29752,19 +25378,19 @@ def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
         k = "suggestions"
         v2 = d["suggestions"]
         v2 = _d_list_NesSuggestion(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return SuggestNesResponse(
-        meta=v1,
-        suggestions=v2,
-        extra=(
-            {} if _K_SuggestNesResponse.issuperset(d) else _codec.unknown(d, _K_SuggestNesResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_SuggestNesResponse
+    o = _new(SuggestNesResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "suggestions": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_SuggestNesResponse = frozenset({"_meta", "suggestions"})
@@ -29787,17 +25413,19 @@ def _d_Terminal(d: Any) -> Terminal:
         v2 = d["terminalId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Terminal(
-        meta=v1,
-        terminal_id=v2,
-        extra={} if _K_Terminal.issuperset(d) else _codec.unknown(d, _K_Terminal),
-        _nulls=n,
-    )
+    known = _K_Terminal
+    o = _new(Terminal)
+    o.__dict__ = {
+        "meta": v1,
+        "terminal_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Terminal = frozenset({"_meta", "terminalId"})
@@ -29807,7 +25435,7 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "terminal":
-        raise _codec.bad_tag("type", d.get("type"), ("terminal",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("terminal",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -29820,7 +25448,7 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
             v1 = _d_map_any(v1)
         k = "args"
         v2 = d.get("args")
-        if v2 is not None:
+        if v2 is not None or "args" in d:
             v2 = _d_list_string(v2)
         k = "description"
         v3 = d.get("description")
@@ -29831,34 +25459,33 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
             raise _codec.expected("a string", v3)
         k = "env"
         v4 = d.get("env")
-        if v4 is not None:
+        if v4 is not None or "env" in d:
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "name"
         v6 = d["name"]
         if v6.__class__ is not str:
             raise _codec.expected("a string", v6)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TerminalAuthMethod(
-        meta=v1,
-        args=v2,
-        description=v3,
-        env=v4,
-        id=v5,
-        name=v6,
-        extra=(
-            {} if _K_TerminalAuthMethod.issuperset(d) else _codec.unknown(d, _K_TerminalAuthMethod)
-        ),
-        _nulls=n,
-    )
+    known = _K_TerminalAuthMethod
+    o = _new(TerminalAuthMethod)
+    o.__dict__ = {
+        "meta": v1,
+        "args": v2,
+        "description": v3,
+        "env": v4,
+        "id": v5,
+        "name": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TerminalAuthMethod = frozenset({"_meta", "args", "description", "env", "id", "name", "type"})
@@ -29882,8 +25509,8 @@ def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
         if v2 is None:
             if "exitCode" in d:
                 n += ("exitCode",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
         k = "signal"
         v3 = d.get("signal")
         if v3 is None:
@@ -29895,15 +25522,16 @@ def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TerminalExitStatus(
-        meta=v1,
-        exit_code=v2,
-        signal=v3,
-        extra=(
-            {} if _K_TerminalExitStatus.issuperset(d) else _codec.unknown(d, _K_TerminalExitStatus)
-        ),
-        _nulls=n,
-    )
+    known = _K_TerminalExitStatus
+    o = _new(TerminalExitStatus)
+    o.__dict__ = {
+        "meta": v1,
+        "exit_code": v2,
+        "signal": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TerminalExitStatus = frozenset({"_meta", "exitCode", "signal"})
@@ -29926,27 +25554,24 @@ def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "terminalId"
         v3 = d["terminalId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TerminalOutputRequest(
-        meta=v1,
-        session_id=v2,
-        terminal_id=v3,
-        extra=(
-            {}
-            if _K_TerminalOutputRequest.issuperset(d)
-            else _codec.unknown(d, _K_TerminalOutputRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_TerminalOutputRequest
+    o = _new(TerminalOutputRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "terminal_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TerminalOutputRequest = frozenset({"_meta", "sessionId", "terminalId"})
@@ -29976,28 +25601,25 @@ def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
         v3 = d["output"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "truncated"
         v4 = d["truncated"]
         if v4.__class__ is not bool:
             raise _codec.expected("a boolean", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TerminalOutputResponse(
-        meta=v1,
-        exit_status=v2,
-        output=v3,
-        truncated=v4,
-        extra=(
-            {}
-            if _K_TerminalOutputResponse.issuperset(d)
-            else _codec.unknown(d, _K_TerminalOutputResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_TerminalOutputResponse
+    o = _new(TerminalOutputResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "exit_status": v2,
+        "output": v3,
+        "truncated": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TerminalOutputResponse = frozenset({"_meta", "exitStatus", "output", "truncated"})
@@ -30007,7 +25629,7 @@ def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "terminal":
-        raise _codec.bad_tag("type", d.get("type"), ("terminal",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("terminal",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30022,21 +25644,19 @@ def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
         v2 = d["terminalId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TerminalToolCallContent(
-        meta=v1,
-        terminal_id=v2,
-        extra=(
-            {}
-            if _K_TerminalToolCallContent.issuperset(d)
-            else _codec.unknown(d, _K_TerminalToolCallContent)
-        ),
-        _nulls=n,
-    )
+    known = _K_TerminalToolCallContent
+    o = _new(TerminalToolCallContent)
+    o.__dict__ = {
+        "meta": v1,
+        "terminal_id": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TerminalToolCallContent = frozenset({"_meta", "terminalId", "type"})
@@ -30046,7 +25666,7 @@ def _d_Text(d: Any) -> Text:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("type") != "text":
-        raise _codec.bad_tag("type", d.get("type"), ("text",), "type" in d)
+        raise _codec.bad_tag(d, "type", ("text",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30068,18 +25688,20 @@ def _d_Text(d: Any) -> Text:
         v3 = d["text"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Text(
-        meta=v1,
-        annotations=v2,
-        text=v3,
-        extra={} if _K_Text.issuperset(d) else _codec.unknown(d, _K_Text),
-        _nulls=n,
-    )
+    known = _K_Text
+    o = _new(Text)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "text": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Text = frozenset({"_meta", "annotations", "text", "type"})
@@ -30109,18 +25731,20 @@ def _d_TextContent(d: Any) -> TextContent:
         v3 = d["text"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TextContent(
-        meta=v1,
-        annotations=v2,
-        text=v3,
-        extra={} if _K_TextContent.issuperset(d) else _codec.unknown(d, _K_TextContent),
-        _nulls=n,
-    )
+    known = _K_TextContent
+    o = _new(TextContent)
+    o.__dict__ = {
+        "meta": v1,
+        "annotations": v2,
+        "text": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TextContent = frozenset({"_meta", "annotations", "text"})
@@ -30143,21 +25767,19 @@ def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
         v2 = d["text"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TextDocumentContentChangeEvent(
-        range=v1,
-        text=v2,
-        extra=(
-            {}
-            if _K_TextDocumentContentChangeEvent.issuperset(d)
-            else _codec.unknown(d, _K_TextDocumentContentChangeEvent)
-        ),
-        _nulls=n,
-    )
+    known = _K_TextDocumentContentChangeEvent
+    o = _new(TextDocumentContentChangeEvent)
+    o.__dict__ = {
+        "range": v1,
+        "text": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TextDocumentContentChangeEvent = frozenset({"range", "text"})
@@ -30187,28 +25809,25 @@ def _d_TextResourceContents(d: Any) -> TextResourceContents:
         v3 = d["text"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TextResourceContents(
-        meta=v1,
-        mime_type=v2,
-        text=v3,
-        uri=v4,
-        extra=(
-            {}
-            if _K_TextResourceContents.issuperset(d)
-            else _codec.unknown(d, _K_TextResourceContents)
-        ),
-        _nulls=n,
-    )
+    known = _K_TextResourceContents
+    o = _new(TextResourceContents)
+    o.__dict__ = {
+        "meta": v1,
+        "mime_type": v2,
+        "text": v3,
+        "uri": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_TextResourceContents = frozenset({"_meta", "mimeType", "text", "uri"})
@@ -30222,19 +25841,18 @@ def _d_TitledMultiSelectItems(d: Any) -> TitledMultiSelectItems:
         k = "anyOf"
         v1 = d["anyOf"]
         v1 = _d_list_EnumOption(v1)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return TitledMultiSelectItems(
-        any_of=v1,
-        extra=(
-            {}
-            if _K_TitledMultiSelectItems.issuperset(d)
-            else _codec.unknown(d, _K_TitledMultiSelectItems)
-        ),
-    )
+    known = _K_TitledMultiSelectItems
+    o = _new(TitledMultiSelectItems)
+    o.__dict__ = {
+        "any_of": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_TitledMultiSelectItems = frozenset({"anyOf"})
@@ -30255,15 +25873,15 @@ def _d_ToolCall(d: Any) -> ToolCall:
             v1 = _d_map_any(v1)
         k = "content"
         v2 = d.get("content")
-        if v2 is not None:
+        if v2 is not None or "content" in d:
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
         v3 = d.get("kind")
-        if v3 is not None:
+        if v3 is not None or "kind" in d:
             v3 = _d_ToolKind(v3)
         k = "locations"
         v4 = d.get("locations")
-        if v4 is not None:
+        if v4 is not None or "locations" in d:
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
         v5 = d.get("rawInput")
@@ -30275,35 +25893,36 @@ def _d_ToolCall(d: Any) -> ToolCall:
             n += ("rawOutput",)
         k = "status"
         v7 = d.get("status")
-        if v7 is not None:
+        if v7 is not None or "status" in d:
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
         if v8.__class__ is not str:
             raise _codec.expected("a string", v8)
-
         k = "toolCallId"
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
             raise _codec.expected("a string", v9)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ToolCall(
-        meta=v1,
-        content=v2,
-        kind=v3,
-        locations=v4,
-        raw_input=v5,
-        raw_output=v6,
-        status=v7,
-        title=v8,
-        tool_call_id=v9,
-        extra={} if _K_ToolCall.issuperset(d) else _codec.unknown(d, _K_ToolCall),
-        _nulls=n,
-    )
+    known = _K_ToolCall
+    o = _new(ToolCall)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "kind": v3,
+        "locations": v4,
+        "raw_input": v5,
+        "raw_output": v6,
+        "status": v7,
+        "title": v8,
+        "tool_call_id": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ToolCall = frozenset(
@@ -30339,24 +25958,26 @@ def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
         if v2 is None:
             if "line" in d:
                 n += ("line",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
         k = "path"
         v3 = d["path"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ToolCallLocation(
-        meta=v1,
-        line=v2,
-        path=v3,
-        extra={} if _K_ToolCallLocation.issuperset(d) else _codec.unknown(d, _K_ToolCallLocation),
-        _nulls=n,
-    )
+    known = _K_ToolCallLocation
+    o = _new(ToolCallLocation)
+    o.__dict__ = {
+        "meta": v1,
+        "line": v2,
+        "path": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ToolCallLocation = frozenset({"_meta", "line", "path"})
@@ -30366,9 +25987,7 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "tool_call":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("tool_call",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("tool_call",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30381,15 +26000,15 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
             v1 = _d_map_any(v1)
         k = "content"
         v2 = d.get("content")
-        if v2 is not None:
+        if v2 is not None or "content" in d:
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
         v3 = d.get("kind")
-        if v3 is not None:
+        if v3 is not None or "kind" in d:
             v3 = _d_ToolKind(v3)
         k = "locations"
         v4 = d.get("locations")
-        if v4 is not None:
+        if v4 is not None or "locations" in d:
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
         v5 = d.get("rawInput")
@@ -30401,39 +26020,36 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
             n += ("rawOutput",)
         k = "status"
         v7 = d.get("status")
-        if v7 is not None:
+        if v7 is not None or "status" in d:
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
         if v8.__class__ is not str:
             raise _codec.expected("a string", v8)
-
         k = "toolCallId"
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
             raise _codec.expected("a string", v9)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ToolCallSessionUpdate(
-        meta=v1,
-        content=v2,
-        kind=v3,
-        locations=v4,
-        raw_input=v5,
-        raw_output=v6,
-        status=v7,
-        title=v8,
-        tool_call_id=v9,
-        extra=(
-            {}
-            if _K_ToolCallSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_ToolCallSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_ToolCallSessionUpdate
+    o = _new(ToolCallSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "kind": v3,
+        "locations": v4,
+        "raw_input": v5,
+        "raw_output": v6,
+        "status": v7,
+        "title": v8,
+        "tool_call_id": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ToolCallSessionUpdate = frozenset(
@@ -30512,24 +26128,26 @@ def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
             raise _codec.expected("a string", v9)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ToolCallUpdate(
-        meta=v1,
-        content=v2,
-        kind=v3,
-        locations=v4,
-        raw_input=v5,
-        raw_output=v6,
-        status=v7,
-        title=v8,
-        tool_call_id=v9,
-        extra={} if _K_ToolCallUpdate.issuperset(d) else _codec.unknown(d, _K_ToolCallUpdate),
-        _nulls=n,
-    )
+    known = _K_ToolCallUpdate
+    o = _new(ToolCallUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "kind": v3,
+        "locations": v4,
+        "raw_input": v5,
+        "raw_output": v6,
+        "status": v7,
+        "title": v8,
+        "tool_call_id": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ToolCallUpdate = frozenset(
@@ -30551,9 +26169,7 @@ def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "tool_call_update":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("tool_call_update",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("tool_call_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30611,28 +26227,26 @@ def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
             raise _codec.expected("a string", v9)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ToolCallUpdateSessionUpdate(
-        meta=v1,
-        content=v2,
-        kind=v3,
-        locations=v4,
-        raw_input=v5,
-        raw_output=v6,
-        status=v7,
-        title=v8,
-        tool_call_id=v9,
-        extra=(
-            {}
-            if _K_ToolCallUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_ToolCallUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_ToolCallUpdateSessionUpdate
+    o = _new(ToolCallUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "kind": v3,
+        "locations": v4,
+        "raw_input": v5,
+        "raw_output": v6,
+        "status": v7,
+        "title": v8,
+        "tool_call_id": v9,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ToolCallUpdateSessionUpdate = frozenset(
@@ -30668,21 +26282,19 @@ def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
         v2 = d["hint"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UnstructuredCommandInput(
-        meta=v1,
-        hint=v2,
-        extra=(
-            {}
-            if _K_UnstructuredCommandInput.issuperset(d)
-            else _codec.unknown(d, _K_UnstructuredCommandInput)
-        ),
-        _nulls=n,
-    )
+    known = _K_UnstructuredCommandInput
+    o = _new(UnstructuredCommandInput)
+    o.__dict__ = {
+        "meta": v1,
+        "hint": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UnstructuredCommandInput = frozenset({"_meta", "hint"})
@@ -30696,24 +26308,22 @@ def _d_UntitledMultiSelectItems(d: Any) -> UntitledMultiSelectItems:
         k = "enum"
         v1 = d["enum"]
         v1 = _d_list_string(v1)
-
         k = "type"
         v2 = d["type"]
         v2 = _d_ElicitationStringType(v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UntitledMultiSelectItems(
-        enum=v1,
-        type=v2,
-        extra=(
-            {}
-            if _K_UntitledMultiSelectItems.issuperset(d)
-            else _codec.unknown(d, _K_UntitledMultiSelectItems)
-        ),
-    )
+    known = _K_UntitledMultiSelectItems
+    o = _new(UntitledMultiSelectItems)
+    o.__dict__ = {
+        "enum": v1,
+        "type": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_UntitledMultiSelectItems = frozenset({"enum", "type"})
@@ -30723,7 +26333,7 @@ def _d_UrlRequest(d: Any) -> UrlRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("mode") != "url":
-        raise _codec.bad_tag("mode", d.get("mode"), ("url",), "mode" in d)
+        raise _codec.bad_tag(d, "mode", ("url",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30738,34 +26348,33 @@ def _d_UrlRequest(d: Any) -> UrlRequest:
         v2 = d["message"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "elicitationId"
         v3 = d["elicitationId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "requestId"
         v5 = d["requestId"]
         v5 = _d_RequestId(v5)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UrlRequest(
-        meta=v1,
-        message=v2,
-        elicitation_id=v3,
-        url=v4,
-        request_id=v5,
-        extra={} if _K_UrlRequest.issuperset(d) else _codec.unknown(d, _K_UrlRequest),
-        _nulls=n,
-    )
+    known = _K_UrlRequest
+    o = _new(UrlRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "message": v2,
+        "elicitation_id": v3,
+        "url": v4,
+        "request_id": v5,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UrlRequest = frozenset({"_meta", "elicitationId", "message", "mode", "requestId", "url"})
@@ -30775,7 +26384,7 @@ def _d_UrlSession(d: Any) -> UrlSession:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("mode") != "url":
-        raise _codec.bad_tag("mode", d.get("mode"), ("url",), "mode" in d)
+        raise _codec.bad_tag(d, "mode", ("url",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30790,22 +26399,18 @@ def _d_UrlSession(d: Any) -> UrlSession:
         v2 = d["message"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "elicitationId"
         v3 = d["elicitationId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "url"
         v4 = d["url"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
         k = "sessionId"
         v5 = d["sessionId"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
-
         k = "toolCallId"
         v6 = d.get("toolCallId")
         if v6 is None:
@@ -30817,20 +26422,31 @@ def _d_UrlSession(d: Any) -> UrlSession:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UrlSession(
-        meta=v1,
-        message=v2,
-        elicitation_id=v3,
-        url=v4,
-        session_id=v5,
-        tool_call_id=v6,
-        extra={} if _K_UrlSession.issuperset(d) else _codec.unknown(d, _K_UrlSession),
-        _nulls=n,
-    )
+    known = _K_UrlSession
+    o = _new(UrlSession)
+    o.__dict__ = {
+        "meta": v1,
+        "message": v2,
+        "elicitation_id": v3,
+        "url": v4,
+        "session_id": v5,
+        "tool_call_id": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UrlSession = frozenset(
-    {"_meta", "elicitationId", "message", "mode", "sessionId", "toolCallId", "url"}
+    {
+        "_meta",
+        "elicitationId",
+        "message",
+        "mode",
+        "sessionId",
+        "toolCallId",
+        "url",
+    }
 )
 
 
@@ -30845,51 +26461,48 @@ def _d_Usage(d: Any) -> Usage:
         if v1 is None:
             if "cachedReadTokens" in d:
                 n += ("cachedReadTokens",)
-        elif v1.__class__ is not int or not 0 <= v1 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v1)
+        else:
+            v1 = _d_integer_0_18446744073709551615(v1)
         k = "cachedWriteTokens"
         v2 = d.get("cachedWriteTokens")
         if v2 is None:
             if "cachedWriteTokens" in d:
                 n += ("cachedWriteTokens",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v2)
+        else:
+            v2 = _d_integer_0_18446744073709551615(v2)
         k = "inputTokens"
         v3 = d["inputTokens"]
-        if v3.__class__ is not int or not 0 <= v3 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v3)
-
+        v3 = _d_integer_0_18446744073709551615(v3)
         k = "outputTokens"
         v4 = d["outputTokens"]
-        if v4.__class__ is not int or not 0 <= v4 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v4)
-
+        v4 = _d_integer_0_18446744073709551615(v4)
         k = "thoughtTokens"
         v5 = d.get("thoughtTokens")
         if v5 is None:
             if "thoughtTokens" in d:
                 n += ("thoughtTokens",)
-        elif v5.__class__ is not int or not 0 <= v5 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v5)
+        else:
+            v5 = _d_integer_0_18446744073709551615(v5)
         k = "totalTokens"
         v6 = d["totalTokens"]
-        if v6.__class__ is not int or not 0 <= v6 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v6)
-
+        v6 = _d_integer_0_18446744073709551615(v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return Usage(
-        cached_read_tokens=v1,
-        cached_write_tokens=v2,
-        input_tokens=v3,
-        output_tokens=v4,
-        thought_tokens=v5,
-        total_tokens=v6,
-        extra={} if _K_Usage.issuperset(d) else _codec.unknown(d, _K_Usage),
-        _nulls=n,
-    )
+    known = _K_Usage
+    o = _new(Usage)
+    o.__dict__ = {
+        "cached_read_tokens": v1,
+        "cached_write_tokens": v2,
+        "input_tokens": v3,
+        "output_tokens": v4,
+        "thought_tokens": v5,
+        "total_tokens": v6,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_Usage = frozenset(
@@ -30926,26 +26539,25 @@ def _d_UsageUpdate(d: Any) -> UsageUpdate:
             v2 = _d_Cost(v2)
         k = "size"
         v3 = d["size"]
-        if v3.__class__ is not int or not 0 <= v3 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v3)
-
+        v3 = _d_integer_0_18446744073709551615(v3)
         k = "used"
         v4 = d["used"]
-        if v4.__class__ is not int or not 0 <= v4 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v4)
-
+        v4 = _d_integer_0_18446744073709551615(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UsageUpdate(
-        meta=v1,
-        cost=v2,
-        size=v3,
-        used=v4,
-        extra={} if _K_UsageUpdate.issuperset(d) else _codec.unknown(d, _K_UsageUpdate),
-        _nulls=n,
-    )
+    known = _K_UsageUpdate
+    o = _new(UsageUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "cost": v2,
+        "size": v3,
+        "used": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UsageUpdate = frozenset({"_meta", "cost", "size", "used"})
@@ -30955,9 +26567,7 @@ def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "usage_update":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("usage_update",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("usage_update",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -30977,30 +26587,25 @@ def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
             v2 = _d_Cost(v2)
         k = "size"
         v3 = d["size"]
-        if v3.__class__ is not int or not 0 <= v3 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v3)
-
+        v3 = _d_integer_0_18446744073709551615(v3)
         k = "used"
         v4 = d["used"]
-        if v4.__class__ is not int or not 0 <= v4 <= 18446744073709551615:
-            raise _codec.expected("an integer in [0, 18446744073709551615]", v4)
-
+        v4 = _d_integer_0_18446744073709551615(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UsageUpdateSessionUpdate(
-        meta=v1,
-        cost=v2,
-        size=v3,
-        used=v4,
-        extra=(
-            {}
-            if _K_UsageUpdateSessionUpdate.issuperset(d)
-            else _codec.unknown(d, _K_UsageUpdateSessionUpdate)
-        ),
-        _nulls=n,
-    )
+    known = _K_UsageUpdateSessionUpdate
+    o = _new(UsageUpdateSessionUpdate)
+    o.__dict__ = {
+        "meta": v1,
+        "cost": v2,
+        "size": v3,
+        "used": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UsageUpdateSessionUpdate = frozenset({"_meta", "cost", "sessionUpdate", "size", "used"})
@@ -31010,9 +26615,7 @@ def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "user_message_chunk":
-        raise _codec.bad_tag(
-            "sessionUpdate", d.get("sessionUpdate"), ("user_message_chunk",), "sessionUpdate" in d
-        )
+        raise _codec.bad_tag(d, "sessionUpdate", ("user_message_chunk",))
     k = ""
     n: tuple[str, ...] = ()
     try:
@@ -31026,7 +26629,6 @@ def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
-
         k = "messageId"
         v3 = d.get("messageId")
         if v3 is None:
@@ -31038,13 +26640,16 @@ def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return UserMessageChunk(
-        meta=v1,
-        content=v2,
-        message_id=v3,
-        extra={} if _K_UserMessageChunk.issuperset(d) else _codec.unknown(d, _K_UserMessageChunk),
-        _nulls=n,
-    )
+    known = _K_UserMessageChunk
+    o = _new(UserMessageChunk)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "message_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_UserMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
@@ -31067,29 +26672,29 @@ def _d_ValueId(d: Any) -> ValueId:
         v2 = d["configId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "sessionId"
         v3 = d["sessionId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "value"
         v4 = d["value"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return ValueId(
-        meta=v1,
-        config_id=v2,
-        session_id=v3,
-        value=v4,
-        extra={} if _K_ValueId.issuperset(d) else _codec.unknown(d, _K_ValueId),
-        _nulls=n,
-    )
+    known = _K_ValueId
+    o = _new(ValueId)
+    o.__dict__ = {
+        "meta": v1,
+        "config_id": v2,
+        "session_id": v3,
+        "value": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_ValueId = frozenset({"_meta", "configId", "sessionId", "value"})
@@ -31112,27 +26717,24 @@ def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
         v2 = d["sessionId"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "terminalId"
         v3 = d["terminalId"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return WaitForTerminalExitRequest(
-        meta=v1,
-        session_id=v2,
-        terminal_id=v3,
-        extra=(
-            {}
-            if _K_WaitForTerminalExitRequest.issuperset(d)
-            else _codec.unknown(d, _K_WaitForTerminalExitRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_WaitForTerminalExitRequest
+    o = _new(WaitForTerminalExitRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "session_id": v2,
+        "terminal_id": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_WaitForTerminalExitRequest = frozenset({"_meta", "sessionId", "terminalId"})
@@ -31156,8 +26758,8 @@ def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
         if v2 is None:
             if "exitCode" in d:
                 n += ("exitCode",)
-        elif v2.__class__ is not int or not 0 <= v2 <= 4294967295:
-            raise _codec.expected("an integer in [0, 4294967295]", v2)
+        else:
+            v2 = _d_integer_0_4294967295(v2)
         k = "signal"
         v3 = d.get("signal")
         if v3 is None:
@@ -31169,17 +26771,16 @@ def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return WaitForTerminalExitResponse(
-        meta=v1,
-        exit_code=v2,
-        signal=v3,
-        extra=(
-            {}
-            if _K_WaitForTerminalExitResponse.issuperset(d)
-            else _codec.unknown(d, _K_WaitForTerminalExitResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_WaitForTerminalExitResponse
+    o = _new(WaitForTerminalExitResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "exit_code": v2,
+        "signal": v3,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_WaitForTerminalExitResponse = frozenset({"_meta", "exitCode", "signal"})
@@ -31194,21 +26795,23 @@ def _d_WorkspaceFolder(d: Any) -> WorkspaceFolder:
         v1 = d["name"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
-
         k = "uri"
         v2 = d["uri"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return WorkspaceFolder(
-        name=v1,
-        uri=v2,
-        extra={} if _K_WorkspaceFolder.issuperset(d) else _codec.unknown(d, _K_WorkspaceFolder),
-    )
+    known = _K_WorkspaceFolder
+    o = _new(WorkspaceFolder)
+    o.__dict__ = {
+        "name": v1,
+        "uri": v2,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": (),
+    }
+    return o
 
 
 _K_WorkspaceFolder = frozenset({"name", "uri"})
@@ -31231,33 +26834,29 @@ def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
         v2 = d["content"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
-
         k = "path"
         v3 = d["path"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
-
         k = "sessionId"
         v4 = d["sessionId"]
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
-
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return WriteTextFileRequest(
-        meta=v1,
-        content=v2,
-        path=v3,
-        session_id=v4,
-        extra=(
-            {}
-            if _K_WriteTextFileRequest.issuperset(d)
-            else _codec.unknown(d, _K_WriteTextFileRequest)
-        ),
-        _nulls=n,
-    )
+    known = _K_WriteTextFileRequest
+    o = _new(WriteTextFileRequest)
+    o.__dict__ = {
+        "meta": v1,
+        "content": v2,
+        "path": v3,
+        "session_id": v4,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_WriteTextFileRequest = frozenset({"_meta", "content", "path", "sessionId"})
@@ -31280,15 +26879,14 @@ def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    return WriteTextFileResponse(
-        meta=v1,
-        extra=(
-            {}
-            if _K_WriteTextFileResponse.issuperset(d)
-            else _codec.unknown(d, _K_WriteTextFileResponse)
-        ),
-        _nulls=n,
-    )
+    known = _K_WriteTextFileResponse
+    o = _new(WriteTextFileResponse)
+    o.__dict__ = {
+        "meta": v1,
+        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
+        "_nulls": n,
+    }
+    return o
 
 
 _K_WriteTextFileResponse = frozenset({"_meta"})
@@ -31315,7 +26913,8 @@ def _d_AgentNotificationParams(d: Any) -> AgentNotificationParams:
     if d is None:
         return _d_ExtNotification(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -31329,7 +26928,11 @@ def _d_AgentNotificationParams__1(d: Any) -> AgentNotificationParams:
         return _d_CompleteElicitationNotification(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("SessionNotification or CompleteElicitationNotification", d, errors)
+    raise _codec.no_match(
+        d,
+        "SessionNotification or CompleteElicitationNotification",
+        errors,
+    )
 
 
 def _d_AgentNotificationParams__2(d: Any) -> AgentNotificationParams:
@@ -31343,14 +26946,15 @@ def _d_AgentNotificationParams__2(d: Any) -> AgentNotificationParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "SessionNotification or CompleteElicitationNotification or ExtNotification", d, errors
+        d,
+        "SessionNotification or CompleteElicitationNotification or ExtNotification",
+        errors,
     )
 
 
 def _d_ElicitationId(d: Any) -> ElicitationId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: ElicitationId = d
     return result
 
@@ -31363,13 +26967,15 @@ def _d_RequestId(d: Any) -> RequestId:
         return _d_integer_m9223372036854775808_9223372036854775807(d)
     if d is None:
         return None
-    raise _codec.expected("a string or an integer or null", d)
+    raise _codec.expected(
+        "a string or an integer or null",
+        d,
+    )
 
 
 def _d_SessionId(d: Any) -> SessionId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionId = d
     return result
 
@@ -31377,7 +26983,6 @@ def _d_SessionId(d: Any) -> SessionId:
 def _d_ToolCallId(d: Any) -> ToolCallId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: ToolCallId = d
     return result
 
@@ -31390,15 +26995,7 @@ def _d_CreateElicitationRequest(d: Any) -> CreateElicitationRequest:
         decoder = _T_d_CreateElicitationRequest.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "mode",
-        tag,
-        (
-            "form",
-            "url",
-        ),
-        "mode" in d,
-    )
+    raise _codec.bad_tag(d, "mode", _T_d_CreateElicitationRequest)
 
 
 def _d_CreateElicitationRequest__1(d: Any) -> CreateElicitationRequest:
@@ -31411,7 +27008,11 @@ def _d_CreateElicitationRequest__1(d: Any) -> CreateElicitationRequest:
         return _d_FormRequest(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("FormSession or FormRequest", d, errors)
+    raise _codec.no_match(
+        d,
+        "FormSession or FormRequest",
+        errors,
+    )
 
 
 def _d_CreateElicitationRequest__2(d: Any) -> CreateElicitationRequest:
@@ -31424,7 +27025,11 @@ def _d_CreateElicitationRequest__2(d: Any) -> CreateElicitationRequest:
         return _d_UrlRequest(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("UrlSession or UrlRequest", d, errors)
+    raise _codec.no_match(
+        d,
+        "UrlSession or UrlRequest",
+        errors,
+    )
 
 
 def _d_ExtRequest(d: Any) -> ExtRequest:
@@ -31448,7 +27053,8 @@ def _d_AgentRequestParams(d: Any) -> AgentRequestParams:
     if d is None:
         return _d_ExtRequest(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -31487,8 +27093,8 @@ def _d_AgentRequestParams__1(d: Any) -> AgentRequestParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "RequestPermissionRequest or WriteTextFileRequest or CreateTerminalRequest or ReadTextFileRequest or KillTerminalRequest or ReleaseTerminalRequest or TerminalOutputRequest or WaitForTerminalExitRequest",
         d,
+        "RequestPermissionRequest or WriteTextFileRequest or CreateTerminalRequest or ReadTextFileRequest or KillTerminalRequest or ReleaseTerminalRequest or TerminalOutputRequest or WaitForTerminalExitRequest",
         errors,
     )
 
@@ -31508,8 +27114,8 @@ def _d_AgentRequestParams__2(d: Any) -> AgentRequestParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "RequestPermissionRequest or WriteTextFileRequest or CreateTerminalRequest or ReadTextFileRequest or KillTerminalRequest or ReleaseTerminalRequest or TerminalOutputRequest or WaitForTerminalExitRequest or CreateElicitationRequest or ExtRequest",
         d,
+        "RequestPermissionRequest or WriteTextFileRequest or CreateTerminalRequest or ReadTextFileRequest or KillTerminalRequest or ReleaseTerminalRequest or TerminalOutputRequest or WaitForTerminalExitRequest or CreateElicitationRequest or ExtRequest",
         errors,
     )
 
@@ -31535,7 +27141,8 @@ def _d_AgentResponseResult(d: Any) -> AgentResponseResult:
     if d is None:
         return _d_ExtResponse(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -31618,8 +27225,8 @@ def _d_AgentResponseResult__1(d: Any) -> AgentResponseResult:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "ForkSessionResponse or InitializeResponse or NewSessionResponse or PromptResponse or ListSessionsResponse or ListProvidersResponse or SetSessionConfigOptionResponse or StartNesResponse or SuggestNesResponse or LoadSessionResponse or ResumeSessionResponse or AuthenticateResponse or CloseNesResponse or CloseSessionResponse or DisableProvidersResponse or LogoutResponse or SetProvidersResponse or SetSessionModeResponse or SetSessionModelResponse",
         d,
+        "ForkSessionResponse or InitializeResponse or NewSessionResponse or PromptResponse or ListSessionsResponse or ListProvidersResponse or SetSessionConfigOptionResponse or StartNesResponse or SuggestNesResponse or LoadSessionResponse or ResumeSessionResponse or AuthenticateResponse or CloseNesResponse or CloseSessionResponse or DisableProvidersResponse or LogoutResponse or SetProvidersResponse or SetSessionModeResponse or SetSessionModelResponse",
         errors,
     )
 
@@ -31635,8 +27242,8 @@ def _d_AgentResponseResult__2(d: Any) -> AgentResponseResult:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "ForkSessionResponse or InitializeResponse or NewSessionResponse or PromptResponse or ListSessionsResponse or ListProvidersResponse or SetSessionConfigOptionResponse or StartNesResponse or SuggestNesResponse or LoadSessionResponse or ResumeSessionResponse or AuthenticateResponse or CloseNesResponse or CloseSessionResponse or DisableProvidersResponse or LogoutResponse or SetProvidersResponse or SetSessionModeResponse or SetSessionModelResponse or ExtResponse",
         d,
+        "ForkSessionResponse or InitializeResponse or NewSessionResponse or PromptResponse or ListSessionsResponse or ListProvidersResponse or SetSessionConfigOptionResponse or StartNesResponse or SuggestNesResponse or LoadSessionResponse or ResumeSessionResponse or AuthenticateResponse or CloseNesResponse or CloseSessionResponse or DisableProvidersResponse or LogoutResponse or SetProvidersResponse or SetSessionModeResponse or SetSessionModelResponse or ExtResponse",
         errors,
     )
 
@@ -31651,7 +27258,11 @@ def _d_AgentResponse(d: Any) -> AgentResponse:
         return _d_ResultAgentResponse(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("ErrorAgentResponse or ResultAgentResponse", d, errors)
+    raise _codec.no_match(
+        d,
+        "ErrorAgentResponse or ResultAgentResponse",
+        errors,
+    )
 
 
 def _d_AuthMethod(d: Any) -> AuthMethod:
@@ -31686,7 +27297,8 @@ def _d_ClientNotificationParams(d: Any) -> ClientNotificationParams:
     if d is None:
         return _d_ExtNotification(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -31725,8 +27337,8 @@ def _d_ClientNotificationParams__1(d: Any) -> ClientNotificationParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "DidFocusDocumentNotification or DidOpenDocumentNotification or DidChangeDocumentNotification or RejectNesNotification or AcceptNesNotification or DidCloseDocumentNotification or DidSaveDocumentNotification or CancelNotification",
         d,
+        "DidFocusDocumentNotification or DidOpenDocumentNotification or DidChangeDocumentNotification or RejectNesNotification or AcceptNesNotification or DidCloseDocumentNotification or DidSaveDocumentNotification or CancelNotification",
         errors,
     )
 
@@ -31742,8 +27354,8 @@ def _d_ClientNotificationParams__2(d: Any) -> ClientNotificationParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "DidFocusDocumentNotification or DidOpenDocumentNotification or DidChangeDocumentNotification or RejectNesNotification or AcceptNesNotification or DidCloseDocumentNotification or DidSaveDocumentNotification or CancelNotification or ExtNotification",
         d,
+        "DidFocusDocumentNotification or DidOpenDocumentNotification or DidChangeDocumentNotification or RejectNesNotification or AcceptNesNotification or DidCloseDocumentNotification or DidSaveDocumentNotification or CancelNotification or ExtNotification",
         errors,
     )
 
@@ -31751,7 +27363,6 @@ def _d_ClientNotificationParams__2(d: Any) -> ClientNotificationParams:
 def _d_SessionConfigId(d: Any) -> SessionConfigId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionConfigId = d
     return result
 
@@ -31759,7 +27370,6 @@ def _d_SessionConfigId(d: Any) -> SessionConfigId:
 def _d_SessionConfigValueId(d: Any) -> SessionConfigValueId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionConfigValueId = d
     return result
 
@@ -31792,7 +27402,8 @@ def _d_ClientRequestParams(d: Any) -> ClientRequestParams:
     if d is None:
         return _d_ExtRequest(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -31871,8 +27482,8 @@ def _d_ClientRequestParams__1(d: Any) -> ClientRequestParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "SuggestNesRequest or LoadSessionRequest or SetProvidersRequest or ForkSessionRequest or ResumeSessionRequest or NewSessionRequest or PromptRequest or SetSessionModeRequest or SetSessionModelRequest or InitializeRequest or AuthenticateRequest or CloseNesRequest or CloseSessionRequest or DisableProvidersRequest or ListSessionsRequest or StartNesRequest or ListProvidersRequest or LogoutRequest",
         d,
+        "SuggestNesRequest or LoadSessionRequest or SetProvidersRequest or ForkSessionRequest or ResumeSessionRequest or NewSessionRequest or PromptRequest or SetSessionModeRequest or SetSessionModelRequest or InitializeRequest or AuthenticateRequest or CloseNesRequest or CloseSessionRequest or DisableProvidersRequest or ListSessionsRequest or StartNesRequest or ListProvidersRequest or LogoutRequest",
         errors,
     )
 
@@ -31892,8 +27503,8 @@ def _d_ClientRequestParams__2(d: Any) -> ClientRequestParams:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "SuggestNesRequest or LoadSessionRequest or SetProvidersRequest or ForkSessionRequest or ResumeSessionRequest or NewSessionRequest or PromptRequest or SetSessionModeRequest or SetSessionModelRequest or InitializeRequest or AuthenticateRequest or CloseNesRequest or CloseSessionRequest or DisableProvidersRequest or ListSessionsRequest or StartNesRequest or ListProvidersRequest or LogoutRequest or SetSessionConfigOptionRequest or ExtRequest",
         d,
+        "SuggestNesRequest or LoadSessionRequest or SetProvidersRequest or ForkSessionRequest or ResumeSessionRequest or NewSessionRequest or PromptRequest or SetSessionModeRequest or SetSessionModelRequest or InitializeRequest or AuthenticateRequest or CloseNesRequest or CloseSessionRequest or DisableProvidersRequest or ListSessionsRequest or StartNesRequest or ListProvidersRequest or LogoutRequest or SetSessionConfigOptionRequest or ExtRequest",
         errors,
     )
 
@@ -31910,7 +27521,10 @@ def _d_ElicitationContentValue(d: Any) -> ElicitationContentValue:
         return _d_boolean(d)
     if c is list:
         return _d_list_string(d)
-    raise _codec.expected("a string or an integer or a number or a boolean or an array", d)
+    raise _codec.expected(
+        "a string or an integer or a number or a boolean or an array",
+        d,
+    )
 
 
 def _d_ElicitationContentValue__1(d: Any) -> ElicitationContentValue:
@@ -31924,7 +27538,9 @@ def _d_ElicitationContentValue__1(d: Any) -> ElicitationContentValue:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "an integer in [-9223372036854775808, 9223372036854775807] or a number", d, errors
+        d,
+        "an integer in [-9223372036854775808, 9223372036854775807] or a number",
+        errors,
     )
 
 
@@ -31936,16 +27552,7 @@ def _d_CreateElicitationResponse(d: Any) -> CreateElicitationResponse:
         decoder = _T_d_CreateElicitationResponse.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "action",
-        tag,
-        (
-            "accept",
-            "cancel",
-            "decline",
-        ),
-        "action" in d,
-    )
+    raise _codec.bad_tag(d, "action", _T_d_CreateElicitationResponse)
 
 
 def _d_ClientResponseResult(d: Any) -> ClientResponseResult:
@@ -31965,7 +27572,8 @@ def _d_ClientResponseResult(d: Any) -> ClientResponseResult:
     if d is None:
         return _d_ExtResponse(d)
     raise _codec.expected(
-        "an object or a string or an integer or a number or a boolean or an array or null", d
+        "an object or a string or an integer or a number or a boolean or an array or null",
+        d,
     )
 
 
@@ -32004,8 +27612,8 @@ def _d_ClientResponseResult__1(d: Any) -> ClientResponseResult:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "TerminalOutputResponse or CreateTerminalResponse or ReadTextFileResponse or RequestPermissionResponse or WaitForTerminalExitResponse or KillTerminalResponse or ReleaseTerminalResponse or WriteTextFileResponse",
         d,
+        "TerminalOutputResponse or CreateTerminalResponse or ReadTextFileResponse or RequestPermissionResponse or WaitForTerminalExitResponse or KillTerminalResponse or ReleaseTerminalResponse or WriteTextFileResponse",
         errors,
     )
 
@@ -32025,8 +27633,8 @@ def _d_ClientResponseResult__2(d: Any) -> ClientResponseResult:
     except DecodeError as error:
         errors.append(error)
     raise _codec.no_match(
-        "TerminalOutputResponse or CreateTerminalResponse or ReadTextFileResponse or RequestPermissionResponse or WaitForTerminalExitResponse or KillTerminalResponse or ReleaseTerminalResponse or WriteTextFileResponse or CreateElicitationResponse or ExtResponse",
         d,
+        "TerminalOutputResponse or CreateTerminalResponse or ReadTextFileResponse or RequestPermissionResponse or WaitForTerminalExitResponse or KillTerminalResponse or ReleaseTerminalResponse or WriteTextFileResponse or CreateElicitationResponse or ExtResponse",
         errors,
     )
 
@@ -32041,7 +27649,11 @@ def _d_ClientResponse(d: Any) -> ClientResponse:
         return _d_ResultClientResponse(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("ErrorClientResponse or ResultClientResponse", d, errors)
+    raise _codec.no_match(
+        d,
+        "ErrorClientResponse or ResultClientResponse",
+        errors,
+    )
 
 
 def _d_EmbeddedResourceResource(d: Any) -> EmbeddedResourceResource:
@@ -32054,7 +27666,11 @@ def _d_EmbeddedResourceResource(d: Any) -> EmbeddedResourceResource:
         return _d_TextResourceContents(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("BlobResourceContents or TextResourceContents", d, errors)
+    raise _codec.no_match(
+        d,
+        "BlobResourceContents or TextResourceContents",
+        errors,
+    )
 
 
 def _d_ContentBlock(d: Any) -> ContentBlock:
@@ -32065,18 +27681,7 @@ def _d_ContentBlock(d: Any) -> ContentBlock:
         decoder = _T_d_ContentBlock.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "type",
-        tag,
-        (
-            "audio",
-            "image",
-            "resource",
-            "resource_link",
-            "text",
-        ),
-        "type" in d,
-    )
+    raise _codec.bad_tag(d, "type", _T_d_ContentBlock)
 
 
 def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
@@ -32089,7 +27694,11 @@ def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
         return _d_RequestElicitationFormMode(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("SessionElicitationFormMode or RequestElicitationFormMode", d, errors)
+    raise _codec.no_match(
+        d,
+        "SessionElicitationFormMode or RequestElicitationFormMode",
+        errors,
+    )
 
 
 def _d_MultiSelectItems(d: Any) -> MultiSelectItems:
@@ -32102,7 +27711,11 @@ def _d_MultiSelectItems(d: Any) -> MultiSelectItems:
         return _d_TitledMultiSelectItems(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("UntitledMultiSelectItems or TitledMultiSelectItems", d, errors)
+    raise _codec.no_match(
+        d,
+        "UntitledMultiSelectItems or TitledMultiSelectItems",
+        errors,
+    )
 
 
 _L_StringFormat: dict[str, StringFormat] = {
@@ -32118,7 +27731,7 @@ def _d_StringFormat(d: Any) -> StringFormat:
         result = _L_StringFormat.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'date', 'date-time', 'email', 'uri'", d)
+    raise _codec.expected_one_of(d, _L_StringFormat)
 
 
 def _d_ElicitationPropertySchema(d: Any) -> ElicitationPropertySchema:
@@ -32129,18 +27742,7 @@ def _d_ElicitationPropertySchema(d: Any) -> ElicitationPropertySchema:
         decoder = _T_d_ElicitationPropertySchema.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "type",
-        tag,
-        (
-            "array",
-            "boolean",
-            "integer",
-            "number",
-            "string",
-        ),
-        "type" in d,
-    )
+    raise _codec.bad_tag(d, "type", _T_d_ElicitationPropertySchema)
 
 
 _L_ElicitationSchemaType: dict[str, ElicitationSchemaType] = {"object": "object"}
@@ -32151,7 +27753,7 @@ def _d_ElicitationSchemaType(d: Any) -> ElicitationSchemaType:
         result = _L_ElicitationSchemaType.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'object'", d)
+    raise _codec.expected_one_of(d, _L_ElicitationSchemaType)
 
 
 _L_ElicitationStringType: dict[str, ElicitationStringType] = {"string": "string"}
@@ -32162,7 +27764,7 @@ def _d_ElicitationStringType(d: Any) -> ElicitationStringType:
         result = _L_ElicitationStringType.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'string'", d)
+    raise _codec.expected_one_of(d, _L_ElicitationStringType)
 
 
 def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
@@ -32175,13 +27777,16 @@ def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
         return _d_RequestElicitationUrlMode(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("SessionElicitationUrlMode or RequestElicitationUrlMode", d, errors)
+    raise _codec.no_match(
+        d,
+        "SessionElicitationUrlMode or RequestElicitationUrlMode",
+        errors,
+    )
 
 
 def _d_ErrorCode(d: Any) -> ErrorCode:
     if d.__class__ is not int or not -2147483648 <= d <= 2147483647:
         raise _codec.expected("an integer in [-2147483648, 2147483647]", d)
-
     result: ErrorCode = d
     return result
 
@@ -32189,7 +27794,6 @@ def _d_ErrorCode(d: Any) -> ErrorCode:
 def _d_LlmProtocol(d: Any) -> LlmProtocol:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: LlmProtocol = d
     return result
 
@@ -32208,7 +27812,6 @@ def _d_McpServer(d: Any) -> McpServer:
 def _d_ModelId(d: Any) -> ModelId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: ModelId = d
     return result
 
@@ -32226,7 +27829,7 @@ def _d_NesDiagnosticSeverity(d: Any) -> NesDiagnosticSeverity:
         result = _L_NesDiagnosticSeverity.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'error', 'hint', 'information', 'warning'", d)
+    raise _codec.expected_one_of(d, _L_NesDiagnosticSeverity)
 
 
 _L_NesRejectReason: dict[str, NesRejectReason] = {
@@ -32242,7 +27845,7 @@ def _d_NesRejectReason(d: Any) -> NesRejectReason:
         result = _L_NesRejectReason.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'cancelled', 'ignored', 'rejected', 'replaced'", d)
+    raise _codec.expected_one_of(d, _L_NesRejectReason)
 
 
 def _d_NesSuggestion(d: Any) -> NesSuggestion:
@@ -32253,17 +27856,7 @@ def _d_NesSuggestion(d: Any) -> NesSuggestion:
         decoder = _T_d_NesSuggestion.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "kind",
-        tag,
-        (
-            "edit",
-            "jump",
-            "rename",
-            "searchAndReplace",
-        ),
-        "kind" in d,
-    )
+    raise _codec.bad_tag(d, "kind", _T_d_NesSuggestion)
 
 
 _L_NesTriggerKind: dict[str, NesTriggerKind] = {
@@ -32278,13 +27871,12 @@ def _d_NesTriggerKind(d: Any) -> NesTriggerKind:
         result = _L_NesTriggerKind.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'automatic', 'diagnostic', 'manual'", d)
+    raise _codec.expected_one_of(d, _L_NesTriggerKind)
 
 
 def _d_PermissionOptionId(d: Any) -> PermissionOptionId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: PermissionOptionId = d
     return result
 
@@ -32302,7 +27894,7 @@ def _d_PermissionOptionKind(d: Any) -> PermissionOptionKind:
         result = _L_PermissionOptionKind.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'allow_always', 'allow_once', 'reject_always', 'reject_once'", d)
+    raise _codec.expected_one_of(d, _L_PermissionOptionKind)
 
 
 _L_PlanEntryPriority: dict[str, PlanEntryPriority] = {
@@ -32317,7 +27909,7 @@ def _d_PlanEntryPriority(d: Any) -> PlanEntryPriority:
         result = _L_PlanEntryPriority.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'high', 'low', 'medium'", d)
+    raise _codec.expected_one_of(d, _L_PlanEntryPriority)
 
 
 _L_PlanEntryStatus: dict[str, PlanEntryStatus] = {
@@ -32332,7 +27924,7 @@ def _d_PlanEntryStatus(d: Any) -> PlanEntryStatus:
         result = _L_PlanEntryStatus.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'completed', 'in_progress', 'pending'", d)
+    raise _codec.expected_one_of(d, _L_PlanEntryStatus)
 
 
 _L_PositionEncodingKind: dict[str, PositionEncodingKind] = {
@@ -32347,13 +27939,12 @@ def _d_PositionEncodingKind(d: Any) -> PositionEncodingKind:
         result = _L_PositionEncodingKind.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'utf-16', 'utf-32', 'utf-8'", d)
+    raise _codec.expected_one_of(d, _L_PositionEncodingKind)
 
 
 def _d_ProtocolVersion(d: Any) -> ProtocolVersion:
     if d.__class__ is not int or not 0 <= d <= 65535:
         raise _codec.expected("an integer in [0, 65535]", d)
-
     result: ProtocolVersion = d
     return result
 
@@ -32366,15 +27957,7 @@ def _d_RequestPermissionOutcome(d: Any) -> RequestPermissionOutcome:
         decoder = _T_d_RequestPermissionOutcome.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "outcome",
-        tag,
-        (
-            "cancelled",
-            "selected",
-        ),
-        "outcome" in d,
-    )
+    raise _codec.bad_tag(d, "outcome", _T_d_RequestPermissionOutcome)
 
 
 _L_Role: dict[str, Role] = {"assistant": "assistant", "user": "user"}
@@ -32385,13 +27968,12 @@ def _d_Role(d: Any) -> Role:
         result = _L_Role.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'assistant', 'user'", d)
+    raise _codec.expected_one_of(d, _L_Role)
 
 
 def _d_SessionConfigGroupId(d: Any) -> SessionConfigGroupId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionConfigGroupId = d
     return result
 
@@ -32399,7 +27981,6 @@ def _d_SessionConfigGroupId(d: Any) -> SessionConfigGroupId:
 def _d_SessionConfigOptionCategory(d: Any) -> SessionConfigOptionCategory:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionConfigOptionCategory = d
     return result
 
@@ -32408,7 +27989,10 @@ def _d_SessionConfigSelectOptions(d: Any) -> SessionConfigSelectOptions:
     c = d.__class__
     if c is list:
         return _d_SessionConfigSelectOptions__1(d)
-    raise _codec.expected("an array", d)
+    raise _codec.expected(
+        "an array",
+        d,
+    )
 
 
 def _d_SessionConfigSelectOptions__1(d: Any) -> SessionConfigSelectOptions:
@@ -32421,7 +28005,11 @@ def _d_SessionConfigSelectOptions__1(d: Any) -> SessionConfigSelectOptions:
         return _d_list_SessionConfigSelectOption(d)
     except DecodeError as error:
         errors.append(error)
-    raise _codec.no_match("an array or an array", d, errors)
+    raise _codec.no_match(
+        d,
+        "an array or an array",
+        errors,
+    )
 
 
 def _d_SessionConfigOption(d: Any) -> SessionConfigOption:
@@ -32432,21 +28020,12 @@ def _d_SessionConfigOption(d: Any) -> SessionConfigOption:
         decoder = _T_d_SessionConfigOption.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "type",
-        tag,
-        (
-            "boolean",
-            "select",
-        ),
-        "type" in d,
-    )
+    raise _codec.bad_tag(d, "type", _T_d_SessionConfigOption)
 
 
 def _d_SessionModeId(d: Any) -> SessionModeId:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: SessionModeId = d
     return result
 
@@ -32459,16 +28038,7 @@ def _d_ToolCallContent(d: Any) -> ToolCallContent:
         decoder = _T_d_ToolCallContent.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "type",
-        tag,
-        (
-            "content",
-            "diff",
-            "terminal",
-        ),
-        "type" in d,
-    )
+    raise _codec.bad_tag(d, "type", _T_d_ToolCallContent)
 
 
 _L_ToolCallStatus: dict[str, ToolCallStatus] = {
@@ -32484,7 +28054,7 @@ def _d_ToolCallStatus(d: Any) -> ToolCallStatus:
         result = _L_ToolCallStatus.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'completed', 'failed', 'in_progress', 'pending'", d)
+    raise _codec.expected_one_of(d, _L_ToolCallStatus)
 
 
 _L_ToolKind: dict[str, ToolKind] = {
@@ -32506,10 +28076,7 @@ def _d_ToolKind(d: Any) -> ToolKind:
         result = _L_ToolKind.get(d)
         if result is not None:
             return result
-    raise _codec.expected(
-        "one of 'delete', 'edit', 'execute', 'fetch', 'move', 'other', 'read', 'search', 'switch_mode', 'think'",
-        d,
-    )
+    raise _codec.expected_one_of(d, _L_ToolKind)
 
 
 def _d_SessionUpdate(d: Any) -> SessionUpdate:
@@ -32520,24 +28087,7 @@ def _d_SessionUpdate(d: Any) -> SessionUpdate:
         decoder = _T_d_SessionUpdate.get(tag)
         if decoder is not None:
             return decoder(d)
-    raise _codec.bad_tag(
-        "sessionUpdate",
-        tag,
-        (
-            "agent_message_chunk",
-            "agent_thought_chunk",
-            "available_commands_update",
-            "config_option_update",
-            "current_mode_update",
-            "plan",
-            "session_info_update",
-            "tool_call",
-            "tool_call_update",
-            "usage_update",
-            "user_message_chunk",
-        ),
-        "sessionUpdate" in d,
-    )
+    raise _codec.bad_tag(d, "sessionUpdate", _T_d_SessionUpdate)
 
 
 _L_StopReason: dict[str, StopReason] = {
@@ -32554,9 +28104,7 @@ def _d_StopReason(d: Any) -> StopReason:
         result = _L_StopReason.get(d)
         if result is not None:
             return result
-    raise _codec.expected(
-        "one of 'cancelled', 'end_turn', 'max_tokens', 'max_turn_requests', 'refusal'", d
-    )
+    raise _codec.expected_one_of(d, _L_StopReason)
 
 
 _L_TextDocumentSyncKind: dict[str, TextDocumentSyncKind] = {
@@ -32570,21 +28118,33 @@ def _d_TextDocumentSyncKind(d: Any) -> TextDocumentSyncKind:
         result = _L_TextDocumentSyncKind.get(d)
         if result is not None:
             return result
-    raise _codec.expected("one of 'full', 'incremental'", d)
+    raise _codec.expected_one_of(d, _L_TextDocumentSyncKind)
 
 
 def _d_boolean(d: Any) -> bool:
     if d.__class__ is not bool:
         raise _codec.expected("a boolean", d)
-
     result: bool = d
+    return result
+
+
+def _d_integer_0_18446744073709551615(d: Any) -> int:
+    if d.__class__ is not int or not 0 <= d <= 18446744073709551615:
+        raise _codec.expected("an integer in [0, 18446744073709551615]", d)
+    result: int = d
+    return result
+
+
+def _d_integer_0_4294967295(d: Any) -> int:
+    if d.__class__ is not int or not 0 <= d <= 4294967295:
+        raise _codec.expected("an integer in [0, 4294967295]", d)
+    result: int = d
     return result
 
 
 def _d_integer_0_65535(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 65535:
         raise _codec.expected("an integer in [0, 65535]", d)
-
     result: int = d
     return result
 
@@ -32592,7 +28152,6 @@ def _d_integer_0_65535(d: Any) -> int:
 def _d_integer_m9223372036854775808_9223372036854775807(d: Any) -> int:
     if d.__class__ is not int or not -9223372036854775808 <= d <= 9223372036854775807:
         raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", d)
-
     result: int = d
     return result
 
@@ -32760,7 +28319,6 @@ def _d_null(d: Any) -> None:
 def _d_number(d: Any) -> float:
     if d.__class__ is not float and d.__class__ is not int:
         raise _codec.expected("a number", d)
-
     result: float = d
     return result
 
@@ -32768,7 +28326,6 @@ def _d_number(d: Any) -> float:
 def _d_string(d: Any) -> str:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-
     result: str = d
     return result
 
