@@ -46,6 +46,8 @@ MODULE_SIDES = {
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
 }
+#: The stub servers, each emitted only when the schema has the methods it is written against.
+STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 
 #: Modules whose templates emit black's style already: formatting tens of thousands of lines
 #: would take black most of a minute, so they are only checked to parse (tests check that black
@@ -102,10 +104,17 @@ def build_spec(options: Options) -> tuple[Spec, tuple[Diagnostic, ...]]:
     return spec, warnings
 
 
-def output_modules(side: str) -> tuple[str, ...]:
-    """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order."""
+def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:
+    """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
+
+    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``).
+    """
     served = set(served_sides(side))
-    return tuple(name for name in OUTPUT_MODULES if set(MODULE_SIDES.get(name, ())) <= served)
+    return tuple(
+        name
+        for name in OUTPUT_MODULES
+        if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
+    )
 
 
 def generate(options: Options, *, only: Collection[str] | None = None) -> Output:
@@ -125,7 +134,7 @@ def generate(options: Options, *, only: Collection[str] | None = None) -> Output
     )
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
-    for name in output_modules(spec.side):
+    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
         if only is not None and name not in only:
             continue
         path = f"{root}/{name}"

@@ -88,6 +88,7 @@ class Role:
     handles: tuple[Method, ...]  # methods this side handles
     calls: tuple[Method, ...]  # methods of the peer, called through the proxy
     model_names: tuple[str, ...]  # params and result types of both, sorted
+    stub: bool = False  # the schema has every method the side's stub server is written against
 
 
 @dataclass(frozen=True)

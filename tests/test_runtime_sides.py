@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import shutil
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import mini_schema
 from runtime_support import GENERATED, STUB_AGENT, STUB_CLIENT, child_env
 
 from acpgen.generate import Options, generate, output_modules
@@ -61,3 +63,32 @@ def test_a_one_side_package_holds_only_that_side_and_serves_a_full_peer(tmp_path
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1] == {"stopReason": "end_turn"}
     assert "".join(u["update"]["content"]["text"] for u in lines[:-1]) == "one side"
+
+
+def test_a_schema_without_the_stub_methods_gets_no_stubs_and_its_own_methods_route(tmp_path, monkeypatch):
+    schema = tmp_path / "mini.json"
+    schema.write_text(json.dumps(mini_schema()))
+    files = generate(Options(schema=schema, package="acp_mini")).files
+    assert {Path(p).name for p in files} & RUNTIME == {"agent.py", "client.py", "pair.py"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mini = importlib.import_module("acp_mini")
+    lines: list[str] = []
+
+    class Pinged(mini.Agent):
+        async def ping(self, params):
+            await self.client.log_line(mini.LogNotification(line=f"pinged {params.session_id}"))
+            return mini.PingResponse()
+
+    class Logger(mini.Client):
+        async def log_line(self, params):
+            lines.append(params.line)
+
+    async def run() -> None:
+        async with mini.in_memory_pair(Pinged(), Logger()) as (_, client_side):
+            assert await client_side.agent.ping(mini.PingRequest(session_id="s")) == mini.PingResponse()
+
+    asyncio.run(run())
+    assert lines == ["pinged s"]
