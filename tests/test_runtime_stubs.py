@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from acp_bindings._codec import decode, encode
 from acp_bindings.stub_agent import text_chunks
 from acp_bindings.stub_client import StubClient
 from runtime_support import (
+    ROOT,
     STUB_AGENT,
     STUB_CLIENT,
     child_env,
@@ -272,6 +274,20 @@ def test_stub_agent_keeps_stray_prints_off_the_wire(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"stopReason": "end_turn"}
     assert "a stray print" in done.stderr and "a stray print" not in done.stdout
+
+
+
+def test_the_readme_example_agent_serves_the_stub_client(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## The runtime: speaking ACP from Python") :]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    (tmp_path / "echo_agent.py").write_text(code.group(1))
+    done = _stub_client(tmp_path, "--prompt", "from the readme", "--", sys.executable, str(tmp_path / "echo_agent.py"))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["update"]["content"] == {"type": "text", "text": "from the readme"}
+    assert lines[-1] == {"stopReason": "end_turn"}
 
 
 run_async_tests(globals())
