@@ -617,13 +617,13 @@ class _Assembler:
         for name, (expr, description, ptr) in self.exprs.items():
             kind = DefKind.LITERALS if isinstance(expr, Literals) else DefKind.ALIAS
             types.append(TypeDef(name, kind, description, ptr, (), target=expr, encoding=self.encoding(expr)))
-        defs_by_py = {v: k for k, v in self.def_names.items()}
+        py_by_def = self.def_names
         known = set(self.def_names.values()) | set(self.unions)
         finished = []
         for t in types:
-            refs = sorted(_refs_of(t) & known - {t.name})
+            in_schema = {py_by_def[d] for d in _schema_refs(self.b.defs.get(t.name)) if d in py_by_def}
+            refs = sorted((_refs_of(t) | in_schema) & known - {t.name})
             finished.append(replace(t, refs=tuple(refs)))
-        del defs_by_py
         finished.sort(key=lambda t: t.name)
         return TypeModel(types=tuple(finished))
 
@@ -666,7 +666,13 @@ class _Assembler:
                     return d
             ordered = sorted(shapes, key=lambda s: (-len(s.required), -len(s.props), self.leaf_name(u.name, s)))
             own = fn or fn_name()
-            t = TryEach(own, tuple(Leaf("_d_" + self.leaf_name(u.name, s), self.leaf_name(u.name, s)) for s in ordered))
+            shared = frozenset.intersection(*(frozenset(s.required | s.tags.keys()) for s in shapes))
+            leaves = tuple(
+                Leaf("_d_" + self.leaf_name(u.name, s), self.leaf_name(u.name, s),
+                     tuple(sorted((s.required | s.tags.keys()) - shared)[:2]))  # a necessary condition
+                for s in ordered
+            )
+            t = TryEach(own, leaves, check_object=fn is not None and any(leaf.guard for leaf in leaves))
             nodes.append(t)
             return t
 
@@ -737,6 +743,22 @@ def _label(t: TypeExpr) -> str:
     if isinstance(t, Literals):
         return "one of " + ", ".join(repr(v) for v in t.values)
     return "a value"
+
+
+def _schema_refs(node: Any) -> set[str]:
+    """The ``$def`` names a schema node refers to, anywhere inside it."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                found.add(ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~"))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _refs_of(t: TypeDef) -> set[str]:

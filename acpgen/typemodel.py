@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
 
 #: A JSON value as found in a schema (``const``, ``default``, ``enum`` entries).
-Json = Union[None, bool, int, float, str, list, dict]  # type: ignore[type-arg]
+Json = None | bool | int | float | str | list | dict  # type: ignore[type-arg]
 
 
 class JsonKind(str, enum.Enum):
@@ -182,6 +181,7 @@ class MapOf:
 
     value: TypeExpr
     form = "map"
+    expected = "an object"
 
     @property
     def token(self) -> str:
@@ -208,7 +208,7 @@ class Nullable:
         return "_d_" + self.token
 
 
-TypeExpr = Union[Scalar, AnyValue, Literals, Ref, ListOf, MapOf, Nullable]
+TypeExpr = Scalar | AnyValue | Literals | Ref | ListOf | MapOf | Nullable
 
 
 def hash_values(values: tuple[Json, ...]) -> int:
@@ -273,6 +273,7 @@ class Leaf:
 
     fn: str
     label: str  # for messages: a type name
+    guard: tuple[str, ...] = ()  # wire keys an object must have to be worth trying (in a TryEach)
     form = "leaf"
 
 
@@ -297,6 +298,7 @@ class TryEach:
 
     fn: str
     options: tuple[Decision, ...]
+    check_object: bool = False  # first check the value is an object (the options' guards need one)
     form = "try"
 
     @property
@@ -318,7 +320,7 @@ class ByKind:
         return self.expected
 
 
-Decision = Union[Leaf, Dispatch, TryEach, ByKind]
+Decision = Leaf | Dispatch | TryEach | ByKind
 
 
 class DefKind(str, enum.Enum):

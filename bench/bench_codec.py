@@ -21,15 +21,16 @@ import subprocess
 import sys
 import tempfile
 import timeit
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
 sys.path.insert(0, str(GENERATED))
 
-import acp  # noqa: E402  (the baseline SDK)
-import acp_bindings  # noqa: E402
+import acp  # the baseline SDK
+import acp_bindings
 
 SMALL: dict[str, Any] = {
     "sessionId": "sess_abc123def456",
@@ -58,12 +59,17 @@ def large_prompt(blocks: int = 1000) -> dict[str, Any]:
     return {"sessionId": "sess_abc123def456", "prompt": content}
 
 
-def throughput(fn: Callable[[], Any], seconds: float) -> float:
-    """Calls per second: the best of 5 repeats, each sized to take about ``seconds / 5``."""
-    number, _ = timeit.Timer(fn).autorange()
-    scale = max(1, int(number * (seconds / 5) / max(timeit.timeit(fn, number=number), 1e-9)))
-    best = min(timeit.repeat(fn, number=scale, repeat=5))
-    return scale / best
+def throughputs(first: Callable[[], Any], second: Callable[[], Any], seconds: float) -> tuple[float, float]:
+    """Calls per second of each, measured in alternating rounds (best round of each), so that
+    a busy machine slows both alike."""
+    number, _ = timeit.Timer(first).autorange()
+    rounds = 7
+    per_round = max(1, int(number * (seconds / rounds) / max(timeit.timeit(first, number=number), 1e-9)))
+    best_first = best_second = float("inf")
+    for _ in range(rounds):
+        best_first = min(best_first, timeit.timeit(first, number=per_round))
+        best_second = min(best_second, timeit.timeit(second, number=per_round))
+    return per_round / best_first, per_round / best_second
 
 
 def import_time(module: str, path: str | None, runs: int) -> float:
@@ -71,9 +77,7 @@ def import_time(module: str, path: str | None, runs: int) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if path:
         env["PYTHONPATH"] = path
-    code = (
-        "import time; t = time.perf_counter(); import {m}; print(time.perf_counter() - t)".format(m=module)
-    )
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     subprocess.run([sys.executable, "-c", f"import {module}"], env=env, check=True)  # warm caches
     times = []
     for _ in range(runs):
@@ -84,7 +88,7 @@ def import_time(module: str, path: str | None, runs: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per throughput measurement")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput measurement")
     parser.add_argument("--import-runs", type=int, default=7)
     args = parser.parse_args()
 
@@ -107,8 +111,7 @@ def main() -> None:
         def candidate(d: Any = data, t: Any = our_type) -> Any:
             return acp_bindings.encode(acp_bindings.decode(t, d))
 
-        base = throughput(baseline, args.seconds)
-        ours = throughput(candidate, args.seconds)
+        base, ours = throughputs(baseline, candidate, args.seconds)
         print(f"{name:40} {base:12.0f} {ours:15.0f} {ours / base:6.2f}x")
 
     with tempfile.TemporaryDirectory() as tmp:

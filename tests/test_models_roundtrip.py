@@ -91,8 +91,8 @@ def _rebuild(value: Any) -> Any:
     import dataclasses
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        kwargs = {f.name: _rebuild(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "_nulls"}
-        return type(value)(**kwargs)
+        kwargs = {f.name: _rebuild(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return type(value)(**kwargs, extra=_rebuild(value.extra))
     if isinstance(value, list):
         return [_rebuild(v) for v in value]
     if isinstance(value, dict):

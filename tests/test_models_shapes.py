@@ -367,3 +367,21 @@ def test_decode_accepts_generic_forms():
     with pytest.raises(acp.DecodeError) as caught:
         acp.decode(list[acp.ContentBlock], [{"type": "text", "text": "a"}, {"type": "text"}])
     assert caught.value.path == "/1/text"
+
+
+def test_values_are_dataclasses_with_extra_equality_and_repr():
+    import dataclasses
+
+    text = acp.Text(text="hi")
+    assert dataclasses.is_dataclass(text)
+    assert [f.name for f in dataclasses.fields(text)] == ["meta", "annotations", "text"]
+    assert text.extra == {} and text.to_json() == {"type": "text", "text": "hi"}
+    text.extra["x-later"] = 1
+    assert text.to_json() == {"x-later": 1, "type": "text", "text": "hi"}
+    assert text == acp.Text(text="hi", extra={"x-later": 1}) != acp.Text(text="hi")
+    assert repr(acp.Text(text="hi")) == "Text(annotations=None, meta=None, text='hi')"
+    assert acp.decode(acp.Text, {"type": "text", "text": "a", "_meta": None}) == acp.Text(text="a")
+    assert acp.Text.from_json({"type": "text", "text": "a"}) == acp.Text(text="a")
+    with pytest.raises(acp.DecodeError) as caught:
+        acp.Text.from_json({"type": "image", "text": "a"})
+    assert caught.value.path == "/type"

@@ -46,26 +46,46 @@ class DecodeError(ValueError):
 
 
 class Model:
-    """The base of every generated class: equality and ``repr`` over the instance's fields.
+    """The base of every generated class: ``extra``, equality and ``repr``; each class adds its
+    fields (as slots), ``from_json`` and ``to_json``.
 
     Two values are equal when they are of the same class and their fields and ``extra`` are
     equal (whether an absent optional property came as ``null`` does not count).
     """
 
+    __slots__ = ("_extra", "_nulls")
+    _extra: dict[str, Any] | None
+    _nulls: tuple[str, ...]
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Properties the schema does not define for this type, kept as they came and sent back out."""
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = {}
+        return extra
+
+    @extra.setter
+    def extra(self, value: dict[str, Any]) -> None:
+        self._extra = value
+
+    def _fields(self) -> list[tuple[str, Any]]:
+        names: tuple[str, ...] = getattr(type(self), "__slots__", ())
+        return [(name, getattr(self, name)) for name in names]
+
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
+        if other.__class__ is not self.__class__ or not isinstance(other, Model):
             return NotImplemented
-        mine = dict(vars(self))
-        theirs = dict(vars(other))
-        mine.pop("_nulls", None)
-        theirs.pop("_nulls", None)
-        return mine == theirs
+        return self._fields() == other._fields() and (self._extra or {}) == (other._extra or {})
 
     def __repr__(self) -> str:
-        parts = [
-            f"{k}={v!r}" for k, v in vars(self).items() if k != "_nulls" and (k != "extra" or v)
-        ]
+        parts = [f"{name}={value!r}" for name, value in self._fields()]
+        if self._extra:
+            parts.append(f"extra={self._extra!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
 
 
 def describe(value: Any) -> str:
@@ -114,9 +134,20 @@ def no_match(value: Any, what: str, errors: list[DecodeError]) -> DecodeError:
     return expected(what, value)
 
 
-def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    """The properties of ``data`` a class does not know, kept to be sent back out."""
-    return {k: v for k, v in data.items() if k not in known}
+def errors_of(value: Any, decoders: Iterable[Callable[[Any], Any]]) -> list[DecodeError]:
+    """The errors each decoder raises on ``value``."""
+    found = []
+    for decoder in decoders:
+        try:
+            decoder(value)
+        except DecodeError as error:
+            found.append(error)
+    return found
+
+
+def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
+    """The properties of ``data`` a class does not know, kept to be sent back out (None: none)."""
+    return {k: v for k, v in data.items() if k not in known} or None
 
 
 def d_any(value: Any) -> Any:
@@ -212,7 +243,11 @@ def decode(tp: Any, data: Any) -> Any:
     a scalar alias or builtin (``SessionId``, ``str``), or ``list[...]`` / ``dict[str, ...]`` /
     ``Optional[...]`` of those. Raises :class:`DecodeError` and nothing else on bad data.
     """
-    return _decoder(tp)(data)
+    try:
+        decoder = _DECODERS[tp]
+    except (KeyError, TypeError):  # not a registered type, or an unhashable type form
+        decoder = _decoder(tp)
+    return decoder(data)
 
 
 def _decoder(tp: Any) -> Callable[[Any], Any]:
@@ -258,15 +293,12 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 
 def encode(value: Any) -> Any:
     """The JSON form of a model value (a class instance, a list or dict of them, or plain JSON)."""
-    if value is None or value.__class__ in (str, int, float, bool):
+    if isinstance(value, Model):
+        return value.to_json()
+    if value is None or isinstance(value, (str, int, float)):  # bool is an int
         return value
     if isinstance(value, list):
         return [encode(v) for v in value]
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
-    to_json = getattr(value, "to_json", None)
-    if to_json is not None:
-        return to_json()
-    if isinstance(value, (str, int, float)):
-        return value
     raise TypeError(f"encode: cannot encode a {type(value).__name__}")

@@ -8,13 +8,14 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from . import _codec
 from ._codec import DecodeError, Model
 
 _new = object.__new__
+_ABSENT: Any = object()
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -23,7 +24,9 @@ class Accept(Model):
 
     action: ClassVar[Literal["accept"]] = "accept"
     """Always "accept": sent as ``action``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -32,12 +35,8 @@ class Accept(Model):
 
     Wire name: ``_meta``.
     """
-    content: dict[str, ElicitationContentValue] | None = None
+    content: dict[str, ElicitationContentValue] | None
     """The user-provided content, if any, as an object matching the requested schema."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -49,7 +48,7 @@ class Accept(Model):
     ) -> None:
         self.meta = meta
         self.content = content
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -70,8 +69,8 @@ class Accept(Model):
             out["content"] = self.content
         elif "content" in self._nulls:
             out["content"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -79,7 +78,9 @@ class Accept(Model):
 class AcceptNesNotification(Model):
     """Notification sent when a suggestion is accepted."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("id", "meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -95,10 +96,6 @@ class AcceptNesNotification(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -112,7 +109,7 @@ class AcceptNesNotification(Model):
         self.meta = meta
         self.id = id
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -130,8 +127,8 @@ class AcceptNesNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -144,7 +141,9 @@ class AgentAuthCapabilities(Model):
     Authentication-related capabilities supported by the agent.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("logout", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -153,15 +152,11 @@ class AgentAuthCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    logout: LogoutCapabilities | None = None
+    logout: LogoutCapabilities | None
     """Whether the agent supports the logout method.
 
     By supplying `{}` it means that the agent supports the logout method.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -173,7 +168,7 @@ class AgentAuthCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.logout = logout
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -192,8 +187,8 @@ class AgentAuthCapabilities(Model):
             out["logout"] = self.logout.to_json()
         elif "logout" in self._nulls:
             out["logout"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -207,7 +202,19 @@ class AgentCapabilities(Model):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "auth",
+        "load_session",
+        "mcp_capabilities",
+        "meta",
+        "nes",
+        "position_encoding",
+        "prompt_capabilities",
+        "providers",
+        "session_capabilities",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -216,7 +223,7 @@ class AgentCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    auth: AgentAuthCapabilities | None = None
+    auth: AgentAuthCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -225,28 +232,28 @@ class AgentCapabilities(Model):
 
     Schema default (when absent): ``{}``.
     """
-    load_session: bool | None = None
+    load_session: bool | None
     """Whether the agent supports `session/load`.
 
     Schema default (when absent): ``false``.
 
     Wire name: ``loadSession``.
     """
-    mcp_capabilities: McpCapabilities | None = None
+    mcp_capabilities: McpCapabilities | None
     """MCP capabilities supported by the agent.
 
     Schema default (when absent): ``{"http": false, "sse": false}``.
 
     Wire name: ``mcpCapabilities``.
     """
-    nes: NesCapabilities | None = None
+    nes: NesCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     NES (Next Edit Suggestions) capabilities supported by the agent.
     """
-    position_encoding: PositionEncodingKind | None = None
+    position_encoding: PositionEncodingKind | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -255,14 +262,14 @@ class AgentCapabilities(Model):
 
     Wire name: ``positionEncoding``.
     """
-    prompt_capabilities: PromptCapabilities | None = None
+    prompt_capabilities: PromptCapabilities | None
     """Prompt capabilities supported by the agent.
 
     Schema default (when absent): ``{"audio": false, "embeddedContext": false, "image": false}``.
 
     Wire name: ``promptCapabilities``.
     """
-    providers: ProvidersCapabilities | None = None
+    providers: ProvidersCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -271,15 +278,11 @@ class AgentCapabilities(Model):
 
     By supplying `{}` it means that the agent supports provider configuration methods.
     """
-    session_capabilities: SessionCapabilities | None = None
+    session_capabilities: SessionCapabilities | None
     """Schema default (when absent): ``{}``.
 
     Wire name: ``sessionCapabilities``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -305,7 +308,7 @@ class AgentCapabilities(Model):
         self.prompt_capabilities = prompt_capabilities
         self.providers = providers
         self.session_capabilities = session_capabilities
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -342,8 +345,8 @@ class AgentCapabilities(Model):
             out["providers"] = None
         if self.session_capabilities is not None:
             out["sessionCapabilities"] = self.session_capabilities.to_json()
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -353,7 +356,9 @@ class AgentMessageChunk(Model):
 
     session_update: ClassVar[Literal["agent_message_chunk"]] = "agent_message_chunk"
     """Always "agent_message_chunk": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "message_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -364,7 +369,7 @@ class AgentMessageChunk(Model):
     """
     content: ContentBlock
     """A single item of content"""
-    message_id: str | None = None
+    message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -377,10 +382,6 @@ class AgentMessageChunk(Model):
 
     Wire name: ``messageId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -394,7 +395,7 @@ class AgentMessageChunk(Model):
         self.meta = meta
         self.content = content
         self.message_id = message_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -416,8 +417,8 @@ class AgentMessageChunk(Model):
             out["messageId"] = self.message_id
         elif "messageId" in self._nulls:
             out["messageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -425,12 +426,10 @@ class AgentMessageChunk(Model):
 class AgentNotification(Model):
     """AgentNotification"""
 
+    __slots__ = ("method", "params")
+
     method: str
-    params: AgentNotificationParams | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    params: AgentNotificationParams | None
 
     def __init__(
         self,
@@ -442,7 +441,7 @@ class AgentNotification(Model):
     ) -> None:
         self.method = method
         self.params = params
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -459,8 +458,8 @@ class AgentNotification(Model):
             out["params"] = _codec.encode(self.params)
         elif "params" in self._nulls:
             out["params"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -468,13 +467,11 @@ class AgentNotification(Model):
 class AgentRequest(Model):
     """AgentRequest"""
 
+    __slots__ = ("id", "method", "params")
+
     id: RequestId
     method: str
-    params: AgentRequestParams | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    params: AgentRequestParams | None
 
     def __init__(
         self,
@@ -488,7 +485,7 @@ class AgentRequest(Model):
         self.id = id
         self.method = method
         self.params = params
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -506,8 +503,8 @@ class AgentRequest(Model):
             out["params"] = _codec.encode(self.params)
         elif "params" in self._nulls:
             out["params"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -517,7 +514,9 @@ class AgentThoughtChunk(Model):
 
     session_update: ClassVar[Literal["agent_thought_chunk"]] = "agent_thought_chunk"
     """Always "agent_thought_chunk": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "message_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -528,7 +527,7 @@ class AgentThoughtChunk(Model):
     """
     content: ContentBlock
     """A single item of content"""
-    message_id: str | None = None
+    message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -541,10 +540,6 @@ class AgentThoughtChunk(Model):
 
     Wire name: ``messageId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -558,7 +553,7 @@ class AgentThoughtChunk(Model):
         self.meta = meta
         self.content = content
         self.message_id = message_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -580,8 +575,8 @@ class AgentThoughtChunk(Model):
             out["messageId"] = self.message_id
         elif "messageId" in self._nulls:
             out["messageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -589,7 +584,9 @@ class AgentThoughtChunk(Model):
 class Annotations(Model):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("audience", "last_modified", "meta", "priority")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -598,14 +595,10 @@ class Annotations(Model):
 
     Wire name: ``_meta``.
     """
-    audience: list[Role] | None = None
-    last_modified: str | None = None
+    audience: list[Role] | None
+    last_modified: str | None
     """Wire name: ``lastModified``."""
-    priority: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    priority: float | None
 
     def __init__(
         self,
@@ -621,7 +614,7 @@ class Annotations(Model):
         self.audience = audience
         self.last_modified = last_modified
         self.priority = priority
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -648,8 +641,8 @@ class Annotations(Model):
             out["priority"] = self.priority
         elif "priority" in self._nulls:
             out["priority"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -659,28 +652,26 @@ class Array(Model):
 
     type: ClassVar[Literal["array"]] = "array"
     """Always "array": sent as ``type``."""
-    default: list[str] | None = None
+    __slots__ = ("default", "description", "items", "max_items", "min_items", "title")
+
+    default: list[str] | None
     """Default selected values."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    max_items: int | None = None
+    max_items: int | None
     """Maximum number of items to select.
 
     Wire name: ``maxItems``.
     """
-    min_items: int | None = None
+    min_items: int | None
     """Minimum number of items to select.
 
     Wire name: ``minItems``.
     """
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -700,7 +691,7 @@ class Array(Model):
         self.max_items = max_items
         self.min_items = min_items
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -734,8 +725,8 @@ class Array(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -748,7 +739,9 @@ class Audio(Model):
 
     type: ClassVar[Literal["audio"]] = "audio"
     """Always "audio": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "data", "meta", "mime_type")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -757,14 +750,10 @@ class Audio(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     data: str
     mime_type: str
     """Wire name: ``mimeType``."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -780,7 +769,7 @@ class Audio(Model):
         self.annotations = annotations
         self.data = data
         self.mime_type = mime_type
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -803,8 +792,8 @@ class Audio(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -812,7 +801,9 @@ class Audio(Model):
 class AudioContent(Model):
     """Audio provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "data", "meta", "mime_type")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -821,14 +812,10 @@ class AudioContent(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     data: str
     mime_type: str
     """Wire name: ``mimeType``."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -844,7 +831,7 @@ class AudioContent(Model):
         self.annotations = annotations
         self.data = data
         self.mime_type = mime_type
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -866,8 +853,8 @@ class AudioContent(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -884,7 +871,9 @@ class AuthCapabilities(Model):
     additional client-side support.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "terminal")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -893,17 +882,13 @@ class AuthCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    terminal: bool | None = None
+    terminal: bool | None
     """Whether the client supports `terminal` authentication methods.
 
     When `true`, the agent may include `terminal` entries in its authentication methods.
 
     Schema default (when absent): ``false``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -915,7 +900,7 @@ class AuthCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.terminal = terminal
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -932,8 +917,8 @@ class AuthCapabilities(Model):
             out["_meta"] = None
         if self.terminal is not None:
             out["terminal"] = self.terminal
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -946,7 +931,9 @@ class AuthEnvVar(Model):
     Describes a single environment variable for an [`AuthMethodEnvVar`] authentication method.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("label", "meta", "name", "optional", "secret")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -955,18 +942,18 @@ class AuthEnvVar(Model):
 
     Wire name: ``_meta``.
     """
-    label: str | None = None
+    label: str | None
     """Human-readable label for this variable, displayed in client UI."""
     name: str
     """The environment variable name (e.g. `"OPENAI_API_KEY"`)."""
-    optional: bool | None = None
+    optional: bool | None
     """Whether this variable is optional.
 
     Defaults to `false`.
 
     Schema default (when absent): ``false``.
     """
-    secret: bool | None = None
+    secret: bool | None
     """Whether this value is a secret (e.g. API key, token).
     Clients should use a password-style input for secret vars.
 
@@ -974,10 +961,6 @@ class AuthEnvVar(Model):
 
     Schema default (when absent): ``true``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -995,7 +978,7 @@ class AuthEnvVar(Model):
         self.name = name
         self.optional = optional
         self.secret = secret
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1020,8 +1003,8 @@ class AuthEnvVar(Model):
             out["optional"] = self.optional
         if self.secret is not None:
             out["secret"] = self.secret
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1032,7 +1015,9 @@ class AuthMethodAgent(Model):
     This is the default authentication method type.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "id", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1041,16 +1026,12 @@ class AuthMethodAgent(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     """Optional description providing more details about this authentication method."""
     id: str
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1066,7 +1047,7 @@ class AuthMethodAgent(Model):
         self.description = description
         self.id = id
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1088,8 +1069,8 @@ class AuthMethodAgent(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1104,7 +1085,9 @@ class AuthMethodEnvVar(Model):
     The user provides credentials that the client passes to the agent as environment variables.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "id", "link", "meta", "name", "vars")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1113,20 +1096,16 @@ class AuthMethodEnvVar(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     """Optional description providing more details about this authentication method."""
     id: str
     """Unique identifier for this authentication method."""
-    link: str | None = None
+    link: str | None
     """Optional link to a page where the user can obtain their credentials."""
     name: str
     """Human-readable name of the authentication method."""
     vars: list[AuthEnvVar]
     """The environment variables the client should set."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1146,7 +1125,7 @@ class AuthMethodEnvVar(Model):
         self.link = link
         self.name = name
         self.vars = vars
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1173,8 +1152,8 @@ class AuthMethodEnvVar(Model):
             out["link"] = self.link
         elif "link" in self._nulls:
             out["link"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1189,7 +1168,9 @@ class AuthMethodTerminal(Model):
     The client runs an interactive terminal for the user to authenticate via a TUI.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("args", "description", "env", "id", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1198,20 +1179,16 @@ class AuthMethodTerminal(Model):
 
     Wire name: ``_meta``.
     """
-    args: list[str] | None = None
+    args: list[str] | None
     """Additional arguments to pass when running the agent binary for terminal auth."""
-    description: str | None = None
+    description: str | None
     """Optional description providing more details about this authentication method."""
-    env: dict[str, str] | None = None
+    env: dict[str, str] | None
     """Additional environment variables to set when running the agent binary for terminal auth."""
     id: str
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1231,7 +1208,7 @@ class AuthMethodTerminal(Model):
         self.env = env
         self.id = id
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1257,8 +1234,8 @@ class AuthMethodTerminal(Model):
             out["description"] = None
         if self.env is not None:
             out["env"] = self.env
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1269,7 +1246,9 @@ class AuthenticateRequest(Model):
     Specifies which authentication method to use.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "method_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1284,10 +1263,6 @@ class AuthenticateRequest(Model):
 
     Wire name: ``methodId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1299,7 +1274,7 @@ class AuthenticateRequest(Model):
     ) -> None:
         self.meta = meta
         self.method_id = method_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1316,8 +1291,8 @@ class AuthenticateRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1325,7 +1300,9 @@ class AuthenticateRequest(Model):
 class AuthenticateResponse(Model):
     """Response to the `authenticate` method."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1334,10 +1311,6 @@ class AuthenticateResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1347,7 +1320,7 @@ class AuthenticateResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1362,8 +1335,8 @@ class AuthenticateResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1371,7 +1344,9 @@ class AuthenticateResponse(Model):
 class AvailableCommand(Model):
     """Information about a command."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "input", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1382,14 +1357,10 @@ class AvailableCommand(Model):
     """
     description: str
     """Human-readable description of what the command does."""
-    input: AvailableCommandInput | None = None
+    input: AvailableCommandInput | None
     """Input for the command if required"""
     name: str
     """Command name (e.g., `create_plan`, `research_codebase`)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1405,7 +1376,7 @@ class AvailableCommand(Model):
         self.description = description
         self.input = input
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1427,8 +1398,8 @@ class AvailableCommand(Model):
             out["input"] = self.input.to_json()
         elif "input" in self._nulls:
             out["input"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1436,7 +1407,9 @@ class AvailableCommand(Model):
 class AvailableCommandsUpdate(Model):
     """Available commands are ready or have changed"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("available_commands", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1450,10 +1423,6 @@ class AvailableCommandsUpdate(Model):
 
     Wire name: ``availableCommands``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1465,7 +1434,7 @@ class AvailableCommandsUpdate(Model):
     ) -> None:
         self.meta = meta
         self.available_commands = available_commands
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1482,8 +1451,8 @@ class AvailableCommandsUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1493,7 +1462,9 @@ class AvailableCommandsUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["available_commands_update"]] = "available_commands_update"
     """Always "available_commands_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("available_commands", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1507,10 +1478,6 @@ class AvailableCommandsUpdateSessionUpdate(Model):
 
     Wire name: ``availableCommands``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1522,7 +1489,7 @@ class AvailableCommandsUpdateSessionUpdate(Model):
     ) -> None:
         self.meta = meta
         self.available_commands = available_commands
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1540,8 +1507,8 @@ class AvailableCommandsUpdateSessionUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1549,7 +1516,9 @@ class AvailableCommandsUpdateSessionUpdate(Model):
 class BlobResourceContents(Model):
     """Binary resource contents."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("blob", "meta", "mime_type", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1559,13 +1528,9 @@ class BlobResourceContents(Model):
     Wire name: ``_meta``.
     """
     blob: str
-    mime_type: str | None = None
+    mime_type: str | None
     """Wire name: ``mimeType``."""
     uri: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1581,7 +1546,7 @@ class BlobResourceContents(Model):
         self.blob = blob
         self.mime_type = mime_type
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1603,8 +1568,8 @@ class BlobResourceContents(Model):
             out["mimeType"] = self.mime_type
         elif "mimeType" in self._nulls:
             out["mimeType"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1614,16 +1579,14 @@ class BooleanElicitationPropertySchema(Model):
 
     type: ClassVar[Literal["boolean"]] = "boolean"
     """Always "boolean": sent as ``type``."""
-    default: bool | None = None
+    __slots__ = ("default", "description", "title")
+
+    default: bool | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1637,7 +1600,7 @@ class BooleanElicitationPropertySchema(Model):
         self.default = default
         self.description = description
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1662,8 +1625,8 @@ class BooleanElicitationPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1671,16 +1634,14 @@ class BooleanElicitationPropertySchema(Model):
 class BooleanPropertySchema(Model):
     """Schema for boolean properties in an elicitation form."""
 
-    default: bool | None = None
+    __slots__ = ("default", "description", "title")
+
+    default: bool | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1694,7 +1655,7 @@ class BooleanPropertySchema(Model):
         self.default = default
         self.description = description
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1717,8 +1678,8 @@ class BooleanPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1733,7 +1694,9 @@ class BooleanSessionConfigOption(Model):
 
     type: ClassVar[Literal["boolean"]] = "boolean"
     """Always "boolean": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("category", "current_value", "description", "id", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1742,9 +1705,9 @@ class BooleanSessionConfigOption(Model):
 
     Wire name: ``_meta``.
     """
-    category: SessionConfigOptionCategory | None = None
+    category: SessionConfigOptionCategory | None
     """Optional semantic category for this option (UX only)."""
-    description: str | None = None
+    description: str | None
     """Optional description for the Client to display to the user."""
     id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -1755,10 +1718,6 @@ class BooleanSessionConfigOption(Model):
 
     Wire name: ``currentValue``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1778,7 +1737,7 @@ class BooleanSessionConfigOption(Model):
         self.id = id
         self.name = name
         self.current_value = current_value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1806,8 +1765,8 @@ class BooleanSessionConfigOption(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1817,7 +1776,9 @@ class BooleanSetSessionConfigOptionRequest(Model):
 
     type: ClassVar[Literal["boolean"]] = "boolean"
     """Always "boolean": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_id", "meta", "session_id", "value")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1838,10 +1799,6 @@ class BooleanSetSessionConfigOptionRequest(Model):
     """
     value: bool
     """The boolean value."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1857,7 +1814,7 @@ class BooleanSetSessionConfigOptionRequest(Model):
         self.config_id = config_id
         self.session_id = session_id
         self.value = value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1877,8 +1834,8 @@ class BooleanSetSessionConfigOptionRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1888,7 +1845,9 @@ class Cancel(Model):
 
     action: ClassVar[Literal["cancel"]] = "cancel"
     """Always "cancel": sent as ``action``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1897,10 +1856,6 @@ class Cancel(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1910,7 +1865,7 @@ class Cancel(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1927,8 +1882,8 @@ class Cancel(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -1939,7 +1894,9 @@ class CancelNotification(Model):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1953,10 +1910,6 @@ class CancelNotification(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -1968,7 +1921,7 @@ class CancelNotification(Model):
     ) -> None:
         self.meta = meta
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -1985,8 +1938,8 @@ class CancelNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2001,7 +1954,9 @@ class CancelRequestNotification(Model):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "request_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2015,10 +1970,6 @@ class CancelRequestNotification(Model):
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2030,7 +1981,7 @@ class CancelRequestNotification(Model):
     ) -> None:
         self.meta = meta
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2047,8 +1998,8 @@ class CancelRequestNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2065,10 +2016,7 @@ class Cancelled(Model):
 
     outcome: ClassVar[Literal["cancelled"]] = "cancelled"
     """Always "cancelled": sent as ``outcome``."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    __slots__ = ()
 
     def __init__(
         self,
@@ -2076,7 +2024,7 @@ class Cancelled(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2089,8 +2037,8 @@ class Cancelled(Model):
         out: dict[str, Any] = {
             "outcome": "cancelled",
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2104,7 +2052,9 @@ class ClientCapabilities(Model):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("auth", "elicitation", "fs", "meta", "nes", "position_encodings", "terminal")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2113,7 +2063,7 @@ class ClientCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    auth: AuthCapabilities | None = None
+    auth: AuthCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2124,7 +2074,7 @@ class ClientCapabilities(Model):
 
     Schema default (when absent): ``{"terminal": false}``.
     """
-    elicitation: ElicitationCapabilities | None = None
+    elicitation: ElicitationCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2132,20 +2082,20 @@ class ClientCapabilities(Model):
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
     """
-    fs: FileSystemCapabilities | None = None
+    fs: FileSystemCapabilities | None
     """File system capabilities supported by the client.
     Determines which file operations the agent can request.
 
     Schema default (when absent): ``{"readTextFile": false, "writeTextFile": false}``.
     """
-    nes: ClientNesCapabilities | None = None
+    nes: ClientNesCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     NES (Next Edit Suggestions) capabilities supported by the client.
     """
-    position_encodings: list[PositionEncodingKind] | None = None
+    position_encodings: list[PositionEncodingKind] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2154,15 +2104,11 @@ class ClientCapabilities(Model):
 
     Wire name: ``positionEncodings``.
     """
-    terminal: bool | None = None
+    terminal: bool | None
     """Whether the Client support all `terminal/*` methods.
 
     Schema default (when absent): ``false``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2184,7 +2130,7 @@ class ClientCapabilities(Model):
         self.nes = nes
         self.position_encodings = position_encodings
         self.terminal = terminal
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2215,8 +2161,8 @@ class ClientCapabilities(Model):
             out["positionEncodings"] = self.position_encodings
         if self.terminal is not None:
             out["terminal"] = self.terminal
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2224,7 +2170,9 @@ class ClientCapabilities(Model):
 class ClientNesCapabilities(Model):
     """NES capabilities advertised by the client during initialization."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("jump", "meta", "rename", "search_and_replace")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2233,19 +2181,15 @@ class ClientNesCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    jump: NesJumpCapabilities | None = None
+    jump: NesJumpCapabilities | None
     """Whether the client supports the `jump` suggestion kind."""
-    rename: NesRenameCapabilities | None = None
+    rename: NesRenameCapabilities | None
     """Whether the client supports the `rename` suggestion kind."""
-    search_and_replace: NesSearchAndReplaceCapabilities | None = None
+    search_and_replace: NesSearchAndReplaceCapabilities | None
     """Whether the client supports the `searchAndReplace` suggestion kind.
 
     Wire name: ``searchAndReplace``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2261,7 +2205,7 @@ class ClientNesCapabilities(Model):
         self.jump = jump
         self.rename = rename
         self.search_and_replace = search_and_replace
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2288,8 +2232,8 @@ class ClientNesCapabilities(Model):
             out["searchAndReplace"] = self.search_and_replace.to_json()
         elif "searchAndReplace" in self._nulls:
             out["searchAndReplace"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2297,12 +2241,10 @@ class ClientNesCapabilities(Model):
 class ClientNotification(Model):
     """ClientNotification"""
 
+    __slots__ = ("method", "params")
+
     method: str
-    params: ClientNotificationParams | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    params: ClientNotificationParams | None
 
     def __init__(
         self,
@@ -2314,7 +2256,7 @@ class ClientNotification(Model):
     ) -> None:
         self.method = method
         self.params = params
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2331,8 +2273,8 @@ class ClientNotification(Model):
             out["params"] = _codec.encode(self.params)
         elif "params" in self._nulls:
             out["params"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2340,13 +2282,11 @@ class ClientNotification(Model):
 class ClientRequest(Model):
     """ClientRequest"""
 
+    __slots__ = ("id", "method", "params")
+
     id: RequestId
     method: str
-    params: ClientRequestParams | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    params: ClientRequestParams | None
 
     def __init__(
         self,
@@ -2360,7 +2300,7 @@ class ClientRequest(Model):
         self.id = id
         self.method = method
         self.params = params
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2378,8 +2318,8 @@ class ClientRequest(Model):
             out["params"] = _codec.encode(self.params)
         elif "params" in self._nulls:
             out["params"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2391,7 +2331,9 @@ class CloseNesRequest(Model):
     and then free up any resources associated with the session.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2405,10 +2347,6 @@ class CloseNesRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2420,7 +2358,7 @@ class CloseNesRequest(Model):
     ) -> None:
         self.meta = meta
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2437,8 +2375,8 @@ class CloseNesRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2446,7 +2384,9 @@ class CloseNesRequest(Model):
 class CloseNesResponse(Model):
     """Response from closing an NES session."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2455,10 +2395,6 @@ class CloseNesResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2468,7 +2404,7 @@ class CloseNesResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2483,8 +2419,8 @@ class CloseNesResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2499,7 +2435,9 @@ class CloseSessionRequest(Model):
     Only available if the Agent supports the `sessionCapabilities.close` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2513,10 +2451,6 @@ class CloseSessionRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2528,7 +2462,7 @@ class CloseSessionRequest(Model):
     ) -> None:
         self.meta = meta
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2545,8 +2479,8 @@ class CloseSessionRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2554,7 +2488,9 @@ class CloseSessionRequest(Model):
 class CloseSessionResponse(Model):
     """Response from closing a session."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2563,10 +2499,6 @@ class CloseSessionResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2576,7 +2508,7 @@ class CloseSessionResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2591,8 +2523,8 @@ class CloseSessionResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2605,7 +2537,9 @@ class CompleteElicitationNotification(Model):
     Notification sent by the agent when a URL-based elicitation is complete.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("elicitation_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2619,10 +2553,6 @@ class CompleteElicitationNotification(Model):
 
     Wire name: ``elicitationId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2634,7 +2564,7 @@ class CompleteElicitationNotification(Model):
     ) -> None:
         self.meta = meta
         self.elicitation_id = elicitation_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2651,8 +2581,8 @@ class CompleteElicitationNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2660,7 +2590,9 @@ class CompleteElicitationNotification(Model):
 class ConfigOptionUpdate(Model):
     """Session configuration options have been updated."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2674,10 +2606,6 @@ class ConfigOptionUpdate(Model):
 
     Wire name: ``configOptions``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2689,7 +2617,7 @@ class ConfigOptionUpdate(Model):
     ) -> None:
         self.meta = meta
         self.config_options = config_options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2706,8 +2634,8 @@ class ConfigOptionUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2717,7 +2645,9 @@ class ConfigOptionUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["config_option_update"]] = "config_option_update"
     """Always "config_option_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2731,10 +2661,6 @@ class ConfigOptionUpdateSessionUpdate(Model):
 
     Wire name: ``configOptions``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2746,7 +2672,7 @@ class ConfigOptionUpdateSessionUpdate(Model):
     ) -> None:
         self.meta = meta
         self.config_options = config_options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2764,8 +2690,8 @@ class ConfigOptionUpdateSessionUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2773,7 +2699,9 @@ class ConfigOptionUpdateSessionUpdate(Model):
 class Content(Model):
     """Standard content block (text, images, resources)."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2784,10 +2712,6 @@ class Content(Model):
     """
     content: ContentBlock
     """The actual content block."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2799,7 +2723,7 @@ class Content(Model):
     ) -> None:
         self.meta = meta
         self.content = content
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2816,8 +2740,8 @@ class Content(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2825,7 +2749,9 @@ class Content(Model):
 class ContentChunk(Model):
     """A streamed item of content"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "message_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2836,7 +2762,7 @@ class ContentChunk(Model):
     """
     content: ContentBlock
     """A single item of content"""
-    message_id: str | None = None
+    message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2849,10 +2775,6 @@ class ContentChunk(Model):
 
     Wire name: ``messageId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2866,7 +2788,7 @@ class ContentChunk(Model):
         self.meta = meta
         self.content = content
         self.message_id = message_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2887,8 +2809,8 @@ class ContentChunk(Model):
             out["messageId"] = self.message_id
         elif "messageId" in self._nulls:
             out["messageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2898,7 +2820,9 @@ class ContentToolCallContent(Model):
 
     type: ClassVar[Literal["content"]] = "content"
     """Always "content": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2909,10 +2833,6 @@ class ContentToolCallContent(Model):
     """
     content: ContentBlock
     """The actual content block."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2924,7 +2844,7 @@ class ContentToolCallContent(Model):
     ) -> None:
         self.meta = meta
         self.content = content
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2942,8 +2862,8 @@ class ContentToolCallContent(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2956,14 +2876,12 @@ class Cost(Model):
     Cost information for a session.
     """
 
+    __slots__ = ("amount", "currency")
+
     amount: float
     """Total cumulative cost for session."""
     currency: str
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -2975,7 +2893,7 @@ class Cost(Model):
     ) -> None:
         self.amount = amount
         self.currency = currency
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -2989,8 +2907,8 @@ class Cost(Model):
             "amount": self.amount,
             "currency": self.currency,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -2998,7 +2916,9 @@ class Cost(Model):
 class CreateTerminalRequest(Model):
     """Request to create a new terminal and execute a command."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("args", "command", "cwd", "env", "meta", "output_byte_limit", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3007,15 +2927,15 @@ class CreateTerminalRequest(Model):
 
     Wire name: ``_meta``.
     """
-    args: list[str] | None = None
+    args: list[str] | None
     """Array of command arguments."""
     command: str
     """The command to execute."""
-    cwd: str | None = None
+    cwd: str | None
     """Working directory for the command (absolute path)."""
-    env: list[EnvVariable] | None = None
+    env: list[EnvVariable] | None
     """Environment variables for the command."""
-    output_byte_limit: int | None = None
+    output_byte_limit: int | None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -3032,10 +2952,6 @@ class CreateTerminalRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3057,7 +2973,7 @@ class CreateTerminalRequest(Model):
         self.env = env
         self.output_byte_limit = output_byte_limit
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3087,8 +3003,8 @@ class CreateTerminalRequest(Model):
             out["outputByteLimit"] = self.output_byte_limit
         elif "outputByteLimit" in self._nulls:
             out["outputByteLimit"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3096,7 +3012,9 @@ class CreateTerminalRequest(Model):
 class CreateTerminalResponse(Model):
     """Response containing the ID of the created terminal."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3110,10 +3028,6 @@ class CreateTerminalResponse(Model):
 
     Wire name: ``terminalId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3125,7 +3039,7 @@ class CreateTerminalResponse(Model):
     ) -> None:
         self.meta = meta
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3142,8 +3056,8 @@ class CreateTerminalResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3154,7 +3068,9 @@ class CurrentModeUpdate(Model):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("current_mode_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3168,10 +3084,6 @@ class CurrentModeUpdate(Model):
 
     Wire name: ``currentModeId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3183,7 +3095,7 @@ class CurrentModeUpdate(Model):
     ) -> None:
         self.meta = meta
         self.current_mode_id = current_mode_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3200,8 +3112,8 @@ class CurrentModeUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3214,7 +3126,9 @@ class CurrentModeUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["current_mode_update"]] = "current_mode_update"
     """Always "current_mode_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("current_mode_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3228,10 +3142,6 @@ class CurrentModeUpdateSessionUpdate(Model):
 
     Wire name: ``currentModeId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3243,7 +3153,7 @@ class CurrentModeUpdateSessionUpdate(Model):
     ) -> None:
         self.meta = meta
         self.current_mode_id = current_mode_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3261,8 +3171,8 @@ class CurrentModeUpdateSessionUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3272,7 +3182,9 @@ class Decline(Model):
 
     action: ClassVar[Literal["decline"]] = "decline"
     """Always "decline": sent as ``action``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3281,10 +3193,6 @@ class Decline(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3294,7 +3202,7 @@ class Decline(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3311,8 +3219,8 @@ class Decline(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3320,7 +3228,9 @@ class Decline(Model):
 class DidChangeDocumentNotification(Model):
     """Notification sent when a file is edited."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content_changes", "meta", "session_id", "uri", "version")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3343,10 +3253,6 @@ class DidChangeDocumentNotification(Model):
     """The URI of the changed document."""
     version: int
     """The new version number of the document."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3364,7 +3270,7 @@ class DidChangeDocumentNotification(Model):
         self.session_id = session_id
         self.uri = uri
         self.version = version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3384,8 +3290,8 @@ class DidChangeDocumentNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3393,7 +3299,9 @@ class DidChangeDocumentNotification(Model):
 class DidCloseDocumentNotification(Model):
     """Notification sent when a file is closed."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3409,10 +3317,6 @@ class DidCloseDocumentNotification(Model):
     """
     uri: str
     """The URI of the closed document."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3426,7 +3330,7 @@ class DidCloseDocumentNotification(Model):
         self.meta = meta
         self.session_id = session_id
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3444,8 +3348,8 @@ class DidCloseDocumentNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3453,7 +3357,9 @@ class DidCloseDocumentNotification(Model):
 class DidFocusDocumentNotification(Model):
     """Notification sent when a file becomes the active editor tab."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "position", "session_id", "uri", "version", "visible_range")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3478,10 +3384,6 @@ class DidFocusDocumentNotification(Model):
 
     Wire name: ``visibleRange``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3501,7 +3403,7 @@ class DidFocusDocumentNotification(Model):
         self.uri = uri
         self.version = version
         self.visible_range = visible_range
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3522,8 +3424,8 @@ class DidFocusDocumentNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3531,7 +3433,9 @@ class DidFocusDocumentNotification(Model):
 class DidOpenDocumentNotification(Model):
     """Notification sent when a file is opened in the editor."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("language_id", "meta", "session_id", "text", "uri", "version")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3556,10 +3460,6 @@ class DidOpenDocumentNotification(Model):
     """The URI of the opened document."""
     version: int
     """The version number of the document."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3579,7 +3479,7 @@ class DidOpenDocumentNotification(Model):
         self.text = text
         self.uri = uri
         self.version = version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3600,8 +3500,8 @@ class DidOpenDocumentNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3609,7 +3509,9 @@ class DidOpenDocumentNotification(Model):
 class DidSaveDocumentNotification(Model):
     """Notification sent when a file is saved."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3625,10 +3527,6 @@ class DidSaveDocumentNotification(Model):
     """
     uri: str
     """The URI of the saved document."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3642,7 +3540,7 @@ class DidSaveDocumentNotification(Model):
         self.meta = meta
         self.session_id = session_id
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3660,8 +3558,8 @@ class DidSaveDocumentNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3674,7 +3572,9 @@ class Diff(Model):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "new_text", "old_text", "path")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3688,17 +3588,13 @@ class Diff(Model):
 
     Wire name: ``newText``.
     """
-    old_text: str | None = None
+    old_text: str | None
     """The original content (None for new files).
 
     Wire name: ``oldText``.
     """
     path: str
     """The file path being modified."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3714,7 +3610,7 @@ class Diff(Model):
         self.new_text = new_text
         self.old_text = old_text
         self.path = path
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3736,8 +3632,8 @@ class Diff(Model):
             out["oldText"] = self.old_text
         elif "oldText" in self._nulls:
             out["oldText"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3747,7 +3643,9 @@ class DiffToolCallContent(Model):
 
     type: ClassVar[Literal["diff"]] = "diff"
     """Always "diff": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "new_text", "old_text", "path")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3761,17 +3659,13 @@ class DiffToolCallContent(Model):
 
     Wire name: ``newText``.
     """
-    old_text: str | None = None
+    old_text: str | None
     """The original content (None for new files).
 
     Wire name: ``oldText``.
     """
     path: str
     """The file path being modified."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3787,7 +3681,7 @@ class DiffToolCallContent(Model):
         self.new_text = new_text
         self.old_text = old_text
         self.path = path
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3810,8 +3704,8 @@ class DiffToolCallContent(Model):
             out["oldText"] = self.old_text
         elif "oldText" in self._nulls:
             out["oldText"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3824,7 +3718,9 @@ class DisableProvidersRequest(Model):
     Request parameters for `providers/disable`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3835,10 +3731,6 @@ class DisableProvidersRequest(Model):
     """
     id: str
     """Provider id to disable."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3850,7 +3742,7 @@ class DisableProvidersRequest(Model):
     ) -> None:
         self.meta = meta
         self.id = id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3867,8 +3759,8 @@ class DisableProvidersRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3881,7 +3773,9 @@ class DisableProvidersResponse(Model):
     Response to `providers/disable`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3890,10 +3784,6 @@ class DisableProvidersResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3903,7 +3793,7 @@ class DisableProvidersResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3918,8 +3808,8 @@ class DisableProvidersResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3929,7 +3819,9 @@ class Edit(Model):
 
     kind: ClassVar[Literal["edit"]] = "edit"
     """Always "edit": sent as ``kind``."""
-    cursor_position: Position | None = None
+    __slots__ = ("cursor_position", "edits", "id", "uri")
+
+    cursor_position: Position | None
     """Optional suggested cursor position after applying edits.
 
     Wire name: ``cursorPosition``.
@@ -3940,10 +3832,6 @@ class Edit(Model):
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The URI of the file to edit."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -3959,7 +3847,7 @@ class Edit(Model):
         self.edits = edits
         self.id = id
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -3979,8 +3867,8 @@ class Edit(Model):
             out["cursorPosition"] = self.cursor_position.to_json()
         elif "cursorPosition" in self._nulls:
             out["cursorPosition"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -3993,12 +3881,10 @@ class ElicitationAcceptAction(Model):
     The user accepted the elicitation and provided content.
     """
 
-    content: dict[str, ElicitationContentValue] | None = None
+    __slots__ = ("content",)
+
+    content: dict[str, ElicitationContentValue] | None
     """The user-provided content, if any, as an object matching the requested schema."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4008,7 +3894,7 @@ class ElicitationAcceptAction(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.content = content
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4023,8 +3909,8 @@ class ElicitationAcceptAction(Model):
             out["content"] = self.content
         elif "content" in self._nulls:
             out["content"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4037,7 +3923,9 @@ class ElicitationCapabilities(Model):
     Elicitation capabilities supported by the client.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("form", "meta", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4046,14 +3934,10 @@ class ElicitationCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    form: ElicitationFormCapabilities | None = None
+    form: ElicitationFormCapabilities | None
     """Whether the client supports form-based elicitation."""
-    url: ElicitationUrlCapabilities | None = None
+    url: ElicitationUrlCapabilities | None
     """Whether the client supports URL-based elicitation."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4067,7 +3951,7 @@ class ElicitationCapabilities(Model):
         self.meta = meta
         self.form = form
         self.url = url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4090,8 +3974,8 @@ class ElicitationCapabilities(Model):
             out["url"] = self.url.to_json()
         elif "url" in self._nulls:
             out["url"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4104,7 +3988,9 @@ class ElicitationFormCapabilities(Model):
     Form-based elicitation capabilities.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4113,10 +3999,6 @@ class ElicitationFormCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4126,7 +4008,7 @@ class ElicitationFormCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4141,8 +4023,8 @@ class ElicitationFormCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4156,15 +4038,13 @@ class ElicitationRequestScope(Model):
     (e.g., during auth/configuration phases before any session is started).
     """
 
+    __slots__ = ("request_id",)
+
     request_id: RequestId
     """The request this elicitation is tied to.
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4174,7 +4054,7 @@ class ElicitationRequestScope(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4187,8 +4067,8 @@ class ElicitationRequestScope(Model):
         out: dict[str, Any] = {
             "requestId": self.request_id,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4200,26 +4080,24 @@ class ElicitationSchema(Model):
     as required by the elicitation specification.
     """
 
-    description: str | None = None
+    __slots__ = ("description", "properties", "required", "title", "type")
+
+    description: str | None
     """Optional description of what this schema represents."""
-    properties: dict[str, ElicitationPropertySchema] | None = None
+    properties: dict[str, ElicitationPropertySchema] | None
     """Property definitions (must be primitive types).
 
     Schema default (when absent): ``{}``.
     """
-    required: list[str] | None = None
+    required: list[str] | None
     """List of required property names."""
-    title: str | None = None
+    title: str | None
     """Optional title for the schema."""
-    type: ElicitationSchemaType | None = None
+    type: ElicitationSchemaType | None
     """Type discriminator. Always `"object"`.
 
     Schema default (when absent): ``"object"``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4237,7 +4115,7 @@ class ElicitationSchema(Model):
         self.required = required
         self.title = title
         self.type = type
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4264,8 +4142,8 @@ class ElicitationSchema(Model):
             out["title"] = None
         if self.type is not None:
             out["type"] = self.type
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4282,20 +4160,18 @@ class ElicitationSessionScope(Model):
     during a tool call and needs to redirect it to the user.
     """
 
+    __slots__ = ("session_id", "tool_call_id")
+
     session_id: SessionId
     """The session this elicitation is tied to.
 
     Wire name: ``sessionId``.
     """
-    tool_call_id: ToolCallId | None = None
+    tool_call_id: ToolCallId | None
     """Optional tool call within the session.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4307,7 +4183,7 @@ class ElicitationSessionScope(Model):
     ) -> None:
         self.session_id = session_id
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4324,8 +4200,8 @@ class ElicitationSessionScope(Model):
             out["toolCallId"] = self.tool_call_id
         elif "toolCallId" in self._nulls:
             out["toolCallId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4338,7 +4214,9 @@ class ElicitationUrlCapabilities(Model):
     URL-based elicitation capabilities.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4347,10 +4225,6 @@ class ElicitationUrlCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4360,7 +4234,7 @@ class ElicitationUrlCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4375,8 +4249,8 @@ class ElicitationUrlCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4384,7 +4258,9 @@ class ElicitationUrlCapabilities(Model):
 class EmbeddedResource(Model):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "meta", "resource")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4393,12 +4269,8 @@ class EmbeddedResource(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     resource: EmbeddedResourceResource
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4412,7 +4284,7 @@ class EmbeddedResource(Model):
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4433,8 +4305,8 @@ class EmbeddedResource(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4442,14 +4314,12 @@ class EmbeddedResource(Model):
 class EnumOption(Model):
     """A titled enum option with a const value and human-readable title."""
 
+    __slots__ = ("const", "title")
+
     const: str
     """The constant value for this option."""
     title: str
     """Human-readable title for this option."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4461,7 +4331,7 @@ class EnumOption(Model):
     ) -> None:
         self.const = const
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4475,8 +4345,8 @@ class EnumOption(Model):
             "const": self.const,
             "title": self.title,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4491,7 +4361,9 @@ class EnvVar(Model):
 
     type: ClassVar[Literal["env_var"]] = "env_var"
     """Always "env_var": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "id", "link", "meta", "name", "vars")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4500,20 +4372,16 @@ class EnvVar(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     """Optional description providing more details about this authentication method."""
     id: str
     """Unique identifier for this authentication method."""
-    link: str | None = None
+    link: str | None
     """Optional link to a page where the user can obtain their credentials."""
     name: str
     """Human-readable name of the authentication method."""
     vars: list[AuthEnvVar]
     """The environment variables the client should set."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4533,7 +4401,7 @@ class EnvVar(Model):
         self.link = link
         self.name = name
         self.vars = vars
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4561,8 +4429,8 @@ class EnvVar(Model):
             out["link"] = self.link
         elif "link" in self._nulls:
             out["link"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4570,7 +4438,9 @@ class EnvVar(Model):
 class EnvVariable(Model):
     """An environment variable to set when launching an MCP server."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "name", "value")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4583,10 +4453,6 @@ class EnvVariable(Model):
     """The name of the environment variable."""
     value: str
     """The value to set for the environment variable."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4600,7 +4466,7 @@ class EnvVariable(Model):
         self.meta = meta
         self.name = name
         self.value = value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4618,8 +4484,8 @@ class EnvVariable(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4633,11 +4499,13 @@ class Error(Model):
     See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
     """
 
+    __slots__ = ("code", "data", "message")
+
     code: ErrorCode
     """A number indicating the error type that occurred.
     This must be an integer as defined in the JSON-RPC specification.
     """
-    data: Any = None
+    data: Any
     """Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
     """
@@ -4645,10 +4513,6 @@ class Error(Model):
     """A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4662,7 +4526,7 @@ class Error(Model):
         self.code = code
         self.data = data
         self.message = message
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4680,8 +4544,8 @@ class Error(Model):
             out["data"] = self.data
         elif "data" in self._nulls:
             out["data"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4689,12 +4553,10 @@ class Error(Model):
 class ErrorAgentResponse(Model):
     """ErrorAgentResponse"""
 
+    __slots__ = ("error", "id")
+
     error: Error
     id: RequestId
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4706,7 +4568,7 @@ class ErrorAgentResponse(Model):
     ) -> None:
         self.error = error
         self.id = id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4720,8 +4582,8 @@ class ErrorAgentResponse(Model):
             "error": self.error.to_json(),
             "id": self.id,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4729,12 +4591,10 @@ class ErrorAgentResponse(Model):
 class ErrorClientResponse(Model):
     """ErrorClientResponse"""
 
+    __slots__ = ("error", "id")
+
     error: Error
     id: RequestId
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4746,7 +4606,7 @@ class ErrorClientResponse(Model):
     ) -> None:
         self.error = error
         self.id = id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4760,8 +4620,8 @@ class ErrorClientResponse(Model):
             "error": self.error.to_json(),
             "id": self.id,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4772,7 +4632,9 @@ class FileSystemCapabilities(Model):
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "read_text_file", "write_text_file")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4781,24 +4643,20 @@ class FileSystemCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    read_text_file: bool | None = None
+    read_text_file: bool | None
     """Whether the Client supports `fs/read_text_file` requests.
 
     Schema default (when absent): ``false``.
 
     Wire name: ``readTextFile``.
     """
-    write_text_file: bool | None = None
+    write_text_file: bool | None
     """Whether the Client supports `fs/write_text_file` requests.
 
     Schema default (when absent): ``false``.
 
     Wire name: ``writeTextFile``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4812,7 +4670,7 @@ class FileSystemCapabilities(Model):
         self.meta = meta
         self.read_text_file = read_text_file
         self.write_text_file = write_text_file
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4831,8 +4689,8 @@ class FileSystemCapabilities(Model):
             out["readTextFile"] = self.read_text_file
         if self.write_text_file is not None:
             out["writeTextFile"] = self.write_text_file
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4850,7 +4708,9 @@ class ForkSessionRequest(Model):
     Only available if the Agent supports the `session.fork` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cwd", "mcp_servers", "meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4859,7 +4719,7 @@ class ForkSessionRequest(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4874,7 +4734,7 @@ class ForkSessionRequest(Model):
     """
     cwd: str
     """The working directory for this session."""
-    mcp_servers: list[McpServer] | None = None
+    mcp_servers: list[McpServer] | None
     """List of MCP servers to connect to for this session.
 
     Wire name: ``mcpServers``.
@@ -4884,10 +4744,6 @@ class ForkSessionRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4905,7 +4761,7 @@ class ForkSessionRequest(Model):
         self.cwd = cwd
         self.mcp_servers = mcp_servers
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -4927,8 +4783,8 @@ class ForkSessionRequest(Model):
             out["additionalDirectories"] = self.additional_directories
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -4941,7 +4797,9 @@ class ForkSessionResponse(Model):
     Response from forking an existing session.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta", "models", "modes", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4950,19 +4808,19 @@ class ForkSessionResponse(Model):
 
     Wire name: ``_meta``.
     """
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[SessionConfigOption] | None
     """Initial session configuration options if supported by the Agent.
 
     Wire name: ``configOptions``.
     """
-    models: SessionModelState | None = None
+    models: SessionModelState | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Initial model state if supported by the Agent
     """
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -4972,10 +4830,6 @@ class ForkSessionResponse(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -4993,7 +4847,7 @@ class ForkSessionResponse(Model):
         self.models = models
         self.modes = modes
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5022,8 +4876,8 @@ class ForkSessionResponse(Model):
             out["modes"] = self.modes.to_json()
         elif "modes" in self._nulls:
             out["modes"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5033,7 +4887,9 @@ class FormRequest(Model):
 
     mode: ClassVar[Literal["form"]] = "form"
     """Always "form": sent as ``mode``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("message", "meta", "request_id", "requested_schema")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5054,10 +4910,6 @@ class FormRequest(Model):
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5073,7 +4925,7 @@ class FormRequest(Model):
         self.message = message
         self.requested_schema = requested_schema
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5093,8 +4945,8 @@ class FormRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5104,7 +4956,9 @@ class FormSession(Model):
 
     mode: ClassVar[Literal["form"]] = "form"
     """Always "form": sent as ``mode``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("message", "meta", "requested_schema", "session_id", "tool_call_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5125,15 +4979,11 @@ class FormSession(Model):
 
     Wire name: ``sessionId``.
     """
-    tool_call_id: ToolCallId | None = None
+    tool_call_id: ToolCallId | None
     """Optional tool call within the session.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5151,7 +5001,7 @@ class FormSession(Model):
         self.requested_schema = requested_schema
         self.session_id = session_id
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5175,8 +5025,8 @@ class FormSession(Model):
             out["toolCallId"] = self.tool_call_id
         elif "toolCallId" in self._nulls:
             out["toolCallId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5189,7 +5039,9 @@ class Http(Model):
 
     type: ClassVar[Literal["http"]] = "http"
     """Always "http": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("headers", "meta", "name", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5204,10 +5056,6 @@ class Http(Model):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5223,7 +5071,7 @@ class Http(Model):
         self.headers = headers
         self.name = name
         self.url = url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5243,8 +5091,8 @@ class Http(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5252,7 +5100,9 @@ class Http(Model):
 class HttpHeader(Model):
     """An HTTP header to set when making requests to the MCP server."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "name", "value")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5265,10 +5115,6 @@ class HttpHeader(Model):
     """The name of the HTTP header."""
     value: str
     """The value to set for the HTTP header."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5282,7 +5128,7 @@ class HttpHeader(Model):
         self.meta = meta
         self.name = name
         self.value = value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5300,8 +5146,8 @@ class HttpHeader(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5314,7 +5160,9 @@ class Image(Model):
 
     type: ClassVar[Literal["image"]] = "image"
     """Always "image": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "data", "meta", "mime_type", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5323,15 +5171,11 @@ class Image(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     data: str
     mime_type: str
     """Wire name: ``mimeType``."""
-    uri: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    uri: str | None
 
     def __init__(
         self,
@@ -5349,7 +5193,7 @@ class Image(Model):
         self.data = data
         self.mime_type = mime_type
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5376,8 +5220,8 @@ class Image(Model):
             out["uri"] = self.uri
         elif "uri" in self._nulls:
             out["uri"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5385,7 +5229,9 @@ class Image(Model):
 class ImageContent(Model):
     """An image provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "data", "meta", "mime_type", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5394,15 +5240,11 @@ class ImageContent(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     data: str
     mime_type: str
     """Wire name: ``mimeType``."""
-    uri: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
+    uri: str | None
 
     def __init__(
         self,
@@ -5420,7 +5262,7 @@ class ImageContent(Model):
         self.data = data
         self.mime_type = mime_type
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5446,8 +5288,8 @@ class ImageContent(Model):
             out["uri"] = self.uri
         elif "uri" in self._nulls:
             out["uri"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5458,7 +5300,9 @@ class Implementation(Model):
     title for UI representation.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "name", "title", "version")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5471,7 +5315,7 @@ class Implementation(Model):
     """Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn’t present.
     """
-    title: str | None = None
+    title: str | None
     """Intended for UI and end-user contexts — optimized to be human-readable
     and easily understood.
 
@@ -5481,10 +5325,6 @@ class Implementation(Model):
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5500,7 +5340,7 @@ class Implementation(Model):
         self.name = name
         self.title = title
         self.version = version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5522,8 +5362,8 @@ class Implementation(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5536,7 +5376,9 @@ class InitializeRequest(Model):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("client_capabilities", "client_info", "meta", "protocol_version")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5545,14 +5387,14 @@ class InitializeRequest(Model):
 
     Wire name: ``_meta``.
     """
-    client_capabilities: ClientCapabilities | None = None
+    client_capabilities: ClientCapabilities | None
     """Capabilities supported by the client.
 
     Schema default (when absent): ``{"auth": {"terminal": false}, "fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false}``.
 
     Wire name: ``clientCapabilities``.
     """
-    client_info: Implementation | None = None
+    client_info: Implementation | None
     """Information about the Client name and version sent to the Agent.
 
     Note: in future versions of the protocol, this will be required.
@@ -5564,10 +5406,6 @@ class InitializeRequest(Model):
 
     Wire name: ``protocolVersion``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5583,7 +5421,7 @@ class InitializeRequest(Model):
         self.client_capabilities = client_capabilities
         self.client_info = client_info
         self.protocol_version = protocol_version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5606,8 +5444,8 @@ class InitializeRequest(Model):
             out["clientInfo"] = self.client_info.to_json()
         elif "clientInfo" in self._nulls:
             out["clientInfo"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5620,7 +5458,9 @@ class InitializeResponse(Model):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("agent_capabilities", "agent_info", "auth_methods", "meta", "protocol_version")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5629,21 +5469,21 @@ class InitializeResponse(Model):
 
     Wire name: ``_meta``.
     """
-    agent_capabilities: AgentCapabilities | None = None
+    agent_capabilities: AgentCapabilities | None
     """Capabilities supported by the agent.
 
     Schema default (when absent): ``{"auth": {}, "loadSession": false, "mcpCapabilities": {"http": false, "sse": false}, "promptCapabilities": {"audio": false, "embeddedContext": false, "image": false}, "sessionCapabilities": {}}``.
 
     Wire name: ``agentCapabilities``.
     """
-    agent_info: Implementation | None = None
+    agent_info: Implementation | None
     """Information about the Agent name and version sent to the Client.
 
     Note: in future versions of the protocol, this will be required.
 
     Wire name: ``agentInfo``.
     """
-    auth_methods: list[AuthMethod] | None = None
+    auth_methods: list[AuthMethod] | None
     """Authentication methods supported by the agent.
 
     Schema default (when absent): ``[]``.
@@ -5658,10 +5498,6 @@ class InitializeResponse(Model):
 
     Wire name: ``protocolVersion``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5679,7 +5515,7 @@ class InitializeResponse(Model):
         self.agent_info = agent_info
         self.auth_methods = auth_methods
         self.protocol_version = protocol_version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5704,8 +5540,8 @@ class InitializeResponse(Model):
             out["agentInfo"] = None
         if self.auth_methods is not None:
             out["authMethods"] = [x.to_json() for x in self.auth_methods]
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5715,20 +5551,18 @@ class Integer(Model):
 
     type: ClassVar[Literal["integer"]] = "integer"
     """Always "integer": sent as ``type``."""
-    default: int | None = None
+    __slots__ = ("default", "description", "maximum", "minimum", "title")
+
+    default: int | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    maximum: int | None = None
+    maximum: int | None
     """Maximum value (inclusive)."""
-    minimum: int | None = None
+    minimum: int | None
     """Minimum value (inclusive)."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5746,7 +5580,7 @@ class Integer(Model):
         self.maximum = maximum
         self.minimum = minimum
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5779,8 +5613,8 @@ class Integer(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5788,20 +5622,18 @@ class Integer(Model):
 class IntegerPropertySchema(Model):
     """Schema for integer properties in an elicitation form."""
 
-    default: int | None = None
+    __slots__ = ("default", "description", "maximum", "minimum", "title")
+
+    default: int | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    maximum: int | None = None
+    maximum: int | None
     """Maximum value (inclusive)."""
-    minimum: int | None = None
+    minimum: int | None
     """Minimum value (inclusive)."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5819,7 +5651,7 @@ class IntegerPropertySchema(Model):
         self.maximum = maximum
         self.minimum = minimum
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5850,8 +5682,8 @@ class IntegerPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5861,16 +5693,14 @@ class Jump(Model):
 
     kind: ClassVar[Literal["jump"]] = "jump"
     """Always "jump": sent as ``kind``."""
+    __slots__ = ("id", "position", "uri")
+
     id: str
     """Unique identifier for accept/reject tracking."""
     position: Position
     """The target position within the file."""
     uri: str
     """The file to navigate to."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5884,7 +5714,7 @@ class Jump(Model):
         self.id = id
         self.position = position
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5900,8 +5730,8 @@ class Jump(Model):
             "position": self.position.to_json(),
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5909,7 +5739,9 @@ class Jump(Model):
 class KillTerminalRequest(Model):
     """Request to kill a terminal without releasing it."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5928,10 +5760,6 @@ class KillTerminalRequest(Model):
 
     Wire name: ``terminalId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5945,7 +5773,7 @@ class KillTerminalRequest(Model):
         self.meta = meta
         self.session_id = session_id
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -5963,8 +5791,8 @@ class KillTerminalRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -5972,7 +5800,9 @@ class KillTerminalRequest(Model):
 class KillTerminalResponse(Model):
     """Response to `terminal/kill` method"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5981,10 +5811,6 @@ class KillTerminalResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -5994,7 +5820,7 @@ class KillTerminalResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6009,8 +5835,8 @@ class KillTerminalResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6023,7 +5849,9 @@ class ListProvidersRequest(Model):
     Request parameters for `providers/list`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6032,10 +5860,6 @@ class ListProvidersRequest(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6045,7 +5869,7 @@ class ListProvidersRequest(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6060,8 +5884,8 @@ class ListProvidersRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6074,7 +5898,9 @@ class ListProvidersResponse(Model):
     Response to `providers/list`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "providers")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6085,10 +5911,6 @@ class ListProvidersResponse(Model):
     """
     providers: list[ProviderInfo]
     """Configurable providers with current routing info suitable for UI display."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6100,7 +5922,7 @@ class ListProvidersResponse(Model):
     ) -> None:
         self.meta = meta
         self.providers = providers
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6117,8 +5939,8 @@ class ListProvidersResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6129,7 +5951,9 @@ class ListSessionsRequest(Model):
     Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cursor", "cwd", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6138,7 +5962,7 @@ class ListSessionsRequest(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6150,14 +5974,10 @@ class ListSessionsRequest(Model):
 
     Wire name: ``additionalDirectories``.
     """
-    cursor: str | None = None
+    cursor: str | None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    cwd: str | None = None
+    cwd: str | None
     """Filter sessions by working directory. Must be an absolute path."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6173,7 +5993,7 @@ class ListSessionsRequest(Model):
         self.additional_directories = additional_directories
         self.cursor = cursor
         self.cwd = cwd
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6198,8 +6018,8 @@ class ListSessionsRequest(Model):
             out["cwd"] = self.cwd
         elif "cwd" in self._nulls:
             out["cwd"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6207,7 +6027,9 @@ class ListSessionsRequest(Model):
 class ListSessionsResponse(Model):
     """Response from listing sessions."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "next_cursor", "sessions")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6216,7 +6038,7 @@ class ListSessionsResponse(Model):
 
     Wire name: ``_meta``.
     """
-    next_cursor: str | None = None
+    next_cursor: str | None
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
 
@@ -6224,10 +6046,6 @@ class ListSessionsResponse(Model):
     """
     sessions: list[SessionInfo]
     """Array of session information objects"""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6241,7 +6059,7 @@ class ListSessionsResponse(Model):
         self.meta = meta
         self.next_cursor = next_cursor
         self.sessions = sessions
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6262,8 +6080,8 @@ class ListSessionsResponse(Model):
             out["nextCursor"] = self.next_cursor
         elif "nextCursor" in self._nulls:
             out["nextCursor"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6276,7 +6094,9 @@ class LoadSessionRequest(Model):
     See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cwd", "mcp_servers", "meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6285,7 +6105,7 @@ class LoadSessionRequest(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6310,10 +6130,6 @@ class LoadSessionRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6331,7 +6147,7 @@ class LoadSessionRequest(Model):
         self.cwd = cwd
         self.mcp_servers = mcp_servers
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6352,8 +6168,8 @@ class LoadSessionRequest(Model):
             out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6361,7 +6177,9 @@ class LoadSessionRequest(Model):
 class LoadSessionResponse(Model):
     """Response from loading an existing session."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta", "models", "modes")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6370,27 +6188,23 @@ class LoadSessionResponse(Model):
 
     Wire name: ``_meta``.
     """
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[SessionConfigOption] | None
     """Initial session configuration options if supported by the Agent.
 
     Wire name: ``configOptions``.
     """
-    models: SessionModelState | None = None
+    models: SessionModelState | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Initial model state if supported by the Agent
     """
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6406,7 +6220,7 @@ class LoadSessionResponse(Model):
         self.config_options = config_options
         self.models = models
         self.modes = modes
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6433,8 +6247,8 @@ class LoadSessionResponse(Model):
             out["modes"] = self.modes.to_json()
         elif "modes" in self._nulls:
             out["modes"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6449,7 +6263,9 @@ class LogoutCapabilities(Model):
     By supplying `{}` it means that the agent supports the logout method.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6458,10 +6274,6 @@ class LogoutCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6471,7 +6283,7 @@ class LogoutCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6486,8 +6298,8 @@ class LogoutCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6502,7 +6314,9 @@ class LogoutRequest(Model):
     Terminates the current authenticated session.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6511,10 +6325,6 @@ class LogoutRequest(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6524,7 +6334,7 @@ class LogoutRequest(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6539,8 +6349,8 @@ class LogoutRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6553,7 +6363,9 @@ class LogoutResponse(Model):
     Response to the `logout` method.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6562,10 +6374,6 @@ class LogoutResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6575,7 +6383,7 @@ class LogoutResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6590,8 +6398,8 @@ class LogoutResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6599,7 +6407,9 @@ class LogoutResponse(Model):
 class McpCapabilities(Model):
     """MCP capabilities supported by the agent"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("http", "meta", "sse")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6608,20 +6418,16 @@ class McpCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    http: bool | None = None
+    http: bool | None
     """Agent supports [`McpServer::Http`].
 
     Schema default (when absent): ``false``.
     """
-    sse: bool | None = None
+    sse: bool | None
     """Agent supports [`McpServer::Sse`].
 
     Schema default (when absent): ``false``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6635,7 +6441,7 @@ class McpCapabilities(Model):
         self.meta = meta
         self.http = http
         self.sse = sse
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6654,8 +6460,8 @@ class McpCapabilities(Model):
             out["http"] = self.http
         if self.sse is not None:
             out["sse"] = self.sse
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6663,7 +6469,9 @@ class McpCapabilities(Model):
 class McpServerHttp(Model):
     """HTTP transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("headers", "meta", "name", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6678,10 +6486,6 @@ class McpServerHttp(Model):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6697,7 +6501,7 @@ class McpServerHttp(Model):
         self.headers = headers
         self.name = name
         self.url = url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6716,8 +6520,8 @@ class McpServerHttp(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6725,7 +6529,9 @@ class McpServerHttp(Model):
 class McpServerSse(Model):
     """SSE transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("headers", "meta", "name", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6740,10 +6546,6 @@ class McpServerSse(Model):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6759,7 +6561,7 @@ class McpServerSse(Model):
         self.headers = headers
         self.name = name
         self.url = url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6778,8 +6580,8 @@ class McpServerSse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6787,7 +6589,9 @@ class McpServerSse(Model):
 class McpServerStdio(Model):
     """Stdio transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("args", "command", "env", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6804,10 +6608,6 @@ class McpServerStdio(Model):
     """Environment variables to set when launching the MCP server."""
     name: str
     """Human-readable name identifying this MCP server."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6825,7 +6625,7 @@ class McpServerStdio(Model):
         self.command = command
         self.env = env
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6845,8 +6645,8 @@ class McpServerStdio(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6859,7 +6659,9 @@ class ModelInfo(Model):
     Information about a selectable model.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "meta", "model_id", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6868,7 +6670,7 @@ class ModelInfo(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     """Optional description of the model."""
     model_id: ModelId
     """Unique identifier for the model.
@@ -6877,10 +6679,6 @@ class ModelInfo(Model):
     """
     name: str
     """Human-readable name of the model."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6896,7 +6694,7 @@ class ModelInfo(Model):
         self.description = description
         self.model_id = model_id
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -6918,8 +6716,8 @@ class ModelInfo(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -6927,28 +6725,26 @@ class ModelInfo(Model):
 class MultiSelectPropertySchema(Model):
     """Schema for multi-select (array) properties in an elicitation form."""
 
-    default: list[str] | None = None
+    __slots__ = ("default", "description", "items", "max_items", "min_items", "title")
+
+    default: list[str] | None
     """Default selected values."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    max_items: int | None = None
+    max_items: int | None
     """Maximum number of items to select.
 
     Wire name: ``maxItems``.
     """
-    min_items: int | None = None
+    min_items: int | None
     """Minimum number of items to select.
 
     Wire name: ``minItems``.
     """
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -6968,7 +6764,7 @@ class MultiSelectPropertySchema(Model):
         self.max_items = max_items
         self.min_items = min_items
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7001,8 +6797,8 @@ class MultiSelectPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7010,7 +6806,9 @@ class MultiSelectPropertySchema(Model):
 class NesCapabilities(Model):
     """NES capabilities advertised by the agent during initialization."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("context", "events", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7019,14 +6817,10 @@ class NesCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    context: NesContextCapabilities | None = None
+    context: NesContextCapabilities | None
     """Context the agent wants attached to each suggestion request."""
-    events: NesEventCapabilities | None = None
+    events: NesEventCapabilities | None
     """Events the agent wants to receive."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7040,7 +6834,7 @@ class NesCapabilities(Model):
         self.meta = meta
         self.context = context
         self.events = events
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7063,8 +6857,8 @@ class NesCapabilities(Model):
             out["events"] = self.events.to_json()
         elif "events" in self._nulls:
             out["events"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7072,7 +6866,17 @@ class NesCapabilities(Model):
 class NesContextCapabilities(Model):
     """Context capabilities the agent wants attached to each suggestion request."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "diagnostics",
+        "edit_history",
+        "meta",
+        "open_files",
+        "recent_files",
+        "related_snippets",
+        "user_actions",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7081,37 +6885,33 @@ class NesContextCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    diagnostics: NesDiagnosticsCapabilities | None = None
+    diagnostics: NesDiagnosticsCapabilities | None
     """Whether the agent wants diagnostics context."""
-    edit_history: NesEditHistoryCapabilities | None = None
+    edit_history: NesEditHistoryCapabilities | None
     """Whether the agent wants edit history context.
 
     Wire name: ``editHistory``.
     """
-    open_files: NesOpenFilesCapabilities | None = None
+    open_files: NesOpenFilesCapabilities | None
     """Whether the agent wants open files context.
 
     Wire name: ``openFiles``.
     """
-    recent_files: NesRecentFilesCapabilities | None = None
+    recent_files: NesRecentFilesCapabilities | None
     """Whether the agent wants recent files context.
 
     Wire name: ``recentFiles``.
     """
-    related_snippets: NesRelatedSnippetsCapabilities | None = None
+    related_snippets: NesRelatedSnippetsCapabilities | None
     """Whether the agent wants related snippets context.
 
     Wire name: ``relatedSnippets``.
     """
-    user_actions: NesUserActionsCapabilities | None = None
+    user_actions: NesUserActionsCapabilities | None
     """Whether the agent wants user actions context.
 
     Wire name: ``userActions``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7133,7 +6933,7 @@ class NesContextCapabilities(Model):
         self.recent_files = recent_files
         self.related_snippets = related_snippets
         self.user_actions = user_actions
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7172,14 +6972,16 @@ class NesContextCapabilities(Model):
             out["userActions"] = self.user_actions.to_json()
         elif "userActions" in self._nulls:
             out["userActions"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDiagnostic(Model):
     """A diagnostic (error, warning, etc.)."""
+
+    __slots__ = ("message", "range", "severity", "uri")
 
     message: str
     """The diagnostic message."""
@@ -7189,10 +6991,6 @@ class NesDiagnostic(Model):
     """The severity of the diagnostic."""
     uri: str
     """The URI of the file containing the diagnostic."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7208,7 +7006,7 @@ class NesDiagnostic(Model):
         self.range = range
         self.severity = severity
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7224,8 +7022,8 @@ class NesDiagnostic(Model):
             "severity": self.severity,
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7233,7 +7031,9 @@ class NesDiagnostic(Model):
 class NesDiagnosticsCapabilities(Model):
     """Capabilities for diagnostics context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7242,10 +7042,6 @@ class NesDiagnosticsCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7255,7 +7051,7 @@ class NesDiagnosticsCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7270,8 +7066,8 @@ class NesDiagnosticsCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7279,7 +7075,9 @@ class NesDiagnosticsCapabilities(Model):
 class NesDocumentDidChangeCapabilities(Model):
     """Capabilities for `document/didChange` events."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "sync_kind")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7293,10 +7091,6 @@ class NesDocumentDidChangeCapabilities(Model):
 
     Wire name: ``syncKind``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7308,7 +7102,7 @@ class NesDocumentDidChangeCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.sync_kind = sync_kind
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7325,8 +7119,8 @@ class NesDocumentDidChangeCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7334,7 +7128,9 @@ class NesDocumentDidChangeCapabilities(Model):
 class NesDocumentDidCloseCapabilities(Model):
     """Marker for `document/didClose` capability support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7343,10 +7139,6 @@ class NesDocumentDidCloseCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7356,7 +7148,7 @@ class NesDocumentDidCloseCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7371,8 +7163,8 @@ class NesDocumentDidCloseCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7380,7 +7172,9 @@ class NesDocumentDidCloseCapabilities(Model):
 class NesDocumentDidFocusCapabilities(Model):
     """Marker for `document/didFocus` capability support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7389,10 +7183,6 @@ class NesDocumentDidFocusCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7402,7 +7192,7 @@ class NesDocumentDidFocusCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7417,8 +7207,8 @@ class NesDocumentDidFocusCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7426,7 +7216,9 @@ class NesDocumentDidFocusCapabilities(Model):
 class NesDocumentDidOpenCapabilities(Model):
     """Marker for `document/didOpen` capability support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7435,10 +7227,6 @@ class NesDocumentDidOpenCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7448,7 +7236,7 @@ class NesDocumentDidOpenCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7463,8 +7251,8 @@ class NesDocumentDidOpenCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7472,7 +7260,9 @@ class NesDocumentDidOpenCapabilities(Model):
 class NesDocumentDidSaveCapabilities(Model):
     """Marker for `document/didSave` capability support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7481,10 +7271,6 @@ class NesDocumentDidSaveCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7494,7 +7280,7 @@ class NesDocumentDidSaveCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7509,8 +7295,8 @@ class NesDocumentDidSaveCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7518,7 +7304,9 @@ class NesDocumentDidSaveCapabilities(Model):
 class NesDocumentEventCapabilities(Model):
     """Document event capabilities the agent wants to receive."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("did_change", "did_close", "did_focus", "did_open", "did_save", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7527,35 +7315,31 @@ class NesDocumentEventCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    did_change: NesDocumentDidChangeCapabilities | None = None
+    did_change: NesDocumentDidChangeCapabilities | None
     """Whether the agent wants `document/didChange` events, and the sync kind.
 
     Wire name: ``didChange``.
     """
-    did_close: NesDocumentDidCloseCapabilities | None = None
+    did_close: NesDocumentDidCloseCapabilities | None
     """Whether the agent wants `document/didClose` events.
 
     Wire name: ``didClose``.
     """
-    did_focus: NesDocumentDidFocusCapabilities | None = None
+    did_focus: NesDocumentDidFocusCapabilities | None
     """Whether the agent wants `document/didFocus` events.
 
     Wire name: ``didFocus``.
     """
-    did_open: NesDocumentDidOpenCapabilities | None = None
+    did_open: NesDocumentDidOpenCapabilities | None
     """Whether the agent wants `document/didOpen` events.
 
     Wire name: ``didOpen``.
     """
-    did_save: NesDocumentDidSaveCapabilities | None = None
+    did_save: NesDocumentDidSaveCapabilities | None
     """Whether the agent wants `document/didSave` events.
 
     Wire name: ``didSave``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7575,7 +7359,7 @@ class NesDocumentEventCapabilities(Model):
         self.did_focus = did_focus
         self.did_open = did_open
         self.did_save = did_save
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7610,8 +7394,8 @@ class NesDocumentEventCapabilities(Model):
             out["didSave"] = self.did_save.to_json()
         elif "didSave" in self._nulls:
             out["didSave"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7619,7 +7403,9 @@ class NesDocumentEventCapabilities(Model):
 class NesEditHistoryCapabilities(Model):
     """Capabilities for edit history context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("max_count", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7628,15 +7414,11 @@ class NesEditHistoryCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    max_count: int | None = None
+    max_count: int | None
     """Maximum number of edit history entries the agent can use.
 
     Wire name: ``maxCount``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7648,7 +7430,7 @@ class NesEditHistoryCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.max_count = max_count
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7667,8 +7449,8 @@ class NesEditHistoryCapabilities(Model):
             out["maxCount"] = self.max_count
         elif "maxCount" in self._nulls:
             out["maxCount"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7676,14 +7458,12 @@ class NesEditHistoryCapabilities(Model):
 class NesEditHistoryEntry(Model):
     """An entry in the edit history."""
 
+    __slots__ = ("diff", "uri")
+
     diff: str
     """A diff representing the edit."""
     uri: str
     """The URI of the edited file."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7695,7 +7475,7 @@ class NesEditHistoryEntry(Model):
     ) -> None:
         self.diff = diff
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7709,8 +7489,8 @@ class NesEditHistoryEntry(Model):
             "diff": self.diff,
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7718,7 +7498,9 @@ class NesEditHistoryEntry(Model):
 class NesEditSuggestion(Model):
     """A text edit suggestion."""
 
-    cursor_position: Position | None = None
+    __slots__ = ("cursor_position", "edits", "id", "uri")
+
+    cursor_position: Position | None
     """Optional suggested cursor position after applying edits.
 
     Wire name: ``cursorPosition``.
@@ -7729,10 +7511,6 @@ class NesEditSuggestion(Model):
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The URI of the file to edit."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7748,7 +7526,7 @@ class NesEditSuggestion(Model):
         self.edits = edits
         self.id = id
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7767,8 +7545,8 @@ class NesEditSuggestion(Model):
             out["cursorPosition"] = self.cursor_position.to_json()
         elif "cursorPosition" in self._nulls:
             out["cursorPosition"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7776,7 +7554,9 @@ class NesEditSuggestion(Model):
 class NesEventCapabilities(Model):
     """Event capabilities the agent can consume."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("document", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7785,12 +7565,8 @@ class NesEventCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    document: NesDocumentEventCapabilities | None = None
+    document: NesDocumentEventCapabilities | None
     """Document event capabilities."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7802,7 +7578,7 @@ class NesEventCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.document = document
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7821,14 +7597,16 @@ class NesEventCapabilities(Model):
             out["document"] = self.document.to_json()
         elif "document" in self._nulls:
             out["document"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesExcerpt(Model):
     """A code excerpt from a file."""
+
+    __slots__ = ("end_line", "start_line", "text")
 
     end_line: int
     """The end line of the excerpt (zero-based).
@@ -7842,10 +7620,6 @@ class NesExcerpt(Model):
     """
     text: str
     """The text content of the excerpt."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7859,7 +7633,7 @@ class NesExcerpt(Model):
         self.end_line = end_line
         self.start_line = start_line
         self.text = text
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7874,8 +7648,8 @@ class NesExcerpt(Model):
             "startLine": self.start_line,
             "text": self.text,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7883,7 +7657,9 @@ class NesExcerpt(Model):
 class NesJumpCapabilities(Model):
     """Marker for jump suggestion support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7892,10 +7668,6 @@ class NesJumpCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7905,7 +7677,7 @@ class NesJumpCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7920,8 +7692,8 @@ class NesJumpCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7929,16 +7701,14 @@ class NesJumpCapabilities(Model):
 class NesJumpSuggestion(Model):
     """A jump-to-location suggestion."""
 
+    __slots__ = ("id", "position", "uri")
+
     id: str
     """Unique identifier for accept/reject tracking."""
     position: Position
     """The target position within the file."""
     uri: str
     """The file to navigate to."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -7952,7 +7722,7 @@ class NesJumpSuggestion(Model):
         self.id = id
         self.position = position
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -7967,8 +7737,8 @@ class NesJumpSuggestion(Model):
             "position": self.position.to_json(),
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -7976,27 +7746,25 @@ class NesJumpSuggestion(Model):
 class NesOpenFile(Model):
     """An open file in the editor."""
 
+    __slots__ = ("language_id", "last_focused_ms", "uri", "visible_range")
+
     language_id: str
     """The language identifier.
 
     Wire name: ``languageId``.
     """
-    last_focused_ms: int | None = None
+    last_focused_ms: int | None
     """Timestamp in milliseconds since epoch of when the file was last focused.
 
     Wire name: ``lastFocusedMs``.
     """
     uri: str
     """The URI of the file."""
-    visible_range: Range | None = None
+    visible_range: Range | None
     """The visible range in the editor, if any.
 
     Wire name: ``visibleRange``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8012,7 +7780,7 @@ class NesOpenFile(Model):
         self.last_focused_ms = last_focused_ms
         self.uri = uri
         self.visible_range = visible_range
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8034,8 +7802,8 @@ class NesOpenFile(Model):
             out["visibleRange"] = self.visible_range.to_json()
         elif "visibleRange" in self._nulls:
             out["visibleRange"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8043,7 +7811,9 @@ class NesOpenFile(Model):
 class NesOpenFilesCapabilities(Model):
     """Capabilities for open files context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8052,10 +7822,6 @@ class NesOpenFilesCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8065,7 +7831,7 @@ class NesOpenFilesCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8080,14 +7846,16 @@ class NesOpenFilesCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRecentFile(Model):
     """A recently accessed file."""
+
+    __slots__ = ("language_id", "text", "uri")
 
     language_id: str
     """The language identifier.
@@ -8098,10 +7866,6 @@ class NesRecentFile(Model):
     """The full text content of the file."""
     uri: str
     """The URI of the file."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8115,7 +7879,7 @@ class NesRecentFile(Model):
         self.language_id = language_id
         self.text = text
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8130,8 +7894,8 @@ class NesRecentFile(Model):
             "text": self.text,
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8139,7 +7903,9 @@ class NesRecentFile(Model):
 class NesRecentFilesCapabilities(Model):
     """Capabilities for recent files context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("max_count", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8148,15 +7914,11 @@ class NesRecentFilesCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    max_count: int | None = None
+    max_count: int | None
     """Maximum number of recent files the agent can use.
 
     Wire name: ``maxCount``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8168,7 +7930,7 @@ class NesRecentFilesCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.max_count = max_count
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8187,8 +7949,8 @@ class NesRecentFilesCapabilities(Model):
             out["maxCount"] = self.max_count
         elif "maxCount" in self._nulls:
             out["maxCount"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8196,14 +7958,12 @@ class NesRecentFilesCapabilities(Model):
 class NesRelatedSnippet(Model):
     """A related code snippet from a file."""
 
+    __slots__ = ("excerpts", "uri")
+
     excerpts: list[NesExcerpt]
     """The code excerpts."""
     uri: str
     """The URI of the file containing the snippets."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8215,7 +7975,7 @@ class NesRelatedSnippet(Model):
     ) -> None:
         self.excerpts = excerpts
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8229,8 +7989,8 @@ class NesRelatedSnippet(Model):
             "excerpts": [x.to_json() for x in self.excerpts],
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8238,7 +7998,9 @@ class NesRelatedSnippet(Model):
 class NesRelatedSnippetsCapabilities(Model):
     """Capabilities for related snippets context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8247,10 +8009,6 @@ class NesRelatedSnippetsCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8260,7 +8018,7 @@ class NesRelatedSnippetsCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8275,8 +8033,8 @@ class NesRelatedSnippetsCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8284,7 +8042,9 @@ class NesRelatedSnippetsCapabilities(Model):
 class NesRenameCapabilities(Model):
     """Marker for rename suggestion support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8293,10 +8053,6 @@ class NesRenameCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8306,7 +8062,7 @@ class NesRenameCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8321,14 +8077,16 @@ class NesRenameCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRenameSuggestion(Model):
     """A rename symbol suggestion."""
+
+    __slots__ = ("id", "new_name", "position", "uri")
 
     id: str
     """Unique identifier for accept/reject tracking."""
@@ -8341,10 +8099,6 @@ class NesRenameSuggestion(Model):
     """The position of the symbol to rename."""
     uri: str
     """The file URI containing the symbol."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8360,7 +8114,7 @@ class NesRenameSuggestion(Model):
         self.new_name = new_name
         self.position = position
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8376,14 +8130,16 @@ class NesRenameSuggestion(Model):
             "position": self.position.to_json(),
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRepository(Model):
     """Repository metadata for an NES session."""
+
+    __slots__ = ("name", "owner", "remote_url")
 
     name: str
     """The repository name."""
@@ -8394,10 +8150,6 @@ class NesRepository(Model):
 
     Wire name: ``remoteUrl``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8411,7 +8163,7 @@ class NesRepository(Model):
         self.name = name
         self.owner = owner
         self.remote_url = remote_url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8426,8 +8178,8 @@ class NesRepository(Model):
             "owner": self.owner,
             "remoteUrl": self.remote_url,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8435,7 +8187,9 @@ class NesRepository(Model):
 class NesSearchAndReplaceCapabilities(Model):
     """Marker for search and replace suggestion support."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8444,10 +8198,6 @@ class NesSearchAndReplaceCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8457,7 +8207,7 @@ class NesSearchAndReplaceCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8472,8 +8222,8 @@ class NesSearchAndReplaceCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8481,9 +8231,11 @@ class NesSearchAndReplaceCapabilities(Model):
 class NesSearchAndReplaceSuggestion(Model):
     """A search-and-replace suggestion."""
 
+    __slots__ = ("id", "is_regex", "replace", "search", "uri")
+
     id: str
     """Unique identifier for accept/reject tracking."""
-    is_regex: bool | None = None
+    is_regex: bool | None
     """Whether `search` is a regular expression. Defaults to `false`.
 
     Wire name: ``isRegex``.
@@ -8494,10 +8246,6 @@ class NesSearchAndReplaceSuggestion(Model):
     """The text or pattern to find."""
     uri: str
     """The file URI to search within."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8515,7 +8263,7 @@ class NesSearchAndReplaceSuggestion(Model):
         self.replace = replace
         self.search = search
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8535,8 +8283,8 @@ class NesSearchAndReplaceSuggestion(Model):
             out["isRegex"] = self.is_regex
         elif "isRegex" in self._nulls:
             out["isRegex"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8544,7 +8292,17 @@ class NesSearchAndReplaceSuggestion(Model):
 class NesSuggestContext(Model):
     """Context attached to a suggestion request."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "diagnostics",
+        "edit_history",
+        "meta",
+        "open_files",
+        "recent_files",
+        "related_snippets",
+        "user_actions",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8553,37 +8311,33 @@ class NesSuggestContext(Model):
 
     Wire name: ``_meta``.
     """
-    diagnostics: list[NesDiagnostic] | None = None
+    diagnostics: list[NesDiagnostic] | None
     """Current diagnostics (errors, warnings)."""
-    edit_history: list[NesEditHistoryEntry] | None = None
+    edit_history: list[NesEditHistoryEntry] | None
     """Recent edit history.
 
     Wire name: ``editHistory``.
     """
-    open_files: list[NesOpenFile] | None = None
+    open_files: list[NesOpenFile] | None
     """Currently open files in the editor.
 
     Wire name: ``openFiles``.
     """
-    recent_files: list[NesRecentFile] | None = None
+    recent_files: list[NesRecentFile] | None
     """Recently accessed files.
 
     Wire name: ``recentFiles``.
     """
-    related_snippets: list[NesRelatedSnippet] | None = None
+    related_snippets: list[NesRelatedSnippet] | None
     """Related code snippets.
 
     Wire name: ``relatedSnippets``.
     """
-    user_actions: list[NesUserAction] | None = None
+    user_actions: list[NesUserAction] | None
     """Recent user actions (typing, navigation, etc.).
 
     Wire name: ``userActions``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8605,7 +8359,7 @@ class NesSuggestContext(Model):
         self.recent_files = recent_files
         self.related_snippets = related_snippets
         self.user_actions = user_actions
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8644,14 +8398,16 @@ class NesSuggestContext(Model):
             out["userActions"] = [x.to_json() for x in self.user_actions]
         elif "userActions" in self._nulls:
             out["userActions"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesTextEdit(Model):
     """A text edit within a suggestion."""
+
+    __slots__ = ("new_text", "range")
 
     new_text: str
     """The replacement text.
@@ -8660,10 +8416,6 @@ class NesTextEdit(Model):
     """
     range: Range
     """The range to replace."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8675,7 +8427,7 @@ class NesTextEdit(Model):
     ) -> None:
         self.new_text = new_text
         self.range = range
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8689,14 +8441,16 @@ class NesTextEdit(Model):
             "newText": self.new_text,
             "range": self.range.to_json(),
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesUserAction(Model):
     """A user action (typing, cursor movement, etc.)."""
+
+    __slots__ = ("action", "position", "timestamp_ms", "uri")
 
     action: str
     """The kind of action (e.g., "insertChar", "cursorMovement")."""
@@ -8709,10 +8463,6 @@ class NesUserAction(Model):
     """
     uri: str
     """The URI of the file where the action occurred."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8728,7 +8478,7 @@ class NesUserAction(Model):
         self.position = position
         self.timestamp_ms = timestamp_ms
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8744,8 +8494,8 @@ class NesUserAction(Model):
             "timestampMs": self.timestamp_ms,
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8753,7 +8503,9 @@ class NesUserAction(Model):
 class NesUserActionsCapabilities(Model):
     """Capabilities for user actions context."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("max_count", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8762,15 +8514,11 @@ class NesUserActionsCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    max_count: int | None = None
+    max_count: int | None
     """Maximum number of user actions the agent can use.
 
     Wire name: ``maxCount``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8782,7 +8530,7 @@ class NesUserActionsCapabilities(Model):
     ) -> None:
         self.meta = meta
         self.max_count = max_count
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8801,8 +8549,8 @@ class NesUserActionsCapabilities(Model):
             out["maxCount"] = self.max_count
         elif "maxCount" in self._nulls:
             out["maxCount"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8813,7 +8561,9 @@ class NewSessionRequest(Model):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cwd", "mcp_servers", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8822,7 +8572,7 @@ class NewSessionRequest(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -8842,10 +8592,6 @@ class NewSessionRequest(Model):
 
     Wire name: ``mcpServers``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8861,7 +8607,7 @@ class NewSessionRequest(Model):
         self.additional_directories = additional_directories
         self.cwd = cwd
         self.mcp_servers = mcp_servers
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8881,8 +8627,8 @@ class NewSessionRequest(Model):
             out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8893,7 +8639,9 @@ class NewSessionResponse(Model):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta", "models", "modes", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -8902,19 +8650,19 @@ class NewSessionResponse(Model):
 
     Wire name: ``_meta``.
     """
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[SessionConfigOption] | None
     """Initial session configuration options if supported by the Agent.
 
     Wire name: ``configOptions``.
     """
-    models: SessionModelState | None = None
+    models: SessionModelState | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Initial model state if supported by the Agent
     """
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -8926,10 +8674,6 @@ class NewSessionResponse(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -8947,7 +8691,7 @@ class NewSessionResponse(Model):
         self.models = models
         self.modes = modes
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -8976,8 +8720,8 @@ class NewSessionResponse(Model):
             out["modes"] = self.modes.to_json()
         elif "modes" in self._nulls:
             out["modes"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -8987,20 +8731,18 @@ class Number(Model):
 
     type: ClassVar[Literal["number"]] = "number"
     """Always "number": sent as ``type``."""
-    default: float | None = None
+    __slots__ = ("default", "description", "maximum", "minimum", "title")
+
+    default: float | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    maximum: float | None = None
+    maximum: float | None
     """Maximum value (inclusive)."""
-    minimum: float | None = None
+    minimum: float | None
     """Minimum value (inclusive)."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9018,7 +8760,7 @@ class Number(Model):
         self.maximum = maximum
         self.minimum = minimum
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9051,8 +8793,8 @@ class Number(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9060,20 +8802,18 @@ class Number(Model):
 class NumberPropertySchema(Model):
     """Schema for number (floating-point) properties in an elicitation form."""
 
-    default: float | None = None
+    __slots__ = ("default", "description", "maximum", "minimum", "title")
+
+    default: float | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    maximum: float | None = None
+    maximum: float | None
     """Maximum value (inclusive)."""
-    minimum: float | None = None
+    minimum: float | None
     """Minimum value (inclusive)."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9091,7 +8831,7 @@ class NumberPropertySchema(Model):
         self.maximum = maximum
         self.minimum = minimum
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9122,8 +8862,8 @@ class NumberPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9131,7 +8871,9 @@ class NumberPropertySchema(Model):
 class PermissionOption(Model):
     """An option presented to the user when requesting permission."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("kind", "meta", "name", "option_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9149,10 +8891,6 @@ class PermissionOption(Model):
 
     Wire name: ``optionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9168,7 +8906,7 @@ class PermissionOption(Model):
         self.kind = kind
         self.name = name
         self.option_id = option_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9187,8 +8925,8 @@ class PermissionOption(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9203,7 +8941,9 @@ class Plan(Model):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("entries", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9218,10 +8958,6 @@ class Plan(Model):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9233,7 +8969,7 @@ class Plan(Model):
     ) -> None:
         self.meta = meta
         self.entries = entries
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9250,8 +8986,8 @@ class Plan(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9264,7 +9000,9 @@ class PlanEntry(Model):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta", "priority", "status")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9281,10 +9019,6 @@ class PlanEntry(Model):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9300,7 +9034,7 @@ class PlanEntry(Model):
         self.content = content
         self.priority = priority
         self.status = status
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9319,8 +9053,8 @@ class PlanEntry(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9332,7 +9066,9 @@ class PlanSessionUpdate(Model):
 
     session_update: ClassVar[Literal["plan"]] = "plan"
     """Always "plan": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("entries", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9347,10 +9083,6 @@ class PlanSessionUpdate(Model):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9362,7 +9094,7 @@ class PlanSessionUpdate(Model):
     ) -> None:
         self.meta = meta
         self.entries = entries
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9380,8 +9112,8 @@ class PlanSessionUpdate(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9392,14 +9124,12 @@ class Position(Model):
     The meaning of `character` depends on the negotiated position encoding.
     """
 
+    __slots__ = ("character", "line")
+
     character: int
     """Zero-based character offset (encoding-dependent)."""
     line: int
     """Zero-based line number."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9411,7 +9141,7 @@ class Position(Model):
     ) -> None:
         self.character = character
         self.line = line
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9425,8 +9155,8 @@ class Position(Model):
             "character": self.character,
             "line": self.line,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9446,7 +9176,9 @@ class PromptCapabilities(Model):
     See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("audio", "embedded_context", "image", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9455,12 +9187,12 @@ class PromptCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    audio: bool | None = None
+    audio: bool | None
     """Agent supports [`ContentBlock::Audio`].
 
     Schema default (when absent): ``false``.
     """
-    embedded_context: bool | None = None
+    embedded_context: bool | None
     """Agent supports embedded context in `session/prompt` requests.
 
     When enabled, the Client is allowed to include [`ContentBlock::Resource`]
@@ -9470,15 +9202,11 @@ class PromptCapabilities(Model):
 
     Wire name: ``embeddedContext``.
     """
-    image: bool | None = None
+    image: bool | None
     """Agent supports [`ContentBlock::Image`].
 
     Schema default (when absent): ``false``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9494,7 +9222,7 @@ class PromptCapabilities(Model):
         self.audio = audio
         self.embedded_context = embedded_context
         self.image = image
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9515,8 +9243,8 @@ class PromptCapabilities(Model):
             out["embeddedContext"] = self.embedded_context
         if self.image is not None:
             out["image"] = self.image
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9529,7 +9257,9 @@ class PromptRequest(Model):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("message_id", "meta", "prompt", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9538,7 +9268,7 @@ class PromptRequest(Model):
 
     Wire name: ``_meta``.
     """
-    message_id: str | None = None
+    message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -9571,10 +9301,6 @@ class PromptRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9590,7 +9316,7 @@ class PromptRequest(Model):
         self.message_id = message_id
         self.prompt = prompt
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9612,8 +9338,8 @@ class PromptRequest(Model):
             out["messageId"] = self.message_id
         elif "messageId" in self._nulls:
             out["messageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9624,7 +9350,9 @@ class PromptResponse(Model):
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "stop_reason", "usage", "user_message_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9638,14 +9366,14 @@ class PromptResponse(Model):
 
     Wire name: ``stopReason``.
     """
-    usage: Usage | None = None
+    usage: Usage | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Token usage for this turn (optional).
     """
-    user_message_id: str | None = None
+    user_message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -9658,10 +9386,6 @@ class PromptResponse(Model):
 
     Wire name: ``userMessageId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9677,7 +9401,7 @@ class PromptResponse(Model):
         self.stop_reason = stop_reason
         self.usage = usage
         self.user_message_id = user_message_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9702,8 +9426,8 @@ class PromptResponse(Model):
             out["userMessageId"] = self.user_message_id
         elif "userMessageId" in self._nulls:
             out["userMessageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9716,6 +9440,8 @@ class ProviderCurrentConfig(Model):
     Current effective non-secret routing configuration for a provider.
     """
 
+    __slots__ = ("api_type", "base_url")
+
     api_type: LlmProtocol
     """Protocol currently used by this provider.
 
@@ -9726,10 +9452,6 @@ class ProviderCurrentConfig(Model):
 
     Wire name: ``baseUrl``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9741,7 +9463,7 @@ class ProviderCurrentConfig(Model):
     ) -> None:
         self.api_type = api_type
         self.base_url = base_url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9755,8 +9477,8 @@ class ProviderCurrentConfig(Model):
             "apiType": self.api_type,
             "baseUrl": self.base_url,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9769,7 +9491,9 @@ class ProviderInfo(Model):
     Information about a configurable LLM provider.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("current", "id", "meta", "required", "supported")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9778,7 +9502,7 @@ class ProviderInfo(Model):
 
     Wire name: ``_meta``.
     """
-    current: ProviderCurrentConfig | None = None
+    current: ProviderCurrentConfig | None
     """Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
@@ -9790,10 +9514,6 @@ class ProviderInfo(Model):
     """
     supported: list[LlmProtocol]
     """Supported protocol types for this provider."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9811,7 +9531,7 @@ class ProviderInfo(Model):
         self.id = id
         self.required = required
         self.supported = supported
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9834,8 +9554,8 @@ class ProviderInfo(Model):
             out["current"] = self.current.to_json()
         elif "current" in self._nulls:
             out["current"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9850,7 +9570,9 @@ class ProvidersCapabilities(Model):
     By supplying `{}` it means that the agent supports provider configuration methods.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9859,10 +9581,6 @@ class ProvidersCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9872,7 +9590,7 @@ class ProvidersCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9887,8 +9605,8 @@ class ProvidersCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9896,14 +9614,12 @@ class ProvidersCapabilities(Model):
 class Range(Model):
     """A range in a text document, expressed as start and end positions."""
 
+    __slots__ = ("end", "start")
+
     end: Position
     """The end position (exclusive)."""
     start: Position
     """The start position (inclusive)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9915,7 +9631,7 @@ class Range(Model):
     ) -> None:
         self.end = end
         self.start = start
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -9929,8 +9645,8 @@ class Range(Model):
             "end": self.end.to_json(),
             "start": self.start.to_json(),
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -9941,7 +9657,9 @@ class ReadTextFileRequest(Model):
     Only available if the client supports the `fs.readTextFile` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("limit", "line", "meta", "path", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -9950,9 +9668,9 @@ class ReadTextFileRequest(Model):
 
     Wire name: ``_meta``.
     """
-    limit: int | None = None
+    limit: int | None
     """Maximum number of lines to read."""
-    line: int | None = None
+    line: int | None
     """Line number to start reading from (1-based)."""
     path: str
     """Absolute path to the file to read."""
@@ -9961,10 +9679,6 @@ class ReadTextFileRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -9982,7 +9696,7 @@ class ReadTextFileRequest(Model):
         self.line = line
         self.path = path
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10008,8 +9722,8 @@ class ReadTextFileRequest(Model):
             out["line"] = self.line
         elif "line" in self._nulls:
             out["line"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10017,7 +9731,9 @@ class ReadTextFileRequest(Model):
 class ReadTextFileResponse(Model):
     """Response containing the contents of a text file."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10027,10 +9743,6 @@ class ReadTextFileResponse(Model):
     Wire name: ``_meta``.
     """
     content: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10042,7 +9754,7 @@ class ReadTextFileResponse(Model):
     ) -> None:
         self.meta = meta
         self.content = content
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10059,8 +9771,8 @@ class ReadTextFileResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10068,7 +9780,9 @@ class ReadTextFileResponse(Model):
 class RejectNesNotification(Model):
     """Notification sent when a suggestion is rejected."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("id", "meta", "reason", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10079,17 +9793,13 @@ class RejectNesNotification(Model):
     """
     id: str
     """The ID of the rejected suggestion."""
-    reason: NesRejectReason | None = None
+    reason: NesRejectReason | None
     """The reason for rejection."""
     session_id: SessionId
     """The session ID for this notification.
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10105,7 +9815,7 @@ class RejectNesNotification(Model):
         self.id = id
         self.reason = reason
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10127,8 +9837,8 @@ class RejectNesNotification(Model):
             out["reason"] = self.reason
         elif "reason" in self._nulls:
             out["reason"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10136,7 +9846,9 @@ class RejectNesNotification(Model):
 class ReleaseTerminalRequest(Model):
     """Request to release a terminal and free its resources."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10155,10 +9867,6 @@ class ReleaseTerminalRequest(Model):
 
     Wire name: ``terminalId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10172,7 +9880,7 @@ class ReleaseTerminalRequest(Model):
         self.meta = meta
         self.session_id = session_id
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10190,8 +9898,8 @@ class ReleaseTerminalRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10199,7 +9907,9 @@ class ReleaseTerminalRequest(Model):
 class ReleaseTerminalResponse(Model):
     """Response to terminal/release method"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10208,10 +9918,6 @@ class ReleaseTerminalResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10221,7 +9927,7 @@ class ReleaseTerminalResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10236,8 +9942,8 @@ class ReleaseTerminalResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10247,6 +9953,8 @@ class Rename(Model):
 
     kind: ClassVar[Literal["rename"]] = "rename"
     """Always "rename": sent as ``kind``."""
+    __slots__ = ("id", "new_name", "position", "uri")
+
     id: str
     """Unique identifier for accept/reject tracking."""
     new_name: str
@@ -10258,10 +9966,6 @@ class Rename(Model):
     """The position of the symbol to rename."""
     uri: str
     """The file URI containing the symbol."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10277,7 +9981,7 @@ class Rename(Model):
         self.new_name = new_name
         self.position = position
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10294,8 +9998,8 @@ class Rename(Model):
             "position": self.position.to_json(),
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10304,6 +10008,8 @@ class RequestElicitationFormMode(Model):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
+
+    __slots__ = ("request_id", "requested_schema")
 
     requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user.
@@ -10315,10 +10021,6 @@ class RequestElicitationFormMode(Model):
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10330,7 +10032,7 @@ class RequestElicitationFormMode(Model):
     ) -> None:
         self.requested_schema = requested_schema
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10344,8 +10046,8 @@ class RequestElicitationFormMode(Model):
             "requestedSchema": self.requested_schema.to_json(),
             "requestId": self.request_id,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10354,6 +10056,8 @@ class RequestElicitationUrlMode(Model):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
+
+    __slots__ = ("elicitation_id", "request_id", "url")
 
     elicitation_id: ElicitationId
     """The unique identifier for this elicitation.
@@ -10367,10 +10071,6 @@ class RequestElicitationUrlMode(Model):
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10384,7 +10084,7 @@ class RequestElicitationUrlMode(Model):
         self.elicitation_id = elicitation_id
         self.url = url
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10399,8 +10099,8 @@ class RequestElicitationUrlMode(Model):
             "url": self.url,
             "requestId": self.request_id,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10413,7 +10113,9 @@ class RequestPermissionRequest(Model):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "options", "session_id", "tool_call")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10434,10 +10136,6 @@ class RequestPermissionRequest(Model):
 
     Wire name: ``toolCall``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10453,7 +10151,7 @@ class RequestPermissionRequest(Model):
         self.options = options
         self.session_id = session_id
         self.tool_call = tool_call
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10472,8 +10170,8 @@ class RequestPermissionRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10481,7 +10179,9 @@ class RequestPermissionRequest(Model):
 class RequestPermissionResponse(Model):
     """Response to a permission request."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "outcome")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10492,10 +10192,6 @@ class RequestPermissionResponse(Model):
     """
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10507,7 +10203,7 @@ class RequestPermissionResponse(Model):
     ) -> None:
         self.meta = meta
         self.outcome = outcome
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10524,8 +10220,8 @@ class RequestPermissionResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10540,7 +10236,9 @@ class Resource(Model):
 
     type: ClassVar[Literal["resource"]] = "resource"
     """Always "resource": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "meta", "resource")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10549,12 +10247,8 @@ class Resource(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     resource: EmbeddedResourceResource
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10568,7 +10262,7 @@ class Resource(Model):
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10590,8 +10284,8 @@ class Resource(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10599,7 +10293,9 @@ class Resource(Model):
 class ResourceLink(Model):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "description", "meta", "mime_type", "name", "size", "title", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10608,18 +10304,14 @@ class ResourceLink(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
-    description: str | None = None
-    mime_type: str | None = None
+    annotations: Annotations | None
+    description: str | None
+    mime_type: str | None
     """Wire name: ``mimeType``."""
     name: str
-    size: int | None = None
-    title: str | None = None
+    size: int | None
+    title: str | None
     uri: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10643,7 +10335,7 @@ class ResourceLink(Model):
         self.size = size
         self.title = title
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10681,8 +10373,8 @@ class ResourceLink(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10695,7 +10387,9 @@ class ResourceLinkContentBlock(Model):
 
     type: ClassVar[Literal["resource_link"]] = "resource_link"
     """Always "resource_link": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "description", "meta", "mime_type", "name", "size", "title", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10704,18 +10398,14 @@ class ResourceLinkContentBlock(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
-    description: str | None = None
-    mime_type: str | None = None
+    annotations: Annotations | None
+    description: str | None
+    mime_type: str | None
     """Wire name: ``mimeType``."""
     name: str
-    size: int | None = None
-    title: str | None = None
+    size: int | None
+    title: str | None
     uri: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10739,7 +10429,7 @@ class ResourceLinkContentBlock(Model):
         self.size = size
         self.title = title
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10778,14 +10468,16 @@ class ResourceLinkContentBlock(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ResultAgentResponse(Model):
     """ResultAgentResponse"""
+
+    __slots__ = ("id", "result")
 
     id: RequestId
     result: AgentResponseResult
@@ -10796,10 +10488,6 @@ class ResultAgentResponse(Model):
 
     These are responses to the corresponding `ClientRequest` variants.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10811,7 +10499,7 @@ class ResultAgentResponse(Model):
     ) -> None:
         self.id = id
         self.result = result
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10825,14 +10513,16 @@ class ResultAgentResponse(Model):
             "id": self.id,
             "result": None if self.result is None else _codec.encode(self.result),
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ResultClientResponse(Model):
     """ResultClientResponse"""
+
+    __slots__ = ("id", "result")
 
     id: RequestId
     result: ClientResponseResult
@@ -10843,10 +10533,6 @@ class ResultClientResponse(Model):
 
     These are responses to the corresponding `AgentRequest` variants.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10858,7 +10544,7 @@ class ResultClientResponse(Model):
     ) -> None:
         self.id = id
         self.result = result
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10872,8 +10558,8 @@ class ResultClientResponse(Model):
             "id": self.id,
             "result": None if self.result is None else _codec.encode(self.result),
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10887,7 +10573,9 @@ class ResumeSessionRequest(Model):
     Only available if the Agent supports the `sessionCapabilities.resume` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cwd", "mcp_servers", "meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10896,7 +10584,7 @@ class ResumeSessionRequest(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -10911,7 +10599,7 @@ class ResumeSessionRequest(Model):
     """
     cwd: str
     """The working directory for this session."""
-    mcp_servers: list[McpServer] | None = None
+    mcp_servers: list[McpServer] | None
     """List of MCP servers to connect to for this session.
 
     Wire name: ``mcpServers``.
@@ -10921,10 +10609,6 @@ class ResumeSessionRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -10942,7 +10626,7 @@ class ResumeSessionRequest(Model):
         self.cwd = cwd
         self.mcp_servers = mcp_servers
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -10964,8 +10648,8 @@ class ResumeSessionRequest(Model):
             out["additionalDirectories"] = self.additional_directories
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -10973,7 +10657,9 @@ class ResumeSessionRequest(Model):
 class ResumeSessionResponse(Model):
     """Response from resuming an existing session."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta", "models", "modes")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -10982,27 +10668,23 @@ class ResumeSessionResponse(Model):
 
     Wire name: ``_meta``.
     """
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[SessionConfigOption] | None
     """Initial session configuration options if supported by the Agent.
 
     Wire name: ``configOptions``.
     """
-    models: SessionModelState | None = None
+    models: SessionModelState | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Initial model state if supported by the Agent
     """
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11018,7 +10700,7 @@ class ResumeSessionResponse(Model):
         self.config_options = config_options
         self.models = models
         self.modes = modes
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11045,8 +10727,8 @@ class ResumeSessionResponse(Model):
             out["modes"] = self.modes.to_json()
         elif "modes" in self._nulls:
             out["modes"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11056,9 +10738,11 @@ class SearchAndReplace(Model):
 
     kind: ClassVar[Literal["searchAndReplace"]] = "searchAndReplace"
     """Always "searchAndReplace": sent as ``kind``."""
+    __slots__ = ("id", "is_regex", "replace", "search", "uri")
+
     id: str
     """Unique identifier for accept/reject tracking."""
-    is_regex: bool | None = None
+    is_regex: bool | None
     """Whether `search` is a regular expression. Defaults to `false`.
 
     Wire name: ``isRegex``.
@@ -11069,10 +10753,6 @@ class SearchAndReplace(Model):
     """The text or pattern to find."""
     uri: str
     """The file URI to search within."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11090,7 +10770,7 @@ class SearchAndReplace(Model):
         self.replace = replace
         self.search = search
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11111,8 +10791,8 @@ class SearchAndReplace(Model):
             out["isRegex"] = self.is_regex
         elif "isRegex" in self._nulls:
             out["isRegex"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11122,7 +10802,9 @@ class Select(Model):
 
     type: ClassVar[Literal["select"]] = "select"
     """Always "select": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("category", "current_value", "description", "id", "meta", "name", "options")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11131,9 +10813,9 @@ class Select(Model):
 
     Wire name: ``_meta``.
     """
-    category: SessionConfigOptionCategory | None = None
+    category: SessionConfigOptionCategory | None
     """Optional semantic category for this option (UX only)."""
-    description: str | None = None
+    description: str | None
     """Optional description for the Client to display to the user."""
     id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -11146,10 +10828,6 @@ class Select(Model):
     """
     options: SessionConfigSelectOptions
     """The set of selectable options."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11171,7 +10849,7 @@ class Select(Model):
         self.name = name
         self.current_value = current_value
         self.options = options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11200,8 +10878,8 @@ class Select(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11211,7 +10889,9 @@ class Selected(Model):
 
     outcome: ClassVar[Literal["selected"]] = "selected"
     """Always "selected": sent as ``outcome``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "option_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11225,10 +10905,6 @@ class Selected(Model):
 
     Wire name: ``optionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11240,7 +10916,7 @@ class Selected(Model):
     ) -> None:
         self.meta = meta
         self.option_id = option_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11258,8 +10934,8 @@ class Selected(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11267,7 +10943,9 @@ class Selected(Model):
 class SelectedPermissionOutcome(Model):
     """The user selected one of the provided options."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "option_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11281,10 +10959,6 @@ class SelectedPermissionOutcome(Model):
 
     Wire name: ``optionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11296,7 +10970,7 @@ class SelectedPermissionOutcome(Model):
     ) -> None:
         self.meta = meta
         self.option_id = option_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11313,8 +10987,8 @@ class SelectedPermissionOutcome(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11330,7 +11004,9 @@ class SessionAdditionalDirectoriesCapabilities(Model):
     supported session lifecycle requests and `session/list`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11339,10 +11015,6 @@ class SessionAdditionalDirectoriesCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11352,7 +11024,7 @@ class SessionAdditionalDirectoriesCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11367,8 +11039,8 @@ class SessionAdditionalDirectoriesCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11385,7 +11057,9 @@ class SessionCapabilities(Model):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "close", "fork", "list_", "meta", "resume")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11394,7 +11068,7 @@ class SessionCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: SessionAdditionalDirectoriesCapabilities | None = None
+    additional_directories: SessionAdditionalDirectoriesCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -11403,26 +11077,22 @@ class SessionCapabilities(Model):
 
     Wire name: ``additionalDirectories``.
     """
-    close: SessionCloseCapabilities | None = None
+    close: SessionCloseCapabilities | None
     """Whether the agent supports `session/close`."""
-    fork: SessionForkCapabilities | None = None
+    fork: SessionForkCapabilities | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Whether the agent supports `session/fork`.
     """
-    list_: SessionListCapabilities | None = None
+    list_: SessionListCapabilities | None
     """Whether the agent supports `session/list`.
 
     Wire name: ``list``.
     """
-    resume: SessionResumeCapabilities | None = None
+    resume: SessionResumeCapabilities | None
     """Whether the agent supports `session/resume`."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11442,7 +11112,7 @@ class SessionCapabilities(Model):
         self.fork = fork
         self.list_ = list_
         self.resume = resume
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11477,8 +11147,8 @@ class SessionCapabilities(Model):
             out["resume"] = self.resume.to_json()
         elif "resume" in self._nulls:
             out["resume"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11489,7 +11159,9 @@ class SessionCloseCapabilities(Model):
     By supplying `{}` it means that the agent supports closing of sessions.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11498,10 +11170,6 @@ class SessionCloseCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11511,7 +11179,7 @@ class SessionCloseCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11526,8 +11194,8 @@ class SessionCloseCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11540,15 +11208,13 @@ class SessionConfigBoolean(Model):
     A boolean on/off toggle session configuration option payload.
     """
 
+    __slots__ = ("current_value",)
+
     current_value: bool
     """The current value of the boolean option.
 
     Wire name: ``currentValue``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11558,7 +11224,7 @@ class SessionConfigBoolean(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.current_value = current_value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11571,14 +11237,16 @@ class SessionConfigBoolean(Model):
         out: dict[str, Any] = {
             "currentValue": self.current_value,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionConfigSelect(Model):
     """A single-value selector (dropdown) session configuration option payload."""
+
+    __slots__ = ("current_value", "options")
 
     current_value: SessionConfigValueId
     """The currently selected value.
@@ -11587,10 +11255,6 @@ class SessionConfigSelect(Model):
     """
     options: SessionConfigSelectOptions
     """The set of selectable options."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11602,7 +11266,7 @@ class SessionConfigSelect(Model):
     ) -> None:
         self.current_value = current_value
         self.options = options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11616,8 +11280,8 @@ class SessionConfigSelect(Model):
             "currentValue": self.current_value,
             "options": _codec.encode(self.options),
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11625,7 +11289,9 @@ class SessionConfigSelect(Model):
 class SessionConfigSelectGroup(Model):
     """A group of possible values for a session configuration option."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("group", "meta", "name", "options")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11640,10 +11306,6 @@ class SessionConfigSelectGroup(Model):
     """Human-readable label for this group."""
     options: list[SessionConfigSelectOption]
     """The set of option values in this group."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11659,7 +11321,7 @@ class SessionConfigSelectGroup(Model):
         self.group = group
         self.name = name
         self.options = options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11678,8 +11340,8 @@ class SessionConfigSelectGroup(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11687,7 +11349,9 @@ class SessionConfigSelectGroup(Model):
 class SessionConfigSelectOption(Model):
     """A possible value for a session configuration option."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "meta", "name", "value")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11696,16 +11360,12 @@ class SessionConfigSelectOption(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     """Optional description for this option value."""
     name: str
     """Human-readable label for this option value."""
     value: SessionConfigValueId
     """Unique identifier for this option value."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11721,7 +11381,7 @@ class SessionConfigSelectOption(Model):
         self.description = description
         self.name = name
         self.value = value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11743,14 +11403,16 @@ class SessionConfigSelectOption(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionElicitationFormMode(Model):
     """Tied to a session, optionally to a specific tool call within that session."""
+
+    __slots__ = ("requested_schema", "session_id", "tool_call_id")
 
     requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user.
@@ -11762,15 +11424,11 @@ class SessionElicitationFormMode(Model):
 
     Wire name: ``sessionId``.
     """
-    tool_call_id: ToolCallId | None = None
+    tool_call_id: ToolCallId | None
     """Optional tool call within the session.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11784,7 +11442,7 @@ class SessionElicitationFormMode(Model):
         self.requested_schema = requested_schema
         self.session_id = session_id
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11802,14 +11460,16 @@ class SessionElicitationFormMode(Model):
             out["toolCallId"] = self.tool_call_id
         elif "toolCallId" in self._nulls:
             out["toolCallId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionElicitationUrlMode(Model):
     """Tied to a session, optionally to a specific tool call within that session."""
+
+    __slots__ = ("elicitation_id", "session_id", "tool_call_id", "url")
 
     elicitation_id: ElicitationId
     """The unique identifier for this elicitation.
@@ -11823,15 +11483,11 @@ class SessionElicitationUrlMode(Model):
 
     Wire name: ``sessionId``.
     """
-    tool_call_id: ToolCallId | None = None
+    tool_call_id: ToolCallId | None
     """Optional tool call within the session.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11847,7 +11503,7 @@ class SessionElicitationUrlMode(Model):
         self.url = url
         self.session_id = session_id
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11866,8 +11522,8 @@ class SessionElicitationUrlMode(Model):
             out["toolCallId"] = self.tool_call_id
         elif "toolCallId" in self._nulls:
             out["toolCallId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11882,7 +11538,9 @@ class SessionForkCapabilities(Model):
     By supplying `{}` it means that the agent supports forking of sessions.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11891,10 +11549,6 @@ class SessionForkCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11904,7 +11558,7 @@ class SessionForkCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -11919,8 +11573,8 @@ class SessionForkCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -11928,7 +11582,9 @@ class SessionForkCapabilities(Model):
 class SessionInfo(Model):
     """Information about a session returned by session/list"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("additional_directories", "cwd", "meta", "session_id", "title", "updated_at")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -11937,7 +11593,7 @@ class SessionInfo(Model):
 
     Wire name: ``_meta``.
     """
-    additional_directories: list[str] | None = None
+    additional_directories: list[str] | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -11955,17 +11611,13 @@ class SessionInfo(Model):
 
     Wire name: ``sessionId``.
     """
-    title: str | None = None
+    title: str | None
     """Human-readable title for the session"""
-    updated_at: str | None = None
+    updated_at: str | None
     """ISO 8601 timestamp of last activity
 
     Wire name: ``updatedAt``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -11985,7 +11637,7 @@ class SessionInfo(Model):
         self.session_id = session_id
         self.title = title
         self.updated_at = updated_at
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12013,8 +11665,8 @@ class SessionInfo(Model):
             out["updatedAt"] = self.updated_at
         elif "updatedAt" in self._nulls:
             out["updatedAt"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12026,7 +11678,9 @@ class SessionInfoUpdate(Model):
     This allows clients to display dynamic session names and track session state changes.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "title", "updated_at")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12035,17 +11689,13 @@ class SessionInfoUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    title: str | None = None
+    title: str | None
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: str | None = None
+    updated_at: str | None
     """ISO 8601 timestamp of last activity. Set to null to clear.
 
     Wire name: ``updatedAt``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12059,7 +11709,7 @@ class SessionInfoUpdate(Model):
         self.meta = meta
         self.title = title
         self.updated_at = updated_at
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12082,8 +11732,8 @@ class SessionInfoUpdate(Model):
             out["updatedAt"] = self.updated_at
         elif "updatedAt" in self._nulls:
             out["updatedAt"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12093,7 +11743,9 @@ class SessionInfoUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["session_info_update"]] = "session_info_update"
     """Always "session_info_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "title", "updated_at")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12102,17 +11754,13 @@ class SessionInfoUpdateSessionUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    title: str | None = None
+    title: str | None
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: str | None = None
+    updated_at: str | None
     """ISO 8601 timestamp of last activity. Set to null to clear.
 
     Wire name: ``updatedAt``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12126,7 +11774,7 @@ class SessionInfoUpdateSessionUpdate(Model):
         self.meta = meta
         self.title = title
         self.updated_at = updated_at
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12151,8 +11799,8 @@ class SessionInfoUpdateSessionUpdate(Model):
             out["updatedAt"] = self.updated_at
         elif "updatedAt" in self._nulls:
             out["updatedAt"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12163,7 +11811,9 @@ class SessionListCapabilities(Model):
     By supplying `{}` it means that the agent supports listing of sessions.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12172,10 +11822,6 @@ class SessionListCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12185,7 +11831,7 @@ class SessionListCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12200,8 +11846,8 @@ class SessionListCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12212,7 +11858,9 @@ class SessionMode(Model):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("description", "id", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12221,13 +11869,9 @@ class SessionMode(Model):
 
     Wire name: ``_meta``.
     """
-    description: str | None = None
+    description: str | None
     id: SessionModeId
     name: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12243,7 +11887,7 @@ class SessionMode(Model):
         self.description = description
         self.id = id
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12265,8 +11909,8 @@ class SessionMode(Model):
             out["description"] = self.description
         elif "description" in self._nulls:
             out["description"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12274,7 +11918,9 @@ class SessionMode(Model):
 class SessionModeState(Model):
     """The set of modes and the one currently active."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("available_modes", "current_mode_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12293,10 +11939,6 @@ class SessionModeState(Model):
 
     Wire name: ``currentModeId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12310,7 +11952,7 @@ class SessionModeState(Model):
         self.meta = meta
         self.available_modes = available_modes
         self.current_mode_id = current_mode_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12328,8 +11970,8 @@ class SessionModeState(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12342,7 +11984,9 @@ class SessionModelState(Model):
     The set of models and the one currently active.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("available_models", "current_model_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12361,10 +12005,6 @@ class SessionModelState(Model):
 
     Wire name: ``currentModelId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12378,7 +12018,7 @@ class SessionModelState(Model):
         self.meta = meta
         self.available_models = available_models
         self.current_model_id = current_model_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12396,8 +12036,8 @@ class SessionModelState(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12410,7 +12050,9 @@ class SessionNotification(Model):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "update")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12426,10 +12068,6 @@ class SessionNotification(Model):
     """
     update: SessionUpdate
     """The actual update content."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12443,7 +12081,7 @@ class SessionNotification(Model):
         self.meta = meta
         self.session_id = session_id
         self.update = update
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12461,8 +12099,8 @@ class SessionNotification(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12473,7 +12111,9 @@ class SessionResumeCapabilities(Model):
     By supplying `{}` it means that the agent supports resuming of sessions.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12482,10 +12122,6 @@ class SessionResumeCapabilities(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12495,7 +12131,7 @@ class SessionResumeCapabilities(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12510,8 +12146,8 @@ class SessionResumeCapabilities(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12526,7 +12162,9 @@ class SetProvidersRequest(Model):
     Replaces the full configuration for one provider id.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("api_type", "base_url", "headers", "id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12545,16 +12183,12 @@ class SetProvidersRequest(Model):
 
     Wire name: ``baseUrl``.
     """
-    headers: dict[str, str] | None = None
+    headers: dict[str, str] | None
     """Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
     id: str
     """Provider id to configure."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12572,7 +12206,7 @@ class SetProvidersRequest(Model):
         self.base_url = base_url
         self.headers = headers
         self.id = id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12593,8 +12227,8 @@ class SetProvidersRequest(Model):
             out["_meta"] = None
         if self.headers is not None:
             out["headers"] = self.headers
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12607,7 +12241,9 @@ class SetProvidersResponse(Model):
     Response to `providers/set`.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12616,10 +12252,6 @@ class SetProvidersResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12629,7 +12261,7 @@ class SetProvidersResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12644,8 +12276,8 @@ class SetProvidersResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12653,7 +12285,9 @@ class SetProvidersResponse(Model):
 class SetSessionConfigOptionResponse(Model):
     """Response to `session/set_config_option` method."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_options", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12667,10 +12301,6 @@ class SetSessionConfigOptionResponse(Model):
 
     Wire name: ``configOptions``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12682,7 +12312,7 @@ class SetSessionConfigOptionResponse(Model):
     ) -> None:
         self.meta = meta
         self.config_options = config_options
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12699,8 +12329,8 @@ class SetSessionConfigOptionResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12708,7 +12338,9 @@ class SetSessionConfigOptionResponse(Model):
 class SetSessionModeRequest(Model):
     """Request parameters for setting a session mode."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "mode_id", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12727,10 +12359,6 @@ class SetSessionModeRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12744,7 +12372,7 @@ class SetSessionModeRequest(Model):
         self.meta = meta
         self.mode_id = mode_id
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12762,8 +12390,8 @@ class SetSessionModeRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12771,7 +12399,9 @@ class SetSessionModeRequest(Model):
 class SetSessionModeResponse(Model):
     """Response to `session/set_mode` method."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12780,10 +12410,6 @@ class SetSessionModeResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12793,7 +12419,7 @@ class SetSessionModeResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12808,8 +12434,8 @@ class SetSessionModeResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12822,7 +12448,9 @@ class SetSessionModelRequest(Model):
     Request parameters for setting a session model.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "model_id", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12841,10 +12469,6 @@ class SetSessionModelRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12858,7 +12482,7 @@ class SetSessionModelRequest(Model):
         self.meta = meta
         self.model_id = model_id
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12876,8 +12500,8 @@ class SetSessionModelRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12890,7 +12514,9 @@ class SetSessionModelResponse(Model):
     Response to `session/set_model` method.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12899,10 +12525,6 @@ class SetSessionModelResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12912,7 +12534,7 @@ class SetSessionModelResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12927,8 +12549,8 @@ class SetSessionModelResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -12941,7 +12563,9 @@ class Sse(Model):
 
     type: ClassVar[Literal["sse"]] = "sse"
     """Always "sse": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("headers", "meta", "name", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -12956,10 +12580,6 @@ class Sse(Model):
     """Human-readable name identifying this MCP server."""
     url: str
     """URL to the MCP server."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -12975,7 +12595,7 @@ class Sse(Model):
         self.headers = headers
         self.name = name
         self.url = url
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -12995,8 +12615,8 @@ class Sse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13004,7 +12624,9 @@ class Sse(Model):
 class StartNesRequest(Model):
     """Request to start an NES session."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "repository", "workspace_folders", "workspace_uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13013,22 +12635,18 @@ class StartNesRequest(Model):
 
     Wire name: ``_meta``.
     """
-    repository: NesRepository | None = None
+    repository: NesRepository | None
     """Repository metadata, if the workspace is a git repository."""
-    workspace_folders: list[WorkspaceFolder] | None = None
+    workspace_folders: list[WorkspaceFolder] | None
     """The workspace folders.
 
     Wire name: ``workspaceFolders``.
     """
-    workspace_uri: str | None = None
+    workspace_uri: str | None
     """The root URI of the workspace.
 
     Wire name: ``workspaceUri``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13044,7 +12662,7 @@ class StartNesRequest(Model):
         self.repository = repository
         self.workspace_folders = workspace_folders
         self.workspace_uri = workspace_uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13071,8 +12689,8 @@ class StartNesRequest(Model):
             out["workspaceUri"] = self.workspace_uri
         elif "workspaceUri" in self._nulls:
             out["workspaceUri"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13080,7 +12698,9 @@ class StartNesRequest(Model):
 class StartNesResponse(Model):
     """Response to `nes/start`."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13094,10 +12714,6 @@ class StartNesResponse(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13109,7 +12725,7 @@ class StartNesResponse(Model):
     ) -> None:
         self.meta = meta
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13126,8 +12742,8 @@ class StartNesResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13137,37 +12753,45 @@ class String(Model):
 
     type: ClassVar[Literal["string"]] = "string"
     """Always "string": sent as ``type``."""
-    default: str | None = None
+    __slots__ = (
+        "default",
+        "description",
+        "enum",
+        "format",
+        "max_length",
+        "min_length",
+        "one_of",
+        "pattern",
+        "title",
+    )
+
+    default: str | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    enum: list[str] | None = None
+    enum: list[str] | None
     """Enum values for untitled single-select enums."""
-    format: StringFormat | None = None
+    format: StringFormat | None
     """String format."""
-    max_length: int | None = None
+    max_length: int | None
     """Maximum string length.
 
     Wire name: ``maxLength``.
     """
-    min_length: int | None = None
+    min_length: int | None
     """Minimum string length.
 
     Wire name: ``minLength``.
     """
-    one_of: list[EnumOption] | None = None
+    one_of: list[EnumOption] | None
     """Titled enum options for titled single-select enums.
 
     Wire name: ``oneOf``.
     """
-    pattern: str | None = None
+    pattern: str | None
     """Pattern the string must match."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13193,7 +12817,7 @@ class String(Model):
         self.one_of = one_of
         self.pattern = pattern
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13242,8 +12866,8 @@ class String(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13255,37 +12879,45 @@ class StringPropertySchema(Model):
     with `"type": "string"`.
     """
 
-    default: str | None = None
+    __slots__ = (
+        "default",
+        "description",
+        "enum",
+        "format",
+        "max_length",
+        "min_length",
+        "one_of",
+        "pattern",
+        "title",
+    )
+
+    default: str | None
     """Default value."""
-    description: str | None = None
+    description: str | None
     """Human-readable description."""
-    enum: list[str] | None = None
+    enum: list[str] | None
     """Enum values for untitled single-select enums."""
-    format: StringFormat | None = None
+    format: StringFormat | None
     """String format."""
-    max_length: int | None = None
+    max_length: int | None
     """Maximum string length.
 
     Wire name: ``maxLength``.
     """
-    min_length: int | None = None
+    min_length: int | None
     """Minimum string length.
 
     Wire name: ``minLength``.
     """
-    one_of: list[EnumOption] | None = None
+    one_of: list[EnumOption] | None
     """Titled enum options for titled single-select enums.
 
     Wire name: ``oneOf``.
     """
-    pattern: str | None = None
+    pattern: str | None
     """Pattern the string must match."""
-    title: str | None = None
+    title: str | None
     """Optional title for the property."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13311,7 +12943,7 @@ class StringPropertySchema(Model):
         self.one_of = one_of
         self.pattern = pattern
         self.title = title
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13358,8 +12990,8 @@ class StringPropertySchema(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13367,7 +12999,18 @@ class StringPropertySchema(Model):
 class SuggestNesRequest(Model):
     """Request for a code suggestion."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "context",
+        "meta",
+        "position",
+        "selection",
+        "session_id",
+        "trigger_kind",
+        "uri",
+        "version",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13376,11 +13019,11 @@ class SuggestNesRequest(Model):
 
     Wire name: ``_meta``.
     """
-    context: NesSuggestContext | None = None
+    context: NesSuggestContext | None
     """Context for the suggestion, included based on agent capabilities."""
     position: Position
     """The current cursor position."""
-    selection: Range | None = None
+    selection: Range | None
     """The current text selection range, if any."""
     session_id: SessionId
     """The session ID for this request.
@@ -13396,10 +13039,6 @@ class SuggestNesRequest(Model):
     """The URI of the document to suggest for."""
     version: int
     """The version number of the document."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13423,7 +13062,7 @@ class SuggestNesRequest(Model):
         self.trigger_kind = trigger_kind
         self.uri = uri
         self.version = version
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13452,8 +13091,8 @@ class SuggestNesRequest(Model):
             out["selection"] = self.selection.to_json()
         elif "selection" in self._nulls:
             out["selection"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13461,7 +13100,9 @@ class SuggestNesRequest(Model):
 class SuggestNesResponse(Model):
     """Response to `nes/suggest`."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "suggestions")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13472,10 +13113,6 @@ class SuggestNesResponse(Model):
     """
     suggestions: list[NesSuggestion]
     """The list of suggestions."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13487,7 +13124,7 @@ class SuggestNesResponse(Model):
     ) -> None:
         self.meta = meta
         self.suggestions = suggestions
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13504,8 +13141,8 @@ class SuggestNesResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13518,7 +13155,9 @@ class Terminal(Model):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13529,10 +13168,6 @@ class Terminal(Model):
     """
     terminal_id: str
     """Wire name: ``terminalId``."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13544,7 +13179,7 @@ class Terminal(Model):
     ) -> None:
         self.meta = meta
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13561,8 +13196,8 @@ class Terminal(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13577,7 +13212,9 @@ class TerminalAuthMethod(Model):
 
     type: ClassVar[Literal["terminal"]] = "terminal"
     """Always "terminal": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("args", "description", "env", "id", "meta", "name")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13586,20 +13223,16 @@ class TerminalAuthMethod(Model):
 
     Wire name: ``_meta``.
     """
-    args: list[str] | None = None
+    args: list[str] | None
     """Additional arguments to pass when running the agent binary for terminal auth."""
-    description: str | None = None
+    description: str | None
     """Optional description providing more details about this authentication method."""
-    env: dict[str, str] | None = None
+    env: dict[str, str] | None
     """Additional environment variables to set when running the agent binary for terminal auth."""
     id: str
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13619,7 +13252,7 @@ class TerminalAuthMethod(Model):
         self.env = env
         self.id = id
         self.name = name
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13646,8 +13279,8 @@ class TerminalAuthMethod(Model):
             out["description"] = None
         if self.env is not None:
             out["env"] = self.env
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13655,7 +13288,9 @@ class TerminalAuthMethod(Model):
 class TerminalExitStatus(Model):
     """Exit status of a terminal command."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("exit_code", "meta", "signal")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13664,17 +13299,13 @@ class TerminalExitStatus(Model):
 
     Wire name: ``_meta``.
     """
-    exit_code: int | None = None
+    exit_code: int | None
     """The process exit code (may be null if terminated by signal).
 
     Wire name: ``exitCode``.
     """
-    signal: str | None = None
+    signal: str | None
     """The signal that terminated the process (may be null if exited normally)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13688,7 +13319,7 @@ class TerminalExitStatus(Model):
         self.meta = meta
         self.exit_code = exit_code
         self.signal = signal
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13711,8 +13342,8 @@ class TerminalExitStatus(Model):
             out["signal"] = self.signal
         elif "signal" in self._nulls:
             out["signal"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13720,7 +13351,9 @@ class TerminalExitStatus(Model):
 class TerminalOutputRequest(Model):
     """Request to get the current output and status of a terminal."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13739,10 +13372,6 @@ class TerminalOutputRequest(Model):
 
     Wire name: ``terminalId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13756,7 +13385,7 @@ class TerminalOutputRequest(Model):
         self.meta = meta
         self.session_id = session_id
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13774,8 +13403,8 @@ class TerminalOutputRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13783,7 +13412,9 @@ class TerminalOutputRequest(Model):
 class TerminalOutputResponse(Model):
     """Response containing the terminal output and exit status."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("exit_status", "meta", "output", "truncated")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13792,7 +13423,7 @@ class TerminalOutputResponse(Model):
 
     Wire name: ``_meta``.
     """
-    exit_status: TerminalExitStatus | None = None
+    exit_status: TerminalExitStatus | None
     """Exit status if the command has completed.
 
     Wire name: ``exitStatus``.
@@ -13801,10 +13432,6 @@ class TerminalOutputResponse(Model):
     """The terminal output captured so far."""
     truncated: bool
     """Whether the output was truncated due to byte limits."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13820,7 +13447,7 @@ class TerminalOutputResponse(Model):
         self.exit_status = exit_status
         self.output = output
         self.truncated = truncated
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13842,8 +13469,8 @@ class TerminalOutputResponse(Model):
             out["exitStatus"] = self.exit_status.to_json()
         elif "exitStatus" in self._nulls:
             out["exitStatus"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13858,7 +13485,9 @@ class TerminalToolCallContent(Model):
 
     type: ClassVar[Literal["terminal"]] = "terminal"
     """Always "terminal": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13869,10 +13498,6 @@ class TerminalToolCallContent(Model):
     """
     terminal_id: str
     """Wire name: ``terminalId``."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13884,7 +13509,7 @@ class TerminalToolCallContent(Model):
     ) -> None:
         self.meta = meta
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13902,8 +13527,8 @@ class TerminalToolCallContent(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13917,7 +13542,9 @@ class Text(Model):
 
     type: ClassVar[Literal["text"]] = "text"
     """Always "text": sent as ``type``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "meta", "text")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13926,12 +13553,8 @@ class Text(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     text: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -13945,7 +13568,7 @@ class Text(Model):
         self.meta = meta
         self.annotations = annotations
         self.text = text
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -13967,8 +13590,8 @@ class Text(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -13976,7 +13599,9 @@ class Text(Model):
 class TextContent(Model):
     """Text provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("annotations", "meta", "text")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -13985,12 +13610,8 @@ class TextContent(Model):
 
     Wire name: ``_meta``.
     """
-    annotations: Annotations | None = None
+    annotations: Annotations | None
     text: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14004,7 +13625,7 @@ class TextContent(Model):
         self.meta = meta
         self.annotations = annotations
         self.text = text
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14025,8 +13646,8 @@ class TextContent(Model):
             out["annotations"] = self.annotations.to_json()
         elif "annotations" in self._nulls:
             out["annotations"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14038,14 +13659,12 @@ class TextDocumentContentChangeEvent(Model):
     When `range` is `Some`, `text` replaces the given range.
     """
 
-    range: Range | None = None
+    __slots__ = ("range", "text")
+
+    range: Range | None
     """The range of the document that changed. If `None`, the entire content is replaced."""
     text: str
     """The new text for the range, or the full document content if `range` is `None`."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14057,7 +13676,7 @@ class TextDocumentContentChangeEvent(Model):
     ) -> None:
         self.range = range
         self.text = text
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14074,8 +13693,8 @@ class TextDocumentContentChangeEvent(Model):
             out["range"] = self.range.to_json()
         elif "range" in self._nulls:
             out["range"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14083,7 +13702,9 @@ class TextDocumentContentChangeEvent(Model):
 class TextResourceContents(Model):
     """Text-based resource contents."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "mime_type", "text", "uri")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14092,14 +13713,10 @@ class TextResourceContents(Model):
 
     Wire name: ``_meta``.
     """
-    mime_type: str | None = None
+    mime_type: str | None
     """Wire name: ``mimeType``."""
     text: str
     uri: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14115,7 +13732,7 @@ class TextResourceContents(Model):
         self.mime_type = mime_type
         self.text = text
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14137,8 +13754,8 @@ class TextResourceContents(Model):
             out["mimeType"] = self.mime_type
         elif "mimeType" in self._nulls:
             out["mimeType"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14146,15 +13763,13 @@ class TextResourceContents(Model):
 class TitledMultiSelectItems(Model):
     """Items definition for titled multi-select enum properties."""
 
+    __slots__ = ("any_of",)
+
     any_of: list[EnumOption]
     """Titled enum options.
 
     Wire name: ``anyOf``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14164,7 +13779,7 @@ class TitledMultiSelectItems(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.any_of = any_of
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14177,8 +13792,8 @@ class TitledMultiSelectItems(Model):
         out: dict[str, Any] = {
             "anyOf": [x.to_json() for x in self.any_of],
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14192,7 +13807,19 @@ class ToolCall(Model):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "content",
+        "kind",
+        "locations",
+        "meta",
+        "raw_input",
+        "raw_output",
+        "status",
+        "title",
+        "tool_call_id",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14201,27 +13828,27 @@ class ToolCall(Model):
 
     Wire name: ``_meta``.
     """
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None
     """Content produced by the tool call."""
-    kind: ToolKind | None = None
+    kind: ToolKind | None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Any = None
+    raw_input: Any
     """Raw input parameters sent to the tool.
 
     Wire name: ``rawInput``.
     """
-    raw_output: Any = None
+    raw_output: Any
     """Raw output returned by the tool.
 
     Wire name: ``rawOutput``.
     """
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None
     """Current execution status of the tool call."""
     title: str
     """Human-readable title describing what the tool is doing."""
@@ -14230,10 +13857,6 @@ class ToolCall(Model):
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14259,7 +13882,7 @@ class ToolCall(Model):
         self.status = status
         self.title = title
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14293,8 +13916,8 @@ class ToolCall(Model):
             out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14308,7 +13931,9 @@ class ToolCallLocation(Model):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("line", "meta", "path")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14317,14 +13942,10 @@ class ToolCallLocation(Model):
 
     Wire name: ``_meta``.
     """
-    line: int | None = None
+    line: int | None
     """Optional line number within the file."""
     path: str
     """The file path being accessed or modified."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14338,7 +13959,7 @@ class ToolCallLocation(Model):
         self.meta = meta
         self.line = line
         self.path = path
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14359,8 +13980,8 @@ class ToolCallLocation(Model):
             out["line"] = self.line
         elif "line" in self._nulls:
             out["line"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14370,7 +13991,19 @@ class ToolCallSessionUpdate(Model):
 
     session_update: ClassVar[Literal["tool_call"]] = "tool_call"
     """Always "tool_call": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "content",
+        "kind",
+        "locations",
+        "meta",
+        "raw_input",
+        "raw_output",
+        "status",
+        "title",
+        "tool_call_id",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14379,27 +14012,27 @@ class ToolCallSessionUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None
     """Content produced by the tool call."""
-    kind: ToolKind | None = None
+    kind: ToolKind | None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Any = None
+    raw_input: Any
     """Raw input parameters sent to the tool.
 
     Wire name: ``rawInput``.
     """
-    raw_output: Any = None
+    raw_output: Any
     """Raw output returned by the tool.
 
     Wire name: ``rawOutput``.
     """
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None
     """Current execution status of the tool call."""
     title: str
     """Human-readable title describing what the tool is doing."""
@@ -14408,10 +14041,6 @@ class ToolCallSessionUpdate(Model):
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14437,7 +14066,7 @@ class ToolCallSessionUpdate(Model):
         self.status = status
         self.title = title
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14472,8 +14101,8 @@ class ToolCallSessionUpdate(Model):
             out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14487,7 +14116,19 @@ class ToolCallUpdate(Model):
     See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "content",
+        "kind",
+        "locations",
+        "meta",
+        "raw_input",
+        "raw_output",
+        "status",
+        "title",
+        "tool_call_id",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14496,35 +14137,31 @@ class ToolCallUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None
     """Replace the content collection."""
-    kind: ToolKind | None = None
+    kind: ToolKind | None
     """Update the tool kind."""
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None
     """Replace the locations collection."""
-    raw_input: Any = None
+    raw_input: Any
     """Update the raw input.
 
     Wire name: ``rawInput``.
     """
-    raw_output: Any = None
+    raw_output: Any
     """Update the raw output.
 
     Wire name: ``rawOutput``.
     """
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None
     """Update the execution status."""
-    title: str | None = None
+    title: str | None
     """Update the human-readable title."""
     tool_call_id: ToolCallId
     """The ID of the tool call being updated.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14550,7 +14187,7 @@ class ToolCallUpdate(Model):
         self.status = status
         self.title = title
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14595,8 +14232,8 @@ class ToolCallUpdate(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14606,7 +14243,19 @@ class ToolCallUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["tool_call_update"]] = "tool_call_update"
     """Always "tool_call_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = (
+        "content",
+        "kind",
+        "locations",
+        "meta",
+        "raw_input",
+        "raw_output",
+        "status",
+        "title",
+        "tool_call_id",
+    )
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14615,35 +14264,31 @@ class ToolCallUpdateSessionUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None
     """Replace the content collection."""
-    kind: ToolKind | None = None
+    kind: ToolKind | None
     """Update the tool kind."""
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None
     """Replace the locations collection."""
-    raw_input: Any = None
+    raw_input: Any
     """Update the raw input.
 
     Wire name: ``rawInput``.
     """
-    raw_output: Any = None
+    raw_output: Any
     """Update the raw output.
 
     Wire name: ``rawOutput``.
     """
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None
     """Update the execution status."""
-    title: str | None = None
+    title: str | None
     """Update the human-readable title."""
     tool_call_id: ToolCallId
     """The ID of the tool call being updated.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14669,7 +14314,7 @@ class ToolCallUpdateSessionUpdate(Model):
         self.status = status
         self.title = title
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14715,8 +14360,8 @@ class ToolCallUpdateSessionUpdate(Model):
             out["title"] = self.title
         elif "title" in self._nulls:
             out["title"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14724,7 +14369,9 @@ class ToolCallUpdateSessionUpdate(Model):
 class UnstructuredCommandInput(Model):
     """All text that was typed after the command name is provided as input."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("hint", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14735,10 +14382,6 @@ class UnstructuredCommandInput(Model):
     """
     hint: str
     """A hint to display when the input hasn't been provided yet"""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14750,7 +14393,7 @@ class UnstructuredCommandInput(Model):
     ) -> None:
         self.meta = meta
         self.hint = hint
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14767,8 +14410,8 @@ class UnstructuredCommandInput(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14776,14 +14419,12 @@ class UnstructuredCommandInput(Model):
 class UntitledMultiSelectItems(Model):
     """Items definition for untitled multi-select enum properties."""
 
+    __slots__ = ("enum", "type")
+
     enum: list[str]
     """Allowed enum values."""
     type: ElicitationStringType
     """Item type discriminator. Must be `"string"`."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14795,7 +14436,7 @@ class UntitledMultiSelectItems(Model):
     ) -> None:
         self.enum = enum
         self.type = type
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14809,8 +14450,8 @@ class UntitledMultiSelectItems(Model):
             "enum": self.enum,
             "type": self.type,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14820,7 +14461,9 @@ class UrlRequest(Model):
 
     mode: ClassVar[Literal["url"]] = "url"
     """Always "url": sent as ``mode``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("elicitation_id", "message", "meta", "request_id", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14843,10 +14486,6 @@ class UrlRequest(Model):
 
     Wire name: ``requestId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14864,7 +14503,7 @@ class UrlRequest(Model):
         self.elicitation_id = elicitation_id
         self.url = url
         self.request_id = request_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14885,8 +14524,8 @@ class UrlRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14896,7 +14535,9 @@ class UrlSession(Model):
 
     mode: ClassVar[Literal["url"]] = "url"
     """Always "url": sent as ``mode``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("elicitation_id", "message", "meta", "session_id", "tool_call_id", "url")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -14919,15 +14560,11 @@ class UrlSession(Model):
 
     Wire name: ``sessionId``.
     """
-    tool_call_id: ToolCallId | None = None
+    tool_call_id: ToolCallId | None
     """Optional tool call within the session.
 
     Wire name: ``toolCallId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -14947,7 +14584,7 @@ class UrlSession(Model):
         self.url = url
         self.session_id = session_id
         self.tool_call_id = tool_call_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -14972,8 +14609,8 @@ class UrlSession(Model):
             out["toolCallId"] = self.tool_call_id
         elif "toolCallId" in self._nulls:
             out["toolCallId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -14986,12 +14623,21 @@ class Usage(Model):
     Token usage information for a prompt turn.
     """
 
-    cached_read_tokens: int | None = None
+    __slots__ = (
+        "cached_read_tokens",
+        "cached_write_tokens",
+        "input_tokens",
+        "output_tokens",
+        "thought_tokens",
+        "total_tokens",
+    )
+
+    cached_read_tokens: int | None
     """Total cache read tokens.
 
     Wire name: ``cachedReadTokens``.
     """
-    cached_write_tokens: int | None = None
+    cached_write_tokens: int | None
     """Total cache write tokens.
 
     Wire name: ``cachedWriteTokens``.
@@ -15006,7 +14652,7 @@ class Usage(Model):
 
     Wire name: ``outputTokens``.
     """
-    thought_tokens: int | None = None
+    thought_tokens: int | None
     """Total thought/reasoning tokens
 
     Wire name: ``thoughtTokens``.
@@ -15016,10 +14662,6 @@ class Usage(Model):
 
     Wire name: ``totalTokens``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15039,7 +14681,7 @@ class Usage(Model):
         self.output_tokens = output_tokens
         self.thought_tokens = thought_tokens
         self.total_tokens = total_tokens
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15066,8 +14708,8 @@ class Usage(Model):
             out["thoughtTokens"] = self.thought_tokens
         elif "thoughtTokens" in self._nulls:
             out["thoughtTokens"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15080,7 +14722,9 @@ class UsageUpdate(Model):
     Context window and cost update for a session.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("cost", "meta", "size", "used")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15089,16 +14733,12 @@ class UsageUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    cost: Cost | None = None
+    cost: Cost | None
     """Cumulative session cost (optional)."""
     size: int
     """Total context window size in tokens."""
     used: int
     """Tokens currently in context."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15114,7 +14754,7 @@ class UsageUpdate(Model):
         self.cost = cost
         self.size = size
         self.used = used
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15136,8 +14776,8 @@ class UsageUpdate(Model):
             out["cost"] = self.cost.to_json()
         elif "cost" in self._nulls:
             out["cost"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15152,7 +14792,9 @@ class UsageUpdateSessionUpdate(Model):
 
     session_update: ClassVar[Literal["usage_update"]] = "usage_update"
     """Always "usage_update": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("cost", "meta", "size", "used")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15161,16 +14803,12 @@ class UsageUpdateSessionUpdate(Model):
 
     Wire name: ``_meta``.
     """
-    cost: Cost | None = None
+    cost: Cost | None
     """Cumulative session cost (optional)."""
     size: int
     """Total context window size in tokens."""
     used: int
     """Tokens currently in context."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15186,7 +14824,7 @@ class UsageUpdateSessionUpdate(Model):
         self.cost = cost
         self.size = size
         self.used = used
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15209,8 +14847,8 @@ class UsageUpdateSessionUpdate(Model):
             out["cost"] = self.cost.to_json()
         elif "cost" in self._nulls:
             out["cost"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15220,7 +14858,9 @@ class UserMessageChunk(Model):
 
     session_update: ClassVar[Literal["user_message_chunk"]] = "user_message_chunk"
     """Always "user_message_chunk": sent as ``sessionUpdate``."""
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "message_id", "meta")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15231,7 +14871,7 @@ class UserMessageChunk(Model):
     """
     content: ContentBlock
     """A single item of content"""
-    message_id: str | None = None
+    message_id: str | None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -15244,10 +14884,6 @@ class UserMessageChunk(Model):
 
     Wire name: ``messageId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15261,7 +14897,7 @@ class UserMessageChunk(Model):
         self.meta = meta
         self.content = content
         self.message_id = message_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15283,8 +14919,8 @@ class UserMessageChunk(Model):
             out["messageId"] = self.message_id
         elif "messageId" in self._nulls:
             out["messageId"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15297,7 +14933,9 @@ class ValueId(Model):
     variant.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("config_id", "meta", "session_id", "value")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15318,10 +14956,6 @@ class ValueId(Model):
     """
     value: SessionConfigValueId
     """The value ID."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15337,7 +14971,7 @@ class ValueId(Model):
         self.config_id = config_id
         self.session_id = session_id
         self.value = value
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15356,8 +14990,8 @@ class ValueId(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15365,7 +14999,9 @@ class ValueId(Model):
 class WaitForTerminalExitRequest(Model):
     """Request to wait for a terminal command to exit."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta", "session_id", "terminal_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15384,10 +15020,6 @@ class WaitForTerminalExitRequest(Model):
 
     Wire name: ``terminalId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15401,7 +15033,7 @@ class WaitForTerminalExitRequest(Model):
         self.meta = meta
         self.session_id = session_id
         self.terminal_id = terminal_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15419,8 +15051,8 @@ class WaitForTerminalExitRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15428,7 +15060,9 @@ class WaitForTerminalExitRequest(Model):
 class WaitForTerminalExitResponse(Model):
     """Response containing the exit status of a terminal command."""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("exit_code", "meta", "signal")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15437,17 +15071,13 @@ class WaitForTerminalExitResponse(Model):
 
     Wire name: ``_meta``.
     """
-    exit_code: int | None = None
+    exit_code: int | None
     """The process exit code (may be null if terminated by signal).
 
     Wire name: ``exitCode``.
     """
-    signal: str | None = None
+    signal: str | None
     """The signal that terminated the process (may be null if exited normally)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15461,7 +15091,7 @@ class WaitForTerminalExitResponse(Model):
         self.meta = meta
         self.exit_code = exit_code
         self.signal = signal
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15484,8 +15114,8 @@ class WaitForTerminalExitResponse(Model):
             out["signal"] = self.signal
         elif "signal" in self._nulls:
             out["signal"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15493,14 +15123,12 @@ class WaitForTerminalExitResponse(Model):
 class WorkspaceFolder(Model):
     """A workspace folder."""
 
+    __slots__ = ("name", "uri")
+
     name: str
     """The display name of the folder."""
     uri: str
     """The URI of the folder."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15512,7 +15140,7 @@ class WorkspaceFolder(Model):
     ) -> None:
         self.name = name
         self.uri = uri
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15526,8 +15154,8 @@ class WorkspaceFolder(Model):
             "name": self.name,
             "uri": self.uri,
         }
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15538,7 +15166,9 @@ class WriteTextFileRequest(Model):
     Only available if the client supports the `fs.writeTextFile` capability.
     """
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("content", "meta", "path", "session_id")
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15556,10 +15186,6 @@ class WriteTextFileRequest(Model):
 
     Wire name: ``sessionId``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15575,7 +15201,7 @@ class WriteTextFileRequest(Model):
         self.content = content
         self.path = path
         self.session_id = session_id
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15594,8 +15220,8 @@ class WriteTextFileRequest(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15603,7 +15229,9 @@ class WriteTextFileRequest(Model):
 class WriteTextFileResponse(Model):
     """Response to `fs/write_text_file`"""
 
-    meta: dict[str, Any] | None = None
+    __slots__ = ("meta",)
+
+    meta: dict[str, Any] | None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -15612,10 +15240,6 @@ class WriteTextFileResponse(Model):
 
     Wire name: ``_meta``.
     """
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Properties the schema does not define for this type, kept as they came and sent back out."""
-    _nulls: tuple[str, ...] = field(default=(), compare=False)
-    """Optional properties the peer sent as an explicit ``null`` (sent back out the same way)."""
 
     def __init__(
         self,
@@ -15625,7 +15249,7 @@ class WriteTextFileResponse(Model):
         _nulls: tuple[str, ...] = (),
     ) -> None:
         self.meta = meta
-        self.extra = {} if extra is None else extra
+        self._extra = extra
         self._nulls = _nulls
 
     @classmethod
@@ -15640,8 +15264,8 @@ class WriteTextFileResponse(Model):
             out["_meta"] = self.meta
         elif "_meta" in self._nulls:
             out["_meta"] = None
-        if self.extra:
-            return {**self.extra, **out}
+        if self._extra:
+            return {**self._extra, **out}
         return out
 
 
@@ -15661,15 +15285,6 @@ This enum is used internally for routing RPC notifications. You typically won't 
 to use this directly - use the notification methods on the [`Client`] trait instead.
 
 Notifications do not expect a response.
-"""
-
-
-ElicitationId = str
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for an elicitation.
 """
 
 
@@ -15698,6 +15313,33 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session
 
 ToolCallId = str
 """Unique identifier for a tool call within a session."""
+
+
+ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Form-based elicitation mode where the client renders a form from the provided schema.
+"""
+
+
+ElicitationId = str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Unique identifier for an elicitation.
+"""
+
+
+ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+URL-based elicitation mode where the client directs the user to a URL.
+"""
 
 
 CreateElicitationRequest = FormSession | FormRequest | UrlSession | UrlRequest
@@ -15919,15 +15561,6 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
 
-ElicitationFormMode = SessionElicitationFormMode | RequestElicitationFormMode
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Form-based elicitation mode where the client renders a form from the provided schema.
-"""
-
-
 MultiSelectItems = UntitledMultiSelectItems | TitledMultiSelectItems
 """Items for a multi-select (array) property schema."""
 
@@ -15951,15 +15584,6 @@ ElicitationSchemaType = Literal["object"]
 
 ElicitationStringType = Literal["string"]
 """Items definition for untitled multi-select enum properties."""
-
-
-ElicitationUrlMode = SessionElicitationUrlMode | RequestElicitationUrlMode
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-URL-based elicitation mode where the client directs the user to a URL.
-"""
 
 
 ErrorCode = Literal[-32800, -32700, -32603, -32602, -32601, -32600, -32042, -32002, -32000] | int
@@ -16176,35 +15800,45 @@ def _d_Accept(d: Any) -> Accept:
         raise _codec.expected("an object", d)
     if d.get("action") != "accept":
         raise _codec.bad_tag(d, "action", ("accept",))
+    return _du_Accept(d)
+
+
+def _du_Accept(d: Any) -> Accept:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
-        v2 = d.get("content")
-        if v2 is None:
-            if "content" in d:
-                n += ("content",)
+        v2 = d.get("content", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("content",)
         else:
+            p += 1
             v2 = _d_map_ElicitationContentValue(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Accept
     o = _new(Accept)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Accept)
+    o._nulls = n
     return o
 
 
@@ -16216,14 +15850,19 @@ def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "id"
         v2 = d["id"]
         if v2.__class__ is not str:
@@ -16236,15 +15875,12 @@ def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AcceptNesNotification
     o = _new(AcceptNesNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "id": v2,
-        "session_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.id = v2
+    o.session_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AcceptNesNotification)
+    o._nulls = n
     return o
 
 
@@ -16256,33 +15892,38 @@ def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "logout"
-        v2 = d.get("logout")
-        if v2 is None:
-            if "logout" in d:
-                n += ("logout",)
+        v2 = d.get("logout", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("logout",)
         else:
+            p += 1
             v2 = _d_LogoutCapabilities(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentAuthCapabilities
     o = _new(AgentAuthCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "logout": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.logout = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_AgentAuthCapabilities)
+    o._nulls = n
     return o
 
 
@@ -16294,77 +15935,116 @@ def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "auth"
-        v2 = d.get("auth")
-        if v2 is not None or "auth" in d:
+        v2 = d.get("auth", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_AgentAuthCapabilities(None)
+        else:
+            p += 1
             v2 = _d_AgentAuthCapabilities(v2)
         k = "loadSession"
-        v3 = d.get("loadSession")
-        if v3 is None:
-            if "loadSession" in d:
-                raise _codec.expected("a boolean", None)
-        elif v3.__class__ is not bool:
-            raise _codec.expected("a boolean", v3)
+        v3 = d.get("loadSession", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v3.__class__ is not bool:
+                raise _codec.expected("a boolean", v3)
         k = "mcpCapabilities"
-        v4 = d.get("mcpCapabilities")
-        if v4 is not None or "mcpCapabilities" in d:
+        v4 = d.get("mcpCapabilities", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_McpCapabilities(None)
+        else:
+            p += 1
             v4 = _d_McpCapabilities(v4)
         k = "nes"
-        v5 = d.get("nes")
-        if v5 is None:
-            if "nes" in d:
-                n += ("nes",)
+        v5 = d.get("nes", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("nes",)
         else:
+            p += 1
             v5 = _d_NesCapabilities(v5)
         k = "positionEncoding"
-        v6 = d.get("positionEncoding")
-        if v6 is None:
-            if "positionEncoding" in d:
-                n += ("positionEncoding",)
+        v6 = d.get("positionEncoding", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("positionEncoding",)
         else:
+            p += 1
             v6 = _d_PositionEncodingKind(v6)
         k = "promptCapabilities"
-        v7 = d.get("promptCapabilities")
-        if v7 is not None or "promptCapabilities" in d:
+        v7 = d.get("promptCapabilities", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            v7 = _d_PromptCapabilities(None)
+        else:
+            p += 1
             v7 = _d_PromptCapabilities(v7)
         k = "providers"
-        v8 = d.get("providers")
-        if v8 is None:
-            if "providers" in d:
-                n += ("providers",)
+        v8 = d.get("providers", _ABSENT)
+        if v8 is _ABSENT:
+            v8 = None
+        elif v8 is None:
+            p += 1
+            n += ("providers",)
         else:
+            p += 1
             v8 = _d_ProvidersCapabilities(v8)
         k = "sessionCapabilities"
-        v9 = d.get("sessionCapabilities")
-        if v9 is not None or "sessionCapabilities" in d:
+        v9 = d.get("sessionCapabilities", _ABSENT)
+        if v9 is _ABSENT:
+            v9 = None
+        elif v9 is None:
+            p += 1
+            v9 = _d_SessionCapabilities(None)
+        else:
+            p += 1
             v9 = _d_SessionCapabilities(v9)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentCapabilities
     o = _new(AgentCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "auth": v2,
-        "load_session": v3,
-        "mcp_capabilities": v4,
-        "nes": v5,
-        "position_encoding": v6,
-        "prompt_capabilities": v7,
-        "providers": v8,
-        "session_capabilities": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.auth = v2
+    o.load_session = v3
+    o.mcp_capabilities = v4
+    o.nes = v5
+    o.position_encoding = v6
+    o.prompt_capabilities = v7
+    o.providers = v8
+    o.session_capabilities = v9
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_AgentCapabilities)
+    o._nulls = n
     return o
 
 
@@ -16388,39 +16068,50 @@ def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "agent_message_chunk":
         raise _codec.bad_tag(d, "sessionUpdate", ("agent_message_chunk",))
+    return _du_AgentMessageChunk(d)
+
+
+def _du_AgentMessageChunk(d: Any) -> AgentMessageChunk:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
         k = "messageId"
-        v3 = d.get("messageId")
-        if v3 is None:
-            if "messageId" in d:
-                n += ("messageId",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("messageId", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("messageId",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentMessageChunk
     o = _new(AgentMessageChunk)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "message_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.message_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AgentMessageChunk)
+    o._nulls = n
     return o
 
 
@@ -16432,30 +16123,31 @@ def _d_AgentNotification(d: Any) -> AgentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "method"
         v1 = d["method"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "params"
-        v2 = d.get("params")
-        if v2 is None:
-            if "params" in d:
-                n += ("params",)
+        v2 = d.get("params", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("params",)
         else:
+            p += 1
             v2 = _d_AgentNotificationParams(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentNotification
     o = _new(AgentNotification)
-    o.__dict__ = {
-        "method": v1,
-        "params": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.method = v1
+    o.params = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_AgentNotification)
+    o._nulls = n
     return o
 
 
@@ -16467,6 +16159,7 @@ def _d_AgentRequest(d: Any) -> AgentRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "id"
         v1 = d["id"]
@@ -16476,25 +16169,25 @@ def _d_AgentRequest(d: Any) -> AgentRequest:
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "params"
-        v3 = d.get("params")
-        if v3 is None:
-            if "params" in d:
-                n += ("params",)
+        v3 = d.get("params", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("params",)
         else:
+            p += 1
             v3 = _d_AgentRequestParams(v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentRequest
     o = _new(AgentRequest)
-    o.__dict__ = {
-        "id": v1,
-        "method": v2,
-        "params": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.id = v1
+    o.method = v2
+    o.params = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AgentRequest)
+    o._nulls = n
     return o
 
 
@@ -16506,39 +16199,50 @@ def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "agent_thought_chunk":
         raise _codec.bad_tag(d, "sessionUpdate", ("agent_thought_chunk",))
+    return _du_AgentThoughtChunk(d)
+
+
+def _du_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
         k = "messageId"
-        v3 = d.get("messageId")
-        if v3 is None:
-            if "messageId" in d:
-                n += ("messageId",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("messageId", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("messageId",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AgentThoughtChunk
     o = _new(AgentThoughtChunk)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "message_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.message_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AgentThoughtChunk)
+    o._nulls = n
     return o
 
 
@@ -16550,49 +16254,62 @@ def _d_Annotations(d: Any) -> Annotations:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "audience"
-        v2 = d.get("audience")
-        if v2 is None:
-            if "audience" in d:
-                n += ("audience",)
+        v2 = d.get("audience", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("audience",)
         else:
+            p += 1
             v2 = _d_list_Role(v2)
         k = "lastModified"
-        v3 = d.get("lastModified")
-        if v3 is None:
-            if "lastModified" in d:
-                n += ("lastModified",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("lastModified", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("lastModified",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "priority"
-        v4 = d.get("priority")
-        if v4 is None:
-            if "priority" in d:
-                n += ("priority",)
-        elif v4.__class__ is not float and v4.__class__ is not int:
-            raise _codec.expected("a number", v4)
+        v4 = d.get("priority", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("priority",)
+        else:
+            p += 1
+            if v4.__class__ is not float and v4.__class__ is not int:
+                raise _codec.expected("a number", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Annotations
     o = _new(Annotations)
-    o.__dict__ = {
-        "meta": v1,
-        "audience": v2,
-        "last_modified": v3,
-        "priority": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.audience = v2
+    o.last_modified = v3
+    o.priority = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_Annotations)
+    o._nulls = n
     return o
 
 
@@ -16604,63 +16321,83 @@ def _d_Array(d: Any) -> Array:
         raise _codec.expected("an object", d)
     if d.get("type") != "array":
         raise _codec.bad_tag(d, "type", ("array",))
+    return _du_Array(d)
+
+
+def _du_Array(d: Any) -> Array:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
             v1 = _d_list_string(v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "items"
         v3 = d["items"]
         v3 = _d_MultiSelectItems(v3)
         k = "maxItems"
-        v4 = d.get("maxItems")
-        if v4 is None:
-            if "maxItems" in d:
-                n += ("maxItems",)
+        v4 = d.get("maxItems", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("maxItems",)
         else:
+            p += 1
             v4 = _d_integer_0_18446744073709551615(v4)
         k = "minItems"
-        v5 = d.get("minItems")
-        if v5 is None:
-            if "minItems" in d:
-                n += ("minItems",)
+        v5 = d.get("minItems", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("minItems",)
         else:
+            p += 1
             v5 = _d_integer_0_18446744073709551615(v5)
         k = "title"
-        v6 = d.get("title")
-        if v6 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v6.__class__ is not str:
-            raise _codec.expected("a string", v6)
+        v6 = d.get("title", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Array
     o = _new(Array)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "items": v3,
-        "max_items": v4,
-        "min_items": v5,
-        "title": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.items = v3
+    o.max_items = v4
+    o.min_items = v5
+    o.title = v6
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Array)
+    o._nulls = n
     return o
 
 
@@ -16672,22 +16409,35 @@ def _d_Audio(d: Any) -> Audio:
         raise _codec.expected("an object", d)
     if d.get("type") != "audio":
         raise _codec.bad_tag(d, "type", ("audio",))
+    return _du_Audio(d)
+
+
+def _du_Audio(d: Any) -> Audio:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "data"
         v3 = d["data"]
@@ -16701,16 +16451,13 @@ def _d_Audio(d: Any) -> Audio:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Audio
     o = _new(Audio)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "data": v3,
-        "mime_type": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.data = v3
+    o.mime_type = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_Audio)
+    o._nulls = n
     return o
 
 
@@ -16722,20 +16469,28 @@ def _d_AudioContent(d: Any) -> AudioContent:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "data"
         v3 = d["data"]
@@ -16749,16 +16504,13 @@ def _d_AudioContent(d: Any) -> AudioContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AudioContent
     o = _new(AudioContent)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "data": v3,
-        "mime_type": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.data = v3
+    o.mime_type = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AudioContent)
+    o._nulls = n
     return o
 
 
@@ -16770,33 +16522,39 @@ def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "terminal"
-        v2 = d.get("terminal")
-        if v2 is None:
-            if "terminal" in d:
-                raise _codec.expected("a boolean", None)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("terminal", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthCapabilities
     o = _new(AuthCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "terminal": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.terminal = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_AuthCapabilities)
+    o._nulls = n
     return o
 
 
@@ -16808,54 +16566,68 @@ def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "label"
-        v2 = d.get("label")
-        if v2 is None:
-            if "label" in d:
-                n += ("label",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("label", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("label",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "optional"
-        v4 = d.get("optional")
-        if v4 is None:
-            if "optional" in d:
-                raise _codec.expected("a boolean", None)
-        elif v4.__class__ is not bool:
-            raise _codec.expected("a boolean", v4)
+        v4 = d.get("optional", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v4.__class__ is not bool:
+                raise _codec.expected("a boolean", v4)
         k = "secret"
-        v5 = d.get("secret")
-        if v5 is None:
-            if "secret" in d:
-                raise _codec.expected("a boolean", None)
-        elif v5.__class__ is not bool:
-            raise _codec.expected("a boolean", v5)
+        v5 = d.get("secret", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v5.__class__ is not bool:
+                raise _codec.expected("a boolean", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthEnvVar
     o = _new(AuthEnvVar)
-    o.__dict__ = {
-        "meta": v1,
-        "label": v2,
-        "name": v3,
-        "optional": v4,
-        "secret": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.label = v2
+    o.name = v3
+    o.optional = v4
+    o.secret = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_AuthEnvVar)
+    o._nulls = n
     return o
 
 
@@ -16867,21 +16639,30 @@ def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
@@ -16894,16 +16675,13 @@ def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthMethodAgent
     o = _new(AuthMethodAgent)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "id": v3,
-        "name": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.id = v3
+    o.name = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AuthMethodAgent)
+    o._nulls = n
     return o
 
 
@@ -16915,32 +16693,45 @@ def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "link"
-        v4 = d.get("link")
-        if v4 is None:
-            if "link" in d:
-                n += ("link",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("link", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("link",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
@@ -16952,18 +16743,15 @@ def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthMethodEnvVar
     o = _new(AuthMethodEnvVar)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "id": v3,
-        "link": v4,
-        "name": v5,
-        "vars": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.id = v3
+    o.link = v4
+    o.name = v5
+    o.vars = v6
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_AuthMethodEnvVar)
+    o._nulls = n
     return o
 
 
@@ -16975,28 +16763,49 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "args"
-        v2 = d.get("args")
-        if v2 is not None or "args" in d:
+        v2 = d.get("args", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "env"
-        v4 = d.get("env")
-        if v4 is not None or "env" in d:
+        v4 = d.get("env", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_map_string(None)
+        else:
+            p += 1
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -17010,18 +16819,15 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthMethodTerminal
     o = _new(AuthMethodTerminal)
-    o.__dict__ = {
-        "meta": v1,
-        "args": v2,
-        "description": v3,
-        "env": v4,
-        "id": v5,
-        "name": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.args = v2
+    o.description = v3
+    o.env = v4
+    o.id = v5
+    o.name = v6
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AuthMethodTerminal)
+    o._nulls = n
     return o
 
 
@@ -17033,14 +16839,19 @@ def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "methodId"
         v2 = d["methodId"]
         if v2.__class__ is not str:
@@ -17049,14 +16860,11 @@ def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthenticateRequest
     o = _new(AuthenticateRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "method_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.method_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_AuthenticateRequest)
+    o._nulls = n
     return o
 
 
@@ -17068,25 +16876,27 @@ def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AuthenticateResponse
     o = _new(AuthenticateResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_AuthenticateResponse)
+    o._nulls = n
     return o
 
 
@@ -17098,24 +16908,32 @@ def _d_AvailableCommand(d: Any) -> AvailableCommand:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
         v2 = d["description"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "input"
-        v3 = d.get("input")
-        if v3 is None:
-            if "input" in d:
-                n += ("input",)
+        v3 = d.get("input", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("input",)
         else:
+            p += 1
             v3 = _d_AvailableCommandInput(v3)
         k = "name"
         v4 = d["name"]
@@ -17125,16 +16943,13 @@ def _d_AvailableCommand(d: Any) -> AvailableCommand:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AvailableCommand
     o = _new(AvailableCommand)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "input": v3,
-        "name": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.input = v3
+    o.name = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AvailableCommand)
+    o._nulls = n
     return o
 
 
@@ -17146,14 +16961,19 @@ def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "availableCommands"
         v2 = d["availableCommands"]
         v2 = _d_list_AvailableCommand(v2)
@@ -17161,14 +16981,11 @@ def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AvailableCommandsUpdate
     o = _new(AvailableCommandsUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "available_commands": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.available_commands = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_AvailableCommandsUpdate)
+    o._nulls = n
     return o
 
 
@@ -17180,16 +16997,26 @@ def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSe
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "available_commands_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("available_commands_update",))
+    return _du_AvailableCommandsUpdateSessionUpdate(d)
+
+
+def _du_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "availableCommands"
         v2 = d["availableCommands"]
         v2 = _d_list_AvailableCommand(v2)
@@ -17197,14 +17024,11 @@ def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSe
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_AvailableCommandsUpdateSessionUpdate
     o = _new(AvailableCommandsUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "available_commands": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.available_commands = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AvailableCommandsUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -17216,25 +17040,34 @@ def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "blob"
         v2 = d["blob"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "mimeType"
-        v3 = d.get("mimeType")
-        if v3 is None:
-            if "mimeType" in d:
-                n += ("mimeType",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("mimeType", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("mimeType",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "uri"
         v4 = d["uri"]
         if v4.__class__ is not str:
@@ -17243,16 +17076,13 @@ def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_BlobResourceContents
     o = _new(BlobResourceContents)
-    o.__dict__ = {
-        "meta": v1,
-        "blob": v2,
-        "mime_type": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.blob = v2
+    o.mime_type = v3
+    o.uri = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_BlobResourceContents)
+    o._nulls = n
     return o
 
 
@@ -17264,43 +17094,58 @@ def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySch
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
         raise _codec.bad_tag(d, "type", ("boolean",))
+    return _du_BooleanElicitationPropertySchema(d)
+
+
+def _du_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySchema:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not bool:
-            raise _codec.expected("a boolean", v1)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
+        else:
+            p += 1
+            if v1.__class__ is not bool:
+                raise _codec.expected("a boolean", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "title"
-        v3 = d.get("title")
-        if v3 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("title", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_BooleanElicitationPropertySchema
     o = _new(BooleanElicitationPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "title": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.title = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_BooleanElicitationPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -17312,41 +17157,51 @@ def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not bool:
-            raise _codec.expected("a boolean", v1)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
+        else:
+            p += 1
+            if v1.__class__ is not bool:
+                raise _codec.expected("a boolean", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "title"
-        v3 = d.get("title")
-        if v3 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("title", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_BooleanPropertySchema
     o = _new(BooleanPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "title": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.title = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_BooleanPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -17358,30 +17213,47 @@ def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
         raise _codec.bad_tag(d, "type", ("boolean",))
+    return _du_BooleanSessionConfigOption(d)
+
+
+def _du_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "category"
-        v2 = d.get("category")
-        if v2 is None:
-            if "category" in d:
-                n += ("category",)
+        v2 = d.get("category", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("category",)
         else:
+            p += 1
             v2 = _d_SessionConfigOptionCategory(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "id"
         v4 = d["id"]
         if v4.__class__ is not str:
@@ -17398,18 +17270,15 @@ def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_BooleanSessionConfigOption
     o = _new(BooleanSessionConfigOption)
-    o.__dict__ = {
-        "meta": v1,
-        "category": v2,
-        "description": v3,
-        "id": v4,
-        "name": v5,
-        "current_value": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.category = v2
+    o.description = v3
+    o.id = v4
+    o.name = v5
+    o.current_value = v6
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_BooleanSessionConfigOption)
+    o._nulls = n
     return o
 
 
@@ -17431,16 +17300,26 @@ def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOp
         raise _codec.expected("an object", d)
     if d.get("type") != "boolean":
         raise _codec.bad_tag(d, "type", ("boolean",))
+    return _du_BooleanSetSessionConfigOptionRequest(d)
+
+
+def _du_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOptionRequest:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configId"
         v2 = d["configId"]
         if v2.__class__ is not str:
@@ -17457,16 +17336,13 @@ def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOp
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_BooleanSetSessionConfigOptionRequest
     o = _new(BooleanSetSessionConfigOptionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "config_id": v2,
-        "session_id": v3,
-        "value": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_id = v2
+    o.session_id = v3
+    o.value = v4
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_BooleanSetSessionConfigOptionRequest)
+    o._nulls = n
     return o
 
 
@@ -17486,27 +17362,34 @@ def _d_Cancel(d: Any) -> Cancel:
         raise _codec.expected("an object", d)
     if d.get("action") != "cancel":
         raise _codec.bad_tag(d, "action", ("cancel",))
+    return _du_Cancel(d)
+
+
+def _du_Cancel(d: Any) -> Cancel:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Cancel
     o = _new(Cancel)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Cancel)
+    o._nulls = n
     return o
 
 
@@ -17518,14 +17401,19 @@ def _d_CancelNotification(d: Any) -> CancelNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -17534,14 +17422,11 @@ def _d_CancelNotification(d: Any) -> CancelNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CancelNotification
     o = _new(CancelNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CancelNotification)
+    o._nulls = n
     return o
 
 
@@ -17553,14 +17438,19 @@ def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "requestId"
         v2 = d["requestId"]
         v2 = _d_RequestId(v2)
@@ -17568,14 +17458,11 @@ def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CancelRequestNotification
     o = _new(CancelRequestNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "request_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.request_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CancelRequestNotification)
+    o._nulls = n
     return o
 
 
@@ -17587,12 +17474,14 @@ def _d_Cancelled(d: Any) -> Cancelled:
         raise _codec.expected("an object", d)
     if d.get("outcome") != "cancelled":
         raise _codec.bad_tag(d, "outcome", ("cancelled",))
-    known = _K_Cancelled
+    return _du_Cancelled(d)
+
+
+def _du_Cancelled(d: Any) -> Cancelled:
+    # for a dispatcher that has checked the object and its tag
     o = _new(Cancelled)
-    o.__dict__ = {
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_Cancelled)
+    o._nulls = ()
     return o
 
 
@@ -17604,64 +17493,94 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "auth"
-        v2 = d.get("auth")
-        if v2 is not None or "auth" in d:
+        v2 = d.get("auth", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_AuthCapabilities(None)
+        else:
+            p += 1
             v2 = _d_AuthCapabilities(v2)
         k = "elicitation"
-        v3 = d.get("elicitation")
-        if v3 is None:
-            if "elicitation" in d:
-                n += ("elicitation",)
+        v3 = d.get("elicitation", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("elicitation",)
         else:
+            p += 1
             v3 = _d_ElicitationCapabilities(v3)
         k = "fs"
-        v4 = d.get("fs")
-        if v4 is not None or "fs" in d:
+        v4 = d.get("fs", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_FileSystemCapabilities(None)
+        else:
+            p += 1
             v4 = _d_FileSystemCapabilities(v4)
         k = "nes"
-        v5 = d.get("nes")
-        if v5 is None:
-            if "nes" in d:
-                n += ("nes",)
+        v5 = d.get("nes", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("nes",)
         else:
+            p += 1
             v5 = _d_ClientNesCapabilities(v5)
         k = "positionEncodings"
-        v6 = d.get("positionEncodings")
-        if v6 is not None or "positionEncodings" in d:
+        v6 = d.get("positionEncodings", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            v6 = _d_list_PositionEncodingKind(None)
+        else:
+            p += 1
             v6 = _d_list_PositionEncodingKind(v6)
         k = "terminal"
-        v7 = d.get("terminal")
-        if v7 is None:
-            if "terminal" in d:
-                raise _codec.expected("a boolean", None)
-        elif v7.__class__ is not bool:
-            raise _codec.expected("a boolean", v7)
+        v7 = d.get("terminal", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v7.__class__ is not bool:
+                raise _codec.expected("a boolean", v7)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ClientCapabilities
     o = _new(ClientCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "auth": v2,
-        "elicitation": v3,
-        "fs": v4,
-        "nes": v5,
-        "position_encodings": v6,
-        "terminal": v7,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.auth = v2
+    o.elicitation = v3
+    o.fs = v4
+    o.nes = v5
+    o.position_encodings = v6
+    o.terminal = v7
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ClientCapabilities)
+    o._nulls = n
     return o
 
 
@@ -17683,49 +17602,60 @@ def _d_ClientNesCapabilities(d: Any) -> ClientNesCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "jump"
-        v2 = d.get("jump")
-        if v2 is None:
-            if "jump" in d:
-                n += ("jump",)
+        v2 = d.get("jump", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("jump",)
         else:
+            p += 1
             v2 = _d_NesJumpCapabilities(v2)
         k = "rename"
-        v3 = d.get("rename")
-        if v3 is None:
-            if "rename" in d:
-                n += ("rename",)
+        v3 = d.get("rename", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("rename",)
         else:
+            p += 1
             v3 = _d_NesRenameCapabilities(v3)
         k = "searchAndReplace"
-        v4 = d.get("searchAndReplace")
-        if v4 is None:
-            if "searchAndReplace" in d:
-                n += ("searchAndReplace",)
+        v4 = d.get("searchAndReplace", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("searchAndReplace",)
         else:
+            p += 1
             v4 = _d_NesSearchAndReplaceCapabilities(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ClientNesCapabilities
     o = _new(ClientNesCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "jump": v2,
-        "rename": v3,
-        "search_and_replace": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.jump = v2
+    o.rename = v3
+    o.search_and_replace = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ClientNesCapabilities)
+    o._nulls = n
     return o
 
 
@@ -17737,30 +17667,31 @@ def _d_ClientNotification(d: Any) -> ClientNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "method"
         v1 = d["method"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "params"
-        v2 = d.get("params")
-        if v2 is None:
-            if "params" in d:
-                n += ("params",)
+        v2 = d.get("params", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("params",)
         else:
+            p += 1
             v2 = _d_ClientNotificationParams(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ClientNotification
     o = _new(ClientNotification)
-    o.__dict__ = {
-        "method": v1,
-        "params": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.method = v1
+    o.params = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ClientNotification)
+    o._nulls = n
     return o
 
 
@@ -17772,6 +17703,7 @@ def _d_ClientRequest(d: Any) -> ClientRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "id"
         v1 = d["id"]
@@ -17781,25 +17713,25 @@ def _d_ClientRequest(d: Any) -> ClientRequest:
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "params"
-        v3 = d.get("params")
-        if v3 is None:
-            if "params" in d:
-                n += ("params",)
+        v3 = d.get("params", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("params",)
         else:
+            p += 1
             v3 = _d_ClientRequestParams(v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ClientRequest
     o = _new(ClientRequest)
-    o.__dict__ = {
-        "id": v1,
-        "method": v2,
-        "params": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.id = v1
+    o.method = v2
+    o.params = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ClientRequest)
+    o._nulls = n
     return o
 
 
@@ -17811,14 +17743,19 @@ def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -17827,14 +17764,11 @@ def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CloseNesRequest
     o = _new(CloseNesRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CloseNesRequest)
+    o._nulls = n
     return o
 
 
@@ -17846,25 +17780,27 @@ def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CloseNesResponse
     o = _new(CloseNesResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_CloseNesResponse)
+    o._nulls = n
     return o
 
 
@@ -17876,14 +17812,19 @@ def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -17892,14 +17833,11 @@ def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CloseSessionRequest
     o = _new(CloseSessionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CloseSessionRequest)
+    o._nulls = n
     return o
 
 
@@ -17911,25 +17849,27 @@ def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CloseSessionResponse
     o = _new(CloseSessionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_CloseSessionResponse)
+    o._nulls = n
     return o
 
 
@@ -17941,14 +17881,19 @@ def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotificatio
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "elicitationId"
         v2 = d["elicitationId"]
         if v2.__class__ is not str:
@@ -17957,14 +17902,11 @@ def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotificatio
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CompleteElicitationNotification
     o = _new(CompleteElicitationNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "elicitation_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.elicitation_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CompleteElicitationNotification)
+    o._nulls = n
     return o
 
 
@@ -17976,14 +17918,19 @@ def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
@@ -17991,14 +17938,11 @@ def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ConfigOptionUpdate
     o = _new(ConfigOptionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ConfigOptionUpdate)
+    o._nulls = n
     return o
 
 
@@ -18010,16 +17954,26 @@ def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdat
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "config_option_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("config_option_update",))
+    return _du_ConfigOptionUpdateSessionUpdate(d)
+
+
+def _du_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
@@ -18027,14 +17981,11 @@ def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdat
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ConfigOptionUpdateSessionUpdate
     o = _new(ConfigOptionUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ConfigOptionUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -18046,14 +17997,19 @@ def _d_Content(d: Any) -> Content:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
@@ -18061,14 +18017,11 @@ def _d_Content(d: Any) -> Content:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Content
     o = _new(Content)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Content)
+    o._nulls = n
     return o
 
 
@@ -18080,37 +18033,43 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
         k = "messageId"
-        v3 = d.get("messageId")
-        if v3 is None:
-            if "messageId" in d:
-                n += ("messageId",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("messageId", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("messageId",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ContentChunk
     o = _new(ContentChunk)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "message_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.message_id = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ContentChunk)
+    o._nulls = n
     return o
 
 
@@ -18122,16 +18081,26 @@ def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
         raise _codec.expected("an object", d)
     if d.get("type") != "content":
         raise _codec.bad_tag(d, "type", ("content",))
+    return _du_ContentToolCallContent(d)
+
+
+def _du_ContentToolCallContent(d: Any) -> ContentToolCallContent:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
@@ -18139,14 +18108,11 @@ def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ContentToolCallContent
     o = _new(ContentToolCallContent)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ContentToolCallContent)
+    o._nulls = n
     return o
 
 
@@ -18170,14 +18136,11 @@ def _d_Cost(d: Any) -> Cost:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Cost
     o = _new(Cost)
-    o.__dict__ = {
-        "amount": v1,
-        "currency": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.amount = v1
+    o.currency = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_Cost)
+    o._nulls = ()
     return o
 
 
@@ -18189,39 +18152,63 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "args"
-        v2 = d.get("args")
-        if v2 is not None or "args" in d:
+        v2 = d.get("args", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "command"
         v3 = d["command"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "cwd"
-        v4 = d.get("cwd")
-        if v4 is None:
-            if "cwd" in d:
-                n += ("cwd",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("cwd", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("cwd",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "env"
-        v5 = d.get("env")
-        if v5 is not None or "env" in d:
+        v5 = d.get("env", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            v5 = _d_list_EnvVariable(None)
+        else:
+            p += 1
             v5 = _d_list_EnvVariable(v5)
         k = "outputByteLimit"
-        v6 = d.get("outputByteLimit")
-        if v6 is None:
-            if "outputByteLimit" in d:
-                n += ("outputByteLimit",)
+        v6 = d.get("outputByteLimit", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("outputByteLimit",)
         else:
+            p += 1
             v6 = _d_integer_0_18446744073709551615(v6)
         k = "sessionId"
         v7 = d["sessionId"]
@@ -18231,19 +18218,16 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CreateTerminalRequest
     o = _new(CreateTerminalRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "args": v2,
-        "command": v3,
-        "cwd": v4,
-        "env": v5,
-        "output_byte_limit": v6,
-        "session_id": v7,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.args = v2
+    o.command = v3
+    o.cwd = v4
+    o.env = v5
+    o.output_byte_limit = v6
+    o.session_id = v7
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_CreateTerminalRequest)
+    o._nulls = n
     return o
 
 
@@ -18265,14 +18249,19 @@ def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "terminalId"
         v2 = d["terminalId"]
         if v2.__class__ is not str:
@@ -18281,14 +18270,11 @@ def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CreateTerminalResponse
     o = _new(CreateTerminalResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "terminal_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.terminal_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CreateTerminalResponse)
+    o._nulls = n
     return o
 
 
@@ -18300,14 +18286,19 @@ def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "currentModeId"
         v2 = d["currentModeId"]
         if v2.__class__ is not str:
@@ -18316,14 +18307,11 @@ def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CurrentModeUpdate
     o = _new(CurrentModeUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "current_mode_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.current_mode_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_CurrentModeUpdate)
+    o._nulls = n
     return o
 
 
@@ -18335,16 +18323,26 @@ def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "current_mode_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("current_mode_update",))
+    return _du_CurrentModeUpdateSessionUpdate(d)
+
+
+def _du_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "currentModeId"
         v2 = d["currentModeId"]
         if v2.__class__ is not str:
@@ -18353,14 +18351,11 @@ def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_CurrentModeUpdateSessionUpdate
     o = _new(CurrentModeUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "current_mode_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.current_mode_id = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_CurrentModeUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -18372,27 +18367,34 @@ def _d_Decline(d: Any) -> Decline:
         raise _codec.expected("an object", d)
     if d.get("action") != "decline":
         raise _codec.bad_tag(d, "action", ("decline",))
+    return _du_Decline(d)
+
+
+def _du_Decline(d: Any) -> Decline:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Decline
     o = _new(Decline)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Decline)
+    o._nulls = n
     return o
 
 
@@ -18404,14 +18406,19 @@ def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "contentChanges"
         v2 = d["contentChanges"]
         v2 = _d_list_TextDocumentContentChangeEvent(v2)
@@ -18430,17 +18437,14 @@ def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DidChangeDocumentNotification
     o = _new(DidChangeDocumentNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "content_changes": v2,
-        "session_id": v3,
-        "uri": v4,
-        "version": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content_changes = v2
+    o.session_id = v3
+    o.uri = v4
+    o.version = v5
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_DidChangeDocumentNotification)
+    o._nulls = n
     return o
 
 
@@ -18460,14 +18464,19 @@ def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -18480,15 +18489,12 @@ def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DidCloseDocumentNotification
     o = _new(DidCloseDocumentNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "uri": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.uri = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_DidCloseDocumentNotification)
+    o._nulls = n
     return o
 
 
@@ -18500,14 +18506,19 @@ def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "position"
         v2 = d["position"]
         v2 = _d_Position(v2)
@@ -18529,18 +18540,15 @@ def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DidFocusDocumentNotification
     o = _new(DidFocusDocumentNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "position": v2,
-        "session_id": v3,
-        "uri": v4,
-        "version": v5,
-        "visible_range": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.position = v2
+    o.session_id = v3
+    o.uri = v4
+    o.version = v5
+    o.visible_range = v6
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_DidFocusDocumentNotification)
+    o._nulls = n
     return o
 
 
@@ -18561,14 +18569,19 @@ def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "languageId"
         v2 = d["languageId"]
         if v2.__class__ is not str:
@@ -18592,18 +18605,15 @@ def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DidOpenDocumentNotification
     o = _new(DidOpenDocumentNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "language_id": v2,
-        "session_id": v3,
-        "text": v4,
-        "uri": v5,
-        "version": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.language_id = v2
+    o.session_id = v3
+    o.text = v4
+    o.uri = v5
+    o.version = v6
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_DidOpenDocumentNotification)
+    o._nulls = n
     return o
 
 
@@ -18624,14 +18634,19 @@ def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -18644,15 +18659,12 @@ def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DidSaveDocumentNotification
     o = _new(DidSaveDocumentNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "uri": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.uri = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_DidSaveDocumentNotification)
+    o._nulls = n
     return o
 
 
@@ -18664,25 +18676,34 @@ def _d_Diff(d: Any) -> Diff:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "newText"
         v2 = d["newText"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "oldText"
-        v3 = d.get("oldText")
-        if v3 is None:
-            if "oldText" in d:
-                n += ("oldText",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("oldText", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("oldText",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "path"
         v4 = d["path"]
         if v4.__class__ is not str:
@@ -18691,16 +18712,13 @@ def _d_Diff(d: Any) -> Diff:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Diff
     o = _new(Diff)
-    o.__dict__ = {
-        "meta": v1,
-        "new_text": v2,
-        "old_text": v3,
-        "path": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.new_text = v2
+    o.old_text = v3
+    o.path = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Diff)
+    o._nulls = n
     return o
 
 
@@ -18712,27 +18730,41 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
         raise _codec.expected("an object", d)
     if d.get("type") != "diff":
         raise _codec.bad_tag(d, "type", ("diff",))
+    return _du_DiffToolCallContent(d)
+
+
+def _du_DiffToolCallContent(d: Any) -> DiffToolCallContent:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "newText"
         v2 = d["newText"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "oldText"
-        v3 = d.get("oldText")
-        if v3 is None:
-            if "oldText" in d:
-                n += ("oldText",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("oldText", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("oldText",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "path"
         v4 = d["path"]
         if v4.__class__ is not str:
@@ -18741,16 +18773,13 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DiffToolCallContent
     o = _new(DiffToolCallContent)
-    o.__dict__ = {
-        "meta": v1,
-        "new_text": v2,
-        "old_text": v3,
-        "path": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.new_text = v2
+    o.old_text = v3
+    o.path = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_DiffToolCallContent)
+    o._nulls = n
     return o
 
 
@@ -18762,14 +18791,19 @@ def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "id"
         v2 = d["id"]
         if v2.__class__ is not str:
@@ -18778,14 +18812,11 @@ def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DisableProvidersRequest
     o = _new(DisableProvidersRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_DisableProvidersRequest)
+    o._nulls = n
     return o
 
 
@@ -18797,25 +18828,27 @@ def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_DisableProvidersResponse
     o = _new(DisableProvidersResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_DisableProvidersResponse)
+    o._nulls = n
     return o
 
 
@@ -18827,15 +18860,24 @@ def _d_Edit(d: Any) -> Edit:
         raise _codec.expected("an object", d)
     if d.get("kind") != "edit":
         raise _codec.bad_tag(d, "kind", ("edit",))
+    return _du_Edit(d)
+
+
+def _du_Edit(d: Any) -> Edit:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "cursorPosition"
-        v1 = d.get("cursorPosition")
-        if v1 is None:
-            if "cursorPosition" in d:
-                n += ("cursorPosition",)
+        v1 = d.get("cursorPosition", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("cursorPosition",)
         else:
+            p += 1
             v1 = _d_Position(v1)
         k = "edits"
         v2 = d["edits"]
@@ -18852,16 +18894,13 @@ def _d_Edit(d: Any) -> Edit:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Edit
     o = _new(Edit)
-    o.__dict__ = {
-        "cursor_position": v1,
-        "edits": v2,
-        "id": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.cursor_position = v1
+    o.edits = v2
+    o.id = v3
+    o.uri = v4
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_Edit)
+    o._nulls = n
     return o
 
 
@@ -18873,25 +18912,26 @@ def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "content"
-        v1 = d.get("content")
-        if v1 is None:
-            if "content" in d:
-                n += ("content",)
+        v1 = d.get("content", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("content",)
         else:
+            p += 1
             v1 = _d_map_ElicitationContentValue(v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationAcceptAction
     o = _new(ElicitationAcceptAction)
-    o.__dict__ = {
-        "content": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.content = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ElicitationAcceptAction)
+    o._nulls = n
     return o
 
 
@@ -18903,41 +18943,49 @@ def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "form"
-        v2 = d.get("form")
-        if v2 is None:
-            if "form" in d:
-                n += ("form",)
+        v2 = d.get("form", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("form",)
         else:
+            p += 1
             v2 = _d_ElicitationFormCapabilities(v2)
         k = "url"
-        v3 = d.get("url")
-        if v3 is None:
-            if "url" in d:
-                n += ("url",)
+        v3 = d.get("url", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("url",)
         else:
+            p += 1
             v3 = _d_ElicitationUrlCapabilities(v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationCapabilities
     o = _new(ElicitationCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "form": v2,
-        "url": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.form = v2
+    o.url = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ElicitationCapabilities)
+    o._nulls = n
     return o
 
 
@@ -18949,25 +18997,27 @@ def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationFormCapabilities
     o = _new(ElicitationFormCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ElicitationFormCapabilities)
+    o._nulls = n
     return o
 
 
@@ -18986,13 +19036,10 @@ def _d_ElicitationRequestScope(d: Any) -> ElicitationRequestScope:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationRequestScope
     o = _new(ElicitationRequestScope)
-    o.__dict__ = {
-        "request_id": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.request_id = v1
+    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_ElicitationRequestScope)
+    o._nulls = ()
     return o
 
 
@@ -19004,51 +19051,72 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "description"
-        v1 = d.get("description")
-        if v1 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
+        v1 = d.get("description", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
         k = "properties"
-        v2 = d.get("properties")
-        if v2 is not None or "properties" in d:
+        v2 = d.get("properties", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_map_ElicitationPropertySchema(None)
+        else:
+            p += 1
             v2 = _d_map_ElicitationPropertySchema(v2)
         k = "required"
-        v3 = d.get("required")
-        if v3 is None:
-            if "required" in d:
-                n += ("required",)
+        v3 = d.get("required", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("required",)
         else:
+            p += 1
             v3 = _d_list_string(v3)
         k = "title"
-        v4 = d.get("title")
-        if v4 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("title", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "type"
-        v5 = d.get("type")
-        if v5 is not None or "type" in d:
+        v5 = d.get("type", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            v5 = _d_ElicitationSchemaType(None)
+        else:
+            p += 1
             v5 = _d_ElicitationSchemaType(v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationSchema
     o = _new(ElicitationSchema)
-    o.__dict__ = {
-        "description": v1,
-        "properties": v2,
-        "required": v3,
-        "title": v4,
-        "type": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.description = v1
+    o.properties = v2
+    o.required = v3
+    o.title = v4
+    o.type = v5
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ElicitationSchema)
+    o._nulls = n
     return o
 
 
@@ -19060,30 +19128,32 @@ def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "sessionId"
         v1 = d["sessionId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "toolCallId"
-        v2 = d.get("toolCallId")
-        if v2 is None:
-            if "toolCallId" in d:
-                n += ("toolCallId",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("toolCallId", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("toolCallId",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationSessionScope
     o = _new(ElicitationSessionScope)
-    o.__dict__ = {
-        "session_id": v1,
-        "tool_call_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.session_id = v1
+    o.tool_call_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ElicitationSessionScope)
+    o._nulls = n
     return o
 
 
@@ -19095,25 +19165,27 @@ def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ElicitationUrlCapabilities
     o = _new(ElicitationUrlCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ElicitationUrlCapabilities)
+    o._nulls = n
     return o
 
 
@@ -19125,20 +19197,28 @@ def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "resource"
         v3 = d["resource"]
@@ -19147,15 +19227,12 @@ def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_EmbeddedResource
     o = _new(EmbeddedResource)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "resource": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.resource = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_EmbeddedResource)
+    o._nulls = n
     return o
 
 
@@ -19179,14 +19256,11 @@ def _d_EnumOption(d: Any) -> EnumOption:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_EnumOption
     o = _new(EnumOption)
-    o.__dict__ = {
-        "const": v1,
-        "title": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.const = v1
+    o.title = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_EnumOption)
+    o._nulls = ()
     return o
 
 
@@ -19198,34 +19272,52 @@ def _d_EnvVar(d: Any) -> EnvVar:
         raise _codec.expected("an object", d)
     if d.get("type") != "env_var":
         raise _codec.bad_tag(d, "type", ("env_var",))
+    return _du_EnvVar(d)
+
+
+def _du_EnvVar(d: Any) -> EnvVar:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "link"
-        v4 = d.get("link")
-        if v4 is None:
-            if "link" in d:
-                n += ("link",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("link", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("link",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
@@ -19237,18 +19329,15 @@ def _d_EnvVar(d: Any) -> EnvVar:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_EnvVar
     o = _new(EnvVar)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "id": v3,
-        "link": v4,
-        "name": v5,
-        "vars": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.id = v3
+    o.link = v4
+    o.name = v5
+    o.vars = v6
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_EnvVar)
+    o._nulls = n
     return o
 
 
@@ -19260,14 +19349,19 @@ def _d_EnvVariable(d: Any) -> EnvVariable:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "name"
         v2 = d["name"]
         if v2.__class__ is not str:
@@ -19280,15 +19374,12 @@ def _d_EnvVariable(d: Any) -> EnvVariable:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_EnvVariable
     o = _new(EnvVariable)
-    o.__dict__ = {
-        "meta": v1,
-        "name": v2,
-        "value": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.name = v2
+    o.value = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_EnvVariable)
+    o._nulls = n
     return o
 
 
@@ -19300,14 +19391,19 @@ def _d_Error(d: Any) -> Error:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "code"
         v1 = d["code"]
         v1 = _d_ErrorCode(v1)
         k = "data"
-        v2 = d.get("data")
-        if v2 is None and "data" in d:
-            n += ("data",)
+        v2 = d.get("data", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        else:
+            p += 1
+            if v2 is None:
+                n += ("data",)
         k = "message"
         v3 = d["message"]
         if v3.__class__ is not str:
@@ -19316,15 +19412,12 @@ def _d_Error(d: Any) -> Error:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Error
     o = _new(Error)
-    o.__dict__ = {
-        "code": v1,
-        "data": v2,
-        "message": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.code = v1
+    o.data = v2
+    o.message = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Error)
+    o._nulls = n
     return o
 
 
@@ -19346,14 +19439,11 @@ def _d_ErrorAgentResponse(d: Any) -> ErrorAgentResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ErrorAgentResponse
     o = _new(ErrorAgentResponse)
-    o.__dict__ = {
-        "error": v1,
-        "id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.error = v1
+    o.id = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_ErrorAgentResponse)
+    o._nulls = ()
     return o
 
 
@@ -19375,14 +19465,11 @@ def _d_ErrorClientResponse(d: Any) -> ErrorClientResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ErrorClientResponse
     o = _new(ErrorClientResponse)
-    o.__dict__ = {
-        "error": v1,
-        "id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.error = v1
+    o.id = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_ErrorClientResponse)
+    o._nulls = ()
     return o
 
 
@@ -19394,41 +19481,51 @@ def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "readTextFile"
-        v2 = d.get("readTextFile")
-        if v2 is None:
-            if "readTextFile" in d:
-                raise _codec.expected("a boolean", None)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("readTextFile", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
         k = "writeTextFile"
-        v3 = d.get("writeTextFile")
-        if v3 is None:
-            if "writeTextFile" in d:
-                raise _codec.expected("a boolean", None)
-        elif v3.__class__ is not bool:
-            raise _codec.expected("a boolean", v3)
+        v3 = d.get("writeTextFile", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v3.__class__ is not bool:
+                raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_FileSystemCapabilities
     o = _new(FileSystemCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "read_text_file": v2,
-        "write_text_file": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.read_text_file = v2
+    o.write_text_file = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_FileSystemCapabilities)
+    o._nulls = n
     return o
 
 
@@ -19440,25 +19537,42 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "mcpServers"
-        v4 = d.get("mcpServers")
-        if v4 is not None or "mcpServers" in d:
+        v4 = d.get("mcpServers", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_list_McpServer(None)
+        else:
+            p += 1
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -19468,17 +19582,14 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ForkSessionRequest
     o = _new(ForkSessionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cwd": v3,
-        "mcp_servers": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cwd = v3
+    o.mcp_servers = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ForkSessionRequest)
+    o._nulls = n
     return o
 
 
@@ -19498,34 +19609,48 @@ def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
-        v2 = d.get("configOptions")
-        if v2 is None:
-            if "configOptions" in d:
-                n += ("configOptions",)
+        v2 = d.get("configOptions", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("configOptions",)
         else:
+            p += 1
             v2 = _d_list_SessionConfigOption(v2)
         k = "models"
-        v3 = d.get("models")
-        if v3 is None:
-            if "models" in d:
-                n += ("models",)
+        v3 = d.get("models", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("models",)
         else:
+            p += 1
             v3 = _d_SessionModelState(v3)
         k = "modes"
-        v4 = d.get("modes")
-        if v4 is None:
-            if "modes" in d:
-                n += ("modes",)
+        v4 = d.get("modes", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("modes",)
         else:
+            p += 1
             v4 = _d_SessionModeState(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -19535,17 +19660,14 @@ def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ForkSessionResponse
     o = _new(ForkSessionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "models": v3,
-        "modes": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o.models = v3
+    o.modes = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ForkSessionResponse)
+    o._nulls = n
     return o
 
 
@@ -19557,16 +19679,26 @@ def _d_FormRequest(d: Any) -> FormRequest:
         raise _codec.expected("an object", d)
     if d.get("mode") != "form":
         raise _codec.bad_tag(d, "mode", ("form",))
+    return _du_FormRequest(d)
+
+
+def _du_FormRequest(d: Any) -> FormRequest:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "message"
         v2 = d["message"]
         if v2.__class__ is not str:
@@ -19581,16 +19713,13 @@ def _d_FormRequest(d: Any) -> FormRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_FormRequest
     o = _new(FormRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "message": v2,
-        "requested_schema": v3,
-        "request_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.message = v2
+    o.requested_schema = v3
+    o.request_id = v4
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_FormRequest)
+    o._nulls = n
     return o
 
 
@@ -19602,16 +19731,26 @@ def _d_FormSession(d: Any) -> FormSession:
         raise _codec.expected("an object", d)
     if d.get("mode") != "form":
         raise _codec.bad_tag(d, "mode", ("form",))
+    return _du_FormSession(d)
+
+
+def _du_FormSession(d: Any) -> FormSession:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "message"
         v2 = d["message"]
         if v2.__class__ is not str:
@@ -19624,27 +19763,28 @@ def _d_FormSession(d: Any) -> FormSession:
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
         k = "toolCallId"
-        v5 = d.get("toolCallId")
-        if v5 is None:
-            if "toolCallId" in d:
-                n += ("toolCallId",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("toolCallId", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("toolCallId",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_FormSession
     o = _new(FormSession)
-    o.__dict__ = {
-        "meta": v1,
-        "message": v2,
-        "requested_schema": v3,
-        "session_id": v4,
-        "tool_call_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.message = v2
+    o.requested_schema = v3
+    o.session_id = v4
+    o.tool_call_id = v5
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_FormSession)
+    o._nulls = n
     return o
 
 
@@ -19665,16 +19805,26 @@ def _d_Http(d: Any) -> Http:
         raise _codec.expected("an object", d)
     if d.get("type") != "http":
         raise _codec.bad_tag(d, "type", ("http",))
+    return _du_Http(d)
+
+
+def _du_Http(d: Any) -> Http:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
@@ -19690,16 +19840,13 @@ def _d_Http(d: Any) -> Http:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Http
     o = _new(Http)
-    o.__dict__ = {
-        "meta": v1,
-        "headers": v2,
-        "name": v3,
-        "url": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.headers = v2
+    o.name = v3
+    o.url = v4
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_Http)
+    o._nulls = n
     return o
 
 
@@ -19711,14 +19858,19 @@ def _d_HttpHeader(d: Any) -> HttpHeader:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "name"
         v2 = d["name"]
         if v2.__class__ is not str:
@@ -19731,15 +19883,12 @@ def _d_HttpHeader(d: Any) -> HttpHeader:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_HttpHeader
     o = _new(HttpHeader)
-    o.__dict__ = {
-        "meta": v1,
-        "name": v2,
-        "value": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.name = v2
+    o.value = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_HttpHeader)
+    o._nulls = n
     return o
 
 
@@ -19751,22 +19900,35 @@ def _d_Image(d: Any) -> Image:
         raise _codec.expected("an object", d)
     if d.get("type") != "image":
         raise _codec.bad_tag(d, "type", ("image",))
+    return _du_Image(d)
+
+
+def _du_Image(d: Any) -> Image:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "data"
         v3 = d["data"]
@@ -19777,27 +19939,28 @@ def _d_Image(d: Any) -> Image:
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
         k = "uri"
-        v5 = d.get("uri")
-        if v5 is None:
-            if "uri" in d:
-                n += ("uri",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("uri", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("uri",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Image
     o = _new(Image)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "data": v3,
-        "mime_type": v4,
-        "uri": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.data = v3
+    o.mime_type = v4
+    o.uri = v5
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_Image)
+    o._nulls = n
     return o
 
 
@@ -19809,20 +19972,28 @@ def _d_ImageContent(d: Any) -> ImageContent:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "data"
         v3 = d["data"]
@@ -19833,27 +20004,28 @@ def _d_ImageContent(d: Any) -> ImageContent:
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
         k = "uri"
-        v5 = d.get("uri")
-        if v5 is None:
-            if "uri" in d:
-                n += ("uri",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("uri", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("uri",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ImageContent
     o = _new(ImageContent)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "data": v3,
-        "mime_type": v4,
-        "uri": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.data = v3
+    o.mime_type = v4
+    o.uri = v5
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ImageContent)
+    o._nulls = n
     return o
 
 
@@ -19865,25 +20037,34 @@ def _d_Implementation(d: Any) -> Implementation:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "name"
         v2 = d["name"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "title"
-        v3 = d.get("title")
-        if v3 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("title", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "version"
         v4 = d["version"]
         if v4.__class__ is not str:
@@ -19892,16 +20073,13 @@ def _d_Implementation(d: Any) -> Implementation:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Implementation
     o = _new(Implementation)
-    o.__dict__ = {
-        "meta": v1,
-        "name": v2,
-        "title": v3,
-        "version": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.name = v2
+    o.title = v3
+    o.version = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Implementation)
+    o._nulls = n
     return o
 
 
@@ -19913,24 +20091,38 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "clientCapabilities"
-        v2 = d.get("clientCapabilities")
-        if v2 is not None or "clientCapabilities" in d:
+        v2 = d.get("clientCapabilities", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_ClientCapabilities(None)
+        else:
+            p += 1
             v2 = _d_ClientCapabilities(v2)
         k = "clientInfo"
-        v3 = d.get("clientInfo")
-        if v3 is None:
-            if "clientInfo" in d:
-                n += ("clientInfo",)
+        v3 = d.get("clientInfo", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("clientInfo",)
         else:
+            p += 1
             v3 = _d_Implementation(v3)
         k = "protocolVersion"
         v4 = d["protocolVersion"]
@@ -19939,16 +20131,13 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_InitializeRequest
     o = _new(InitializeRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "client_capabilities": v2,
-        "client_info": v3,
-        "protocol_version": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.client_capabilities = v2
+    o.client_info = v3
+    o.protocol_version = v4
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_InitializeRequest)
+    o._nulls = n
     return o
 
 
@@ -19960,28 +20149,48 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "agentCapabilities"
-        v2 = d.get("agentCapabilities")
-        if v2 is not None or "agentCapabilities" in d:
+        v2 = d.get("agentCapabilities", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_AgentCapabilities(None)
+        else:
+            p += 1
             v2 = _d_AgentCapabilities(v2)
         k = "agentInfo"
-        v3 = d.get("agentInfo")
-        if v3 is None:
-            if "agentInfo" in d:
-                n += ("agentInfo",)
+        v3 = d.get("agentInfo", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("agentInfo",)
         else:
+            p += 1
             v3 = _d_Implementation(v3)
         k = "authMethods"
-        v4 = d.get("authMethods")
-        if v4 is not None or "authMethods" in d:
+        v4 = d.get("authMethods", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_list_AuthMethod(None)
+        else:
+            p += 1
             v4 = _d_list_AuthMethod(v4)
         k = "protocolVersion"
         v5 = d["protocolVersion"]
@@ -19990,17 +20199,14 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_InitializeResponse
     o = _new(InitializeResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "agent_capabilities": v2,
-        "agent_info": v3,
-        "auth_methods": v4,
-        "protocol_version": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.agent_capabilities = v2
+    o.agent_info = v3
+    o.auth_methods = v4
+    o.protocol_version = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_InitializeResponse)
+    o._nulls = n
     return o
 
 
@@ -20020,59 +20226,79 @@ def _d_Integer(d: Any) -> Integer:
         raise _codec.expected("an object", d)
     if d.get("type") != "integer":
         raise _codec.bad_tag(d, "type", ("integer",))
+    return _du_Integer(d)
+
+
+def _du_Integer(d: Any) -> Integer:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
             v1 = _d_integer_m9223372036854775808_9223372036854775807(v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-        k = "maximum"
-        v3 = d.get("maximum")
-        if v3 is None:
-            if "maximum" in d:
-                n += ("maximum",)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
         else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        k = "maximum"
+        v3 = d.get("maximum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("maximum",)
+        else:
+            p += 1
             v3 = _d_integer_m9223372036854775808_9223372036854775807(v3)
         k = "minimum"
-        v4 = d.get("minimum")
-        if v4 is None:
-            if "minimum" in d:
-                n += ("minimum",)
+        v4 = d.get("minimum", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("minimum",)
         else:
+            p += 1
             v4 = _d_integer_m9223372036854775808_9223372036854775807(v4)
         k = "title"
-        v5 = d.get("title")
-        if v5 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("title", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Integer
     o = _new(Integer)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "maximum": v3,
-        "minimum": v4,
-        "title": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.maximum = v3
+    o.minimum = v4
+    o.title = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Integer)
+    o._nulls = n
     return o
 
 
@@ -20084,57 +20310,72 @@ def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
             v1 = _d_integer_m9223372036854775808_9223372036854775807(v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-        k = "maximum"
-        v3 = d.get("maximum")
-        if v3 is None:
-            if "maximum" in d:
-                n += ("maximum",)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
         else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        k = "maximum"
+        v3 = d.get("maximum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("maximum",)
+        else:
+            p += 1
             v3 = _d_integer_m9223372036854775808_9223372036854775807(v3)
         k = "minimum"
-        v4 = d.get("minimum")
-        if v4 is None:
-            if "minimum" in d:
-                n += ("minimum",)
+        v4 = d.get("minimum", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("minimum",)
         else:
+            p += 1
             v4 = _d_integer_m9223372036854775808_9223372036854775807(v4)
         k = "title"
-        v5 = d.get("title")
-        if v5 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("title", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_IntegerPropertySchema
     o = _new(IntegerPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "maximum": v3,
-        "minimum": v4,
-        "title": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.maximum = v3
+    o.minimum = v4
+    o.title = v5
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_IntegerPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -20146,6 +20387,11 @@ def _d_Jump(d: Any) -> Jump:
         raise _codec.expected("an object", d)
     if d.get("kind") != "jump":
         raise _codec.bad_tag(d, "kind", ("jump",))
+    return _du_Jump(d)
+
+
+def _du_Jump(d: Any) -> Jump:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     try:
         k = "id"
@@ -20163,15 +20409,12 @@ def _d_Jump(d: Any) -> Jump:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Jump
     o = _new(Jump)
-    o.__dict__ = {
-        "id": v1,
-        "position": v2,
-        "uri": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.position = v2
+    o.uri = v3
+    o._extra = None if len(d) == 4 else _codec.unknown(d, _K_Jump)
+    o._nulls = ()
     return o
 
 
@@ -20183,14 +20426,19 @@ def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -20203,15 +20451,12 @@ def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_KillTerminalRequest
     o = _new(KillTerminalRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "terminal_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.terminal_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_KillTerminalRequest)
+    o._nulls = n
     return o
 
 
@@ -20223,25 +20468,27 @@ def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_KillTerminalResponse
     o = _new(KillTerminalResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_KillTerminalResponse)
+    o._nulls = n
     return o
 
 
@@ -20253,25 +20500,27 @@ def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ListProvidersRequest
     o = _new(ListProvidersRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ListProvidersRequest)
+    o._nulls = n
     return o
 
 
@@ -20283,14 +20532,19 @@ def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "providers"
         v2 = d["providers"]
         v2 = _d_list_ProviderInfo(v2)
@@ -20298,14 +20552,11 @@ def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ListProvidersResponse
     o = _new(ListProvidersResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "providers": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.providers = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ListProvidersResponse)
+    o._nulls = n
     return o
 
 
@@ -20317,46 +20568,62 @@ def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cursor"
-        v3 = d.get("cursor")
-        if v3 is None:
-            if "cursor" in d:
-                n += ("cursor",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("cursor", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("cursor",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "cwd"
-        v4 = d.get("cwd")
-        if v4 is None:
-            if "cwd" in d:
-                n += ("cwd",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("cwd", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("cwd",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ListSessionsRequest
     o = _new(ListSessionsRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cursor": v3,
-        "cwd": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cursor = v3
+    o.cwd = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ListSessionsRequest)
+    o._nulls = n
     return o
 
 
@@ -20368,21 +20635,30 @@ def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "nextCursor"
-        v2 = d.get("nextCursor")
-        if v2 is None:
-            if "nextCursor" in d:
-                n += ("nextCursor",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("nextCursor", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("nextCursor",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "sessions"
         v3 = d["sessions"]
         v3 = _d_list_SessionInfo(v3)
@@ -20390,15 +20666,12 @@ def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ListSessionsResponse
     o = _new(ListSessionsResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "next_cursor": v2,
-        "sessions": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.next_cursor = v2
+    o.sessions = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ListSessionsResponse)
+    o._nulls = n
     return o
 
 
@@ -20410,17 +20683,28 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -20437,17 +20721,14 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_LoadSessionRequest
     o = _new(LoadSessionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cwd": v3,
-        "mcp_servers": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cwd = v3
+    o.mcp_servers = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_LoadSessionRequest)
+    o._nulls = n
     return o
 
 
@@ -20467,49 +20748,60 @@ def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
-        v2 = d.get("configOptions")
-        if v2 is None:
-            if "configOptions" in d:
-                n += ("configOptions",)
+        v2 = d.get("configOptions", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("configOptions",)
         else:
+            p += 1
             v2 = _d_list_SessionConfigOption(v2)
         k = "models"
-        v3 = d.get("models")
-        if v3 is None:
-            if "models" in d:
-                n += ("models",)
+        v3 = d.get("models", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("models",)
         else:
+            p += 1
             v3 = _d_SessionModelState(v3)
         k = "modes"
-        v4 = d.get("modes")
-        if v4 is None:
-            if "modes" in d:
-                n += ("modes",)
+        v4 = d.get("modes", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("modes",)
         else:
+            p += 1
             v4 = _d_SessionModeState(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_LoadSessionResponse
     o = _new(LoadSessionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "models": v3,
-        "modes": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o.models = v3
+    o.modes = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_LoadSessionResponse)
+    o._nulls = n
     return o
 
 
@@ -20521,25 +20813,27 @@ def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_LogoutCapabilities
     o = _new(LogoutCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_LogoutCapabilities)
+    o._nulls = n
     return o
 
 
@@ -20551,25 +20845,27 @@ def _d_LogoutRequest(d: Any) -> LogoutRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_LogoutRequest
     o = _new(LogoutRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_LogoutRequest)
+    o._nulls = n
     return o
 
 
@@ -20581,25 +20877,27 @@ def _d_LogoutResponse(d: Any) -> LogoutResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_LogoutResponse
     o = _new(LogoutResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_LogoutResponse)
+    o._nulls = n
     return o
 
 
@@ -20611,41 +20909,51 @@ def _d_McpCapabilities(d: Any) -> McpCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "http"
-        v2 = d.get("http")
-        if v2 is None:
-            if "http" in d:
-                raise _codec.expected("a boolean", None)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("http", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
         k = "sse"
-        v3 = d.get("sse")
-        if v3 is None:
-            if "sse" in d:
-                raise _codec.expected("a boolean", None)
-        elif v3.__class__ is not bool:
-            raise _codec.expected("a boolean", v3)
+        v3 = d.get("sse", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v3.__class__ is not bool:
+                raise _codec.expected("a boolean", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_McpCapabilities
     o = _new(McpCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "http": v2,
-        "sse": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.http = v2
+    o.sse = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_McpCapabilities)
+    o._nulls = n
     return o
 
 
@@ -20657,14 +20965,19 @@ def _d_McpServerHttp(d: Any) -> McpServerHttp:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
@@ -20680,16 +20993,13 @@ def _d_McpServerHttp(d: Any) -> McpServerHttp:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_McpServerHttp
     o = _new(McpServerHttp)
-    o.__dict__ = {
-        "meta": v1,
-        "headers": v2,
-        "name": v3,
-        "url": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.headers = v2
+    o.name = v3
+    o.url = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_McpServerHttp)
+    o._nulls = n
     return o
 
 
@@ -20701,14 +21011,19 @@ def _d_McpServerSse(d: Any) -> McpServerSse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
@@ -20724,16 +21039,13 @@ def _d_McpServerSse(d: Any) -> McpServerSse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_McpServerSse
     o = _new(McpServerSse)
-    o.__dict__ = {
-        "meta": v1,
-        "headers": v2,
-        "name": v3,
-        "url": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.headers = v2
+    o.name = v3
+    o.url = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_McpServerSse)
+    o._nulls = n
     return o
 
 
@@ -20745,14 +21057,19 @@ def _d_McpServerStdio(d: Any) -> McpServerStdio:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "args"
         v2 = d["args"]
         v2 = _d_list_string(v2)
@@ -20771,17 +21088,14 @@ def _d_McpServerStdio(d: Any) -> McpServerStdio:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_McpServerStdio
     o = _new(McpServerStdio)
-    o.__dict__ = {
-        "meta": v1,
-        "args": v2,
-        "command": v3,
-        "env": v4,
-        "name": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.args = v2
+    o.command = v3
+    o.env = v4
+    o.name = v5
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_McpServerStdio)
+    o._nulls = n
     return o
 
 
@@ -20793,21 +21107,30 @@ def _d_ModelInfo(d: Any) -> ModelInfo:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "modelId"
         v3 = d["modelId"]
         if v3.__class__ is not str:
@@ -20820,16 +21143,13 @@ def _d_ModelInfo(d: Any) -> ModelInfo:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ModelInfo
     o = _new(ModelInfo)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "model_id": v3,
-        "name": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.model_id = v3
+    o.name = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ModelInfo)
+    o._nulls = n
     return o
 
 
@@ -20841,61 +21161,76 @@ def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
             v1 = _d_list_string(v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "items"
         v3 = d["items"]
         v3 = _d_MultiSelectItems(v3)
         k = "maxItems"
-        v4 = d.get("maxItems")
-        if v4 is None:
-            if "maxItems" in d:
-                n += ("maxItems",)
+        v4 = d.get("maxItems", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("maxItems",)
         else:
+            p += 1
             v4 = _d_integer_0_18446744073709551615(v4)
         k = "minItems"
-        v5 = d.get("minItems")
-        if v5 is None:
-            if "minItems" in d:
-                n += ("minItems",)
+        v5 = d.get("minItems", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("minItems",)
         else:
+            p += 1
             v5 = _d_integer_0_18446744073709551615(v5)
         k = "title"
-        v6 = d.get("title")
-        if v6 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v6.__class__ is not str:
-            raise _codec.expected("a string", v6)
+        v6 = d.get("title", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_MultiSelectPropertySchema
     o = _new(MultiSelectPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "items": v3,
-        "max_items": v4,
-        "min_items": v5,
-        "title": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.items = v3
+    o.max_items = v4
+    o.min_items = v5
+    o.title = v6
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_MultiSelectPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -20916,41 +21251,49 @@ def _d_NesCapabilities(d: Any) -> NesCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "context"
-        v2 = d.get("context")
-        if v2 is None:
-            if "context" in d:
-                n += ("context",)
+        v2 = d.get("context", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("context",)
         else:
+            p += 1
             v2 = _d_NesContextCapabilities(v2)
         k = "events"
-        v3 = d.get("events")
-        if v3 is None:
-            if "events" in d:
-                n += ("events",)
+        v3 = d.get("events", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("events",)
         else:
+            p += 1
             v3 = _d_NesEventCapabilities(v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesCapabilities
     o = _new(NesCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "context": v2,
-        "events": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.context = v2
+    o.events = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesCapabilities)
+    o._nulls = n
     return o
 
 
@@ -20962,73 +21305,93 @@ def _d_NesContextCapabilities(d: Any) -> NesContextCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "diagnostics"
-        v2 = d.get("diagnostics")
-        if v2 is None:
-            if "diagnostics" in d:
-                n += ("diagnostics",)
+        v2 = d.get("diagnostics", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("diagnostics",)
         else:
+            p += 1
             v2 = _d_NesDiagnosticsCapabilities(v2)
         k = "editHistory"
-        v3 = d.get("editHistory")
-        if v3 is None:
-            if "editHistory" in d:
-                n += ("editHistory",)
+        v3 = d.get("editHistory", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("editHistory",)
         else:
+            p += 1
             v3 = _d_NesEditHistoryCapabilities(v3)
         k = "openFiles"
-        v4 = d.get("openFiles")
-        if v4 is None:
-            if "openFiles" in d:
-                n += ("openFiles",)
+        v4 = d.get("openFiles", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("openFiles",)
         else:
+            p += 1
             v4 = _d_NesOpenFilesCapabilities(v4)
         k = "recentFiles"
-        v5 = d.get("recentFiles")
-        if v5 is None:
-            if "recentFiles" in d:
-                n += ("recentFiles",)
+        v5 = d.get("recentFiles", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("recentFiles",)
         else:
+            p += 1
             v5 = _d_NesRecentFilesCapabilities(v5)
         k = "relatedSnippets"
-        v6 = d.get("relatedSnippets")
-        if v6 is None:
-            if "relatedSnippets" in d:
-                n += ("relatedSnippets",)
+        v6 = d.get("relatedSnippets", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("relatedSnippets",)
         else:
+            p += 1
             v6 = _d_NesRelatedSnippetsCapabilities(v6)
         k = "userActions"
-        v7 = d.get("userActions")
-        if v7 is None:
-            if "userActions" in d:
-                n += ("userActions",)
+        v7 = d.get("userActions", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("userActions",)
         else:
+            p += 1
             v7 = _d_NesUserActionsCapabilities(v7)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesContextCapabilities
     o = _new(NesContextCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "diagnostics": v2,
-        "edit_history": v3,
-        "open_files": v4,
-        "recent_files": v5,
-        "related_snippets": v6,
-        "user_actions": v7,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.diagnostics = v2
+    o.edit_history = v3
+    o.open_files = v4
+    o.recent_files = v5
+    o.related_snippets = v6
+    o.user_actions = v7
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesContextCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21068,16 +21431,13 @@ def _d_NesDiagnostic(d: Any) -> NesDiagnostic:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDiagnostic
     o = _new(NesDiagnostic)
-    o.__dict__ = {
-        "message": v1,
-        "range": v2,
-        "severity": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.message = v1
+    o.range = v2
+    o.severity = v3
+    o.uri = v4
+    o._extra = None if len(d) == 4 else _codec.unknown(d, _K_NesDiagnostic)
+    o._nulls = ()
     return o
 
 
@@ -21089,25 +21449,27 @@ def _d_NesDiagnosticsCapabilities(d: Any) -> NesDiagnosticsCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDiagnosticsCapabilities
     o = _new(NesDiagnosticsCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDiagnosticsCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21119,14 +21481,19 @@ def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilit
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "syncKind"
         v2 = d["syncKind"]
         v2 = _d_TextDocumentSyncKind(v2)
@@ -21134,14 +21501,11 @@ def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilit
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentDidChangeCapabilities
     o = _new(NesDocumentDidChangeCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "sync_kind": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.sync_kind = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_NesDocumentDidChangeCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21153,25 +21517,27 @@ def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilitie
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentDidCloseCapabilities
     o = _new(NesDocumentDidCloseCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDocumentDidCloseCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21183,25 +21549,27 @@ def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilitie
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentDidFocusCapabilities
     o = _new(NesDocumentDidFocusCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDocumentDidFocusCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21213,25 +21581,27 @@ def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentDidOpenCapabilities
     o = _new(NesDocumentDidOpenCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDocumentDidOpenCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21243,25 +21613,27 @@ def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentDidSaveCapabilities
     o = _new(NesDocumentDidSaveCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDocumentDidSaveCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21273,65 +21645,82 @@ def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "didChange"
-        v2 = d.get("didChange")
-        if v2 is None:
-            if "didChange" in d:
-                n += ("didChange",)
+        v2 = d.get("didChange", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("didChange",)
         else:
+            p += 1
             v2 = _d_NesDocumentDidChangeCapabilities(v2)
         k = "didClose"
-        v3 = d.get("didClose")
-        if v3 is None:
-            if "didClose" in d:
-                n += ("didClose",)
+        v3 = d.get("didClose", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("didClose",)
         else:
+            p += 1
             v3 = _d_NesDocumentDidCloseCapabilities(v3)
         k = "didFocus"
-        v4 = d.get("didFocus")
-        if v4 is None:
-            if "didFocus" in d:
-                n += ("didFocus",)
+        v4 = d.get("didFocus", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("didFocus",)
         else:
+            p += 1
             v4 = _d_NesDocumentDidFocusCapabilities(v4)
         k = "didOpen"
-        v5 = d.get("didOpen")
-        if v5 is None:
-            if "didOpen" in d:
-                n += ("didOpen",)
+        v5 = d.get("didOpen", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("didOpen",)
         else:
+            p += 1
             v5 = _d_NesDocumentDidOpenCapabilities(v5)
         k = "didSave"
-        v6 = d.get("didSave")
-        if v6 is None:
-            if "didSave" in d:
-                n += ("didSave",)
+        v6 = d.get("didSave", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("didSave",)
         else:
+            p += 1
             v6 = _d_NesDocumentDidSaveCapabilities(v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesDocumentEventCapabilities
     o = _new(NesDocumentEventCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "did_change": v2,
-        "did_close": v3,
-        "did_focus": v4,
-        "did_open": v5,
-        "did_save": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.did_change = v2
+    o.did_close = v3
+    o.did_focus = v4
+    o.did_open = v5
+    o.did_save = v6
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesDocumentEventCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21352,33 +21741,38 @@ def _d_NesEditHistoryCapabilities(d: Any) -> NesEditHistoryCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "maxCount"
-        v2 = d.get("maxCount")
-        if v2 is None:
-            if "maxCount" in d:
-                n += ("maxCount",)
+        v2 = d.get("maxCount", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("maxCount",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesEditHistoryCapabilities
     o = _new(NesEditHistoryCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "max_count": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.max_count = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesEditHistoryCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21402,14 +21796,11 @@ def _d_NesEditHistoryEntry(d: Any) -> NesEditHistoryEntry:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesEditHistoryEntry
     o = _new(NesEditHistoryEntry)
-    o.__dict__ = {
-        "diff": v1,
-        "uri": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.diff = v1
+    o.uri = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_NesEditHistoryEntry)
+    o._nulls = ()
     return o
 
 
@@ -21421,13 +21812,17 @@ def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "cursorPosition"
-        v1 = d.get("cursorPosition")
-        if v1 is None:
-            if "cursorPosition" in d:
-                n += ("cursorPosition",)
+        v1 = d.get("cursorPosition", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("cursorPosition",)
         else:
+            p += 1
             v1 = _d_Position(v1)
         k = "edits"
         v2 = d["edits"]
@@ -21444,16 +21839,13 @@ def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesEditSuggestion
     o = _new(NesEditSuggestion)
-    o.__dict__ = {
-        "cursor_position": v1,
-        "edits": v2,
-        "id": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.cursor_position = v1
+    o.edits = v2
+    o.id = v3
+    o.uri = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_NesEditSuggestion)
+    o._nulls = n
     return o
 
 
@@ -21465,33 +21857,38 @@ def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "document"
-        v2 = d.get("document")
-        if v2 is None:
-            if "document" in d:
-                n += ("document",)
+        v2 = d.get("document", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("document",)
         else:
+            p += 1
             v2 = _d_NesDocumentEventCapabilities(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesEventCapabilities
     o = _new(NesEventCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "document": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.document = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesEventCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21517,15 +21914,12 @@ def _d_NesExcerpt(d: Any) -> NesExcerpt:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesExcerpt
     o = _new(NesExcerpt)
-    o.__dict__ = {
-        "end_line": v1,
-        "start_line": v2,
-        "text": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.end_line = v1
+    o.start_line = v2
+    o.text = v3
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_NesExcerpt)
+    o._nulls = ()
     return o
 
 
@@ -21537,25 +21931,27 @@ def _d_NesJumpCapabilities(d: Any) -> NesJumpCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesJumpCapabilities
     o = _new(NesJumpCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesJumpCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21582,15 +21978,12 @@ def _d_NesJumpSuggestion(d: Any) -> NesJumpSuggestion:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesJumpSuggestion
     o = _new(NesJumpSuggestion)
-    o.__dict__ = {
-        "id": v1,
-        "position": v2,
-        "uri": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.position = v2
+    o.uri = v3
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_NesJumpSuggestion)
+    o._nulls = ()
     return o
 
 
@@ -21602,43 +21995,47 @@ def _d_NesOpenFile(d: Any) -> NesOpenFile:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "languageId"
         v1 = d["languageId"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "lastFocusedMs"
-        v2 = d.get("lastFocusedMs")
-        if v2 is None:
-            if "lastFocusedMs" in d:
-                n += ("lastFocusedMs",)
+        v2 = d.get("lastFocusedMs", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("lastFocusedMs",)
         else:
+            p += 1
             v2 = _d_integer_0_18446744073709551615(v2)
         k = "uri"
         v3 = d["uri"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "visibleRange"
-        v4 = d.get("visibleRange")
-        if v4 is None:
-            if "visibleRange" in d:
-                n += ("visibleRange",)
+        v4 = d.get("visibleRange", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("visibleRange",)
         else:
+            p += 1
             v4 = _d_Range(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesOpenFile
     o = _new(NesOpenFile)
-    o.__dict__ = {
-        "language_id": v1,
-        "last_focused_ms": v2,
-        "uri": v3,
-        "visible_range": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.language_id = v1
+    o.last_focused_ms = v2
+    o.uri = v3
+    o.visible_range = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_NesOpenFile)
+    o._nulls = n
     return o
 
 
@@ -21650,25 +22047,27 @@ def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesOpenFilesCapabilities
     o = _new(NesOpenFilesCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesOpenFilesCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21696,15 +22095,12 @@ def _d_NesRecentFile(d: Any) -> NesRecentFile:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRecentFile
     o = _new(NesRecentFile)
-    o.__dict__ = {
-        "language_id": v1,
-        "text": v2,
-        "uri": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.language_id = v1
+    o.text = v2
+    o.uri = v3
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_NesRecentFile)
+    o._nulls = ()
     return o
 
 
@@ -21716,33 +22112,38 @@ def _d_NesRecentFilesCapabilities(d: Any) -> NesRecentFilesCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "maxCount"
-        v2 = d.get("maxCount")
-        if v2 is None:
-            if "maxCount" in d:
-                n += ("maxCount",)
+        v2 = d.get("maxCount", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("maxCount",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRecentFilesCapabilities
     o = _new(NesRecentFilesCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "max_count": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.max_count = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesRecentFilesCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21765,14 +22166,11 @@ def _d_NesRelatedSnippet(d: Any) -> NesRelatedSnippet:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRelatedSnippet
     o = _new(NesRelatedSnippet)
-    o.__dict__ = {
-        "excerpts": v1,
-        "uri": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.excerpts = v1
+    o.uri = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_NesRelatedSnippet)
+    o._nulls = ()
     return o
 
 
@@ -21784,25 +22182,27 @@ def _d_NesRelatedSnippetsCapabilities(d: Any) -> NesRelatedSnippetsCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRelatedSnippetsCapabilities
     o = _new(NesRelatedSnippetsCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesRelatedSnippetsCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21814,25 +22214,27 @@ def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRenameCapabilities
     o = _new(NesRenameCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesRenameCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21863,16 +22265,13 @@ def _d_NesRenameSuggestion(d: Any) -> NesRenameSuggestion:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRenameSuggestion
     o = _new(NesRenameSuggestion)
-    o.__dict__ = {
-        "id": v1,
-        "new_name": v2,
-        "position": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.new_name = v2
+    o.position = v3
+    o.uri = v4
+    o._extra = None if len(d) == 4 else _codec.unknown(d, _K_NesRenameSuggestion)
+    o._nulls = ()
     return o
 
 
@@ -21900,15 +22299,12 @@ def _d_NesRepository(d: Any) -> NesRepository:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesRepository
     o = _new(NesRepository)
-    o.__dict__ = {
-        "name": v1,
-        "owner": v2,
-        "remote_url": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.name = v1
+    o.owner = v2
+    o.remote_url = v3
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_NesRepository)
+    o._nulls = ()
     return o
 
 
@@ -21920,25 +22316,27 @@ def _d_NesSearchAndReplaceCapabilities(d: Any) -> NesSearchAndReplaceCapabilitie
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesSearchAndReplaceCapabilities
     o = _new(NesSearchAndReplaceCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesSearchAndReplaceCapabilities)
+    o._nulls = n
     return o
 
 
@@ -21950,18 +22348,23 @@ def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "isRegex"
-        v2 = d.get("isRegex")
-        if v2 is None:
-            if "isRegex" in d:
-                n += ("isRegex",)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("isRegex", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("isRegex",)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
         k = "replace"
         v3 = d["replace"]
         if v3.__class__ is not str:
@@ -21978,17 +22381,14 @@ def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesSearchAndReplaceSuggestion
     o = _new(NesSearchAndReplaceSuggestion)
-    o.__dict__ = {
-        "id": v1,
-        "is_regex": v2,
-        "replace": v3,
-        "search": v4,
-        "uri": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.id = v1
+    o.is_regex = v2
+    o.replace = v3
+    o.search = v4
+    o.uri = v5
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_NesSearchAndReplaceSuggestion)
+    o._nulls = n
     return o
 
 
@@ -22000,73 +22400,93 @@ def _d_NesSuggestContext(d: Any) -> NesSuggestContext:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "diagnostics"
-        v2 = d.get("diagnostics")
-        if v2 is None:
-            if "diagnostics" in d:
-                n += ("diagnostics",)
+        v2 = d.get("diagnostics", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("diagnostics",)
         else:
+            p += 1
             v2 = _d_list_NesDiagnostic(v2)
         k = "editHistory"
-        v3 = d.get("editHistory")
-        if v3 is None:
-            if "editHistory" in d:
-                n += ("editHistory",)
+        v3 = d.get("editHistory", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("editHistory",)
         else:
+            p += 1
             v3 = _d_list_NesEditHistoryEntry(v3)
         k = "openFiles"
-        v4 = d.get("openFiles")
-        if v4 is None:
-            if "openFiles" in d:
-                n += ("openFiles",)
+        v4 = d.get("openFiles", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("openFiles",)
         else:
+            p += 1
             v4 = _d_list_NesOpenFile(v4)
         k = "recentFiles"
-        v5 = d.get("recentFiles")
-        if v5 is None:
-            if "recentFiles" in d:
-                n += ("recentFiles",)
+        v5 = d.get("recentFiles", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("recentFiles",)
         else:
+            p += 1
             v5 = _d_list_NesRecentFile(v5)
         k = "relatedSnippets"
-        v6 = d.get("relatedSnippets")
-        if v6 is None:
-            if "relatedSnippets" in d:
-                n += ("relatedSnippets",)
+        v6 = d.get("relatedSnippets", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("relatedSnippets",)
         else:
+            p += 1
             v6 = _d_list_NesRelatedSnippet(v6)
         k = "userActions"
-        v7 = d.get("userActions")
-        if v7 is None:
-            if "userActions" in d:
-                n += ("userActions",)
+        v7 = d.get("userActions", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("userActions",)
         else:
+            p += 1
             v7 = _d_list_NesUserAction(v7)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesSuggestContext
     o = _new(NesSuggestContext)
-    o.__dict__ = {
-        "meta": v1,
-        "diagnostics": v2,
-        "edit_history": v3,
-        "open_files": v4,
-        "recent_files": v5,
-        "related_snippets": v6,
-        "user_actions": v7,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.diagnostics = v2
+    o.edit_history = v3
+    o.open_files = v4
+    o.recent_files = v5
+    o.related_snippets = v6
+    o.user_actions = v7
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesSuggestContext)
+    o._nulls = n
     return o
 
 
@@ -22099,14 +22519,11 @@ def _d_NesTextEdit(d: Any) -> NesTextEdit:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesTextEdit
     o = _new(NesTextEdit)
-    o.__dict__ = {
-        "new_text": v1,
-        "range": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.new_text = v1
+    o.range = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_NesTextEdit)
+    o._nulls = ()
     return o
 
 
@@ -22136,16 +22553,13 @@ def _d_NesUserAction(d: Any) -> NesUserAction:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesUserAction
     o = _new(NesUserAction)
-    o.__dict__ = {
-        "action": v1,
-        "position": v2,
-        "timestamp_ms": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.action = v1
+    o.position = v2
+    o.timestamp_ms = v3
+    o.uri = v4
+    o._extra = None if len(d) == 4 else _codec.unknown(d, _K_NesUserAction)
+    o._nulls = ()
     return o
 
 
@@ -22157,33 +22571,38 @@ def _d_NesUserActionsCapabilities(d: Any) -> NesUserActionsCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "maxCount"
-        v2 = d.get("maxCount")
-        if v2 is None:
-            if "maxCount" in d:
-                n += ("maxCount",)
+        v2 = d.get("maxCount", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("maxCount",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NesUserActionsCapabilities
     o = _new(NesUserActionsCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "max_count": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.max_count = v2
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NesUserActionsCapabilities)
+    o._nulls = n
     return o
 
 
@@ -22195,17 +22614,28 @@ def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -22218,16 +22648,13 @@ def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NewSessionRequest
     o = _new(NewSessionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cwd": v3,
-        "mcp_servers": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cwd = v3
+    o.mcp_servers = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_NewSessionRequest)
+    o._nulls = n
     return o
 
 
@@ -22239,34 +22666,48 @@ def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
-        v2 = d.get("configOptions")
-        if v2 is None:
-            if "configOptions" in d:
-                n += ("configOptions",)
+        v2 = d.get("configOptions", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("configOptions",)
         else:
+            p += 1
             v2 = _d_list_SessionConfigOption(v2)
         k = "models"
-        v3 = d.get("models")
-        if v3 is None:
-            if "models" in d:
-                n += ("models",)
+        v3 = d.get("models", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("models",)
         else:
+            p += 1
             v3 = _d_SessionModelState(v3)
         k = "modes"
-        v4 = d.get("modes")
-        if v4 is None:
-            if "modes" in d:
-                n += ("modes",)
+        v4 = d.get("modes", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("modes",)
         else:
+            p += 1
             v4 = _d_SessionModeState(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -22276,17 +22717,14 @@ def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NewSessionResponse
     o = _new(NewSessionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "models": v3,
-        "modes": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o.models = v3
+    o.modes = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_NewSessionResponse)
+    o._nulls = n
     return o
 
 
@@ -22298,59 +22736,82 @@ def _d_Number(d: Any) -> Number:
         raise _codec.expected("an object", d)
     if d.get("type") != "number":
         raise _codec.bad_tag(d, "type", ("number",))
+    return _du_Number(d)
+
+
+def _du_Number(d: Any) -> Number:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not float and v1.__class__ is not int:
-            raise _codec.expected("a number", v1)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
+        else:
+            p += 1
+            if v1.__class__ is not float and v1.__class__ is not int:
+                raise _codec.expected("a number", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "maximum"
-        v3 = d.get("maximum")
-        if v3 is None:
-            if "maximum" in d:
-                n += ("maximum",)
-        elif v3.__class__ is not float and v3.__class__ is not int:
-            raise _codec.expected("a number", v3)
+        v3 = d.get("maximum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("maximum",)
+        else:
+            p += 1
+            if v3.__class__ is not float and v3.__class__ is not int:
+                raise _codec.expected("a number", v3)
         k = "minimum"
-        v4 = d.get("minimum")
-        if v4 is None:
-            if "minimum" in d:
-                n += ("minimum",)
-        elif v4.__class__ is not float and v4.__class__ is not int:
-            raise _codec.expected("a number", v4)
+        v4 = d.get("minimum", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("minimum",)
+        else:
+            p += 1
+            if v4.__class__ is not float and v4.__class__ is not int:
+                raise _codec.expected("a number", v4)
         k = "title"
-        v5 = d.get("title")
-        if v5 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("title", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Number
     o = _new(Number)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "maximum": v3,
-        "minimum": v4,
-        "title": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.maximum = v3
+    o.minimum = v4
+    o.title = v5
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Number)
+    o._nulls = n
     return o
 
 
@@ -22362,57 +22823,75 @@ def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not float and v1.__class__ is not int:
-            raise _codec.expected("a number", v1)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
+        else:
+            p += 1
+            if v1.__class__ is not float and v1.__class__ is not int:
+                raise _codec.expected("a number", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "maximum"
-        v3 = d.get("maximum")
-        if v3 is None:
-            if "maximum" in d:
-                n += ("maximum",)
-        elif v3.__class__ is not float and v3.__class__ is not int:
-            raise _codec.expected("a number", v3)
+        v3 = d.get("maximum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("maximum",)
+        else:
+            p += 1
+            if v3.__class__ is not float and v3.__class__ is not int:
+                raise _codec.expected("a number", v3)
         k = "minimum"
-        v4 = d.get("minimum")
-        if v4 is None:
-            if "minimum" in d:
-                n += ("minimum",)
-        elif v4.__class__ is not float and v4.__class__ is not int:
-            raise _codec.expected("a number", v4)
+        v4 = d.get("minimum", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("minimum",)
+        else:
+            p += 1
+            if v4.__class__ is not float and v4.__class__ is not int:
+                raise _codec.expected("a number", v4)
         k = "title"
-        v5 = d.get("title")
-        if v5 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("title", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_NumberPropertySchema
     o = _new(NumberPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "maximum": v3,
-        "minimum": v4,
-        "title": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.maximum = v3
+    o.minimum = v4
+    o.title = v5
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_NumberPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -22424,14 +22903,19 @@ def _d_PermissionOption(d: Any) -> PermissionOption:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "kind"
         v2 = d["kind"]
         v2 = _d_PermissionOptionKind(v2)
@@ -22447,16 +22931,13 @@ def _d_PermissionOption(d: Any) -> PermissionOption:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PermissionOption
     o = _new(PermissionOption)
-    o.__dict__ = {
-        "meta": v1,
-        "kind": v2,
-        "name": v3,
-        "option_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.kind = v2
+    o.name = v3
+    o.option_id = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_PermissionOption)
+    o._nulls = n
     return o
 
 
@@ -22468,14 +22949,19 @@ def _d_Plan(d: Any) -> Plan:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "entries"
         v2 = d["entries"]
         v2 = _d_list_PlanEntry(v2)
@@ -22483,14 +22969,11 @@ def _d_Plan(d: Any) -> Plan:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Plan
     o = _new(Plan)
-    o.__dict__ = {
-        "meta": v1,
-        "entries": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.entries = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Plan)
+    o._nulls = n
     return o
 
 
@@ -22502,14 +22985,19 @@ def _d_PlanEntry(d: Any) -> PlanEntry:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         if v2.__class__ is not str:
@@ -22524,16 +23012,13 @@ def _d_PlanEntry(d: Any) -> PlanEntry:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PlanEntry
     o = _new(PlanEntry)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "priority": v3,
-        "status": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.priority = v3
+    o.status = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_PlanEntry)
+    o._nulls = n
     return o
 
 
@@ -22545,16 +23030,26 @@ def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "plan":
         raise _codec.bad_tag(d, "sessionUpdate", ("plan",))
+    return _du_PlanSessionUpdate(d)
+
+
+def _du_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "entries"
         v2 = d["entries"]
         v2 = _d_list_PlanEntry(v2)
@@ -22562,14 +23057,11 @@ def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PlanSessionUpdate
     o = _new(PlanSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "entries": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.entries = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_PlanSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -22591,14 +23083,11 @@ def _d_Position(d: Any) -> Position:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Position
     o = _new(Position)
-    o.__dict__ = {
-        "character": v1,
-        "line": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.character = v1
+    o.line = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_Position)
+    o._nulls = ()
     return o
 
 
@@ -22610,49 +23099,63 @@ def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "audio"
-        v2 = d.get("audio")
-        if v2 is None:
-            if "audio" in d:
-                raise _codec.expected("a boolean", None)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("audio", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
         k = "embeddedContext"
-        v3 = d.get("embeddedContext")
-        if v3 is None:
-            if "embeddedContext" in d:
-                raise _codec.expected("a boolean", None)
-        elif v3.__class__ is not bool:
-            raise _codec.expected("a boolean", v3)
+        v3 = d.get("embeddedContext", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v3.__class__ is not bool:
+                raise _codec.expected("a boolean", v3)
         k = "image"
-        v4 = d.get("image")
-        if v4 is None:
-            if "image" in d:
-                raise _codec.expected("a boolean", None)
-        elif v4.__class__ is not bool:
-            raise _codec.expected("a boolean", v4)
+        v4 = d.get("image", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            raise _codec.expected("a boolean", None)
+        else:
+            p += 1
+            if v4.__class__ is not bool:
+                raise _codec.expected("a boolean", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PromptCapabilities
     o = _new(PromptCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "audio": v2,
-        "embedded_context": v3,
-        "image": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.audio = v2
+    o.embedded_context = v3
+    o.image = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_PromptCapabilities)
+    o._nulls = n
     return o
 
 
@@ -22664,21 +23167,30 @@ def _d_PromptRequest(d: Any) -> PromptRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "messageId"
-        v2 = d.get("messageId")
-        if v2 is None:
-            if "messageId" in d:
-                n += ("messageId",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("messageId", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("messageId",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "prompt"
         v3 = d["prompt"]
         v3 = _d_list_ContentBlock(v3)
@@ -22690,16 +23202,13 @@ def _d_PromptRequest(d: Any) -> PromptRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PromptRequest
     o = _new(PromptRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "message_id": v2,
-        "prompt": v3,
-        "session_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.message_id = v2
+    o.prompt = v3
+    o.session_id = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_PromptRequest)
+    o._nulls = n
     return o
 
 
@@ -22711,45 +23220,54 @@ def _d_PromptResponse(d: Any) -> PromptResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "stopReason"
         v2 = d["stopReason"]
         v2 = _d_StopReason(v2)
         k = "usage"
-        v3 = d.get("usage")
-        if v3 is None:
-            if "usage" in d:
-                n += ("usage",)
+        v3 = d.get("usage", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("usage",)
         else:
+            p += 1
             v3 = _d_Usage(v3)
         k = "userMessageId"
-        v4 = d.get("userMessageId")
-        if v4 is None:
-            if "userMessageId" in d:
-                n += ("userMessageId",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("userMessageId", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("userMessageId",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_PromptResponse
     o = _new(PromptResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "stop_reason": v2,
-        "usage": v3,
-        "user_message_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.stop_reason = v2
+    o.usage = v3
+    o.user_message_id = v4
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_PromptResponse)
+    o._nulls = n
     return o
 
 
@@ -22772,14 +23290,11 @@ def _d_ProviderCurrentConfig(d: Any) -> ProviderCurrentConfig:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ProviderCurrentConfig
     o = _new(ProviderCurrentConfig)
-    o.__dict__ = {
-        "api_type": v1,
-        "base_url": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.api_type = v1
+    o.base_url = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_ProviderCurrentConfig)
+    o._nulls = ()
     return o
 
 
@@ -22791,20 +23306,28 @@ def _d_ProviderInfo(d: Any) -> ProviderInfo:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "current"
-        v2 = d.get("current")
-        if v2 is None:
-            if "current" in d:
-                n += ("current",)
+        v2 = d.get("current", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("current",)
         else:
+            p += 1
             v2 = _d_ProviderCurrentConfig(v2)
         k = "id"
         v3 = d["id"]
@@ -22821,17 +23344,14 @@ def _d_ProviderInfo(d: Any) -> ProviderInfo:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ProviderInfo
     o = _new(ProviderInfo)
-    o.__dict__ = {
-        "meta": v1,
-        "current": v2,
-        "id": v3,
-        "required": v4,
-        "supported": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.current = v2
+    o.id = v3
+    o.required = v4
+    o.supported = v5
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_ProviderInfo)
+    o._nulls = n
     return o
 
 
@@ -22843,25 +23363,27 @@ def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ProvidersCapabilities
     o = _new(ProvidersCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ProvidersCapabilities)
+    o._nulls = n
     return o
 
 
@@ -22883,14 +23405,11 @@ def _d_Range(d: Any) -> Range:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Range
     o = _new(Range)
-    o.__dict__ = {
-        "end": v1,
-        "start": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.end = v1
+    o.start = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_Range)
+    o._nulls = ()
     return o
 
 
@@ -22902,27 +23421,38 @@ def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "limit"
-        v2 = d.get("limit")
-        if v2 is None:
-            if "limit" in d:
-                n += ("limit",)
+        v2 = d.get("limit", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("limit",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
         k = "line"
-        v3 = d.get("line")
-        if v3 is None:
-            if "line" in d:
-                n += ("line",)
+        v3 = d.get("line", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("line",)
         else:
+            p += 1
             v3 = _d_integer_0_4294967295(v3)
         k = "path"
         v4 = d["path"]
@@ -22936,17 +23466,14 @@ def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ReadTextFileRequest
     o = _new(ReadTextFileRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "limit": v2,
-        "line": v3,
-        "path": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.limit = v2
+    o.line = v3
+    o.path = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ReadTextFileRequest)
+    o._nulls = n
     return o
 
 
@@ -22958,14 +23485,19 @@ def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         if v2.__class__ is not str:
@@ -22974,14 +23506,11 @@ def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ReadTextFileResponse
     o = _new(ReadTextFileResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ReadTextFileResponse)
+    o._nulls = n
     return o
 
 
@@ -22993,24 +23522,32 @@ def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "id"
         v2 = d["id"]
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "reason"
-        v3 = d.get("reason")
-        if v3 is None:
-            if "reason" in d:
-                n += ("reason",)
+        v3 = d.get("reason", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("reason",)
         else:
+            p += 1
             v3 = _d_NesRejectReason(v3)
         k = "sessionId"
         v4 = d["sessionId"]
@@ -23020,16 +23557,13 @@ def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_RejectNesNotification
     o = _new(RejectNesNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "id": v2,
-        "reason": v3,
-        "session_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.id = v2
+    o.reason = v3
+    o.session_id = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_RejectNesNotification)
+    o._nulls = n
     return o
 
 
@@ -23041,14 +23575,19 @@ def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -23061,15 +23600,12 @@ def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ReleaseTerminalRequest
     o = _new(ReleaseTerminalRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "terminal_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.terminal_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ReleaseTerminalRequest)
+    o._nulls = n
     return o
 
 
@@ -23081,25 +23617,27 @@ def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ReleaseTerminalResponse
     o = _new(ReleaseTerminalResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ReleaseTerminalResponse)
+    o._nulls = n
     return o
 
 
@@ -23111,6 +23649,11 @@ def _d_Rename(d: Any) -> Rename:
         raise _codec.expected("an object", d)
     if d.get("kind") != "rename":
         raise _codec.bad_tag(d, "kind", ("rename",))
+    return _du_Rename(d)
+
+
+def _du_Rename(d: Any) -> Rename:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     try:
         k = "id"
@@ -23132,16 +23675,13 @@ def _d_Rename(d: Any) -> Rename:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Rename
     o = _new(Rename)
-    o.__dict__ = {
-        "id": v1,
-        "new_name": v2,
-        "position": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.new_name = v2
+    o.position = v3
+    o.uri = v4
+    o._extra = None if len(d) == 5 else _codec.unknown(d, _K_Rename)
+    o._nulls = ()
     return o
 
 
@@ -23163,14 +23703,11 @@ def _d_RequestElicitationFormMode(d: Any) -> RequestElicitationFormMode:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_RequestElicitationFormMode
     o = _new(RequestElicitationFormMode)
-    o.__dict__ = {
-        "requested_schema": v1,
-        "request_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.requested_schema = v1
+    o.request_id = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_RequestElicitationFormMode)
+    o._nulls = ()
     return o
 
 
@@ -23197,15 +23734,12 @@ def _d_RequestElicitationUrlMode(d: Any) -> RequestElicitationUrlMode:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_RequestElicitationUrlMode
     o = _new(RequestElicitationUrlMode)
-    o.__dict__ = {
-        "elicitation_id": v1,
-        "url": v2,
-        "request_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.elicitation_id = v1
+    o.url = v2
+    o.request_id = v3
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_RequestElicitationUrlMode)
+    o._nulls = ()
     return o
 
 
@@ -23217,14 +23751,19 @@ def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "options"
         v2 = d["options"]
         v2 = _d_list_PermissionOption(v2)
@@ -23239,16 +23778,13 @@ def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_RequestPermissionRequest
     o = _new(RequestPermissionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "options": v2,
-        "session_id": v3,
-        "tool_call": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.options = v2
+    o.session_id = v3
+    o.tool_call = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_RequestPermissionRequest)
+    o._nulls = n
     return o
 
 
@@ -23260,14 +23796,19 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "outcome"
         v2 = d["outcome"]
         v2 = _d_RequestPermissionOutcome(v2)
@@ -23275,14 +23816,11 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_RequestPermissionResponse
     o = _new(RequestPermissionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "outcome": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.outcome = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_RequestPermissionResponse)
+    o._nulls = n
     return o
 
 
@@ -23294,22 +23832,35 @@ def _d_Resource(d: Any) -> Resource:
         raise _codec.expected("an object", d)
     if d.get("type") != "resource":
         raise _codec.bad_tag(d, "type", ("resource",))
+    return _du_Resource(d)
+
+
+def _du_Resource(d: Any) -> Resource:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "resource"
         v3 = d["resource"]
@@ -23318,15 +23869,12 @@ def _d_Resource(d: Any) -> Resource:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Resource
     o = _new(Resource)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "resource": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.resource = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Resource)
+    o._nulls = n
     return o
 
 
@@ -23338,53 +23886,76 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "mimeType"
-        v4 = d.get("mimeType")
-        if v4 is None:
-            if "mimeType" in d:
-                n += ("mimeType",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("mimeType", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("mimeType",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
         k = "size"
-        v6 = d.get("size")
-        if v6 is None:
-            if "size" in d:
-                n += ("size",)
+        v6 = d.get("size", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("size",)
         else:
+            p += 1
             v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
         k = "title"
-        v7 = d.get("title")
-        if v7 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v7.__class__ is not str:
-            raise _codec.expected("a string", v7)
+        v7 = d.get("title", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v7.__class__ is not str:
+                raise _codec.expected("a string", v7)
         k = "uri"
         v8 = d["uri"]
         if v8.__class__ is not str:
@@ -23393,20 +23964,17 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResourceLink
     o = _new(ResourceLink)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "description": v3,
-        "mime_type": v4,
-        "name": v5,
-        "size": v6,
-        "title": v7,
-        "uri": v8,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.description = v3
+    o.mime_type = v4
+    o.name = v5
+    o.size = v6
+    o.title = v7
+    o.uri = v8
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ResourceLink)
+    o._nulls = n
     return o
 
 
@@ -23429,55 +23997,83 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
         raise _codec.expected("an object", d)
     if d.get("type") != "resource_link":
         raise _codec.bad_tag(d, "type", ("resource_link",))
+    return _du_ResourceLinkContentBlock(d)
+
+
+def _du_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "mimeType"
-        v4 = d.get("mimeType")
-        if v4 is None:
-            if "mimeType" in d:
-                n += ("mimeType",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("mimeType", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("mimeType",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
         k = "name"
         v5 = d["name"]
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
         k = "size"
-        v6 = d.get("size")
-        if v6 is None:
-            if "size" in d:
-                n += ("size",)
+        v6 = d.get("size", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("size",)
         else:
+            p += 1
             v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
         k = "title"
-        v7 = d.get("title")
-        if v7 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v7.__class__ is not str:
-            raise _codec.expected("a string", v7)
+        v7 = d.get("title", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v7.__class__ is not str:
+                raise _codec.expected("a string", v7)
         k = "uri"
         v8 = d["uri"]
         if v8.__class__ is not str:
@@ -23486,20 +24082,17 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResourceLinkContentBlock
     o = _new(ResourceLinkContentBlock)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "description": v3,
-        "mime_type": v4,
-        "name": v5,
-        "size": v6,
-        "title": v7,
-        "uri": v8,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.description = v3
+    o.mime_type = v4
+    o.name = v5
+    o.size = v6
+    o.title = v7
+    o.uri = v8
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_ResourceLinkContentBlock)
+    o._nulls = n
     return o
 
 
@@ -23533,14 +24126,11 @@ def _d_ResultAgentResponse(d: Any) -> ResultAgentResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResultAgentResponse
     o = _new(ResultAgentResponse)
-    o.__dict__ = {
-        "id": v1,
-        "result": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.result = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_ResultAgentResponse)
+    o._nulls = ()
     return o
 
 
@@ -23562,14 +24152,11 @@ def _d_ResultClientResponse(d: Any) -> ResultClientResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResultClientResponse
     o = _new(ResultClientResponse)
-    o.__dict__ = {
-        "id": v1,
-        "result": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.id = v1
+    o.result = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_ResultClientResponse)
+    o._nulls = ()
     return o
 
 
@@ -23581,25 +24168,42 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "mcpServers"
-        v4 = d.get("mcpServers")
-        if v4 is not None or "mcpServers" in d:
+        v4 = d.get("mcpServers", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_list_McpServer(None)
+        else:
+            p += 1
             v4 = _d_list_McpServer(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -23609,17 +24213,14 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResumeSessionRequest
     o = _new(ResumeSessionRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cwd": v3,
-        "mcp_servers": v4,
-        "session_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cwd = v3
+    o.mcp_servers = v4
+    o.session_id = v5
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ResumeSessionRequest)
+    o._nulls = n
     return o
 
 
@@ -23639,49 +24240,60 @@ def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
-        v2 = d.get("configOptions")
-        if v2 is None:
-            if "configOptions" in d:
-                n += ("configOptions",)
+        v2 = d.get("configOptions", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("configOptions",)
         else:
+            p += 1
             v2 = _d_list_SessionConfigOption(v2)
         k = "models"
-        v3 = d.get("models")
-        if v3 is None:
-            if "models" in d:
-                n += ("models",)
+        v3 = d.get("models", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("models",)
         else:
+            p += 1
             v3 = _d_SessionModelState(v3)
         k = "modes"
-        v4 = d.get("modes")
-        if v4 is None:
-            if "modes" in d:
-                n += ("modes",)
+        v4 = d.get("modes", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("modes",)
         else:
+            p += 1
             v4 = _d_SessionModeState(v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ResumeSessionResponse
     o = _new(ResumeSessionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "models": v3,
-        "modes": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o.models = v3
+    o.modes = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_ResumeSessionResponse)
+    o._nulls = n
     return o
 
 
@@ -23693,20 +24305,30 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
         raise _codec.expected("an object", d)
     if d.get("kind") != "searchAndReplace":
         raise _codec.bad_tag(d, "kind", ("searchAndReplace",))
+    return _du_SearchAndReplace(d)
+
+
+def _du_SearchAndReplace(d: Any) -> SearchAndReplace:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not str:
             raise _codec.expected("a string", v1)
         k = "isRegex"
-        v2 = d.get("isRegex")
-        if v2 is None:
-            if "isRegex" in d:
-                n += ("isRegex",)
-        elif v2.__class__ is not bool:
-            raise _codec.expected("a boolean", v2)
+        v2 = d.get("isRegex", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("isRegex",)
+        else:
+            p += 1
+            if v2.__class__ is not bool:
+                raise _codec.expected("a boolean", v2)
         k = "replace"
         v3 = d["replace"]
         if v3.__class__ is not str:
@@ -23723,17 +24345,14 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SearchAndReplace
     o = _new(SearchAndReplace)
-    o.__dict__ = {
-        "id": v1,
-        "is_regex": v2,
-        "replace": v3,
-        "search": v4,
-        "uri": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.id = v1
+    o.is_regex = v2
+    o.replace = v3
+    o.search = v4
+    o.uri = v5
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_SearchAndReplace)
+    o._nulls = n
     return o
 
 
@@ -23745,30 +24364,47 @@ def _d_Select(d: Any) -> Select:
         raise _codec.expected("an object", d)
     if d.get("type") != "select":
         raise _codec.bad_tag(d, "type", ("select",))
+    return _du_Select(d)
+
+
+def _du_Select(d: Any) -> Select:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "category"
-        v2 = d.get("category")
-        if v2 is None:
-            if "category" in d:
-                n += ("category",)
+        v2 = d.get("category", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("category",)
         else:
+            p += 1
             v2 = _d_SessionConfigOptionCategory(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "id"
         v4 = d["id"]
         if v4.__class__ is not str:
@@ -23788,19 +24424,16 @@ def _d_Select(d: Any) -> Select:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Select
     o = _new(Select)
-    o.__dict__ = {
-        "meta": v1,
-        "category": v2,
-        "description": v3,
-        "id": v4,
-        "name": v5,
-        "current_value": v6,
-        "options": v7,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.category = v2
+    o.description = v3
+    o.id = v4
+    o.name = v5
+    o.current_value = v6
+    o.options = v7
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_Select)
+    o._nulls = n
     return o
 
 
@@ -23823,16 +24456,26 @@ def _d_Selected(d: Any) -> Selected:
         raise _codec.expected("an object", d)
     if d.get("outcome") != "selected":
         raise _codec.bad_tag(d, "outcome", ("selected",))
+    return _du_Selected(d)
+
+
+def _du_Selected(d: Any) -> Selected:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "optionId"
         v2 = d["optionId"]
         if v2.__class__ is not str:
@@ -23841,14 +24484,11 @@ def _d_Selected(d: Any) -> Selected:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Selected
     o = _new(Selected)
-    o.__dict__ = {
-        "meta": v1,
-        "option_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.option_id = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Selected)
+    o._nulls = n
     return o
 
 
@@ -23860,14 +24500,19 @@ def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "optionId"
         v2 = d["optionId"]
         if v2.__class__ is not str:
@@ -23876,14 +24521,11 @@ def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SelectedPermissionOutcome
     o = _new(SelectedPermissionOutcome)
-    o.__dict__ = {
-        "meta": v1,
-        "option_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.option_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_SelectedPermissionOutcome)
+    o._nulls = n
     return o
 
 
@@ -23895,25 +24537,27 @@ def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDire
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionAdditionalDirectoriesCapabilities
     o = _new(SessionAdditionalDirectoriesCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionAdditionalDirectoriesCapabilities)
+    o._nulls = n
     return o
 
 
@@ -23925,65 +24569,82 @@ def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is None:
-            if "additionalDirectories" in d:
-                n += ("additionalDirectories",)
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("additionalDirectories",)
         else:
+            p += 1
             v2 = _d_SessionAdditionalDirectoriesCapabilities(v2)
         k = "close"
-        v3 = d.get("close")
-        if v3 is None:
-            if "close" in d:
-                n += ("close",)
+        v3 = d.get("close", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("close",)
         else:
+            p += 1
             v3 = _d_SessionCloseCapabilities(v3)
         k = "fork"
-        v4 = d.get("fork")
-        if v4 is None:
-            if "fork" in d:
-                n += ("fork",)
+        v4 = d.get("fork", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("fork",)
         else:
+            p += 1
             v4 = _d_SessionForkCapabilities(v4)
         k = "list"
-        v5 = d.get("list")
-        if v5 is None:
-            if "list" in d:
-                n += ("list",)
+        v5 = d.get("list", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("list",)
         else:
+            p += 1
             v5 = _d_SessionListCapabilities(v5)
         k = "resume"
-        v6 = d.get("resume")
-        if v6 is None:
-            if "resume" in d:
-                n += ("resume",)
+        v6 = d.get("resume", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("resume",)
         else:
+            p += 1
             v6 = _d_SessionResumeCapabilities(v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionCapabilities
     o = _new(SessionCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "close": v3,
-        "fork": v4,
-        "list_": v5,
-        "resume": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.close = v3
+    o.fork = v4
+    o.list_ = v5
+    o.resume = v6
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionCapabilities)
+    o._nulls = n
     return o
 
 
@@ -24004,25 +24665,27 @@ def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionCloseCapabilities
     o = _new(SessionCloseCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionCloseCapabilities)
+    o._nulls = n
     return o
 
 
@@ -24042,13 +24705,10 @@ def _d_SessionConfigBoolean(d: Any) -> SessionConfigBoolean:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionConfigBoolean
     o = _new(SessionConfigBoolean)
-    o.__dict__ = {
-        "current_value": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.current_value = v1
+    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_SessionConfigBoolean)
+    o._nulls = ()
     return o
 
 
@@ -24071,14 +24731,11 @@ def _d_SessionConfigSelect(d: Any) -> SessionConfigSelect:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionConfigSelect
     o = _new(SessionConfigSelect)
-    o.__dict__ = {
-        "current_value": v1,
-        "options": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.current_value = v1
+    o.options = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_SessionConfigSelect)
+    o._nulls = ()
     return o
 
 
@@ -24090,14 +24747,19 @@ def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "group"
         v2 = d["group"]
         if v2.__class__ is not str:
@@ -24113,16 +24775,13 @@ def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionConfigSelectGroup
     o = _new(SessionConfigSelectGroup)
-    o.__dict__ = {
-        "meta": v1,
-        "group": v2,
-        "name": v3,
-        "options": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.group = v2
+    o.name = v3
+    o.options = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_SessionConfigSelectGroup)
+    o._nulls = n
     return o
 
 
@@ -24134,21 +24793,30 @@ def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "name"
         v3 = d["name"]
         if v3.__class__ is not str:
@@ -24161,16 +24829,13 @@ def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionConfigSelectOption
     o = _new(SessionConfigSelectOption)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "name": v3,
-        "value": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.name = v3
+    o.value = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionConfigSelectOption)
+    o._nulls = n
     return o
 
 
@@ -24182,6 +24847,7 @@ def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "requestedSchema"
         v1 = d["requestedSchema"]
@@ -24191,25 +24857,26 @@ def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
         if v2.__class__ is not str:
             raise _codec.expected("a string", v2)
         k = "toolCallId"
-        v3 = d.get("toolCallId")
-        if v3 is None:
-            if "toolCallId" in d:
-                n += ("toolCallId",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("toolCallId", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("toolCallId",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionElicitationFormMode
     o = _new(SessionElicitationFormMode)
-    o.__dict__ = {
-        "requested_schema": v1,
-        "session_id": v2,
-        "tool_call_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.requested_schema = v1
+    o.session_id = v2
+    o.tool_call_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionElicitationFormMode)
+    o._nulls = n
     return o
 
 
@@ -24221,6 +24888,7 @@ def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "elicitationId"
         v1 = d["elicitationId"]
@@ -24235,26 +24903,27 @@ def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "toolCallId"
-        v4 = d.get("toolCallId")
-        if v4 is None:
-            if "toolCallId" in d:
-                n += ("toolCallId",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("toolCallId", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("toolCallId",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionElicitationUrlMode
     o = _new(SessionElicitationUrlMode)
-    o.__dict__ = {
-        "elicitation_id": v1,
-        "url": v2,
-        "session_id": v3,
-        "tool_call_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.elicitation_id = v1
+    o.url = v2
+    o.session_id = v3
+    o.tool_call_id = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_SessionElicitationUrlMode)
+    o._nulls = n
     return o
 
 
@@ -24266,25 +24935,27 @@ def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionForkCapabilities
     o = _new(SessionForkCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionForkCapabilities)
+    o._nulls = n
     return o
 
 
@@ -24296,17 +24967,28 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "additionalDirectories"
-        v2 = d.get("additionalDirectories")
-        if v2 is not None or "additionalDirectories" in d:
+        v2 = d.get("additionalDirectories", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "cwd"
         v3 = d["cwd"]
@@ -24317,35 +24999,40 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
         if v4.__class__ is not str:
             raise _codec.expected("a string", v4)
         k = "title"
-        v5 = d.get("title")
-        if v5 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v5.__class__ is not str:
-            raise _codec.expected("a string", v5)
+        v5 = d.get("title", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
         k = "updatedAt"
-        v6 = d.get("updatedAt")
-        if v6 is None:
-            if "updatedAt" in d:
-                n += ("updatedAt",)
-        elif v6.__class__ is not str:
-            raise _codec.expected("a string", v6)
+        v6 = d.get("updatedAt", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("updatedAt",)
+        else:
+            p += 1
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionInfo
     o = _new(SessionInfo)
-    o.__dict__ = {
-        "meta": v1,
-        "additional_directories": v2,
-        "cwd": v3,
-        "session_id": v4,
-        "title": v5,
-        "updated_at": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.additional_directories = v2
+    o.cwd = v3
+    o.session_id = v4
+    o.title = v5
+    o.updated_at = v6
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionInfo)
+    o._nulls = n
     return o
 
 
@@ -24366,41 +25053,51 @@ def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "title"
-        v2 = d.get("title")
-        if v2 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("title", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "updatedAt"
-        v3 = d.get("updatedAt")
-        if v3 is None:
-            if "updatedAt" in d:
-                n += ("updatedAt",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("updatedAt", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("updatedAt",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionInfoUpdate
     o = _new(SessionInfoUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "title": v2,
-        "updated_at": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.title = v2
+    o.updated_at = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionInfoUpdate)
+    o._nulls = n
     return o
 
 
@@ -24412,43 +25109,58 @@ def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "session_info_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("session_info_update",))
+    return _du_SessionInfoUpdateSessionUpdate(d)
+
+
+def _du_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "title"
-        v2 = d.get("title")
-        if v2 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("title", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "updatedAt"
-        v3 = d.get("updatedAt")
-        if v3 is None:
-            if "updatedAt" in d:
-                n += ("updatedAt",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("updatedAt", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("updatedAt",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionInfoUpdateSessionUpdate
     o = _new(SessionInfoUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "title": v2,
-        "updated_at": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.title = v2
+    o.updated_at = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_SessionInfoUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -24460,25 +25172,27 @@ def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionListCapabilities
     o = _new(SessionListCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionListCapabilities)
+    o._nulls = n
     return o
 
 
@@ -24490,21 +25204,30 @@ def _d_SessionMode(d: Any) -> SessionMode:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "id"
         v3 = d["id"]
         if v3.__class__ is not str:
@@ -24517,16 +25240,13 @@ def _d_SessionMode(d: Any) -> SessionMode:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionMode
     o = _new(SessionMode)
-    o.__dict__ = {
-        "meta": v1,
-        "description": v2,
-        "id": v3,
-        "name": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.description = v2
+    o.id = v3
+    o.name = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionMode)
+    o._nulls = n
     return o
 
 
@@ -24538,14 +25258,19 @@ def _d_SessionModeState(d: Any) -> SessionModeState:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "availableModes"
         v2 = d["availableModes"]
         v2 = _d_list_SessionMode(v2)
@@ -24557,15 +25282,12 @@ def _d_SessionModeState(d: Any) -> SessionModeState:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionModeState
     o = _new(SessionModeState)
-    o.__dict__ = {
-        "meta": v1,
-        "available_modes": v2,
-        "current_mode_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.available_modes = v2
+    o.current_mode_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionModeState)
+    o._nulls = n
     return o
 
 
@@ -24577,14 +25299,19 @@ def _d_SessionModelState(d: Any) -> SessionModelState:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "availableModels"
         v2 = d["availableModels"]
         v2 = _d_list_ModelInfo(v2)
@@ -24596,15 +25323,12 @@ def _d_SessionModelState(d: Any) -> SessionModelState:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionModelState
     o = _new(SessionModelState)
-    o.__dict__ = {
-        "meta": v1,
-        "available_models": v2,
-        "current_model_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.available_models = v2
+    o.current_model_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionModelState)
+    o._nulls = n
     return o
 
 
@@ -24616,14 +25340,19 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -24635,15 +25364,12 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionNotification
     o = _new(SessionNotification)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "update": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.update = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SessionNotification)
+    o._nulls = n
     return o
 
 
@@ -24655,25 +25381,27 @@ def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SessionResumeCapabilities
     o = _new(SessionResumeCapabilities)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionResumeCapabilities)
+    o._nulls = n
     return o
 
 
@@ -24685,14 +25413,19 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "apiType"
         v2 = d["apiType"]
         v2 = _d_LlmProtocol(v2)
@@ -24701,8 +25434,14 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
         if v3.__class__ is not str:
             raise _codec.expected("a string", v3)
         k = "headers"
-        v4 = d.get("headers")
-        if v4 is not None or "headers" in d:
+        v4 = d.get("headers", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_map_string(None)
+        else:
+            p += 1
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -24712,17 +25451,14 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetProvidersRequest
     o = _new(SetProvidersRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "api_type": v2,
-        "base_url": v3,
-        "headers": v4,
-        "id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.api_type = v2
+    o.base_url = v3
+    o.headers = v4
+    o.id = v5
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_SetProvidersRequest)
+    o._nulls = n
     return o
 
 
@@ -24734,25 +25470,27 @@ def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetProvidersResponse
     o = _new(SetProvidersResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SetProvidersResponse)
+    o._nulls = n
     return o
 
 
@@ -24764,14 +25502,19 @@ def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configOptions"
         v2 = d["configOptions"]
         v2 = _d_list_SessionConfigOption(v2)
@@ -24779,14 +25522,11 @@ def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetSessionConfigOptionResponse
     o = _new(SetSessionConfigOptionResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "config_options": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_options = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_SetSessionConfigOptionResponse)
+    o._nulls = n
     return o
 
 
@@ -24798,14 +25538,19 @@ def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "modeId"
         v2 = d["modeId"]
         if v2.__class__ is not str:
@@ -24818,15 +25563,12 @@ def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetSessionModeRequest
     o = _new(SetSessionModeRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "mode_id": v2,
-        "session_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.mode_id = v2
+    o.session_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SetSessionModeRequest)
+    o._nulls = n
     return o
 
 
@@ -24838,25 +25580,27 @@ def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetSessionModeResponse
     o = _new(SetSessionModeResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SetSessionModeResponse)
+    o._nulls = n
     return o
 
 
@@ -24868,14 +25612,19 @@ def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "modelId"
         v2 = d["modelId"]
         if v2.__class__ is not str:
@@ -24888,15 +25637,12 @@ def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetSessionModelRequest
     o = _new(SetSessionModelRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "model_id": v2,
-        "session_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.model_id = v2
+    o.session_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_SetSessionModelRequest)
+    o._nulls = n
     return o
 
 
@@ -24908,25 +25654,27 @@ def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SetSessionModelResponse
     o = _new(SetSessionModelResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SetSessionModelResponse)
+    o._nulls = n
     return o
 
 
@@ -24938,16 +25686,26 @@ def _d_Sse(d: Any) -> Sse:
         raise _codec.expected("an object", d)
     if d.get("type") != "sse":
         raise _codec.bad_tag(d, "type", ("sse",))
+    return _du_Sse(d)
+
+
+def _du_Sse(d: Any) -> Sse:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "headers"
         v2 = d["headers"]
         v2 = _d_list_HttpHeader(v2)
@@ -24963,16 +25721,13 @@ def _d_Sse(d: Any) -> Sse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Sse
     o = _new(Sse)
-    o.__dict__ = {
-        "meta": v1,
-        "headers": v2,
-        "name": v3,
-        "url": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.headers = v2
+    o.name = v3
+    o.url = v4
+    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_Sse)
+    o._nulls = n
     return o
 
 
@@ -24984,49 +25739,61 @@ def _d_StartNesRequest(d: Any) -> StartNesRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "repository"
-        v2 = d.get("repository")
-        if v2 is None:
-            if "repository" in d:
-                n += ("repository",)
+        v2 = d.get("repository", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("repository",)
         else:
+            p += 1
             v2 = _d_NesRepository(v2)
         k = "workspaceFolders"
-        v3 = d.get("workspaceFolders")
-        if v3 is None:
-            if "workspaceFolders" in d:
-                n += ("workspaceFolders",)
+        v3 = d.get("workspaceFolders", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("workspaceFolders",)
         else:
+            p += 1
             v3 = _d_list_WorkspaceFolder(v3)
         k = "workspaceUri"
-        v4 = d.get("workspaceUri")
-        if v4 is None:
-            if "workspaceUri" in d:
-                n += ("workspaceUri",)
-        elif v4.__class__ is not str:
-            raise _codec.expected("a string", v4)
+        v4 = d.get("workspaceUri", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("workspaceUri",)
+        else:
+            p += 1
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_StartNesRequest
     o = _new(StartNesRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "repository": v2,
-        "workspace_folders": v3,
-        "workspace_uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.repository = v2
+    o.workspace_folders = v3
+    o.workspace_uri = v4
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_StartNesRequest)
+    o._nulls = n
     return o
 
 
@@ -25038,14 +25805,19 @@ def _d_StartNesResponse(d: Any) -> StartNesResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -25054,14 +25826,11 @@ def _d_StartNesResponse(d: Any) -> StartNesResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_StartNesResponse
     o = _new(StartNesResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_StartNesResponse)
+    o._nulls = n
     return o
 
 
@@ -25073,91 +25842,125 @@ def _d_String(d: Any) -> String:
         raise _codec.expected("an object", d)
     if d.get("type") != "string":
         raise _codec.bad_tag(d, "type", ("string",))
+    return _du_String(d)
+
+
+def _du_String(d: Any) -> String:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-        k = "enum"
-        v3 = d.get("enum")
-        if v3 is None:
-            if "enum" in d:
-                n += ("enum",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        k = "description"
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        k = "enum"
+        v3 = d.get("enum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("enum",)
+        else:
+            p += 1
             v3 = _d_list_string(v3)
         k = "format"
-        v4 = d.get("format")
-        if v4 is None:
-            if "format" in d:
-                n += ("format",)
+        v4 = d.get("format", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("format",)
         else:
+            p += 1
             v4 = _d_StringFormat(v4)
         k = "maxLength"
-        v5 = d.get("maxLength")
-        if v5 is None:
-            if "maxLength" in d:
-                n += ("maxLength",)
+        v5 = d.get("maxLength", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("maxLength",)
         else:
+            p += 1
             v5 = _d_integer_0_4294967295(v5)
         k = "minLength"
-        v6 = d.get("minLength")
-        if v6 is None:
-            if "minLength" in d:
-                n += ("minLength",)
+        v6 = d.get("minLength", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("minLength",)
         else:
+            p += 1
             v6 = _d_integer_0_4294967295(v6)
         k = "oneOf"
-        v7 = d.get("oneOf")
-        if v7 is None:
-            if "oneOf" in d:
-                n += ("oneOf",)
+        v7 = d.get("oneOf", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("oneOf",)
         else:
+            p += 1
             v7 = _d_list_EnumOption(v7)
         k = "pattern"
-        v8 = d.get("pattern")
-        if v8 is None:
-            if "pattern" in d:
-                n += ("pattern",)
-        elif v8.__class__ is not str:
-            raise _codec.expected("a string", v8)
+        v8 = d.get("pattern", _ABSENT)
+        if v8 is _ABSENT:
+            v8 = None
+        elif v8 is None:
+            p += 1
+            n += ("pattern",)
+        else:
+            p += 1
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
         k = "title"
-        v9 = d.get("title")
-        if v9 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v9.__class__ is not str:
-            raise _codec.expected("a string", v9)
+        v9 = d.get("title", _ABSENT)
+        if v9 is _ABSENT:
+            v9 = None
+        elif v9 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_String
     o = _new(String)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "enum": v3,
-        "format": v4,
-        "max_length": v5,
-        "min_length": v6,
-        "one_of": v7,
-        "pattern": v8,
-        "title": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.enum = v3
+    o.format = v4
+    o.max_length = v5
+    o.min_length = v6
+    o.one_of = v7
+    o.pattern = v8
+    o.title = v9
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_String)
+    o._nulls = n
     return o
 
 
@@ -25182,89 +25985,118 @@ def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "default"
-        v1 = d.get("default")
-        if v1 is None:
-            if "default" in d:
-                n += ("default",)
-        elif v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "description"
-        v2 = d.get("description")
-        if v2 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-        k = "enum"
-        v3 = d.get("enum")
-        if v3 is None:
-            if "enum" in d:
-                n += ("enum",)
+        v1 = d.get("default", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("default",)
         else:
+            p += 1
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        k = "description"
+        v2 = d.get("description", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        k = "enum"
+        v3 = d.get("enum", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("enum",)
+        else:
+            p += 1
             v3 = _d_list_string(v3)
         k = "format"
-        v4 = d.get("format")
-        if v4 is None:
-            if "format" in d:
-                n += ("format",)
+        v4 = d.get("format", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("format",)
         else:
+            p += 1
             v4 = _d_StringFormat(v4)
         k = "maxLength"
-        v5 = d.get("maxLength")
-        if v5 is None:
-            if "maxLength" in d:
-                n += ("maxLength",)
+        v5 = d.get("maxLength", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("maxLength",)
         else:
+            p += 1
             v5 = _d_integer_0_4294967295(v5)
         k = "minLength"
-        v6 = d.get("minLength")
-        if v6 is None:
-            if "minLength" in d:
-                n += ("minLength",)
+        v6 = d.get("minLength", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("minLength",)
         else:
+            p += 1
             v6 = _d_integer_0_4294967295(v6)
         k = "oneOf"
-        v7 = d.get("oneOf")
-        if v7 is None:
-            if "oneOf" in d:
-                n += ("oneOf",)
+        v7 = d.get("oneOf", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("oneOf",)
         else:
+            p += 1
             v7 = _d_list_EnumOption(v7)
         k = "pattern"
-        v8 = d.get("pattern")
-        if v8 is None:
-            if "pattern" in d:
-                n += ("pattern",)
-        elif v8.__class__ is not str:
-            raise _codec.expected("a string", v8)
+        v8 = d.get("pattern", _ABSENT)
+        if v8 is _ABSENT:
+            v8 = None
+        elif v8 is None:
+            p += 1
+            n += ("pattern",)
+        else:
+            p += 1
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
         k = "title"
-        v9 = d.get("title")
-        if v9 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v9.__class__ is not str:
-            raise _codec.expected("a string", v9)
+        v9 = d.get("title", _ABSENT)
+        if v9 is _ABSENT:
+            v9 = None
+        elif v9 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_StringPropertySchema
     o = _new(StringPropertySchema)
-    o.__dict__ = {
-        "default": v1,
-        "description": v2,
-        "enum": v3,
-        "format": v4,
-        "max_length": v5,
-        "min_length": v6,
-        "one_of": v7,
-        "pattern": v8,
-        "title": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.default = v1
+    o.description = v2
+    o.enum = v3
+    o.format = v4
+    o.max_length = v5
+    o.min_length = v6
+    o.one_of = v7
+    o.pattern = v8
+    o.title = v9
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_StringPropertySchema)
+    o._nulls = n
     return o
 
 
@@ -25288,30 +26120,41 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "context"
-        v2 = d.get("context")
-        if v2 is None:
-            if "context" in d:
-                n += ("context",)
+        v2 = d.get("context", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("context",)
         else:
+            p += 1
             v2 = _d_NesSuggestContext(v2)
         k = "position"
         v3 = d["position"]
         v3 = _d_Position(v3)
         k = "selection"
-        v4 = d.get("selection")
-        if v4 is None:
-            if "selection" in d:
-                n += ("selection",)
+        v4 = d.get("selection", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("selection",)
         else:
+            p += 1
             v4 = _d_Range(v4)
         k = "sessionId"
         v5 = d["sessionId"]
@@ -25331,20 +26174,17 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SuggestNesRequest
     o = _new(SuggestNesRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "context": v2,
-        "position": v3,
-        "selection": v4,
-        "session_id": v5,
-        "trigger_kind": v6,
-        "uri": v7,
-        "version": v8,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.context = v2
+    o.position = v3
+    o.selection = v4
+    o.session_id = v5
+    o.trigger_kind = v6
+    o.uri = v7
+    o.version = v8
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_SuggestNesRequest)
+    o._nulls = n
     return o
 
 
@@ -25367,14 +26207,19 @@ def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "suggestions"
         v2 = d["suggestions"]
         v2 = _d_list_NesSuggestion(v2)
@@ -25382,14 +26227,11 @@ def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_SuggestNesResponse
     o = _new(SuggestNesResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "suggestions": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.suggestions = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_SuggestNesResponse)
+    o._nulls = n
     return o
 
 
@@ -25401,14 +26243,19 @@ def _d_Terminal(d: Any) -> Terminal:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "terminalId"
         v2 = d["terminalId"]
         if v2.__class__ is not str:
@@ -25417,14 +26264,11 @@ def _d_Terminal(d: Any) -> Terminal:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Terminal
     o = _new(Terminal)
-    o.__dict__ = {
-        "meta": v1,
-        "terminal_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.terminal_id = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Terminal)
+    o._nulls = n
     return o
 
 
@@ -25436,30 +26280,56 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
         raise _codec.expected("an object", d)
     if d.get("type") != "terminal":
         raise _codec.bad_tag(d, "type", ("terminal",))
+    return _du_TerminalAuthMethod(d)
+
+
+def _du_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "args"
-        v2 = d.get("args")
-        if v2 is not None or "args" in d:
+        v2 = d.get("args", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_string(None)
+        else:
+            p += 1
             v2 = _d_list_string(v2)
         k = "description"
-        v3 = d.get("description")
-        if v3 is None:
-            if "description" in d:
-                n += ("description",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("description", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("description",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
         k = "env"
-        v4 = d.get("env")
-        if v4 is not None or "env" in d:
+        v4 = d.get("env", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_map_string(None)
+        else:
+            p += 1
             v4 = _d_map_string(v4)
         k = "id"
         v5 = d["id"]
@@ -25473,18 +26343,15 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TerminalAuthMethod
     o = _new(TerminalAuthMethod)
-    o.__dict__ = {
-        "meta": v1,
-        "args": v2,
-        "description": v3,
-        "env": v4,
-        "id": v5,
-        "name": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.args = v2
+    o.description = v3
+    o.env = v4
+    o.id = v5
+    o.name = v6
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_TerminalAuthMethod)
+    o._nulls = n
     return o
 
 
@@ -25496,41 +26363,50 @@ def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "exitCode"
-        v2 = d.get("exitCode")
-        if v2 is None:
-            if "exitCode" in d:
-                n += ("exitCode",)
+        v2 = d.get("exitCode", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("exitCode",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
         k = "signal"
-        v3 = d.get("signal")
-        if v3 is None:
-            if "signal" in d:
-                n += ("signal",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("signal", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("signal",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TerminalExitStatus
     o = _new(TerminalExitStatus)
-    o.__dict__ = {
-        "meta": v1,
-        "exit_code": v2,
-        "signal": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.exit_code = v2
+    o.signal = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_TerminalExitStatus)
+    o._nulls = n
     return o
 
 
@@ -25542,14 +26418,19 @@ def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -25562,15 +26443,12 @@ def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TerminalOutputRequest
     o = _new(TerminalOutputRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "terminal_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.terminal_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_TerminalOutputRequest)
+    o._nulls = n
     return o
 
 
@@ -25582,20 +26460,28 @@ def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "exitStatus"
-        v2 = d.get("exitStatus")
-        if v2 is None:
-            if "exitStatus" in d:
-                n += ("exitStatus",)
+        v2 = d.get("exitStatus", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("exitStatus",)
         else:
+            p += 1
             v2 = _d_TerminalExitStatus(v2)
         k = "output"
         v3 = d["output"]
@@ -25609,16 +26495,13 @@ def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TerminalOutputResponse
     o = _new(TerminalOutputResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "exit_status": v2,
-        "output": v3,
-        "truncated": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.exit_status = v2
+    o.output = v3
+    o.truncated = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_TerminalOutputResponse)
+    o._nulls = n
     return o
 
 
@@ -25630,16 +26513,26 @@ def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
         raise _codec.expected("an object", d)
     if d.get("type") != "terminal":
         raise _codec.bad_tag(d, "type", ("terminal",))
+    return _du_TerminalToolCallContent(d)
+
+
+def _du_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "terminalId"
         v2 = d["terminalId"]
         if v2.__class__ is not str:
@@ -25648,14 +26541,11 @@ def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TerminalToolCallContent
     o = _new(TerminalToolCallContent)
-    o.__dict__ = {
-        "meta": v1,
-        "terminal_id": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.terminal_id = v2
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_TerminalToolCallContent)
+    o._nulls = n
     return o
 
 
@@ -25667,22 +26557,35 @@ def _d_Text(d: Any) -> Text:
         raise _codec.expected("an object", d)
     if d.get("type") != "text":
         raise _codec.bad_tag(d, "type", ("text",))
+    return _du_Text(d)
+
+
+def _du_Text(d: Any) -> Text:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "text"
         v3 = d["text"]
@@ -25692,15 +26595,12 @@ def _d_Text(d: Any) -> Text:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Text
     o = _new(Text)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "text": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.text = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Text)
+    o._nulls = n
     return o
 
 
@@ -25712,20 +26612,28 @@ def _d_TextContent(d: Any) -> TextContent:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "annotations"
-        v2 = d.get("annotations")
-        if v2 is None:
-            if "annotations" in d:
-                n += ("annotations",)
+        v2 = d.get("annotations", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("annotations",)
         else:
+            p += 1
             v2 = _d_Annotations(v2)
         k = "text"
         v3 = d["text"]
@@ -25735,15 +26643,12 @@ def _d_TextContent(d: Any) -> TextContent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TextContent
     o = _new(TextContent)
-    o.__dict__ = {
-        "meta": v1,
-        "annotations": v2,
-        "text": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.annotations = v2
+    o.text = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_TextContent)
+    o._nulls = n
     return o
 
 
@@ -25755,13 +26660,17 @@ def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "range"
-        v1 = d.get("range")
-        if v1 is None:
-            if "range" in d:
-                n += ("range",)
+        v1 = d.get("range", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("range",)
         else:
+            p += 1
             v1 = _d_Range(v1)
         k = "text"
         v2 = d["text"]
@@ -25771,14 +26680,11 @@ def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TextDocumentContentChangeEvent
     o = _new(TextDocumentContentChangeEvent)
-    o.__dict__ = {
-        "range": v1,
-        "text": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.range = v1
+    o.text = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_TextDocumentContentChangeEvent)
+    o._nulls = n
     return o
 
 
@@ -25790,21 +26696,30 @@ def _d_TextResourceContents(d: Any) -> TextResourceContents:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "mimeType"
-        v2 = d.get("mimeType")
-        if v2 is None:
-            if "mimeType" in d:
-                n += ("mimeType",)
-        elif v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
+        v2 = d.get("mimeType", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("mimeType",)
+        else:
+            p += 1
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
         k = "text"
         v3 = d["text"]
         if v3.__class__ is not str:
@@ -25817,16 +26732,13 @@ def _d_TextResourceContents(d: Any) -> TextResourceContents:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TextResourceContents
     o = _new(TextResourceContents)
-    o.__dict__ = {
-        "meta": v1,
-        "mime_type": v2,
-        "text": v3,
-        "uri": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.mime_type = v2
+    o.text = v3
+    o.uri = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_TextResourceContents)
+    o._nulls = n
     return o
 
 
@@ -25845,13 +26757,10 @@ def _d_TitledMultiSelectItems(d: Any) -> TitledMultiSelectItems:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_TitledMultiSelectItems
     o = _new(TitledMultiSelectItems)
-    o.__dict__ = {
-        "any_of": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.any_of = v1
+    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_TitledMultiSelectItems)
+    o._nulls = ()
     return o
 
 
@@ -25863,37 +26772,74 @@ def _d_ToolCall(d: Any) -> ToolCall:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
-        v2 = d.get("content")
-        if v2 is not None or "content" in d:
+        v2 = d.get("content", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_ToolCallContent(None)
+        else:
+            p += 1
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
-        v3 = d.get("kind")
-        if v3 is not None or "kind" in d:
+        v3 = d.get("kind", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            v3 = _d_ToolKind(None)
+        else:
+            p += 1
             v3 = _d_ToolKind(v3)
         k = "locations"
-        v4 = d.get("locations")
-        if v4 is not None or "locations" in d:
+        v4 = d.get("locations", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_list_ToolCallLocation(None)
+        else:
+            p += 1
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
-        v5 = d.get("rawInput")
-        if v5 is None and "rawInput" in d:
-            n += ("rawInput",)
+        v5 = d.get("rawInput", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        else:
+            p += 1
+            if v5 is None:
+                n += ("rawInput",)
         k = "rawOutput"
-        v6 = d.get("rawOutput")
-        if v6 is None and "rawOutput" in d:
-            n += ("rawOutput",)
+        v6 = d.get("rawOutput", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        else:
+            p += 1
+            if v6 is None:
+                n += ("rawOutput",)
         k = "status"
-        v7 = d.get("status")
-        if v7 is not None or "status" in d:
+        v7 = d.get("status", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            v7 = _d_ToolCallStatus(None)
+        else:
+            p += 1
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
@@ -25907,21 +26853,18 @@ def _d_ToolCall(d: Any) -> ToolCall:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ToolCall
     o = _new(ToolCall)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "kind": v3,
-        "locations": v4,
-        "raw_input": v5,
-        "raw_output": v6,
-        "status": v7,
-        "title": v8,
-        "tool_call_id": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.kind = v3
+    o.locations = v4
+    o.raw_input = v5
+    o.raw_output = v6
+    o.status = v7
+    o.title = v8
+    o.tool_call_id = v9
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ToolCall)
+    o._nulls = n
     return o
 
 
@@ -25945,20 +26888,28 @@ def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "line"
-        v2 = d.get("line")
-        if v2 is None:
-            if "line" in d:
-                n += ("line",)
+        v2 = d.get("line", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("line",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
         k = "path"
         v3 = d["path"]
@@ -25968,15 +26919,12 @@ def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ToolCallLocation
     o = _new(ToolCallLocation)
-    o.__dict__ = {
-        "meta": v1,
-        "line": v2,
-        "path": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.line = v2
+    o.path = v3
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ToolCallLocation)
+    o._nulls = n
     return o
 
 
@@ -25988,39 +26936,81 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "tool_call":
         raise _codec.bad_tag(d, "sessionUpdate", ("tool_call",))
+    return _du_ToolCallSessionUpdate(d)
+
+
+def _du_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
-        v2 = d.get("content")
-        if v2 is not None or "content" in d:
+        v2 = d.get("content", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            v2 = _d_list_ToolCallContent(None)
+        else:
+            p += 1
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
-        v3 = d.get("kind")
-        if v3 is not None or "kind" in d:
+        v3 = d.get("kind", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            v3 = _d_ToolKind(None)
+        else:
+            p += 1
             v3 = _d_ToolKind(v3)
         k = "locations"
-        v4 = d.get("locations")
-        if v4 is not None or "locations" in d:
+        v4 = d.get("locations", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            v4 = _d_list_ToolCallLocation(None)
+        else:
+            p += 1
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
-        v5 = d.get("rawInput")
-        if v5 is None and "rawInput" in d:
-            n += ("rawInput",)
+        v5 = d.get("rawInput", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        else:
+            p += 1
+            if v5 is None:
+                n += ("rawInput",)
         k = "rawOutput"
-        v6 = d.get("rawOutput")
-        if v6 is None and "rawOutput" in d:
-            n += ("rawOutput",)
+        v6 = d.get("rawOutput", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        else:
+            p += 1
+            if v6 is None:
+                n += ("rawOutput",)
         k = "status"
-        v7 = d.get("status")
-        if v7 is not None or "status" in d:
+        v7 = d.get("status", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            v7 = _d_ToolCallStatus(None)
+        else:
+            p += 1
             v7 = _d_ToolCallStatus(v7)
         k = "title"
         v8 = d["title"]
@@ -26034,21 +27024,18 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ToolCallSessionUpdate
     o = _new(ToolCallSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "kind": v3,
-        "locations": v4,
-        "raw_input": v5,
-        "raw_output": v6,
-        "status": v7,
-        "title": v8,
-        "tool_call_id": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.kind = v3
+    o.locations = v4
+    o.raw_input = v5
+    o.raw_output = v6
+    o.status = v7
+    o.title = v8
+    o.tool_call_id = v9
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_ToolCallSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -26073,57 +27060,86 @@ def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
-        v2 = d.get("content")
-        if v2 is None:
-            if "content" in d:
-                n += ("content",)
+        v2 = d.get("content", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("content",)
         else:
+            p += 1
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
-        v3 = d.get("kind")
-        if v3 is None:
-            if "kind" in d:
-                n += ("kind",)
+        v3 = d.get("kind", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("kind",)
         else:
+            p += 1
             v3 = _d_ToolKind(v3)
         k = "locations"
-        v4 = d.get("locations")
-        if v4 is None:
-            if "locations" in d:
-                n += ("locations",)
+        v4 = d.get("locations", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("locations",)
         else:
+            p += 1
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
-        v5 = d.get("rawInput")
-        if v5 is None and "rawInput" in d:
-            n += ("rawInput",)
-        k = "rawOutput"
-        v6 = d.get("rawOutput")
-        if v6 is None and "rawOutput" in d:
-            n += ("rawOutput",)
-        k = "status"
-        v7 = d.get("status")
-        if v7 is None:
-            if "status" in d:
-                n += ("status",)
+        v5 = d.get("rawInput", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
         else:
+            p += 1
+            if v5 is None:
+                n += ("rawInput",)
+        k = "rawOutput"
+        v6 = d.get("rawOutput", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        else:
+            p += 1
+            if v6 is None:
+                n += ("rawOutput",)
+        k = "status"
+        v7 = d.get("status", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("status",)
+        else:
+            p += 1
             v7 = _d_ToolCallStatus(v7)
         k = "title"
-        v8 = d.get("title")
-        if v8 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v8.__class__ is not str:
-            raise _codec.expected("a string", v8)
+        v8 = d.get("title", _ABSENT)
+        if v8 is _ABSENT:
+            v8 = None
+        elif v8 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
         k = "toolCallId"
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
@@ -26132,21 +27148,18 @@ def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ToolCallUpdate
     o = _new(ToolCallUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "kind": v3,
-        "locations": v4,
-        "raw_input": v5,
-        "raw_output": v6,
-        "status": v7,
-        "title": v8,
-        "tool_call_id": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.kind = v3
+    o.locations = v4
+    o.raw_input = v5
+    o.raw_output = v6
+    o.status = v7
+    o.title = v8
+    o.tool_call_id = v9
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_ToolCallUpdate)
+    o._nulls = n
     return o
 
 
@@ -26170,59 +27183,93 @@ def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "tool_call_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("tool_call_update",))
+    return _du_ToolCallUpdateSessionUpdate(d)
+
+
+def _du_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
-        v2 = d.get("content")
-        if v2 is None:
-            if "content" in d:
-                n += ("content",)
+        v2 = d.get("content", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("content",)
         else:
+            p += 1
             v2 = _d_list_ToolCallContent(v2)
         k = "kind"
-        v3 = d.get("kind")
-        if v3 is None:
-            if "kind" in d:
-                n += ("kind",)
+        v3 = d.get("kind", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("kind",)
         else:
+            p += 1
             v3 = _d_ToolKind(v3)
         k = "locations"
-        v4 = d.get("locations")
-        if v4 is None:
-            if "locations" in d:
-                n += ("locations",)
+        v4 = d.get("locations", _ABSENT)
+        if v4 is _ABSENT:
+            v4 = None
+        elif v4 is None:
+            p += 1
+            n += ("locations",)
         else:
+            p += 1
             v4 = _d_list_ToolCallLocation(v4)
         k = "rawInput"
-        v5 = d.get("rawInput")
-        if v5 is None and "rawInput" in d:
-            n += ("rawInput",)
-        k = "rawOutput"
-        v6 = d.get("rawOutput")
-        if v6 is None and "rawOutput" in d:
-            n += ("rawOutput",)
-        k = "status"
-        v7 = d.get("status")
-        if v7 is None:
-            if "status" in d:
-                n += ("status",)
+        v5 = d.get("rawInput", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
         else:
+            p += 1
+            if v5 is None:
+                n += ("rawInput",)
+        k = "rawOutput"
+        v6 = d.get("rawOutput", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        else:
+            p += 1
+            if v6 is None:
+                n += ("rawOutput",)
+        k = "status"
+        v7 = d.get("status", _ABSENT)
+        if v7 is _ABSENT:
+            v7 = None
+        elif v7 is None:
+            p += 1
+            n += ("status",)
+        else:
+            p += 1
             v7 = _d_ToolCallStatus(v7)
         k = "title"
-        v8 = d.get("title")
-        if v8 is None:
-            if "title" in d:
-                n += ("title",)
-        elif v8.__class__ is not str:
-            raise _codec.expected("a string", v8)
+        v8 = d.get("title", _ABSENT)
+        if v8 is _ABSENT:
+            v8 = None
+        elif v8 is None:
+            p += 1
+            n += ("title",)
+        else:
+            p += 1
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
         k = "toolCallId"
         v9 = d["toolCallId"]
         if v9.__class__ is not str:
@@ -26231,21 +27278,18 @@ def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ToolCallUpdateSessionUpdate
     o = _new(ToolCallUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "kind": v3,
-        "locations": v4,
-        "raw_input": v5,
-        "raw_output": v6,
-        "status": v7,
-        "title": v8,
-        "tool_call_id": v9,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.kind = v3
+    o.locations = v4
+    o.raw_input = v5
+    o.raw_output = v6
+    o.status = v7
+    o.title = v8
+    o.tool_call_id = v9
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_ToolCallUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -26270,14 +27314,19 @@ def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "hint"
         v2 = d["hint"]
         if v2.__class__ is not str:
@@ -26286,14 +27335,11 @@ def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UnstructuredCommandInput
     o = _new(UnstructuredCommandInput)
-    o.__dict__ = {
-        "meta": v1,
-        "hint": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.hint = v2
+    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_UnstructuredCommandInput)
+    o._nulls = n
     return o
 
 
@@ -26315,14 +27361,11 @@ def _d_UntitledMultiSelectItems(d: Any) -> UntitledMultiSelectItems:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UntitledMultiSelectItems
     o = _new(UntitledMultiSelectItems)
-    o.__dict__ = {
-        "enum": v1,
-        "type": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.enum = v1
+    o.type = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_UntitledMultiSelectItems)
+    o._nulls = ()
     return o
 
 
@@ -26334,16 +27377,26 @@ def _d_UrlRequest(d: Any) -> UrlRequest:
         raise _codec.expected("an object", d)
     if d.get("mode") != "url":
         raise _codec.bad_tag(d, "mode", ("url",))
+    return _du_UrlRequest(d)
+
+
+def _du_UrlRequest(d: Any) -> UrlRequest:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "message"
         v2 = d["message"]
         if v2.__class__ is not str:
@@ -26363,17 +27416,14 @@ def _d_UrlRequest(d: Any) -> UrlRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UrlRequest
     o = _new(UrlRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "message": v2,
-        "elicitation_id": v3,
-        "url": v4,
-        "request_id": v5,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.message = v2
+    o.elicitation_id = v3
+    o.url = v4
+    o.request_id = v5
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_UrlRequest)
+    o._nulls = n
     return o
 
 
@@ -26385,16 +27435,26 @@ def _d_UrlSession(d: Any) -> UrlSession:
         raise _codec.expected("an object", d)
     if d.get("mode") != "url":
         raise _codec.bad_tag(d, "mode", ("url",))
+    return _du_UrlSession(d)
+
+
+def _du_UrlSession(d: Any) -> UrlSession:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "message"
         v2 = d["message"]
         if v2.__class__ is not str:
@@ -26412,28 +27472,29 @@ def _d_UrlSession(d: Any) -> UrlSession:
         if v5.__class__ is not str:
             raise _codec.expected("a string", v5)
         k = "toolCallId"
-        v6 = d.get("toolCallId")
-        if v6 is None:
-            if "toolCallId" in d:
-                n += ("toolCallId",)
-        elif v6.__class__ is not str:
-            raise _codec.expected("a string", v6)
+        v6 = d.get("toolCallId", _ABSENT)
+        if v6 is _ABSENT:
+            v6 = None
+        elif v6 is None:
+            p += 1
+            n += ("toolCallId",)
+        else:
+            p += 1
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UrlSession
     o = _new(UrlSession)
-    o.__dict__ = {
-        "meta": v1,
-        "message": v2,
-        "elicitation_id": v3,
-        "url": v4,
-        "session_id": v5,
-        "tool_call_id": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.message = v2
+    o.elicitation_id = v3
+    o.url = v4
+    o.session_id = v5
+    o.tool_call_id = v6
+    o._extra = None if len(d) == 5 + p else _codec.unknown(d, _K_UrlSession)
+    o._nulls = n
     return o
 
 
@@ -26455,20 +27516,27 @@ def _d_Usage(d: Any) -> Usage:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "cachedReadTokens"
-        v1 = d.get("cachedReadTokens")
-        if v1 is None:
-            if "cachedReadTokens" in d:
-                n += ("cachedReadTokens",)
+        v1 = d.get("cachedReadTokens", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("cachedReadTokens",)
         else:
+            p += 1
             v1 = _d_integer_0_18446744073709551615(v1)
         k = "cachedWriteTokens"
-        v2 = d.get("cachedWriteTokens")
-        if v2 is None:
-            if "cachedWriteTokens" in d:
-                n += ("cachedWriteTokens",)
+        v2 = d.get("cachedWriteTokens", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("cachedWriteTokens",)
         else:
+            p += 1
             v2 = _d_integer_0_18446744073709551615(v2)
         k = "inputTokens"
         v3 = d["inputTokens"]
@@ -26477,11 +27545,14 @@ def _d_Usage(d: Any) -> Usage:
         v4 = d["outputTokens"]
         v4 = _d_integer_0_18446744073709551615(v4)
         k = "thoughtTokens"
-        v5 = d.get("thoughtTokens")
-        if v5 is None:
-            if "thoughtTokens" in d:
-                n += ("thoughtTokens",)
+        v5 = d.get("thoughtTokens", _ABSENT)
+        if v5 is _ABSENT:
+            v5 = None
+        elif v5 is None:
+            p += 1
+            n += ("thoughtTokens",)
         else:
+            p += 1
             v5 = _d_integer_0_18446744073709551615(v5)
         k = "totalTokens"
         v6 = d["totalTokens"]
@@ -26490,18 +27561,15 @@ def _d_Usage(d: Any) -> Usage:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_Usage
     o = _new(Usage)
-    o.__dict__ = {
-        "cached_read_tokens": v1,
-        "cached_write_tokens": v2,
-        "input_tokens": v3,
-        "output_tokens": v4,
-        "thought_tokens": v5,
-        "total_tokens": v6,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.cached_read_tokens = v1
+    o.cached_write_tokens = v2
+    o.input_tokens = v3
+    o.output_tokens = v4
+    o.thought_tokens = v5
+    o.total_tokens = v6
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_Usage)
+    o._nulls = n
     return o
 
 
@@ -26522,20 +27590,28 @@ def _d_UsageUpdate(d: Any) -> UsageUpdate:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "cost"
-        v2 = d.get("cost")
-        if v2 is None:
-            if "cost" in d:
-                n += ("cost",)
+        v2 = d.get("cost", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("cost",)
         else:
+            p += 1
             v2 = _d_Cost(v2)
         k = "size"
         v3 = d["size"]
@@ -26547,16 +27623,13 @@ def _d_UsageUpdate(d: Any) -> UsageUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UsageUpdate
     o = _new(UsageUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "cost": v2,
-        "size": v3,
-        "used": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.cost = v2
+    o.size = v3
+    o.used = v4
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_UsageUpdate)
+    o._nulls = n
     return o
 
 
@@ -26568,22 +27641,35 @@ def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "usage_update":
         raise _codec.bad_tag(d, "sessionUpdate", ("usage_update",))
+    return _du_UsageUpdateSessionUpdate(d)
+
+
+def _du_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "cost"
-        v2 = d.get("cost")
-        if v2 is None:
-            if "cost" in d:
-                n += ("cost",)
+        v2 = d.get("cost", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("cost",)
         else:
+            p += 1
             v2 = _d_Cost(v2)
         k = "size"
         v3 = d["size"]
@@ -26595,16 +27681,13 @@ def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UsageUpdateSessionUpdate
     o = _new(UsageUpdateSessionUpdate)
-    o.__dict__ = {
-        "meta": v1,
-        "cost": v2,
-        "size": v3,
-        "used": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.cost = v2
+    o.size = v3
+    o.used = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_UsageUpdateSessionUpdate)
+    o._nulls = n
     return o
 
 
@@ -26616,39 +27699,50 @@ def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
         raise _codec.expected("an object", d)
     if d.get("sessionUpdate") != "user_message_chunk":
         raise _codec.bad_tag(d, "sessionUpdate", ("user_message_chunk",))
+    return _du_UserMessageChunk(d)
+
+
+def _du_UserMessageChunk(d: Any) -> UserMessageChunk:
+    # for a dispatcher that has checked the object and its tag
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         v2 = _d_ContentBlock(v2)
         k = "messageId"
-        v3 = d.get("messageId")
-        if v3 is None:
-            if "messageId" in d:
-                n += ("messageId",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("messageId", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("messageId",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_UserMessageChunk
     o = _new(UserMessageChunk)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "message_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.message_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_UserMessageChunk)
+    o._nulls = n
     return o
 
 
@@ -26660,14 +27754,19 @@ def _d_ValueId(d: Any) -> ValueId:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "configId"
         v2 = d["configId"]
         if v2.__class__ is not str:
@@ -26684,16 +27783,13 @@ def _d_ValueId(d: Any) -> ValueId:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_ValueId
     o = _new(ValueId)
-    o.__dict__ = {
-        "meta": v1,
-        "config_id": v2,
-        "session_id": v3,
-        "value": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.config_id = v2
+    o.session_id = v3
+    o.value = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_ValueId)
+    o._nulls = n
     return o
 
 
@@ -26705,14 +27801,19 @@ def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "sessionId"
         v2 = d["sessionId"]
         if v2.__class__ is not str:
@@ -26725,15 +27826,12 @@ def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_WaitForTerminalExitRequest
     o = _new(WaitForTerminalExitRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "session_id": v2,
-        "terminal_id": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.session_id = v2
+    o.terminal_id = v3
+    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_WaitForTerminalExitRequest)
+    o._nulls = n
     return o
 
 
@@ -26745,41 +27843,50 @@ def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "exitCode"
-        v2 = d.get("exitCode")
-        if v2 is None:
-            if "exitCode" in d:
-                n += ("exitCode",)
+        v2 = d.get("exitCode", _ABSENT)
+        if v2 is _ABSENT:
+            v2 = None
+        elif v2 is None:
+            p += 1
+            n += ("exitCode",)
         else:
+            p += 1
             v2 = _d_integer_0_4294967295(v2)
         k = "signal"
-        v3 = d.get("signal")
-        if v3 is None:
-            if "signal" in d:
-                n += ("signal",)
-        elif v3.__class__ is not str:
-            raise _codec.expected("a string", v3)
+        v3 = d.get("signal", _ABSENT)
+        if v3 is _ABSENT:
+            v3 = None
+        elif v3 is None:
+            p += 1
+            n += ("signal",)
+        else:
+            p += 1
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_WaitForTerminalExitResponse
     o = _new(WaitForTerminalExitResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "exit_code": v2,
-        "signal": v3,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.exit_code = v2
+    o.signal = v3
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_WaitForTerminalExitResponse)
+    o._nulls = n
     return o
 
 
@@ -26803,14 +27910,11 @@ def _d_WorkspaceFolder(d: Any) -> WorkspaceFolder:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_WorkspaceFolder
     o = _new(WorkspaceFolder)
-    o.__dict__ = {
-        "name": v1,
-        "uri": v2,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": (),
-    }
+    o.name = v1
+    o.uri = v2
+    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_WorkspaceFolder)
+    o._nulls = ()
     return o
 
 
@@ -26822,14 +27926,19 @@ def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
         if v2.__class__ is not str:
@@ -26846,16 +27955,13 @@ def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_WriteTextFileRequest
     o = _new(WriteTextFileRequest)
-    o.__dict__ = {
-        "meta": v1,
-        "content": v2,
-        "path": v3,
-        "session_id": v4,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o.content = v2
+    o.path = v3
+    o.session_id = v4
+    o._extra = None if len(d) == 3 + p else _codec.unknown(d, _K_WriteTextFileRequest)
+    o._nulls = n
     return o
 
 
@@ -26867,25 +27973,27 @@ def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
         raise _codec.expected("an object", d)
     k = ""
     n: tuple[str, ...] = ()
+    p = 0
     try:
         k = "_meta"
-        v1 = d.get("_meta")
-        if v1 is None:
-            if "_meta" in d:
-                n += ("_meta",)
+        v1 = d.get("_meta", _ABSENT)
+        if v1 is _ABSENT:
+            v1 = None
+        elif v1 is None:
+            p += 1
+            n += ("_meta",)
         else:
-            v1 = _d_map_any(v1)
+            p += 1
+            if v1.__class__ is not dict:
+                raise _codec.expected("an object", v1)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
         raise error.at(k)
-    known = _K_WriteTextFileResponse
     o = _new(WriteTextFileResponse)
-    o.__dict__ = {
-        "meta": v1,
-        "extra": {} if known.issuperset(d) else _codec.unknown(d, known),
-        "_nulls": n,
-    }
+    o.meta = v1
+    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_WriteTextFileResponse)
+    o._nulls = n
     return o
 
 
@@ -26920,14 +28028,24 @@ def _d_AgentNotificationParams(d: Any) -> AgentNotificationParams:
 
 def _d_AgentNotificationParams__1(d: Any) -> AgentNotificationParams:
     errors: list[DecodeError] = []
-    try:
-        return _d_SessionNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_CompleteElicitationNotification(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "sessionId" in d and "update" in d:
+        try:
+            return _d_SessionNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "elicitationId" in d:
+        try:
+            return _d_CompleteElicitationNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SessionNotification,
+                _d_CompleteElicitationNotification,
+            ),
+        )
     raise _codec.no_match(
         d,
         "SessionNotification or CompleteElicitationNotification",
@@ -26950,13 +28068,6 @@ def _d_AgentNotificationParams__2(d: Any) -> AgentNotificationParams:
         "SessionNotification or CompleteElicitationNotification or ExtNotification",
         errors,
     )
-
-
-def _d_ElicitationId(d: Any) -> ElicitationId:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: ElicitationId = d
-    return result
 
 
 def _d_RequestId(d: Any) -> RequestId:
@@ -26987,6 +28098,71 @@ def _d_ToolCallId(d: Any) -> ToolCallId:
     return result
 
 
+def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    errors: list[DecodeError] = []
+    if "sessionId" in d:
+        try:
+            return _d_SessionElicitationFormMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_RequestElicitationFormMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SessionElicitationFormMode,
+                _d_RequestElicitationFormMode,
+            ),
+        )
+    raise _codec.no_match(
+        d,
+        "SessionElicitationFormMode or RequestElicitationFormMode",
+        errors,
+    )
+
+
+def _d_ElicitationId(d: Any) -> ElicitationId:
+    if d.__class__ is not str:
+        raise _codec.expected("a string", d)
+    result: ElicitationId = d
+    return result
+
+
+def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    errors: list[DecodeError] = []
+    if "sessionId" in d:
+        try:
+            return _d_SessionElicitationUrlMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_RequestElicitationUrlMode(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SessionElicitationUrlMode,
+                _d_RequestElicitationUrlMode,
+            ),
+        )
+    raise _codec.no_match(
+        d,
+        "SessionElicitationUrlMode or RequestElicitationUrlMode",
+        errors,
+    )
+
+
 def _d_CreateElicitationRequest(d: Any) -> CreateElicitationRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -27000,14 +28176,24 @@ def _d_CreateElicitationRequest(d: Any) -> CreateElicitationRequest:
 
 def _d_CreateElicitationRequest__1(d: Any) -> CreateElicitationRequest:
     errors: list[DecodeError] = []
-    try:
-        return _d_FormSession(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_FormRequest(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_FormSession(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_FormRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_FormSession,
+                _d_FormRequest,
+            ),
+        )
     raise _codec.no_match(
         d,
         "FormSession or FormRequest",
@@ -27017,14 +28203,24 @@ def _d_CreateElicitationRequest__1(d: Any) -> CreateElicitationRequest:
 
 def _d_CreateElicitationRequest__2(d: Any) -> CreateElicitationRequest:
     errors: list[DecodeError] = []
-    try:
-        return _d_UrlSession(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_UrlRequest(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_UrlSession(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "requestId" in d:
+        try:
+            return _d_UrlRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_UrlSession,
+                _d_UrlRequest,
+            ),
+        )
     raise _codec.no_match(
         d,
         "UrlSession or UrlRequest",
@@ -27060,38 +28256,60 @@ def _d_AgentRequestParams(d: Any) -> AgentRequestParams:
 
 def _d_AgentRequestParams__1(d: Any) -> AgentRequestParams:
     errors: list[DecodeError] = []
-    try:
-        return _d_RequestPermissionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_WriteTextFileRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_CreateTerminalRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ReadTextFileRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_KillTerminalRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ReleaseTerminalRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_TerminalOutputRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_WaitForTerminalExitRequest(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "options" in d and "toolCall" in d:
+        try:
+            return _d_RequestPermissionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "content" in d and "path" in d:
+        try:
+            return _d_WriteTextFileRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "command" in d:
+        try:
+            return _d_CreateTerminalRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "path" in d:
+        try:
+            return _d_ReadTextFileRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "terminalId" in d:
+        try:
+            return _d_KillTerminalRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "terminalId" in d:
+        try:
+            return _d_ReleaseTerminalRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "terminalId" in d:
+        try:
+            return _d_TerminalOutputRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "terminalId" in d:
+        try:
+            return _d_WaitForTerminalExitRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_RequestPermissionRequest,
+                _d_WriteTextFileRequest,
+                _d_CreateTerminalRequest,
+                _d_ReadTextFileRequest,
+                _d_KillTerminalRequest,
+                _d_ReleaseTerminalRequest,
+                _d_TerminalOutputRequest,
+                _d_WaitForTerminalExitRequest,
+            ),
+        )
     raise _codec.no_match(
         d,
         "RequestPermissionRequest or WriteTextFileRequest or CreateTerminalRequest or ReadTextFileRequest or KillTerminalRequest or ReleaseTerminalRequest or TerminalOutputRequest or WaitForTerminalExitRequest",
@@ -27148,42 +28366,51 @@ def _d_AgentResponseResult(d: Any) -> AgentResponseResult:
 
 def _d_AgentResponseResult__1(d: Any) -> AgentResponseResult:
     errors: list[DecodeError] = []
-    try:
-        return _d_ForkSessionResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_InitializeResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_NewSessionResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_PromptResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ListSessionsResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ListProvidersResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_SetSessionConfigOptionResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_StartNesResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_SuggestNesResponse(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_ForkSessionResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "protocolVersion" in d:
+        try:
+            return _d_InitializeResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_NewSessionResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "stopReason" in d:
+        try:
+            return _d_PromptResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "sessions" in d:
+        try:
+            return _d_ListSessionsResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "providers" in d:
+        try:
+            return _d_ListProvidersResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "configOptions" in d:
+        try:
+            return _d_SetSessionConfigOptionResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_StartNesResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "suggestions" in d:
+        try:
+            return _d_SuggestNesResponse(d)
+        except DecodeError as error:
+            errors.append(error)
     try:
         return _d_LoadSessionResponse(d)
     except DecodeError as error:
@@ -27224,6 +28451,31 @@ def _d_AgentResponseResult__1(d: Any) -> AgentResponseResult:
         return _d_SetSessionModelResponse(d)
     except DecodeError as error:
         errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_ForkSessionResponse,
+                _d_InitializeResponse,
+                _d_NewSessionResponse,
+                _d_PromptResponse,
+                _d_ListSessionsResponse,
+                _d_ListProvidersResponse,
+                _d_SetSessionConfigOptionResponse,
+                _d_StartNesResponse,
+                _d_SuggestNesResponse,
+                _d_LoadSessionResponse,
+                _d_ResumeSessionResponse,
+                _d_AuthenticateResponse,
+                _d_CloseNesResponse,
+                _d_CloseSessionResponse,
+                _d_DisableProvidersResponse,
+                _d_LogoutResponse,
+                _d_SetProvidersResponse,
+                _d_SetSessionModeResponse,
+                _d_SetSessionModelResponse,
+            ),
+        )
     raise _codec.no_match(
         d,
         "ForkSessionResponse or InitializeResponse or NewSessionResponse or PromptResponse or ListSessionsResponse or ListProvidersResponse or SetSessionConfigOptionResponse or StartNesResponse or SuggestNesResponse or LoadSessionResponse or ResumeSessionResponse or AuthenticateResponse or CloseNesResponse or CloseSessionResponse or DisableProvidersResponse or LogoutResponse or SetProvidersResponse or SetSessionModeResponse or SetSessionModelResponse",
@@ -27249,15 +28501,27 @@ def _d_AgentResponseResult__2(d: Any) -> AgentResponseResult:
 
 
 def _d_AgentResponse(d: Any) -> AgentResponse:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
     errors: list[DecodeError] = []
-    try:
-        return _d_ErrorAgentResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ResultAgentResponse(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "error" in d:
+        try:
+            return _d_ErrorAgentResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "result" in d:
+        try:
+            return _d_ResultAgentResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_ErrorAgentResponse,
+                _d_ResultAgentResponse,
+            ),
+        )
     raise _codec.no_match(
         d,
         "ErrorAgentResponse or ResultAgentResponse",
@@ -27304,38 +28568,59 @@ def _d_ClientNotificationParams(d: Any) -> ClientNotificationParams:
 
 def _d_ClientNotificationParams__1(d: Any) -> ClientNotificationParams:
     errors: list[DecodeError] = []
-    try:
-        return _d_DidFocusDocumentNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_DidOpenDocumentNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_DidChangeDocumentNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_RejectNesNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_AcceptNesNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_DidCloseDocumentNotification(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_DidSaveDocumentNotification(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "position" in d and "uri" in d:
+        try:
+            return _d_DidFocusDocumentNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "languageId" in d and "text" in d:
+        try:
+            return _d_DidOpenDocumentNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "contentChanges" in d and "uri" in d:
+        try:
+            return _d_DidChangeDocumentNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "id" in d:
+        try:
+            return _d_RejectNesNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "id" in d:
+        try:
+            return _d_AcceptNesNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "uri" in d:
+        try:
+            return _d_DidCloseDocumentNotification(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "uri" in d:
+        try:
+            return _d_DidSaveDocumentNotification(d)
+        except DecodeError as error:
+            errors.append(error)
     try:
         return _d_CancelNotification(d)
     except DecodeError as error:
         errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_DidFocusDocumentNotification,
+                _d_DidOpenDocumentNotification,
+                _d_DidChangeDocumentNotification,
+                _d_RejectNesNotification,
+                _d_AcceptNesNotification,
+                _d_DidCloseDocumentNotification,
+                _d_DidSaveDocumentNotification,
+                _d_CancelNotification,
+            ),
+        )
     raise _codec.no_match(
         d,
         "DidFocusDocumentNotification or DidOpenDocumentNotification or DidChangeDocumentNotification or RejectNesNotification or AcceptNesNotification or DidCloseDocumentNotification or DidSaveDocumentNotification or CancelNotification",
@@ -27409,62 +28694,76 @@ def _d_ClientRequestParams(d: Any) -> ClientRequestParams:
 
 def _d_ClientRequestParams__1(d: Any) -> ClientRequestParams:
     errors: list[DecodeError] = []
-    try:
-        return _d_SuggestNesRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_LoadSessionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_SetProvidersRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ForkSessionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ResumeSessionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_NewSessionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_PromptRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_SetSessionModeRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_SetSessionModelRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_InitializeRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_AuthenticateRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_CloseNesRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_CloseSessionRequest(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_DisableProvidersRequest(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "position" in d and "sessionId" in d:
+        try:
+            return _d_SuggestNesRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "cwd" in d and "mcpServers" in d:
+        try:
+            return _d_LoadSessionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "apiType" in d and "baseUrl" in d:
+        try:
+            return _d_SetProvidersRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "cwd" in d and "sessionId" in d:
+        try:
+            return _d_ForkSessionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "cwd" in d and "sessionId" in d:
+        try:
+            return _d_ResumeSessionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "cwd" in d and "mcpServers" in d:
+        try:
+            return _d_NewSessionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "prompt" in d and "sessionId" in d:
+        try:
+            return _d_PromptRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "modeId" in d and "sessionId" in d:
+        try:
+            return _d_SetSessionModeRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "modelId" in d and "sessionId" in d:
+        try:
+            return _d_SetSessionModelRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "protocolVersion" in d:
+        try:
+            return _d_InitializeRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "methodId" in d:
+        try:
+            return _d_AuthenticateRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_CloseNesRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "sessionId" in d:
+        try:
+            return _d_CloseSessionRequest(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "id" in d:
+        try:
+            return _d_DisableProvidersRequest(d)
+        except DecodeError as error:
+            errors.append(error)
     try:
         return _d_ListSessionsRequest(d)
     except DecodeError as error:
@@ -27481,6 +28780,30 @@ def _d_ClientRequestParams__1(d: Any) -> ClientRequestParams:
         return _d_LogoutRequest(d)
     except DecodeError as error:
         errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_SuggestNesRequest,
+                _d_LoadSessionRequest,
+                _d_SetProvidersRequest,
+                _d_ForkSessionRequest,
+                _d_ResumeSessionRequest,
+                _d_NewSessionRequest,
+                _d_PromptRequest,
+                _d_SetSessionModeRequest,
+                _d_SetSessionModelRequest,
+                _d_InitializeRequest,
+                _d_AuthenticateRequest,
+                _d_CloseNesRequest,
+                _d_CloseSessionRequest,
+                _d_DisableProvidersRequest,
+                _d_ListSessionsRequest,
+                _d_StartNesRequest,
+                _d_ListProvidersRequest,
+                _d_LogoutRequest,
+            ),
+        )
     raise _codec.no_match(
         d,
         "SuggestNesRequest or LoadSessionRequest or SetProvidersRequest or ForkSessionRequest or ResumeSessionRequest or NewSessionRequest or PromptRequest or SetSessionModeRequest or SetSessionModelRequest or InitializeRequest or AuthenticateRequest or CloseNesRequest or CloseSessionRequest or DisableProvidersRequest or ListSessionsRequest or StartNesRequest or ListProvidersRequest or LogoutRequest",
@@ -27579,22 +28902,26 @@ def _d_ClientResponseResult(d: Any) -> ClientResponseResult:
 
 def _d_ClientResponseResult__1(d: Any) -> ClientResponseResult:
     errors: list[DecodeError] = []
-    try:
-        return _d_TerminalOutputResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_CreateTerminalResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ReadTextFileResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_RequestPermissionResponse(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "output" in d and "truncated" in d:
+        try:
+            return _d_TerminalOutputResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "terminalId" in d:
+        try:
+            return _d_CreateTerminalResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "content" in d:
+        try:
+            return _d_ReadTextFileResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "outcome" in d:
+        try:
+            return _d_RequestPermissionResponse(d)
+        except DecodeError as error:
+            errors.append(error)
     try:
         return _d_WaitForTerminalExitResponse(d)
     except DecodeError as error:
@@ -27611,6 +28938,20 @@ def _d_ClientResponseResult__1(d: Any) -> ClientResponseResult:
         return _d_WriteTextFileResponse(d)
     except DecodeError as error:
         errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_TerminalOutputResponse,
+                _d_CreateTerminalResponse,
+                _d_ReadTextFileResponse,
+                _d_RequestPermissionResponse,
+                _d_WaitForTerminalExitResponse,
+                _d_KillTerminalResponse,
+                _d_ReleaseTerminalResponse,
+                _d_WriteTextFileResponse,
+            ),
+        )
     raise _codec.no_match(
         d,
         "TerminalOutputResponse or CreateTerminalResponse or ReadTextFileResponse or RequestPermissionResponse or WaitForTerminalExitResponse or KillTerminalResponse or ReleaseTerminalResponse or WriteTextFileResponse",
@@ -27640,15 +28981,27 @@ def _d_ClientResponseResult__2(d: Any) -> ClientResponseResult:
 
 
 def _d_ClientResponse(d: Any) -> ClientResponse:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
     errors: list[DecodeError] = []
-    try:
-        return _d_ErrorClientResponse(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_ResultClientResponse(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "error" in d:
+        try:
+            return _d_ErrorClientResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "result" in d:
+        try:
+            return _d_ResultClientResponse(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_ErrorClientResponse,
+                _d_ResultClientResponse,
+            ),
+        )
     raise _codec.no_match(
         d,
         "ErrorClientResponse or ResultClientResponse",
@@ -27657,15 +29010,27 @@ def _d_ClientResponse(d: Any) -> ClientResponse:
 
 
 def _d_EmbeddedResourceResource(d: Any) -> EmbeddedResourceResource:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
     errors: list[DecodeError] = []
-    try:
-        return _d_BlobResourceContents(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_TextResourceContents(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "blob" in d:
+        try:
+            return _d_BlobResourceContents(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "text" in d:
+        try:
+            return _d_TextResourceContents(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_BlobResourceContents,
+                _d_TextResourceContents,
+            ),
+        )
     raise _codec.no_match(
         d,
         "BlobResourceContents or TextResourceContents",
@@ -27684,33 +29049,28 @@ def _d_ContentBlock(d: Any) -> ContentBlock:
     raise _codec.bad_tag(d, "type", _T_d_ContentBlock)
 
 
-def _d_ElicitationFormMode(d: Any) -> ElicitationFormMode:
-    errors: list[DecodeError] = []
-    try:
-        return _d_SessionElicitationFormMode(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_RequestElicitationFormMode(d)
-    except DecodeError as error:
-        errors.append(error)
-    raise _codec.no_match(
-        d,
-        "SessionElicitationFormMode or RequestElicitationFormMode",
-        errors,
-    )
-
-
 def _d_MultiSelectItems(d: Any) -> MultiSelectItems:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
     errors: list[DecodeError] = []
-    try:
-        return _d_UntitledMultiSelectItems(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_TitledMultiSelectItems(d)
-    except DecodeError as error:
-        errors.append(error)
+    if "enum" in d and "type" in d:
+        try:
+            return _d_UntitledMultiSelectItems(d)
+        except DecodeError as error:
+            errors.append(error)
+    if "anyOf" in d:
+        try:
+            return _d_TitledMultiSelectItems(d)
+        except DecodeError as error:
+            errors.append(error)
+    if not errors:  # no variant's distinguishing properties are there: say what each lacks
+        errors = _codec.errors_of(
+            d,
+            (
+                _d_UntitledMultiSelectItems,
+                _d_TitledMultiSelectItems,
+            ),
+        )
     raise _codec.no_match(
         d,
         "UntitledMultiSelectItems or TitledMultiSelectItems",
@@ -27765,23 +29125,6 @@ def _d_ElicitationStringType(d: Any) -> ElicitationStringType:
         if result is not None:
             return result
     raise _codec.expected_one_of(d, _L_ElicitationStringType)
-
-
-def _d_ElicitationUrlMode(d: Any) -> ElicitationUrlMode:
-    errors: list[DecodeError] = []
-    try:
-        return _d_SessionElicitationUrlMode(d)
-    except DecodeError as error:
-        errors.append(error)
-    try:
-        return _d_RequestElicitationUrlMode(d)
-    except DecodeError as error:
-        errors.append(error)
-    raise _codec.no_match(
-        d,
-        "SessionElicitationUrlMode or RequestElicitationUrlMode",
-        errors,
-    )
 
 
 def _d_ErrorCode(d: Any) -> ErrorCode:
@@ -28337,86 +29680,86 @@ _T_d_CreateElicitationRequest: dict[str, Callable[[Any], CreateElicitationReques
 
 
 _T_d_AuthMethod: dict[str, Callable[[Any], AuthMethod]] = {
-    "env_var": _d_EnvVar,
-    "terminal": _d_TerminalAuthMethod,
+    "env_var": _du_EnvVar,
+    "terminal": _du_TerminalAuthMethod,
 }
 
 
 _T_d_SetSessionConfigOptionRequest: dict[str, Callable[[Any], SetSessionConfigOptionRequest]] = {
-    "boolean": _d_BooleanSetSessionConfigOptionRequest,
+    "boolean": _du_BooleanSetSessionConfigOptionRequest,
 }
 
 
 _T_d_CreateElicitationResponse: dict[str, Callable[[Any], CreateElicitationResponse]] = {
-    "accept": _d_Accept,
-    "cancel": _d_Cancel,
-    "decline": _d_Decline,
+    "accept": _du_Accept,
+    "cancel": _du_Cancel,
+    "decline": _du_Decline,
 }
 
 
 _T_d_ContentBlock: dict[str, Callable[[Any], ContentBlock]] = {
-    "audio": _d_Audio,
-    "image": _d_Image,
-    "resource": _d_Resource,
-    "resource_link": _d_ResourceLinkContentBlock,
-    "text": _d_Text,
+    "audio": _du_Audio,
+    "image": _du_Image,
+    "resource": _du_Resource,
+    "resource_link": _du_ResourceLinkContentBlock,
+    "text": _du_Text,
 }
 
 
 _T_d_ElicitationPropertySchema: dict[str, Callable[[Any], ElicitationPropertySchema]] = {
-    "array": _d_Array,
-    "boolean": _d_BooleanElicitationPropertySchema,
-    "integer": _d_Integer,
-    "number": _d_Number,
-    "string": _d_String,
+    "array": _du_Array,
+    "boolean": _du_BooleanElicitationPropertySchema,
+    "integer": _du_Integer,
+    "number": _du_Number,
+    "string": _du_String,
 }
 
 
 _T_d_McpServer: dict[str, Callable[[Any], McpServer]] = {
-    "http": _d_Http,
-    "sse": _d_Sse,
+    "http": _du_Http,
+    "sse": _du_Sse,
 }
 
 
 _T_d_NesSuggestion: dict[str, Callable[[Any], NesSuggestion]] = {
-    "edit": _d_Edit,
-    "jump": _d_Jump,
-    "rename": _d_Rename,
-    "searchAndReplace": _d_SearchAndReplace,
+    "edit": _du_Edit,
+    "jump": _du_Jump,
+    "rename": _du_Rename,
+    "searchAndReplace": _du_SearchAndReplace,
 }
 
 
 _T_d_RequestPermissionOutcome: dict[str, Callable[[Any], RequestPermissionOutcome]] = {
-    "cancelled": _d_Cancelled,
-    "selected": _d_Selected,
+    "cancelled": _du_Cancelled,
+    "selected": _du_Selected,
 }
 
 
 _T_d_SessionConfigOption: dict[str, Callable[[Any], SessionConfigOption]] = {
-    "boolean": _d_BooleanSessionConfigOption,
-    "select": _d_Select,
+    "boolean": _du_BooleanSessionConfigOption,
+    "select": _du_Select,
 }
 
 
 _T_d_ToolCallContent: dict[str, Callable[[Any], ToolCallContent]] = {
-    "content": _d_ContentToolCallContent,
-    "diff": _d_DiffToolCallContent,
-    "terminal": _d_TerminalToolCallContent,
+    "content": _du_ContentToolCallContent,
+    "diff": _du_DiffToolCallContent,
+    "terminal": _du_TerminalToolCallContent,
 }
 
 
 _T_d_SessionUpdate: dict[str, Callable[[Any], SessionUpdate]] = {
-    "agent_message_chunk": _d_AgentMessageChunk,
-    "agent_thought_chunk": _d_AgentThoughtChunk,
-    "available_commands_update": _d_AvailableCommandsUpdateSessionUpdate,
-    "config_option_update": _d_ConfigOptionUpdateSessionUpdate,
-    "current_mode_update": _d_CurrentModeUpdateSessionUpdate,
-    "plan": _d_PlanSessionUpdate,
-    "session_info_update": _d_SessionInfoUpdateSessionUpdate,
-    "tool_call": _d_ToolCallSessionUpdate,
-    "tool_call_update": _d_ToolCallUpdateSessionUpdate,
-    "usage_update": _d_UsageUpdateSessionUpdate,
-    "user_message_chunk": _d_UserMessageChunk,
+    "agent_message_chunk": _du_AgentMessageChunk,
+    "agent_thought_chunk": _du_AgentThoughtChunk,
+    "available_commands_update": _du_AvailableCommandsUpdateSessionUpdate,
+    "config_option_update": _du_ConfigOptionUpdateSessionUpdate,
+    "current_mode_update": _du_CurrentModeUpdateSessionUpdate,
+    "plan": _du_PlanSessionUpdate,
+    "session_info_update": _du_SessionInfoUpdateSessionUpdate,
+    "tool_call": _du_ToolCallSessionUpdate,
+    "tool_call_update": _du_ToolCallUpdateSessionUpdate,
+    "usage_update": _du_UsageUpdateSessionUpdate,
+    "user_message_chunk": _du_UserMessageChunk,
 }
 
 _codec.register(
@@ -28662,6 +30005,8 @@ _codec.register(
         WriteTextFileResponse: _d_WriteTextFileResponse,
         AgentNotificationParams: _d_AgentNotificationParams,
         RequestId: _d_RequestId,
+        ElicitationFormMode: _d_ElicitationFormMode,
+        ElicitationUrlMode: _d_ElicitationUrlMode,
         CreateElicitationRequest: _d_CreateElicitationRequest,
         AgentRequestParams: _d_AgentRequestParams,
         AgentResponseResult: _d_AgentResponseResult,
@@ -28676,13 +30021,11 @@ _codec.register(
         ClientResponse: _d_ClientResponse,
         EmbeddedResourceResource: _d_EmbeddedResourceResource,
         ContentBlock: _d_ContentBlock,
-        ElicitationFormMode: _d_ElicitationFormMode,
         MultiSelectItems: _d_MultiSelectItems,
         StringFormat: _d_StringFormat,
         ElicitationPropertySchema: _d_ElicitationPropertySchema,
         ElicitationSchemaType: _d_ElicitationSchemaType,
         ElicitationStringType: _d_ElicitationStringType,
-        ElicitationUrlMode: _d_ElicitationUrlMode,
         ErrorCode: _d_ErrorCode,
         LlmProtocol: _d_LlmProtocol,
         McpServer: _d_McpServer,
