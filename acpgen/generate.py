@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,16 +40,6 @@ OUTPUT_MODULES = (
     "stub_client.py",
 )
 
-#: Modules whose templates emit black's style already: formatting tens of thousands of lines
-#: would take black most of a minute, so they are only checked to parse (tests check that black
-#: leaves them unchanged).
-PREFORMATTED = frozenset({"models.py"})
-
-#: Files copied into the package as they are (not templates, not formatted).
-STATIC_FILES = {
-    "py.typed": "",  # PEP 561: the package ships its type hints
-}
-
 #: Modules only some packages need: the sides that must all be served for the module to be emitted.
 #: A module not listed here is emitted for every ``--side``.
 MODULE_SIDES = {
@@ -57,6 +48,18 @@ MODULE_SIDES = {
     "client.py": ("client",),
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
+}
+#: The stub servers, each emitted only when the schema has the methods it is written against.
+STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
+
+#: Modules whose templates emit black's style already: formatting tens of thousands of lines
+#: would take black most of a minute, so they are only checked to parse (tests check that black
+#: leaves them unchanged).
+PREFORMATTED = frozenset({"models.py"})
+
+#: Files copied into the package as they are (not templates, not formatted).
+STATIC_FILES = {
+    "py.typed": "",  # PEP 561: the package ships its type hints
 }
 
 
@@ -109,11 +112,25 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
     return spec, warnings
 
 
-def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
+def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:
+    """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
+
+    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``).
+    """
+    served = set(served_sides(side))
+    return tuple(
+        name
+        for name in OUTPUT_MODULES
+        if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
+    )
+
+
+def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] | None = None) -> Output:
     """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
 
     ``reuse`` lets a run skip validation and formatting that an earlier run already did on the
-    same bytes; the output is the same with or without it.
+    same bytes; the output is the same with or without it. ``only`` limits rendering to the named
+    modules (e.g. ``{"agent.py"}``), for tools and tests that need a part of the package quickly.
     """
     check_options(options)
     spec, warnings = build_spec(options, reuse)
@@ -128,8 +145,8 @@ def generate(options: Options, reuse: Reuse = NOTHING) -> Output:
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
     pieces: dict[str, tuple[str, ...]] = {}
-    for name in OUTPUT_MODULES:
-        if not set(MODULE_SIDES.get(name, ())) <= set(served_sides(spec.side)):
+    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
+        if only is not None and name not in only:
             continue
         path = f"{root}/{name}"
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)

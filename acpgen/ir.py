@@ -10,14 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from .naming import python_identifier
-from .typemodel import (
-    ClassDef,
-    TypeDef,
-    TypeExpr,
-    type_aliases,
-    type_classes,
-    type_helpers,
-)
+from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
 
 
 class Side(str, enum.Enum):
@@ -95,6 +88,7 @@ class Role:
     handles: tuple[Method, ...]  # methods this side handles
     calls: tuple[Method, ...]  # methods of the peer, called through the proxy
     model_names: tuple[str, ...]  # params and result types of both, sorted
+    stub: bool = False  # the schema has every method the side's stub server is written against
 
 
 @dataclass(frozen=True)
@@ -111,7 +105,14 @@ class Spec:
     protocol_version: int
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
+    roles: tuple[Role, ...] = ()  # one per served side, agent first
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.typemodel)
+
+    def serves(self, side: str) -> bool:
+        return any(r.side == side for r in self.roles)
+
+    def role(self, side: str) -> Role:
+        return next(r for r in self.roles if r.side == side)
 
     @property
     def classes(self) -> tuple[ClassDef, ...]:
@@ -129,13 +130,6 @@ class Spec:
     def type_names(self) -> tuple[str, ...]:
         """Every name the models module exports: the types and their variant classes."""
         return tuple(sorted({t.name for t in self.types} | {c.name for c in self.classes}))
-    roles: tuple[Role, ...] = ()  # one per served side, agent first
-
-    def serves(self, side: str) -> bool:
-        return any(r.side == side for r in self.roles)
-
-    def role(self, side: str) -> Role:
-        return next(r for r in self.roles if r.side == side)
 
     def methods_for(self, side: str) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)

@@ -15,6 +15,30 @@ _NAMES = {
 }
 _OTHER = {Side.AGENT.value: Side.CLIENT.value, Side.CLIENT.value: Side.AGENT.value}
 
+_AGENT_STUB = {
+    "initialize": ("InitializeRequest", "InitializeResponse"),
+    "session/new": ("NewSessionRequest", "NewSessionResponse"),
+    "session/prompt": ("PromptRequest", "PromptResponse"),
+    "session/cancel": ("CancelNotification", None),
+    "session/update": ("SessionNotification", None),
+    "fs/read_text_file": ("ReadTextFileRequest", "ReadTextFileResponse"),
+}
+#: The methods (wire name -> params and result type) each stub server is written against. A
+#: package gets a side's stub only when its schema has all of them, with these types.
+STUB_METHODS: dict[str, dict[str, tuple[str, str | None]]] = {
+    Side.AGENT.value: _AGENT_STUB,
+    Side.CLIENT.value: {
+        **_AGENT_STUB,
+        "fs/write_text_file": ("WriteTextFileRequest", "WriteTextFileResponse"),
+        "session/request_permission": ("RequestPermissionRequest", "RequestPermissionResponse"),
+        "terminal/create": ("CreateTerminalRequest", "CreateTerminalResponse"),
+        "terminal/output": ("TerminalOutputRequest", "TerminalOutputResponse"),
+        "terminal/wait_for_exit": ("WaitForTerminalExitRequest", "WaitForTerminalExitResponse"),
+        "terminal/kill": ("KillTerminalRequest", "KillTerminalResponse"),
+        "terminal/release": ("ReleaseTerminalRequest", "ReleaseTerminalResponse"),
+    },
+}
+
 
 def served_sides(side: str) -> tuple[str, ...]:
     """The sides a package generated with ``--side`` serves, in a fixed order."""
@@ -41,7 +65,13 @@ def build_roles(methods: tuple[Method, ...], side: str) -> tuple[Role, ...]:
                 handles=handles,
                 calls=calls,
                 model_names=tuple(sorted(types, key=lambda n: (n.lower(), n))),  # isort's order
+                stub=_has_stub_methods(handles + calls, STUB_METHODS[served]),
             )
         )
     return tuple(roles)
 
+
+
+def _has_stub_methods(methods: tuple[Method, ...], needed: dict[str, tuple[str, str | None]]) -> bool:
+    table = {m.wire_name: (m.params_type, m.result_type) for m in methods}
+    return all(table.get(wire_name) == types for wire_name, types in needed.items())

@@ -12,13 +12,12 @@ import json
 from typing import Any
 
 import jsonschema
-
 from runtime_support import ROOT
 
 SCHEMA_PATH = ROOT / "schema" / "schema.unstable.json"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _document() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text())
 

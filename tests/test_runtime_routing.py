@@ -11,14 +11,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-from schema_instances import minimal
-
-from runtime_support import run_async_tests
-
 import acp_bindings as acp
+import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
+from runtime_support import run_async_tests
+from schema_instances import minimal
 
 
 def _methods(side: str) -> list[Any]:

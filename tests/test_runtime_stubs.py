@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
-import os
+import re
 import subprocess
 import sys
-
-import pytest
-from schema_instances import is_valid, minimal
-
-from runtime_support import STUB_AGENT, STUB_CLIENT, child_env, make_workspace, run_async_tests
+from pathlib import Path
 
 import acp_bindings as acp
+import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
 from acp_bindings.stub_agent import text_chunks
 from acp_bindings.stub_client import StubClient
+from runtime_support import (
+    ROOT,
+    STUB_AGENT,
+    STUB_CLIENT,
+    child_env,
+    make_workspace,
+    run_async_tests,
+)
+from schema_instances import is_valid, minimal
 
 
 def _stub_client(cwd, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*STUB_CLIENT, *args], cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=60
+        [*STUB_CLIENT, *args], cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -138,7 +143,7 @@ async def test_stub_agent_reads_resource_links_only_from_clients_that_can(tmp_pa
             echoed.append(encode(params)["update"]["content"])
 
         async def fs_read_text_file(self, params: models.ReadTextFileRequest) -> models.ReadTextFileResponse:
-            return models.ReadTextFileResponse(content=open(params.path).read())
+            return models.ReadTextFileResponse(content=Path(params.path).read_text())
 
     async with await _with_stub_agent(Reader()) as connection:
         capabilities = {"fs": {"readTextFile": can_read, "writeTextFile": False}}
@@ -269,6 +274,20 @@ def test_stub_agent_keeps_stray_prints_off_the_wire(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"stopReason": "end_turn"}
     assert "a stray print" in done.stderr and "a stray print" not in done.stdout
+
+
+
+def test_the_readme_example_agent_serves_the_stub_client(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## The runtime: speaking ACP from Python") :]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    (tmp_path / "echo_agent.py").write_text(code.group(1))
+    done = _stub_client(tmp_path, "--prompt", "from the readme", "--", sys.executable, str(tmp_path / "echo_agent.py"))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["update"]["content"] == {"type": "text", "text": "from the readme"}
+    assert lines[-1] == {"stopReason": "end_turn"}
 
 
 run_async_tests(globals())

@@ -12,13 +12,11 @@ import random
 import signal
 import time
 
-import pytest
-
-from runtime_support import STUB_AGENT, RawPeer, child_env, run_async_tests
-
 import acp_bindings as acp
+import pytest
 from acp_bindings import _rpc, models
 from acp_bindings._codec import decode, encode
+from runtime_support import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -391,6 +389,32 @@ async def test_extension_methods_reach_the_hooks_in_both_directions():
         ("agent", "_zed.dev/note", {"k": "v"}),
         ("client", "_zed.dev/pong", {"n": 1}),
     ]
+
+
+
+async def test_updates_and_the_answer_sent_just_before_the_peer_leaves_are_all_delivered():
+    handled: list[str] = []
+
+    class Slow(acp.Client):
+        async def session_update(self, params: models.SessionNotification) -> None:
+            await asyncio.sleep(0.002)
+            handled.append(encode(params)["update"]["content"]["text"])
+
+    (client_reader, client_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.ClientSideConnection(Slow(), client_reader, client_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    call = asyncio.ensure_future(connection.agent.session_prompt(decode(models.PromptRequest, _prompt("x"))))
+    request = await peer.receive()
+    for i in range(20):
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": str(i)}}
+        peer.send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s-1", "update": update}})
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}})
+    peer_writer.close()  # the agent exits right after answering
+    response = await asyncio.wait_for(call, 5)
+    assert response.stop_reason == "end_turn"
+    assert handled == [str(i) for i in range(20)]
+    assert connection.is_closed
+    await connection.close()
 
 
 run_async_tests(globals())

@@ -611,6 +611,7 @@ __all__ = [
     "decode",
     "encode",
 ]
+
 # The runtime: JSON-RPC connections, handler bases, typed proxies and entry points.
 from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
 

@@ -258,6 +258,11 @@ class Connection:
     async def close(self) -> None:
         """Close the connection: pending calls fail, in-flight handlers are cancelled."""
         self._shutdown("connection closed by this side")
+        error = ConnectionClosed(self._close_reason)
+        while self._held:
+            _, future, _, _ = self._held.popleft()
+            if not future.done():
+                future.set_exception(error)
         if self._read_task is not None and self._read_task is not asyncio.current_task():
             self._read_task.cancel()
             await asyncio.gather(self._read_task, return_exceptions=True)
@@ -268,6 +273,9 @@ class Connection:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _shutdown(self, reason: str) -> None:
+        """Stop talking: calls still waiting for an answer fail, requests being handled are
+        cancelled (their answers could not be sent). Notifications already received are still
+        handled, and answers already received are still released after them."""
         if self._closed.done():
             return
         self._close_reason = reason
@@ -277,11 +285,7 @@ class Connection:
         for future, _ in pending.values():
             if not future.done():
                 future.set_exception(error)
-        while self._held:
-            _, future, _, _ = self._held.popleft()
-            if not future.done():
-                future.set_exception(error)
-        for task in [*self._incoming.values(), *self._workers]:
+        for task in self._incoming.values():
             task.cancel()
         try:
             if self._out and not self._writer.is_closing():

@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import acp
@@ -32,8 +33,7 @@ class InteropClient:
         self.reads.append(path)
         if os.path.dirname(path) != self.cwd:
             raise acp.RequestError.invalid_params({"path": path})
-        with open(path, encoding="utf-8") as handle:
-            return acp.ReadTextFileResponse(content=handle.read())
+        return acp.ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text, encoding="utf-8"))
 
     async def request_permission(self, **kwargs: Any) -> Any:
         raise acp.RequestError.method_not_found("session/request_permission")
@@ -42,7 +42,7 @@ class InteropClient:
 async def main(cwd: str, command: str, *args: str) -> dict[str, Any]:
     client = InteropClient(cwd)
     summary: dict[str, Any] = {}
-    async with acp.spawn_agent_process(client, command, *args, env=dict(os.environ)) as (conn, process):
+    async with acp.spawn_agent_process(client, command, *args, env=dict(os.environ)) as (conn, _process):
         init = await conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True)),
