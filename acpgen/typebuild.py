@@ -34,6 +34,7 @@ from .typemodel import (
     Encoding,
     Field,
     JsonKind,
+    KIND_WORDS,
     Leaf,
     ListOf,
     Literals,
@@ -704,21 +705,10 @@ class _Assembler:
                 t = TryEach(fn_name(), tuple(options))
                 nodes.append(t)
                 branches.append((py_class, t))
-        expected = " or ".join(dict.fromkeys(_KIND_TEXT[_PY_CLASS_KINDS[k]] for k, _ in branches))
+        expected = " or ".join(dict.fromkeys(KIND_WORDS[_PY_CLASS_KINDS[k]] for k, _ in branches))
         root = ByKind(root_fn, tuple(branches), expected)
         nodes[index] = root
         return root, tuple(nodes)
-
-
-_KIND_TEXT = {
-    JsonKind.NULL: "null",
-    JsonKind.BOOLEAN: "a boolean",
-    JsonKind.INTEGER: "an integer",
-    JsonKind.NUMBER: "a number",
-    JsonKind.STRING: "a string",
-    JsonKind.ARRAY: "an array",
-    JsonKind.OBJECT: "an object",
-}
 
 
 def _rank(t: TypeExpr, py_class: str) -> int:

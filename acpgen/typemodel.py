@@ -42,7 +42,8 @@ KIND_CLASSES: dict[JsonKind, tuple[str, ...]] = {
     JsonKind.OBJECT: ("dict",),
 }
 
-_KIND_WORDS = {
+#: How a diagnostic or a decode error names each JSON kind.
+KIND_WORDS = {
     JsonKind.NULL: "null",
     JsonKind.BOOLEAN: "a boolean",
     JsonKind.INTEGER: "an integer",
@@ -90,7 +91,7 @@ class Scalar:
 
     @property
     def expected(self) -> str:
-        word = _KIND_WORDS[self.kind]
+        word = KIND_WORDS[self.kind]
         if self.minimum is not None and self.maximum is not None:
             return f"{word} in [{self.minimum}, {self.maximum}]"
         if self.minimum is not None:
