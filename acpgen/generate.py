@@ -9,7 +9,6 @@ from pathlib import Path
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .formatting import check_python
 from .ir import SchemaSource, Spec
 from .loader import load_schema
 from .manifest import sha256_text
@@ -152,7 +151,7 @@ def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] 
         text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
         renders[path] = sha256_text(text)
         if name in PREFORMATTED:
-            files[path], pieces[path] = check_python(text, path), ()
+            files[path], pieces[path] = reuse.check(text, path), ()
         else:
             formatted = reuse.format(text, path)
             files[path], pieces[path] = formatted.text, formatted.pieces

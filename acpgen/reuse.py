@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .formatting import format_python
+from .formatting import check_python, format_python
 from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
 from .resources import bundled_schema_sha256
 
@@ -49,6 +49,11 @@ class Reuse:
     def format(self, rendered: str, path: str) -> Formatted:
         known = self.formatted.get(sha256_text(rendered))
         return known if known is not None else format_in_pieces(rendered, path, self.pieces)
+
+    def check(self, rendered: str, path: str) -> str:
+        """``rendered`` once it is known to parse: output a template emits already formatted."""
+        known = self.formatted.get(sha256_text(rendered))
+        return known.text if known is not None and not known.pieces else check_python(rendered, path)
 
 
 NOTHING = Reuse()
@@ -122,6 +127,9 @@ def reuse_from_output(out: Path, package: str) -> Reuse:
         if hashlib.sha256(data).hexdigest() != record.sha256:
             continue
         text = data.decode("utf-8")
+        if not record.pieces and record.render_sha256 == record.sha256:
+            formatted[record.render_sha256] = Formatted(text, ())  # written as rendered, once it parsed
+            continue
         cut = _cut(text, record.pieces)
         if cut:  # the record's pieces tile the file exactly: both facts hold
             formatted[record.render_sha256] = Formatted(text, record.pieces)
