@@ -2,20 +2,28 @@
 
 The mode never comes from the caller's configuration (no pyproject.toml is read), and the black
 version is pinned in acpgen's requirements, so the same input gives the same bytes everywhere.
+black is imported on first use: a run that reuses every formatted file never needs it.
 """
 
 from __future__ import annotations
 
-import black
+import functools
+from typing import Any
 
-MODE = black.Mode(
-    target_versions={black.TargetVersion.PY310},
-    line_length=100,
-    string_normalization=True,
-    is_pyi=False,
-    magic_trailing_comma=True,
-    preview=False,
-)
+
+@functools.cache
+def _black() -> tuple[Any, Any]:
+    import black
+
+    mode = black.Mode(
+        target_versions={black.TargetVersion.PY310},
+        line_length=100,
+        string_normalization=True,
+        is_pyi=False,
+        magic_trailing_comma=True,
+        preview=False,
+    )
+    return black, mode
 
 
 class FormattingError(Exception):
@@ -23,8 +31,9 @@ class FormattingError(Exception):
 
 
 def format_python(source: str, filename: str = "<generated>") -> str:
+    black, mode = _black()
     try:
-        return black.format_str(source, mode=MODE)
+        return black.format_str(source, mode=mode)
     except black.InvalidInput as exc:
         raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
 
@@ -68,6 +67,8 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset())
 
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
     """Check ``document`` against the JSON Schema draft 2020-12 meta-schema."""
+    import jsonschema  # imported here: a run that skips validation (a known digest) never needs it
+
     validator = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
     found = []
     for problem in validator.iter_errors(document):
