@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .naming import python_identifier
+from .naming import import_order, python_identifier
 from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
 
 
@@ -44,10 +44,6 @@ class Method:
     unstable: bool
     summary: str  # one line from the schema's description
     pointer: str  # JSON pointer of the params type
-
-    @property
-    def py_name(self) -> str:
-        return self.id
 
     @property
     def handler_name(self) -> str:
@@ -131,5 +127,12 @@ class Spec:
         """Every name the models module exports: the types and their variant classes."""
         return tuple(sorted({t.name for t in self.types} | {c.name for c in self.classes}))
 
-    def methods_for(self, side: str) -> tuple[Method, ...]:
-        return tuple(m for m in self.methods if m.side == side)
+    @property
+    def type_imports(self) -> tuple[str, ...]:
+        """``type_names`` in the order the package root imports them."""
+        return import_order(self.type_names)
+
+    @property
+    def root_exports(self) -> tuple[str, ...]:
+        """The package root's ``__all__`` entries between the constants and the functions."""
+        return tuple(sorted((*self.type_names, "DecodeError", "MethodInfo")))

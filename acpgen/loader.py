@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
 
 

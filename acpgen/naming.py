@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterable
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -35,3 +36,8 @@ def python_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
     while keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in reserved:
         ident += "_"
     return ident
+
+
+def import_order(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` in the order isort (and ruff) lists imported names: case-insensitive, then exact."""
+    return tuple(sorted(names, key=lambda name: (name.lower(), name)))

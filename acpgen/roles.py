@@ -8,6 +8,7 @@ ties them together. Names are decided here, so templates only print them.
 from __future__ import annotations
 
 from .ir import Method, Role, Side
+from .naming import import_order
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),
@@ -64,12 +65,11 @@ def build_roles(methods: tuple[Method, ...], side: str) -> tuple[Role, ...]:
                 proxy_class=proxy_class,
                 handles=handles,
                 calls=calls,
-                model_names=tuple(sorted(types, key=lambda n: (n.lower(), n))),  # isort's order
+                model_names=import_order(types),
                 stub=_has_stub_methods(handles + calls, STUB_METHODS[served]),
             )
         )
     return tuple(roles)
-
 
 
 def _has_stub_methods(methods: tuple[Method, ...], needed: dict[str, tuple[str, str | None]]) -> bool:

@@ -267,6 +267,11 @@ class ClassDef:
     def wire_keys(self) -> tuple[str, ...]:
         return tuple(sorted({f.wire_name for f in self.fields} | {t.wire_name for t in self.tags}))
 
+    @property
+    def slot_names(self) -> tuple[str, ...]:
+        """The fields' Python names as ``__slots__`` lists them: case-insensitive order."""
+        return tuple(sorted((f.py_name for f in self.fields), key=str.lower))
+
 
 @dataclass(frozen=True)
 class Leaf:
