@@ -7,13 +7,16 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
+
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .ir import SchemaSource, Spec
+from .layout import Unfitted
 from .loader import load_schema
 from .manifest import sha256_text
 from .methods import build_method_table
-from .render import make_environment
+from .render import make_environment, reads_user_templates
 from .resources import bundled_schema
 from .reuse import NOTHING, Reuse
 from .roles import build_roles, served_sides
@@ -51,11 +54,6 @@ MODULE_SIDES = {
 #: The stub servers, each emitted only when the schema has the methods it is written against.
 STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 
-#: Modules whose templates emit black's style already: formatting tens of thousands of lines
-#: would take black most of a minute, so they are only checked to parse (tests check that black
-#: leaves them unchanged).
-PREFORMATTED = frozenset({"models.py"})
-
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
     "py.typed": "",  # PEP 561: the package ships its type hints
@@ -90,7 +88,6 @@ class Output:
     warnings: tuple[Diagnostic, ...] = field(default=())
     schema_sha256: str = ""  # of the schema the files were generated from
     renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
-    pieces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relative path -> its formatted pieces
 
 
 def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
@@ -133,34 +130,53 @@ def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] 
     """
     check_options(options)
     spec, warnings = build_spec(options, reuse)
-    env = make_environment(options.templates)
     header = Header(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
         schema_sha256=spec.source.sha256,
         command=regenerate_command(options),
     )
+    renderer = _Renderer(options.templates, {"spec": spec, "header": header, "package": options.package}, reuse)
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    pieces: dict[str, tuple[str, ...]] = {}
     for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
-        if only is not None and name not in only:
-            continue
-        path = f"{root}/{name}"
-        text = env.get_template(f"{name}.jinja").render(spec=spec, header=header, package=options.package)
-        renders[path] = sha256_text(text)
-        if name in PREFORMATTED:
-            files[path], pieces[path] = reuse.check(text, path), ()
-        else:
-            formatted = reuse.format(text, path)
-            files[path], pieces[path] = formatted.text, formatted.pieces
+        if only is None or name in only:
+            path = f"{root}/{name}"
+            files[path], renders[path] = renderer.module(name, path)
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
         renders[f"{root}/{name}"] = sha256_text(text)
-    return Output(
-        files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, pieces=pieces
-    )
+    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders)
+
+
+class _Renderer:
+    """Renders modules in black's style.
+
+    A built-in template emits black's style itself: black, pinned, would spend seconds agreeing
+    with it (tests hold every built-in module to black). A module that reads a user's template,
+    or has a line :func:`acpgen.layout.fit` cannot lay out, is rendered plainly and formatted by
+    black.
+    """
+
+    def __init__(self, templates: Path | None, context: dict[str, object], reuse: Reuse) -> None:
+        self.templates, self.context, self.reuse = templates, context, reuse
+        self.env = make_environment(templates)
+        self.plain_env: jinja2.Environment | None = None
+
+    def module(self, name: str, path: str) -> tuple[str, str]:
+        """The module's text and the sha256 of its render (the text before formatting)."""
+        template = f"{name}.jinja"
+        if not reads_user_templates(self.env, template, self.templates):
+            try:
+                text = self.env.get_template(template).render(self.context)
+            except Unfitted:
+                pass
+            else:
+                return self.reuse.check(text, path), sha256_text(text)
+        self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
+        text = self.plain_env.get_template(template).render(self.context)
+        return self.reuse.format(text, path), sha256_text(text)
 
 
 def check_options(options: Options) -> None:

@@ -54,6 +54,14 @@ class Method:
     def is_request(self) -> bool:
         return self.kind is Kind.REQUEST
 
+    @property
+    def returns(self) -> str:
+        """What its handler and proxy method return: the result type, ``Any`` (the plain JSON) for
+        a request whose result the schema leaves untyped, ``None`` for a notification."""
+        if not self.is_request:
+            return "None"
+        return self.result_type or "Any"
+
     def as_json(self) -> dict[str, object]:
         """The documented JSON form used by ``acpgen methods --format json``."""
         return {

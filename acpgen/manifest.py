@@ -3,7 +3,7 @@
 It sits beside the generated modules (``<package>/acpgen-manifest.json``) and lists, for every
 file, the sha256 of its text and of the text the template rendered before formatting. The first
 says a file is acpgen's to overwrite or remove; both together let a later run reuse a file on disk
-instead of formatting the same render again (see :mod:`acpgen.reuse`). Its text is deterministic:
+instead of checking or formatting the same render again (see :mod:`acpgen.reuse`). Its text is deterministic:
 sorted keys, no time, no absolute path.
 """
 
@@ -31,7 +31,6 @@ class ManifestError(Exception):
 class FileRecord:
     sha256: str  # of the file's text (UTF-8)
     render_sha256: str  # of the template's output before formatting
-    pieces: tuple[str, ...] = ()  # "<sha256 of a rendered piece>:<lines it formats to>", in file order
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Manifest:
             "generator": self.generator,
             "schema_sha256": self.schema_sha256,
             "files": {
-                path: {"sha256": record.sha256, "render_sha256": record.render_sha256, "pieces": list(record.pieces)}
+                path: {"sha256": record.sha256, "render_sha256": record.render_sha256}
                 for path, record in sorted(self.files.items())
             },
         }
@@ -56,8 +55,7 @@ class Manifest:
 def manifest_for(output: Output) -> Manifest:
     """The manifest that records ``output``."""
     files = {
-        path: FileRecord(sha256_text(text), output.renders[path], output.pieces.get(path, ()))
-        for path, text in output.files.items()
+        path: FileRecord(sha256_text(text), output.renders[path]) for path, text in output.files.items()
     }
     return Manifest(generator=f"acpgen {__version__}", schema_sha256=output.schema_sha256, files=files)
 
@@ -85,12 +83,10 @@ def parse_manifest(text: str) -> Manifest:
     for path, entry in files.items():
         if not _safe_relative(path) or not isinstance(entry, dict):
             raise ManifestError(f"bad entry {path!r}")
-        sha, render_sha, pieces = entry.get("sha256"), entry.get("render_sha256"), entry.get("pieces", [])
-        if not isinstance(sha, str) or not isinstance(render_sha, str) or not isinstance(pieces, list):
+        sha, render_sha = entry.get("sha256"), entry.get("render_sha256")
+        if not isinstance(sha, str) or not isinstance(render_sha, str):
             raise ManifestError(f"bad entry {path!r}")
-        if not all(isinstance(p, str) for p in pieces):
-            raise ManifestError(f"bad entry {path!r}")
-        records[path] = FileRecord(sha256=sha, render_sha256=render_sha, pieces=tuple(pieces))
+        records[path] = FileRecord(sha256=sha, render_sha256=render_sha)
     return Manifest(generator=generator, schema_sha256=schema_sha, files=records)
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.meta
 
+from .layout import fit, one_line
 from .resources import templates_dir
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -66,7 +68,12 @@ def comment(text: str) -> str:
     return " ".join(text.split())
 
 
-def make_environment(user_templates: Path | None = None) -> jinja2.Environment:
+def make_environment(user_templates: Path | None = None, *, black_style: bool = True) -> jinja2.Environment:
+    """Templates from ``user_templates`` first, then the built-in ones.
+
+    ``black_style``: the ``fit`` helper lays lines out as black would; without it, it writes each
+    on one line, for output that black formats anyway.
+    """
     loaders: list[jinja2.BaseLoader] = []
     if user_templates is not None:
         loaders.append(jinja2.FileSystemLoader(str(user_templates)))
@@ -83,7 +90,30 @@ def make_environment(user_templates: Path | None = None) -> jinja2.Environment:
     env.filters["py"] = py_literal
     env.filters["docstring"] = docstring
     env.filters["comment"] = comment
+    env.globals["fit"] = fit if black_style else one_line
     return env
+
+
+def reads_user_templates(env: jinja2.Environment, name: str, user_templates: Path | None) -> bool:
+    """Whether rendering template ``name`` reads anything from the user's folder: the template
+    itself, or one it imports, includes or extends (a name computed at render time counts)."""
+    if user_templates is None:
+        return False
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if (user_templates / current).is_file():
+            return True
+        source, _, _ = env.loader.get_source(env, current)  # type: ignore[union-attr]
+        for referenced in jinja2.meta.find_referenced_templates(env.parse(source)):
+            if referenced is None:
+                return True
+            todo.append(referenced)
+    return False
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

@@ -92,3 +92,34 @@ def test_a_schema_without_the_stub_methods_gets_no_stubs_and_its_own_methods_rou
 
     asyncio.run(run())
     assert lines == ["pinged s"]
+
+
+def test_a_request_whose_result_the_schema_leaves_untyped_carries_plain_json(tmp_path, monkeypatch, write_schema):
+    """Early releases (v0.0.33) give some requests no result type: handler and proxy use plain JSON."""
+    doc = mini_schema()
+    doc["$defs"]["StatusRequest"] = {"type": "object", "properties": {}, "x-method": "status", "x-side": "agent"}
+    files = generate(Options(schema=write_schema(doc), package="untyped")).files
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert "    async def status(self, params: StatusRequest) -> Any:\n" in files["untyped/agent.py"]
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "untyped"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    monkeypatch.syspath_prepend(str(tmp_path))
+    untyped = importlib.import_module("untyped")
+
+    class Answering(untyped.Agent):
+        async def status(self, params):
+            return {"busy": False, "queue": [1, None]}
+
+    async def run(agent) -> object:
+        async with untyped.in_memory_pair(agent, untyped.Client()) as (_, client_side):
+            return await client_side.agent.status(untyped.StatusRequest())
+
+    assert asyncio.run(run(Answering())) == {"busy": False, "queue": [1, None]}
+    with pytest.raises(untyped.RequestError) as raised:
+        asyncio.run(run(untyped.Agent()))
+    assert raised.value.code == -32601

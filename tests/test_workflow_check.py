@@ -109,9 +109,11 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
     def no_black(source, filename="<generated>"):
         raise AssertionError(f"black ran on {filename}")
 
-    # Every file on disk is black's output for the same render: nothing is formatted or validated again.
+    # Every file on disk is the output for the same render: nothing is parsed, formatted or
+    # validated again.
     monkeypatch.setattr(formatting, "format_python", no_black)
     monkeypatch.setattr("acpgen.reuse.format_python", no_black)
+    monkeypatch.setattr("acpgen.reuse.check_python", no_black)
     monkeypatch.setattr("acpgen.loader.validate_meta_schema", no_black)
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0
     # A changed file cannot be reused: it is formatted afresh, and the drift is reported.

@@ -187,9 +187,8 @@ class StubAgent(_MinimalAgent):
         self.delay = delay
         self.can_read_files = False
         self._ids = itertools.count(1)
-        self._sessions: dict[str, asyncio.Event] = (
-            {}
-        )  # session id -> cancel event of its running prompt
+        # session id -> the cancel event of its running prompt
+        self._sessions: dict[str, asyncio.Event] = {}
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         request = encode(params)
@@ -255,22 +254,14 @@ class StubAgent(_MinimalAgent):
         """The content blocks that echo ``block``."""
         if block.get("type") == "text":
             return [{"type": "text", "text": chunk} for chunk in text_chunks(block["text"])]
-        uri = block.get("uri")
-        if (
-            block.get("type") == "resource_link"
-            and self.can_read_files
-            and str(uri).startswith("file://")
-        ):
-            read = await self.client.fs_read_text_file(
-                decode(
-                    models.ReadTextFileRequest,
-                    {"sessionId": session_id, "path": str(uri)[len("file://") :]},
-                )
-            )
-            return [
-                {"type": "text", "text": chunk} for chunk in text_chunks(encode(read)["content"])
-            ]
-        return [block]
+        uri = str(block.get("uri"))
+        if block.get("type") != "resource_link" or not self.can_read_files:
+            return [block]
+        if not uri.startswith("file://"):
+            return [block]
+        request = {"sessionId": session_id, "path": uri[len("file://") :]}
+        read = await self.client.fs_read_text_file(decode(models.ReadTextFileRequest, request))
+        return [{"type": "text", "text": chunk} for chunk in text_chunks(encode(read)["content"])]
 
 
 def _stop(reason: str) -> models.PromptResponse:

@@ -55,9 +55,8 @@ class _Terminal:
             self.output += chunk
             if self.limit is not None and len(self.output) > self.limit:
                 del self.output[: len(self.output) - self.limit]
-                while (
-                    self.output and (self.output[0] & 0xC0) == 0x80
-                ):  # keep whole UTF-8 characters
+                # keep whole UTF-8 characters
+                while self.output and (self.output[0] & 0xC0) == 0x80:
                     del self.output[0]
                 self.truncated = True
 
