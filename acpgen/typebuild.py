@@ -196,12 +196,12 @@ class TypeBuilder:
             if not isinstance(variants, list) or not variants:
                 continue
             found: list[_Shape] = []
-            for index, variant in enumerate(variants):
-                vptr = ptr + pointer(key, index)
+            siblings = [(variant, ptr + pointer(key, index)) for index, variant in enumerate(variants)]
+            for variant, vptr in siblings:
                 if not self.is_object_like(variant) and not _is_tag_only(variant):
                     self.problems.append(error(vptr, "a variant of an object union must be an object"))
                     continue
-                label = self.variant_label(variant, tag_key, vptr)
+                label = self.variant_label(variant, tag_key, vptr, siblings, stack)
                 for shape in self.shapes(variant, vptr, stack):
                     found.append(replace(shape, labels=(label, *shape.labels)))
             parts.append(found)
@@ -213,7 +213,17 @@ class TypeBuilder:
             result.append(merged)
         return result
 
-    def variant_label(self, variant: dict[str, Any], tag_key: str | None, ptr: str) -> str:
+    def variant_label(
+        self,
+        variant: dict[str, Any],
+        tag_key: str | None,
+        ptr: str,
+        siblings: list[tuple[Any, str]],
+        stack: tuple[str, ...] = (),
+    ) -> str:
+        """What names a variant: its tag value, else its title, else the one ``$def`` it extends,
+        else the required properties that set it apart from the other variants (``siblings``: every
+        variant of its union, itself included, with their pointers)."""
         props = variant.get("properties", {})
         if isinstance(props, dict):
             keys = [tag_key] if tag_key in props else sorted(props)
@@ -229,8 +239,29 @@ class TypeBuilder:
             name = self.ref_name(refs[0], ptr)
             if name is not None:
                 return name
-        self.problems.append(error(ptr, "cannot name this union variant: give it a tag (const) or a title"))
+        label = self.required_label(ptr, siblings, stack)
+        if label is not None:
+            return label
+        self.problems.append(error(ptr, "cannot name this union variant: give it a tag (const) or a title "
+                                        "(no required property sets it apart from the other variants)"))
         return "Variant"
+
+    def required_label(self, ptr: str, siblings: list[tuple[Any, str]], stack: tuple[str, ...]) -> str | None:
+        """The label of an untagged, untitled variant: the properties it requires that not every
+        object variant of its union requires, in wire-name order, joined with ``+`` (``result``;
+        ``id+method``). None when there are none, or when another variant requires the same set."""
+        required: dict[str, frozenset[str]] = {}
+        for node, vptr in siblings:
+            shapes = self.shapes(node, vptr, stack) if self.is_object_like(node) else []
+            if shapes:
+                required[vptr] = frozenset.intersection(*(s.required.union(s.tags) for s in shapes))
+        mine = required.get(ptr)
+        if mine is None or len(required) < 2:
+            return None
+        own = mine - frozenset.intersection(*required.values())
+        if not own or any(other == mine for vptr, other in required.items() if vptr != ptr):
+            return None
+        return "+".join(sorted(own))
 
     def texpr(self, node: Any, ptr: str, owner: str, hint: str) -> TypeExpr:
         """The type expression of a schema that is not a named object (read once per pointer)."""
@@ -416,7 +447,7 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
             if target is not None and b.is_object_like(b.defs[target]) and len(b.def_shapes(target)) > 1:
                 others.append(Ref(def_names[target]))
             elif b.is_object_like(variant):
-                label = b.variant_label(variant, tag_key, vptr)
+                label = b.variant_label(variant, tag_key, vptr, variants)
                 for shape in b.shapes(variant, vptr):
                     shapes.append(replace(shape, labels=(label, *shape.labels)))
             else:

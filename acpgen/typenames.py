@@ -4,8 +4,12 @@ The rules (documented in README.md, section "Generated names"):
 
 * A ``$def`` keeps its name.
 * A union variant the schema writes inline is named from what identifies it on the wire: its tag
-  value, else its ``title``, in PascalCase (``agent_message_chunk`` -> ``AgentMessageChunk``).
-  A variant of a variant joins both (``form`` + ``Session`` -> ``FormSession``).
+  value, else its ``title``, else the one ``$def`` it extends, in PascalCase
+  (``agent_message_chunk`` -> ``AgentMessageChunk``). A variant of a variant joins both
+  (``form`` + ``Session`` -> ``FormSession``).
+* A variant with none of those is named from the properties it requires that not every object
+  variant of its union requires (``{id, result}`` beside ``{id, error}`` -> ``Result``); when it
+  has none, or requires exactly what another variant requires, it is an error.
 * When that name is taken (by a ``$def``, a name the generated code uses, or another variant),
   every variant wanting it gets the union's name appended (``ToolCall`` -> ``ToolCallSessionUpdate``).
 * Nothing depends on where a definition or variant sits in the schema.

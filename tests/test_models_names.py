@@ -111,3 +111,71 @@ def test_colliding_variant_names_get_the_union_name(tmp_path):
     assert type(module.decode(module.A, {"type": "text", "s": "x"})).__name__ == "TextA"
     assert type(module.decode(module.B, {"type": "text"})).__name__ == "TextB"
     assert module.decode(module.Text, "t") == "t"
+
+
+def _obj(**props: dict) -> dict:
+    """An object variant requiring every one of ``props``."""
+    return {"type": "object", "properties": props, "required": sorted(props)}
+
+
+_INT = {"type": "integer"}
+
+
+def _envelopes() -> dict:
+    """JSON-RPC envelopes whose variants have no tag and no title (as in releases up to v0.10.6)."""
+    return schema_with({
+        "Error": _obj(code=_INT),
+        "Reply": {"anyOf": [_obj(id=_INT, result={"type": "string"}), _obj(id=_INT, error={"$ref": "#/$defs/Error"})]},
+        "Message": {"anyOf": [
+            _obj(id=_INT, method={"type": "string"}),
+            {**_obj(id=_INT), "oneOf": [_obj(ok=_INT), _obj(failed=_INT)]},
+            _obj(method={"type": "string"}),
+        ]},
+    })
+
+
+def test_untitled_variants_are_named_by_the_properties_only_they_require(tmp_path):
+    classes = _names(_envelopes())["classes"]
+    by_label = {(union, labels): name for name, (union, labels, _, _) in classes.items() if union}
+    assert by_label == {
+        ("Reply", ("result",)): "Result",
+        ("Reply", ("error",)): "ErrorReply",  # Error is a $def
+        ("Message", ("id+method",)): "IdMethod",
+        ("Message", ("id", "ok")): "IdOk",
+        ("Message", ("id", "failed")): "IdFailed",
+        ("Message", ("method",)): "Method",
+    }
+    module = generate_and_import(_envelopes(), tmp_path, names={"Message/id+method": "Call"})
+    reply = module.decode(module.Reply, {"id": 1, "error": {"code": -1}})
+    assert reply == module.ErrorReply(id=1, error=module.Error(code=-1))
+    assert module.encode(reply) == {"id": 1, "error": {"code": -1}}
+    assert module.decode(module.Reply, {"id": 2, "result": "x"}) == module.Result(id=2, result="x")
+    assert module.decode(module.Message, {"id": 3, "method": "m"}) == module.Call(id=3, method="m")
+    assert module.decode(module.Message, {"method": "m"}) == module.Method(method="m")
+    assert module.decode(module.Message, {"id": 4, "failed": 5}) == module.IdFailed(id=4, failed=5)
+
+
+def test_names_from_required_properties_do_not_depend_on_order():
+    document = _envelopes()
+    for node in document["$defs"].values():
+        for variant in node.get("anyOf", []):
+            variant["required"].reverse()
+    assert _names(_reordered(document)) == _names(_envelopes())
+
+
+@pytest.mark.parametrize(
+    ("variants", "pointers"),
+    [
+        # the first variant requires only what every variant requires
+        ([_obj(id=_INT), _obj(id=_INT, error=_INT)], ["/$defs/Reply/anyOf/0"]),
+        # the first two require the same properties: nothing tells them apart by name
+        ([_obj(a=_INT, b=_INT), _obj(a={"type": "string"}, b=_INT), _obj(c=_INT)],
+         ["/$defs/Reply/anyOf/0", "/$defs/Reply/anyOf/1"]),
+    ],
+)
+def test_a_variant_nothing_sets_apart_is_still_an_error(variants, pointers):
+    with pytest.raises(DiagnosticError) as caught:
+        build_types(LoadedSchema("schema.json", "0" * 64, schema_with({"Reply": {"anyOf": variants}})))
+    assert [d.pointer for d in caught.value.errors] == pointers
+    assert all(d.message.startswith("cannot name this union variant: give it a tag (const) or a title")
+               for d in caught.value.errors)
