@@ -25,6 +25,7 @@ from typing import Any
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
 from .loader import LoadedSchema
 from .typemodel import (
+    KIND_WORDS,
     AnyValue,
     ByKind,
     ClassDef,
@@ -34,7 +35,6 @@ from .typemodel import (
     Encoding,
     Field,
     JsonKind,
-    KIND_WORDS,
     Leaf,
     ListOf,
     Literals,
