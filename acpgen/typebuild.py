@@ -11,6 +11,9 @@ Each ``$def`` is read into one of four kinds:
   (open): literals;
 * anything else (a string, an integer with a ``format``, an array, a union of those): an alias.
 
+A union or an object with properties written inline in a property is lifted out as a type of its
+own, named after its owner and the property (``AgentRequestParams``).
+
 Unions are decoded by a :data:`~acpgen.typemodel.Decision`: by the JSON kind of the value, then
 by a tag property when the variants carry ``const`` values for one, else by trying each variant
 (most required properties first).
@@ -127,7 +130,11 @@ class TypeBuilder:
         self.problems: list[Diagnostic] = []
         self._shapes: dict[str, list[_Shape]] = {}
         self._exprs: dict[str, TypeExpr] = {}
-        self.lifted: dict[str, tuple[list[tuple[Any, str]], str, str]] = {}  # name -> (options, description, ptr)
+        # types written inline in a property, named after their owner and property: name -> pointer
+        self.lifted: dict[str, str] = {}
+        self._lifted_nodes: dict[str, Any] = {}  # name -> its schema, without descriptions
+        self.lifted_unions: dict[str, tuple[list[tuple[Any, str]], str]] = {}  # name -> (options, description)
+        self.lifted_objects: dict[str, Any] = {}  # name -> the object's schema
 
     # -- reading schema nodes -----------------------------------------------------------------
 
@@ -304,12 +311,32 @@ class TypeBuilder:
             return ListOf(self.texpr(items, ptr + "/items", owner, hint + "Item"))
         if types == "object" or types is None:
             if "properties" in node:
-                self.problems.append(error(ptr, "an inline object with properties is not supported: move it into $defs"))
-                return MapOf(AnyValue())
+                name = self.lift(owner, hint, node, ptr)
+                if self.lifted[name] == ptr:
+                    self.lifted_objects[name] = node
+                return Ref(name)
             extra = node.get("additionalProperties", True)
             return MapOf(self.texpr(extra, ptr + "/additionalProperties", owner, hint + "Value"))
         self.problems.append(error(ptr, f"unsupported schema type {types!r}"))
         return AnyValue()
+
+    def lift(self, owner: str, hint: str, node: Any, ptr: str) -> str:
+        """The name of a type written inline at ``ptr``: its owner's name and the property's.
+
+        The same schema written at two places with one name (a property the variants of a union
+        share) is one type, read at the first of its pointers; two different schemas wanting one
+        name are an error."""
+        name = type_name(owner + pascal_case(hint))
+        shape = _without_descriptions(node)
+        if name not in self.lifted:
+            self.lifted[name], self._lifted_nodes[name] = ptr, shape
+        elif self._lifted_nodes[name] == shape:
+            self.lifted[name] = min(self.lifted[name], ptr)
+        else:
+            first, second = sorted((self.lifted[name], ptr))
+            self.problems.append(error(second, f"the inline type here would be named {name}, "
+                                               f"like the different one at #{first}"))
+        return name
 
     def scalar(self, node: dict[str, Any], ptr: str) -> Scalar:
         kind = _TYPE_KINDS[node["type"]]
@@ -359,8 +386,9 @@ class TypeBuilder:
             elif consts and len(free) == 1 and isinstance(free_expr, Scalar) and free_expr.kind is not JsonKind.NULL:
                 inner = self.literals([v["const"] for v in consts], free_expr, ptr)
             else:
-                name = type_name(owner + pascal_case(hint))
-                self.lifted[name] = (rest, _text(node.get("description")), ptr)
+                name = self.lift(owner, hint, node, ptr)
+                if self.lifted[name] == ptr:
+                    self.lifted_unions[name] = (rest, _text(node.get("description")))
                 inner = Ref(name)
         return Nullable(inner) if nullable else inner
 
@@ -393,6 +421,28 @@ def _is_literal_union(variants: list[Any]) -> bool:
 
 def _is_tag_only(node: Any) -> bool:
     return isinstance(node, dict) and isinstance(node.get("properties"), dict)
+
+
+def _without_descriptions(node: Any) -> Any:
+    """A schema without its ``description`` keywords; a property named ``description``, and
+    values (``const``, ``default``, ...), stay as they are."""
+    if isinstance(node, list):
+        return [_without_descriptions(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    kept = {}
+    for key, value in node.items():
+        if key in _VALUE_KEYWORDS:
+            kept[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            kept[key] = {name: _without_descriptions(v) for name, v in value.items()}
+        elif key != "description":
+            kept[key] = _without_descriptions(value)
+    return kept
+
+
+_VALUE_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
 def _text(value: Any) -> str:
@@ -484,17 +534,29 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
         read_properties(name, [shape])
     for name, u in sorted(unions.items()):
         read_properties(name, u.shapes)
-    # inline unions lifted out of properties, named after their owner and property
+    # inline unions and objects lifted out of properties, named after their owner and property
     done: set[str] = set()
     while set(b.lifted) - done:
         for lname in sorted(set(b.lifted) - done):
             done.add(lname)
-            variants, description, lptr = b.lifted[lname]
+            lptr = b.lifted[lname]
+            what = "union" if lname in b.lifted_unions else "object"
             if lname in unions or lname in classes or lname in exprs:
-                b.problems.append(error(lptr, f"the inline union here would be named {lname}, which is taken"))
+                b.problems.append(error(lptr, f"the inline {what} here would be named {lname}, which is taken"))
                 continue
-            read_union(lname, {}, lptr, variants, description)
-            read_properties(lname, unions[lname].shapes)
+            if lname in b.lifted_unions:
+                variants, description = b.lifted_unions[lname]
+                read_union(lname, {}, lptr, variants, description)
+                read_properties(lname, unions[lname].shapes)
+                continue
+            node = b.lifted_objects[lname]
+            shapes = b.shapes(node, lptr)
+            if len(shapes) == 1 and not shapes[0].labels:
+                classes[lname] = replace(shapes[0], origin=None, pointer=lptr)
+                read_properties(lname, [classes[lname]])
+            else:
+                unions[lname] = _Union(lname, _text(node.get("description")), lptr, shapes, [], None)
+                read_properties(lname, shapes)
     if b.problems:
         raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
 

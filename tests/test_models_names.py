@@ -179,3 +179,44 @@ def test_a_variant_nothing_sets_apart_is_still_an_error(variants, pointers):
     assert [d.pointer for d in caught.value.errors] == pointers
     assert all(d.message.startswith("cannot name this union variant: give it a tag (const) or a title")
                for d in caught.value.errors)
+
+
+def test_an_inline_object_is_a_class_named_after_its_owner_and_property(tmp_path):
+    call = _obj(toolCallId={"type": "string"})
+    document = schema_with({
+        "Ask": {**_obj(toolCall=call), "properties": {"toolCall": call, "more": {"type": "array", "items": call}}},
+        # the same inline property in two variants of a union is one type
+        "Id": {"anyOf": [{**_obj(id={"anyOf": [_INT, {"type": "string"}]}, a=_INT), "title": "A"},
+                         {**_obj(id={"anyOf": [_INT, {"type": "string"}], "description": "B's id"}, b=_INT),
+                          "title": "B"}]},
+    })
+    names = _names(document)
+    assert {"Ask", "AskToolCall", "AskMoreItem", "IdId"} <= set(names["types"])
+    assert names == _names(_reordered(document))
+    module = generate_and_import(document, tmp_path)
+    ask = module.decode(module.Ask, {"toolCall": {"toolCallId": "t"}, "more": [{"toolCallId": "u"}]})
+    assert ask == module.Ask(tool_call=module.AskToolCall(tool_call_id="t"), more=[module.AskMoreItem(tool_call_id="u")])
+    assert module.encode(ask) == {"toolCall": {"toolCallId": "t"}, "more": [{"toolCallId": "u"}]}
+    assert module.decode(module.Id, {"id": "x", "b": 1}) == module.B(id="x", b=1)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"anyOf": [_INT, {"type": "string"}]}, {"anyOf": [_INT, {"type": "boolean"}]}),
+        # only descriptions may differ: a property named "description" is no description
+        ({**_obj(x=_INT), "properties": {"x": _INT, "description": {"type": "string"}}},
+         {**_obj(x=_INT), "description": "x"}),
+    ],
+)
+def test_two_different_inline_types_wanting_one_name_are_an_error(first, second):
+    document = schema_with({"Id": {"anyOf": [
+        {**_obj(id=first, a=_INT), "title": "A"},
+        {**_obj(id=second, b=_INT), "title": "B"},
+    ]}})
+    with pytest.raises(DiagnosticError) as caught:
+        build_types(LoadedSchema("schema.json", "0" * 64, document))
+    assert [(d.pointer, d.message) for d in caught.value.errors] == [
+        ("/$defs/Id/anyOf/1/properties/id",
+         "the inline type here would be named IdId, like the different one at #/$defs/Id/anyOf/0/properties/id"),
+    ]
