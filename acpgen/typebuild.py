@@ -485,6 +485,13 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
     unions: dict[str, _Union] = {}
     exprs: dict[str, tuple[TypeExpr, str, str]] = {}  # alias/literal def name -> (expr, description, ptr)
     def_names = {name: type_name(name) for name in b.defs}
+    same_name: dict[str, list[str]] = {}
+    for name in sorted(b.defs):
+        same_name.setdefault(def_names[name], []).append(pointer("$defs", name))
+    for py_name, ptrs in sorted(same_name.items()):
+        if len(ptrs) > 1:
+            listed = ", ".join("#" + p for p in ptrs)
+            b.problems.append(error(ptrs[-1], f"two types would be named {py_name!r} ({listed}); rename one"))
 
     def read_union(py_name: str, node: dict[str, Any], ptr: str, variants: list[tuple[Any, str]], description: str) -> None:
         shapes: list[_Shape] = []
@@ -561,13 +568,22 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
         raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
 
     # name the generated variant classes
-    wanted = {}
+    wanted: dict[tuple[str, tuple[str, ...]], str] = {}  # (union, labels) -> the variant's pointer
+    class_defs = {k for k, v in def_names.items() if v in classes}
     for u in unions.values():
         for shape in u.shapes:
-            if shape.origin is None or shape.origin not in {k for k, v in def_names.items() if v in classes}:
-                wanted[(u.name, shape.labels)] = ""
-    lifted_names = set(b.lifted) - set(def_names.values())
-    names = variant_names(wanted, frozenset(def_names.values()) | lifted_names, b.overrides, b.names_source)
+            if shape.origin is None or shape.origin not in class_defs:
+                key = (u.name, shape.labels)
+                if wanted.setdefault(key, shape.pointer) != shape.pointer:
+                    first, second = sorted((wanted[key], shape.pointer))
+                    label = "/".join(shape.labels)
+                    b.problems.append(error(second, f"this variant of {u.name} is labelled {label!r} like the one at "
+                                                    f"#{first}: give one another tag or title"))
+    if b.problems:
+        raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
+    taken = {def_names[name]: pointer("$defs", name) for name in b.defs}
+    taken.update((name, ptr) for name, ptr in b.lifted.items() if name not in taken)
+    names = variant_names(wanted, taken, b.overrides, b.names_source)
 
     assembler = _Assembler(b, classes, unions, exprs, names, def_names)
     return assembler.model()

@@ -220,3 +220,65 @@ def test_two_different_inline_types_wanting_one_name_are_an_error(first, second)
         ("/$defs/Id/anyOf/1/properties/id",
          "the inline type here would be named IdId, like the different one at #/$defs/Id/anyOf/0/properties/id"),
     ]
+
+
+def _tagged(tag: str, **props: dict) -> dict:
+    return _obj(type={"const": tag, "type": "string"}, **props)
+
+
+def test_a_def_keeps_its_name_and_the_variant_puts_its_union_first(tmp_path):
+    document = schema_with({
+        "StringItems": _obj(enum={"type": "array", "items": {"type": "string"}}),
+        "Items": {"anyOf": [{**_tagged("string"), "allOf": [{"$ref": "#/$defs/StringItems"}]}, _tagged("number")]},
+        "Prop": {"oneOf": [_tagged("string", minLength=_INT), _tagged("flag")]},  # also wants "String"
+    })
+    names = _names(document)
+    by_label = {(union, labels): name for name, (union, labels, _, _) in names["classes"].items() if union}
+    assert by_label == {
+        ("Items", ("string",)): "ItemsString",
+        ("Items", ("number",)): "Number",
+        ("Prop", ("string",)): "StringProp",
+        ("Prop", ("flag",)): "Flag",
+    }
+    assert names == _names(_reordered(document))
+    module = generate_and_import(document, tmp_path)
+    items = module.decode(module.Items, {"type": "string", "enum": ["a"]})
+    assert items == module.ItemsString(enum=["a"]) and module.encode(items) == {"type": "string", "enum": ["a"]}
+    assert module.StringItems(enum=["b"]).to_json() == {"enum": ["b"]}
+
+
+@pytest.mark.parametrize(
+    ("defs", "expected"),
+    [
+        # two $defs with one Python name
+        ({"A-B": _obj(x=_INT), "A_B": _obj(y=_INT)},
+         ("/$defs/A_B", "two types would be named 'A_B' (#/$defs/A-B, #/$defs/A_B); rename one")),
+        # two derived names that come out alike: "C" + "AB" and "CA" + "B"
+        ({"C": _obj(x=_INT), "CA": _obj(x=_INT), "AB": {"oneOf": [_tagged("c"), _tagged("z")]},
+          "B": {"oneOf": [_tagged("c_a"), _tagged("y")]}},
+         ("/$defs/AB/oneOf/0", ("two types would be named 'CAB' (variant AB/c at #/$defs/AB/oneOf/0, "
+                                "variant B/c_a at #/$defs/B/oneOf/0); pin one in a names file"))),
+        # the union's name first is a $def's name too
+        ({"String": _obj(x=_INT), "StringItems": _obj(x=_INT), "ItemsString": _obj(x=_INT),
+          "Items": {"oneOf": [_tagged("string"), _tagged("z")]}},
+         ("/$defs/Items/oneOf/0", ("two types would be named 'ItemsString' (variant Items/string at "
+                                   "#/$defs/Items/oneOf/0, type at #/$defs/ItemsString); pin one in a names file"))),
+        # two variants of one union with one title would be one class
+        ({"Twice": {"anyOf": [{**_obj(x=_INT), "title": "Same"}, {**_obj(y=_INT), "title": "Same"}]}},
+         ("/$defs/Twice/anyOf/1", ("this variant of Twice is labelled 'Same' like the one at #/$defs/Twice/anyOf/0: "
+                                   "give one another tag or title"))),
+    ],
+)
+def test_names_two_types_still_want_are_an_error_at_their_pointers(defs, expected):
+    with pytest.raises(DiagnosticError) as caught:
+        build_types(LoadedSchema("schema.json", "0" * 64, schema_with(defs)))
+    assert [(d.pointer, d.message) for d in caught.value.errors] == [expected]
+
+
+def test_a_names_file_settles_two_derived_names_that_come_out_alike(tmp_path):
+    module = generate_and_import(schema_with({
+        "C": _obj(x=_INT), "CA": _obj(x=_INT), "AB": {"oneOf": [_tagged("c"), _tagged("z")]},
+        "B": {"oneOf": [_tagged("c_a"), _tagged("y")]},
+    }), tmp_path, names={"AB/c": "CInAB"})
+    assert module.decode(module.AB, {"type": "c"}) == module.CInAB()
+    assert module.decode(module.B, {"type": "c_a"}) == module.CAB()
