@@ -10,7 +10,7 @@ from acpgen.diagnostics import DiagnosticError
 from acpgen.generate import Options, build_spec, generate
 from acpgen.loader import LoadedSchema
 from acpgen.typebuild import build_types
-from conftest import bundled_document
+from conftest import CORPUS, bundled_document
 from modelkit import generate_and_import, schema_with
 
 
@@ -42,6 +42,13 @@ def test_reordering_defs_and_variants_changes_no_name():
     assert list(reordered["$defs"]) == list(reversed(document["$defs"]))
     assert reordered["$defs"]["SessionUpdate"]["oneOf"][0] == _reordered(document["$defs"]["SessionUpdate"]["oneOf"][-1])
     assert _names(reordered) == _names(document)
+
+
+@pytest.mark.parametrize("file", ["v0.6.3--schema.json", "v0.7.0--schema.unstable.json", "v0.9.1--schema.json",
+                                  "v1.7.0--v1-schema.unstable.json", "v1.7.0--v2-schema.unstable.json"])
+def test_reordering_a_release_named_by_the_newer_rules_changes_no_name(file):
+    document = json.loads((CORPUS / file).read_text())
+    assert _names(_reordered(document)) == _names(document)
 
 
 def test_names_of_the_common_variants():
