@@ -10,7 +10,14 @@ import enum
 from dataclasses import dataclass
 
 from .naming import import_order, python_identifier
-from .typemodel import ClassDef, TypeDef, TypeExpr, type_aliases, type_classes, type_helpers
+from .typemodel import (
+    ClassDef,
+    TypeDef,
+    TypeExpr,
+    type_aliases,
+    type_classes,
+    type_helpers,
+)
 
 
 class Side(str, enum.Enum):

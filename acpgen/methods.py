@@ -11,8 +11,9 @@ Types no envelope references are classified by their name's suffix (``...Request
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity, error, pointer, warning
 from .ir import BOTH, KNOWN_SIDES, Kind, Method, Side
@@ -91,7 +92,7 @@ def summarize(description: str) -> str:
     """The first sentence of a description, skipping the ``**UNSTABLE**`` boilerplate."""
     for paragraph in description.split("\n\n"):
         text = " ".join(paragraph.split())
-        if not text or text.startswith(UNSTABLE_MARK) or text.startswith("This capability is not part of the spec"):
+        if not text or text.startswith((UNSTABLE_MARK, "This capability is not part of the spec")):
             continue
         end = text.find(". ")
         return text if end < 0 else text[: end + 1]

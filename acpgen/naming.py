@@ -20,7 +20,7 @@ def method_id(wire_name: str) -> str:
     The wire name without a leading ``$/``, camelCase split into snake_case, ``/`` as ``_``:
     ``document/didOpen`` -> ``document_did_open``, ``$/cancel_request`` -> ``cancel_request``.
     """
-    name = wire_name[2:] if wire_name.startswith("$/") else wire_name
+    name = wire_name.removeprefix("$/")
     return "_".join(snake_case(part) for part in name.split("/"))
 
 

@@ -11,6 +11,9 @@ Each ``$def`` is read into one of four kinds:
   (open): literals;
 * anything else (a string, an integer with a ``format``, an array, a union of those): an alias.
 
+A union or an object with properties written inline in a property is lifted out as a type of its
+own, named after its owner and the property (``AgentRequestParams``).
+
 Unions are decoded by a :data:`~acpgen.typemodel.Decision`: by the JSON kind of the value, then
 by a tag property when the variants carry ``const`` values for one, else by trying each variant
 (most required properties first).
@@ -25,6 +28,7 @@ from typing import Any
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
 from .loader import LoadedSchema
 from .typemodel import (
+    KIND_WORDS,
     AnyValue,
     ByKind,
     ClassDef,
@@ -34,7 +38,6 @@ from .typemodel import (
     Encoding,
     Field,
     JsonKind,
-    KIND_WORDS,
     Leaf,
     ListOf,
     Literals,
@@ -127,7 +130,11 @@ class TypeBuilder:
         self.problems: list[Diagnostic] = []
         self._shapes: dict[str, list[_Shape]] = {}
         self._exprs: dict[str, TypeExpr] = {}
-        self.lifted: dict[str, tuple[list[tuple[Any, str]], str, str]] = {}  # name -> (options, description, ptr)
+        # types written inline in a property, named after their owner and property: name -> pointer
+        self.lifted: dict[str, str] = {}
+        self._lifted_nodes: dict[str, Any] = {}  # name -> its schema, without descriptions
+        self.lifted_unions: dict[str, tuple[list[tuple[Any, str]], str]] = {}  # name -> (options, description)
+        self.lifted_objects: dict[str, Any] = {}  # name -> the object's schema
 
     # -- reading schema nodes -----------------------------------------------------------------
 
@@ -196,12 +203,12 @@ class TypeBuilder:
             if not isinstance(variants, list) or not variants:
                 continue
             found: list[_Shape] = []
-            for index, variant in enumerate(variants):
-                vptr = ptr + pointer(key, index)
+            siblings = [(variant, ptr + pointer(key, index)) for index, variant in enumerate(variants)]
+            for variant, vptr in siblings:
                 if not self.is_object_like(variant) and not _is_tag_only(variant):
                     self.problems.append(error(vptr, "a variant of an object union must be an object"))
                     continue
-                label = self.variant_label(variant, tag_key, vptr)
+                label = self.variant_label(variant, tag_key, vptr, siblings, stack)
                 for shape in self.shapes(variant, vptr, stack):
                     found.append(replace(shape, labels=(label, *shape.labels)))
             parts.append(found)
@@ -213,7 +220,17 @@ class TypeBuilder:
             result.append(merged)
         return result
 
-    def variant_label(self, variant: dict[str, Any], tag_key: str | None, ptr: str) -> str:
+    def variant_label(
+        self,
+        variant: dict[str, Any],
+        tag_key: str | None,
+        ptr: str,
+        siblings: list[tuple[Any, str]],
+        stack: tuple[str, ...] = (),
+    ) -> str:
+        """What names a variant: its tag value, else its title, else the one ``$def`` it extends,
+        else the required properties that set it apart from the other variants (``siblings``: every
+        variant of its union, itself included, with their pointers)."""
         props = variant.get("properties", {})
         if isinstance(props, dict):
             keys = [tag_key] if tag_key in props else sorted(props)
@@ -229,8 +246,29 @@ class TypeBuilder:
             name = self.ref_name(refs[0], ptr)
             if name is not None:
                 return name
-        self.problems.append(error(ptr, "cannot name this union variant: give it a tag (const) or a title"))
+        label = self.required_label(ptr, siblings, stack)
+        if label is not None:
+            return label
+        self.problems.append(error(ptr, "cannot name this union variant: give it a tag (const) or a title "
+                                        "(no required property sets it apart from the other variants)"))
         return "Variant"
+
+    def required_label(self, ptr: str, siblings: list[tuple[Any, str]], stack: tuple[str, ...]) -> str | None:
+        """The label of an untagged, untitled variant: the properties it requires that not every
+        object variant of its union requires, in wire-name order, joined with ``+`` (``result``;
+        ``id+method``). None when there are none, or when another variant requires the same set."""
+        required: dict[str, frozenset[str]] = {}
+        for node, vptr in siblings:
+            shapes = self.shapes(node, vptr, stack) if self.is_object_like(node) else []
+            if shapes:
+                required[vptr] = frozenset.intersection(*(s.required.union(s.tags) for s in shapes))
+        mine = required.get(ptr)
+        if mine is None or len(required) < 2:
+            return None
+        own = mine - frozenset.intersection(*required.values())
+        if not own or any(other == mine for vptr, other in required.items() if vptr != ptr):
+            return None
+        return "+".join(sorted(own))
 
     def texpr(self, node: Any, ptr: str, owner: str, hint: str) -> TypeExpr:
         """The type expression of a schema that is not a named object (read once per pointer)."""
@@ -273,12 +311,32 @@ class TypeBuilder:
             return ListOf(self.texpr(items, ptr + "/items", owner, hint + "Item"))
         if types == "object" or types is None:
             if "properties" in node:
-                self.problems.append(error(ptr, "an inline object with properties is not supported: move it into $defs"))
-                return MapOf(AnyValue())
+                name = self.lift(owner, hint, node, ptr)
+                if self.lifted[name] == ptr:
+                    self.lifted_objects[name] = node
+                return Ref(name)
             extra = node.get("additionalProperties", True)
             return MapOf(self.texpr(extra, ptr + "/additionalProperties", owner, hint + "Value"))
         self.problems.append(error(ptr, f"unsupported schema type {types!r}"))
         return AnyValue()
+
+    def lift(self, owner: str, hint: str, node: Any, ptr: str) -> str:
+        """The name of a type written inline at ``ptr``: its owner's name and the property's.
+
+        The same schema written at two places with one name (a property the variants of a union
+        share) is one type, read at the first of its pointers; two different schemas wanting one
+        name are an error."""
+        name = type_name(owner + pascal_case(hint))
+        shape = _without_descriptions(node)
+        if name not in self.lifted:
+            self.lifted[name], self._lifted_nodes[name] = ptr, shape
+        elif self._lifted_nodes[name] == shape:
+            self.lifted[name] = min(self.lifted[name], ptr)
+        else:
+            first, second = sorted((self.lifted[name], ptr))
+            self.problems.append(error(second, f"the inline type here would be named {name}, "
+                                               f"like the different one at #{first}"))
+        return name
 
     def scalar(self, node: dict[str, Any], ptr: str) -> Scalar:
         kind = _TYPE_KINDS[node["type"]]
@@ -328,8 +386,9 @@ class TypeBuilder:
             elif consts and len(free) == 1 and isinstance(free_expr, Scalar) and free_expr.kind is not JsonKind.NULL:
                 inner = self.literals([v["const"] for v in consts], free_expr, ptr)
             else:
-                name = type_name(owner + pascal_case(hint))
-                self.lifted[name] = (rest, _text(node.get("description")), ptr)
+                name = self.lift(owner, hint, node, ptr)
+                if self.lifted[name] == ptr:
+                    self.lifted_unions[name] = (rest, _text(node.get("description")))
                 inner = Ref(name)
         return Nullable(inner) if nullable else inner
 
@@ -362,6 +421,28 @@ def _is_literal_union(variants: list[Any]) -> bool:
 
 def _is_tag_only(node: Any) -> bool:
     return isinstance(node, dict) and isinstance(node.get("properties"), dict)
+
+
+def _without_descriptions(node: Any) -> Any:
+    """A schema without its ``description`` keywords; a property named ``description``, and
+    values (``const``, ``default``, ...), stay as they are."""
+    if isinstance(node, list):
+        return [_without_descriptions(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    kept = {}
+    for key, value in node.items():
+        if key in _VALUE_KEYWORDS:
+            kept[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            kept[key] = {name: _without_descriptions(v) for name, v in value.items()}
+        elif key != "description":
+            kept[key] = _without_descriptions(value)
+    return kept
+
+
+_VALUE_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
 def _text(value: Any) -> str:
@@ -404,6 +485,13 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
     unions: dict[str, _Union] = {}
     exprs: dict[str, tuple[TypeExpr, str, str]] = {}  # alias/literal def name -> (expr, description, ptr)
     def_names = {name: type_name(name) for name in b.defs}
+    same_name: dict[str, list[str]] = {}
+    for name in sorted(b.defs):
+        same_name.setdefault(def_names[name], []).append(pointer("$defs", name))
+    for py_name, ptrs in sorted(same_name.items()):
+        if len(ptrs) > 1:
+            listed = ", ".join("#" + p for p in ptrs)
+            b.problems.append(error(ptrs[-1], f"two types would be named {py_name!r} ({listed}); rename one"))
 
     def read_union(py_name: str, node: dict[str, Any], ptr: str, variants: list[tuple[Any, str]], description: str) -> None:
         shapes: list[_Shape] = []
@@ -416,7 +504,7 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
             if target is not None and b.is_object_like(b.defs[target]) and len(b.def_shapes(target)) > 1:
                 others.append(Ref(def_names[target]))
             elif b.is_object_like(variant):
-                label = b.variant_label(variant, tag_key, vptr)
+                label = b.variant_label(variant, tag_key, vptr, variants)
                 for shape in b.shapes(variant, vptr):
                     shapes.append(replace(shape, labels=(label, *shape.labels)))
             else:
@@ -453,28 +541,49 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
         read_properties(name, [shape])
     for name, u in sorted(unions.items()):
         read_properties(name, u.shapes)
-    # inline unions lifted out of properties, named after their owner and property
+    # inline unions and objects lifted out of properties, named after their owner and property
     done: set[str] = set()
     while set(b.lifted) - done:
         for lname in sorted(set(b.lifted) - done):
             done.add(lname)
-            variants, description, lptr = b.lifted[lname]
+            lptr = b.lifted[lname]
+            what = "union" if lname in b.lifted_unions else "object"
             if lname in unions or lname in classes or lname in exprs:
-                b.problems.append(error(lptr, f"the inline union here would be named {lname}, which is taken"))
+                b.problems.append(error(lptr, f"the inline {what} here would be named {lname}, which is taken"))
                 continue
-            read_union(lname, {}, lptr, variants, description)
-            read_properties(lname, unions[lname].shapes)
+            if lname in b.lifted_unions:
+                variants, description = b.lifted_unions[lname]
+                read_union(lname, {}, lptr, variants, description)
+                read_properties(lname, unions[lname].shapes)
+                continue
+            node = b.lifted_objects[lname]
+            shapes = b.shapes(node, lptr)
+            if len(shapes) == 1 and not shapes[0].labels:
+                classes[lname] = replace(shapes[0], origin=None, pointer=lptr)
+                read_properties(lname, [classes[lname]])
+            else:
+                unions[lname] = _Union(lname, _text(node.get("description")), lptr, shapes, [], None)
+                read_properties(lname, shapes)
     if b.problems:
         raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
 
     # name the generated variant classes
-    wanted = {}
+    wanted: dict[tuple[str, tuple[str, ...]], str] = {}  # (union, labels) -> the variant's pointer
+    class_defs = {k for k, v in def_names.items() if v in classes}
     for u in unions.values():
         for shape in u.shapes:
-            if shape.origin is None or shape.origin not in {k for k, v in def_names.items() if v in classes}:
-                wanted[(u.name, shape.labels)] = ""
-    lifted_names = set(b.lifted) - set(def_names.values())
-    names = variant_names(wanted, frozenset(def_names.values()) | lifted_names, b.overrides, b.names_source)
+            if shape.origin is None or shape.origin not in class_defs:
+                key = (u.name, shape.labels)
+                if wanted.setdefault(key, shape.pointer) != shape.pointer:
+                    first, second = sorted((wanted[key], shape.pointer))
+                    label = "/".join(shape.labels)
+                    b.problems.append(error(second, f"this variant of {u.name} is labelled {label!r} like the one at "
+                                                    f"#{first}: give one another tag or title"))
+    if b.problems:
+        raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
+    taken = {def_names[name]: pointer("$defs", name) for name in b.defs}
+    taken.update((name, ptr) for name, ptr in b.lifted.items() if name not in taken)
+    names = variant_names(wanted, taken, b.overrides, b.names_source)
 
     assembler = _Assembler(b, classes, unions, exprs, names, def_names)
     return assembler.model()

@@ -4,10 +4,18 @@ The rules (documented in README.md, section "Generated names"):
 
 * A ``$def`` keeps its name.
 * A union variant the schema writes inline is named from what identifies it on the wire: its tag
-  value, else its ``title``, in PascalCase (``agent_message_chunk`` -> ``AgentMessageChunk``).
-  A variant of a variant joins both (``form`` + ``Session`` -> ``FormSession``).
+  value, else its ``title``, else the one ``$def`` it extends, in PascalCase
+  (``agent_message_chunk`` -> ``AgentMessageChunk``). A variant of a variant joins both
+  (``form`` + ``Session`` -> ``FormSession``).
+* A variant with none of those is named from the properties it requires that not every object
+  variant of its union requires (``{id, result}`` beside ``{id, error}`` -> ``Result``); when it
+  has none, or requires exactly what another variant requires, it is an error.
 * When that name is taken (by a ``$def``, a name the generated code uses, or another variant),
   every variant wanting it gets the union's name appended (``ToolCall`` -> ``ToolCallSessionUpdate``).
+* A ``$def`` keeps its name even then: when the appended name is a type's (or a reserved) name,
+  the union's name goes first instead (``String`` in ``MultiSelectItems`` ->
+  ``MultiSelectItemsString``, since ``StringMultiSelectItems`` is a ``$def``). A name two types
+  still want is an error at their pointers.
 * Nothing depends on where a definition or variant sits in the schema.
 """
 
@@ -92,14 +100,15 @@ def load_names_file(path: Path | None) -> dict[str, str]:
 
 def variant_names(
     wanted: dict[tuple[str, tuple[str, ...]], str],
-    taken: frozenset[str],
+    taken: dict[str, str],
     overrides: dict[str, str],
     names_source: str = "names file",
 ) -> dict[tuple[str, tuple[str, ...]], str]:
     """Name every generated variant class.
 
-    ``wanted`` maps (union name, labels) to nothing in particular (its values are ignored); the
-    result maps each to its class name. ``taken`` holds the ``$def`` names.
+    ``wanted`` maps (union name, labels) to the variant's JSON pointer; the result maps each to
+    its class name. ``taken`` maps the names of the other types (``$def`` and lifted types) to
+    their pointers: those names are never given to a variant.
     """
     keys = sorted(wanted)
     key_text = {k: "/".join((k[0], *k[1])) for k in keys}
@@ -115,22 +124,28 @@ def variant_names(
         if k not in pinned:
             candidates[type_name(pascal_case("_".join(k[1])) or "Variant")].append(k)
     result = dict(pinned)
-    blocked = taken | RESERVED_TYPE_NAMES | set(pinned.values())
+    blocked = set(taken) | RESERVED_TYPE_NAMES | set(pinned.values())
     for name, owners in sorted(candidates.items()):
         if len(owners) == 1 and name not in blocked:
             result[owners[0]] = name
-        else:
-            for k in owners:
-                result[k] = name + k[0]
-    by_name: dict[str, list[str]] = defaultdict(list)
+            continue
+        for k in owners:
+            # a name a type really has wins: the variant then puts its union's name first instead
+            result[k] = name + k[0] if name + k[0] not in blocked else k[0] + name
+    by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)  # name -> (pointer, what)
     for k, name in result.items():
-        by_name[name].append(key_text[k])
-    for name in taken:
-        by_name[name].append(name)
+        by_name[name].append((wanted[k], f"variant {key_text[k]}"))
+    for name, ptr in taken.items():
+        by_name[name].append((ptr, "type"))
     clashes = sorted((name, sorted(owners)) for name, owners in by_name.items() if len(owners) > 1)
-    if clashes:
-        raise DiagnosticError(
-            [error("", f"two types would be named {name!r} ({', '.join(owners)}); pin one in a names file")
-             .in_source(names_source if any(o in overrides for o in owners) else "schema") for name, owners in clashes]
-        )
+    problems = []
+    for name, owners in clashes:
+        listed = ", ".join(f"{what} at #{ptr}" for ptr, what in owners)
+        message = f"two types would be named {name!r} ({listed}); pin one in a names file"
+        if any(k in pinned and result[k] == name for k in keys):
+            problems.append(error("", message).in_source(names_source))
+        else:
+            problems.append(error(next(ptr for ptr, what in owners if what != "type"), message))
+    if problems:
+        raise DiagnosticError(problems)
     return result
