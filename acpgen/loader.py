@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
+from .metaschema import meta_schema
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,11 @@ def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
     """Check ``document`` against the JSON Schema draft 2020-12 meta-schema."""
     import jsonschema  # imported here: a run that skips validation (a known digest) never needs it
 
-    validator = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-    found = []
-    for problem in validator.iter_errors(document):
-        found.append(error(pointer(*problem.absolute_path), f"meta-schema: {problem.message}"))
+    validator = jsonschema.Draft202012Validator(meta_schema())
+    found = {
+        error(pointer(*problem.absolute_path), f"meta-schema: {problem.message}")
+        for problem in validator.iter_errors(document)
+    }
     return sorted(found, key=lambda d: (d.pointer, d.message))
 
 
