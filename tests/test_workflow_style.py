@@ -55,6 +55,7 @@ def test_every_module_of_the_bundled_schema_is_black_style_without_black(no_blac
         "v0.13.8--v2-schema.unstable.json",  # protocol v2: no stub servers
         "v1.2.0--v1-schema.unstable.json",
         "v1.6.0--v2-schema.json",
+        "v1.7.0--v1-schema.unstable.json",  # the newest release
     ],
 )
 def test_the_schema_dependent_modules_of_corpus_releases_are_black_style(release, no_black):
