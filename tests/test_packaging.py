@@ -28,3 +28,11 @@ def test_wheel_generates_from_any_directory(tmp_path):
     assert expected
     for rel, text in expected.items():
         assert (elsewhere / "out" / rel).read_text() == text
+
+
+def test_acpgen_itself_is_ruff_clean():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT / "acpgen")],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
