@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
-from .metaschema import meta_schema
 
 
 @dataclass(frozen=True)
@@ -65,9 +64,15 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset())
     return LoadedSchema(name=name, sha256=sha256, document=document)
 
 
+#: Keywords whose value maps names (not keywords) to subschemas.
+SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
     """Check ``document`` against the JSON Schema draft 2020-12 meta-schema."""
     import jsonschema  # imported here: a run that skips validation (a known digest) never needs it
+
+    from .metaschema import meta_schema
 
     validator = jsonschema.Draft202012Validator(meta_schema())
     found = {

@@ -18,10 +18,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from .loader import SCHEMA_MAPS
+
 #: Keywords that identify a vocabulary schema rather than constrain the instance.
 _IDENTITY = frozenset({"$schema", "$id", "$vocabulary", "$dynamicAnchor", "title", "$comment"})
-#: Keywords whose value maps names to subschemas (the names are not keywords).
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
 class _Unexpected(Exception):
@@ -66,7 +66,7 @@ def merged_meta_schema(official: dict[str, Any], contents: Callable[[str], Any])
 
 def _static(node: Any, key: str = "") -> Any:
     """``node`` (the value of keyword ``key``) with ``$dynamicRef: "#meta"`` made ``$ref: "#"``."""
-    if key in _SCHEMA_MAPS and isinstance(node, dict):
+    if key in SCHEMA_MAPS and isinstance(node, dict):
         return {name: _static(schema) for name, schema in node.items()}
     if isinstance(node, list):
         return [_static(item) for item in node]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, error, pointer
-from .loader import LoadedSchema
+from .loader import SCHEMA_MAPS, LoadedSchema
 from .typemodel import (
     KIND_WORDS,
     AnyValue,
@@ -434,7 +434,7 @@ def _without_descriptions(node: Any) -> Any:
     for key, value in node.items():
         if key in _VALUE_KEYWORDS:
             kept[key] = value
-        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+        elif key in SCHEMA_MAPS and isinstance(value, dict):
             kept[key] = {name: _without_descriptions(v) for name, v in value.items()}
         elif key != "description":
             kept[key] = _without_descriptions(value)
@@ -442,7 +442,6 @@ def _without_descriptions(node: Any) -> Any:
 
 
 _VALUE_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
 def _text(value: Any) -> str:
