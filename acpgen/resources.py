@@ -31,3 +31,8 @@ def bundled_schema_sha256() -> str:
 
 def templates_dir() -> Path:
     return _find("templates")
+
+
+def runtime_source(name: str) -> str:
+    """The source of a runtime module (``_rpc.py``), copied into every generated package."""
+    return (_HERE / "runtime" / name).read_text(encoding="utf-8")

@@ -1,5 +1,3 @@
-{% from "_macros.jinja" import header as file_header %}
-{{ file_header(header) }}
 """Codec support for the generated models: the decode error, and the generic ``decode``/``encode``.
 
 This module knows nothing about the schema: ``models`` registers a decoder for every named type.

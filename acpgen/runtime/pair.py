@@ -1,5 +1,3 @@
-{% from "_macros.jinja" import header as file_header %}
-{{ file_header(header) }}
 """An agent and a client connected in memory, for tests and in-process use."""
 
 from __future__ import annotations

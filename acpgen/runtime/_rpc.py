@@ -1,5 +1,3 @@
-{% from "_macros.jinja" import header as file_header %}
-{{ file_header(header) }}
 """JSON-RPC 2.0 over newline-delimited JSON: the connection core, independent of the schema.
 
 A :class:`Connection` reads messages from an asyncio stream, hands requests and notifications to
