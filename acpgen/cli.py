@@ -13,15 +13,15 @@ import click
 import jinja2
 
 from . import __version__
-from .check import find_drift, summary
 from .config import ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
-from .formatting import FormattingError
 from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
-from .manifest import manifest_for, manifest_path
-from .reuse import reuse_from_output
-from .selection import SIDES
-from .writer import WriteError, write_output
+from .model.selection import SIDES
+from .output.drift import find_drift, summary
+from .output.formatting import FormattingError
+from .output.manifest import manifest_for, manifest_path
+from .output.reuse import reuse_from_output
+from .output.writer import WriteError, write_output
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
@@ -183,7 +183,7 @@ def render(run: Run) -> dict[str, str]:
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
         _fail(f"generation failed: {type(exc).__name__}: {_one_line(exc)}")
     _report(output.warnings)
-    return {**output.files, run.manifest: manifest_for(output).to_text()}
+    return {**output.files, run.manifest: manifest_for(output.files, output.renders, output.schema_sha256).to_text()}
 
 
 @main.command(name="generate")

@@ -18,7 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
-from .selection import SIDES
+from .model.selection import SIDES
 
 PYPROJECT = "pyproject.toml"
 _PATHS = ("schema", "out", "templates", "names")

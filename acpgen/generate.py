@@ -11,18 +11,18 @@ import jinja2
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .ir import SchemaSource, Spec
-from .layout import Unfitted
-from .loader import load_schema
-from .manifest import sha256_text
-from .methods import build_method_table
-from .render import make_environment, reads_user_templates
-from .resources import bundled_schema, runtime_source
-from .reuse import NOTHING, Reuse
-from .roles import build_roles, served_sides
-from .selection import SIDES, select_methods, select_types
-from .typebuild import build_types
-from .typenames import load_names_file
+from .model.method_table import build_method_table
+from .model.names import load_names_file
+from .model.roles import build_roles, served_sides
+from .model.selection import SIDES, select_methods, select_types
+from .model.spec import SchemaSource, Spec
+from .model.typebuild import build_types
+from .output.manifest import sha256_text
+from .output.reuse import NOTHING, Reuse
+from .render.environment import make_environment, reads_user_templates, runtime_source
+from .render.layout import Unfitted
+from .schema.bundled import bundled_schema
+from .schema.loader import load_schema
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

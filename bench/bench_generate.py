@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = ROOT / "schema" / "schema.unstable.json"
+BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
 
 
 def timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:

@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from acpgen.cli import main
-from acpgen.loader import LoadedSchema, load_schema
+from acpgen.schema.loader import LoadedSchema, load_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "corpus"
-BUNDLED = ROOT / "schema" / "schema.unstable.json"
+BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
 
 
 def corpus_index() -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 from runtime_support import ROOT
 
-SCHEMA_PATH = ROOT / "schema" / "schema.unstable.json"
+SCHEMA_PATH = ROOT / "acpgen" / "schema" / "schema.unstable.json"
 
 
 @functools.cache

@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 
 from acpgen.generate import Options, generate
-from acpgen.reuse import Reuse
-from acpgen.typenames import type_name
+from acpgen.output.reuse import Reuse
+from acpgen.model.names import type_name
 from conftest import CORPUS, corpus_index
 from modelkit import write_package
 

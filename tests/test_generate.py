@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from acpgen.generate import Options, build_spec, generate
-from acpgen.manifest import manifest_path
+from acpgen.output.manifest import manifest_path
 
 MANIFEST = manifest_path("acp_bindings")
 from conftest import ROOT

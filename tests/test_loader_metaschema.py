@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 from conftest import BUNDLED, CORPUS
 
-from acpgen import metaschema
-from acpgen.loader import validate_meta_schema
+from acpgen.schema import metaschema
+from acpgen.schema.loader import validate_meta_schema
 
 OFFICIAL = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
 MERGED = jsonschema.Draft202012Validator(metaschema.meta_schema())

@@ -8,8 +8,8 @@ import pytest
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.generate import Options, build_spec, generate
-from acpgen.loader import LoadedSchema
-from acpgen.typebuild import build_types
+from acpgen.schema.loader import LoadedSchema
+from acpgen.model.typebuild import build_types
 from conftest import CORPUS, bundled_document
 from modelkit import generate_and_import, schema_with
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from acpgen.formatting import format_python
+from acpgen.output.formatting import format_python
 from acpgen.generate import Options, generate
 from conftest import ROOT
 from modelkit import schema_with, write_package

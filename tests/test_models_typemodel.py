@@ -7,7 +7,7 @@ import importlib
 import sys
 
 from acpgen.generate import Header, Options, build_spec
-from acpgen.render import make_environment
+from acpgen.render.environment import make_environment, runtime_source
 
 
 def _closure(spec, roots: set[str]) -> set[str]:
@@ -45,9 +45,9 @@ def test_types_reachable_from_kept_methods_render_a_working_package(tmp_path):
     package = tmp_path / "pruned_bindings"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for module in ("_codec.py", "models.py"):
-        text = env.get_template(f"{module}.jinja").render(spec=pruned, header=header, package="pruned_bindings")
-        (package / module).write_text(text)
+    (package / "_codec.py").write_text(runtime_source("_codec.py"))
+    text = env.get_template("models.py.jinja").render(spec=pruned, header=header, package="pruned_bindings")
+    (package / "models.py").write_text(text)
     sys.path.insert(0, str(tmp_path))
     try:
         models = importlib.import_module("pruned_bindings.models")

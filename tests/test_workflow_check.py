@@ -5,9 +5,9 @@ from __future__ import annotations
 from conftest import ROOT, mini_schema
 from workflow_helpers import one_error_line, tree
 
-from acpgen import formatting
+from acpgen.output import formatting
 from acpgen.generate import Options, generate
-from acpgen.reuse import reuse_from_output
+from acpgen.output.reuse import reuse_from_output
 
 PKG = "acp_bindings"
 
@@ -112,9 +112,9 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
     # Every file on disk is the output for the same render: nothing is parsed, formatted or
     # validated again.
     monkeypatch.setattr(formatting, "format_python", no_black)
-    monkeypatch.setattr("acpgen.reuse.format_python", no_black)
-    monkeypatch.setattr("acpgen.reuse.check_python", no_black)
-    monkeypatch.setattr("acpgen.loader.validate_meta_schema", no_black)
+    monkeypatch.setattr("acpgen.output.reuse.format_python", no_black)
+    monkeypatch.setattr("acpgen.output.reuse.check_python", no_black)
+    monkeypatch.setattr("acpgen.schema.loader.validate_meta_schema", no_black)
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0
     # A changed file cannot be reused: it is formatted afresh, and the drift is reported.
     monkeypatch.undo()
@@ -139,8 +139,8 @@ def test_this_repository_generated_folder_is_current(cli, monkeypatch):
 
 
 def test_the_bundled_schema_digest_counts_as_validated_because_that_file_is_valid():
-    from acpgen.loader import load_schema
-    from acpgen.resources import bundled_schema, bundled_schema_sha256
+    from acpgen.schema.loader import load_schema
+    from acpgen.schema.bundled import bundled_schema, bundled_schema_sha256
 
     assert load_schema(bundled_schema()).sha256 == bundled_schema_sha256()  # full meta-schema validation
     assert bundled_schema_sha256() in reuse_from_output(ROOT / "nowhere", PKG).validated_schemas

@@ -10,11 +10,12 @@ from __future__ import annotations
 import pytest
 from conftest import CORPUS, ROOT, mini_schema
 
-from acpgen import formatting, layout
-from acpgen.formatting import format_python
+from acpgen.output import formatting
+from acpgen.render import layout
+from acpgen.output.formatting import format_python
 from acpgen.generate import Options, generate
-from acpgen.layout import LINE_LENGTH, Unfitted, fit
-from acpgen.manifest import sha256_text
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
+from acpgen.output.manifest import sha256_text
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).
@@ -35,7 +36,7 @@ def no_black(monkeypatch):
     def refuse(source, filename="<generated>"):
         raise AssertionError(f"black ran on {filename}")
 
-    monkeypatch.setattr("acpgen.reuse.format_python", refuse)
+    monkeypatch.setattr("acpgen.output.reuse.format_python", refuse)
 
 
 def test_every_module_of_the_bundled_schema_is_black_style_without_black(no_black):
@@ -124,7 +125,7 @@ def test_a_line_fit_cannot_lay_out_sends_its_module_through_black(write_schema, 
         formatted.append(filename)
         return real(source, filename)
 
-    monkeypatch.setattr("acpgen.reuse.format_python", counting)
+    monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
     files = generate(Options(schema=write_schema(doc))).files
     assert long_name in files[f"{PKG}/agent.py"]
     assert f"{PKG}/agent.py" in formatted and f"{PKG}/_rpc.py" not in formatted
@@ -138,7 +139,7 @@ def test_a_users_template_is_formatted_by_black_and_only_its_modules_are(tmp_pat
     templates.mkdir()
     (templates / "pair.py.jinja").write_text("x=[1,2 ,3]\n")
     (templates / "_peer.jinja").write_text(  # read by agent.py and client.py
-        (ROOT / "templates" / "_peer.jinja").read_text().replace(
+        (ROOT / "acpgen" / "render" / "templates" / "_peer.jinja").read_text().replace(
             "def on_connect(self,", "def on_connect( self ,"
         )
     )
@@ -149,7 +150,7 @@ def test_a_users_template_is_formatted_by_black_and_only_its_modules_are(tmp_pat
         formatted.append(filename.rsplit("/", 1)[1])
         return real(source, filename)
 
-    monkeypatch.setattr("acpgen.reuse.format_python", counting)
+    monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
     files = generate(Options(templates=templates)).files
     assert sorted(formatted) == ["agent.py", "client.py", "pair.py"]
     assert files[f"{PKG}/pair.py"] == "x = [1, 2, 3]\n"

@@ -58,7 +58,7 @@ def test_a_template_that_raises_on_the_last_file_changes_nothing(cli, generated,
     last = f"{modules[-1].rsplit('/', 1)[1]}.jinja"  # the module rendered last
     (templates / last).write_text("{{ spec.no_such_thing }}\n")
     result = cli("generate", "--schema", change_schema(write_schema), "--out", out, "--templates", templates)
-    assert one_error_line(result) == "error: template: 'acpgen.ir.Spec object' has no attribute 'no_such_thing'"
+    assert one_error_line(result) == "error: template: 'acpgen.model.spec.Spec object' has no attribute 'no_such_thing'"
     assert tree(out) == before
 
     (templates / last).write_text("{{ 1 // 0 }}\n")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..render.layout import LINE_LENGTH
+
 
 @functools.cache
 def _black() -> tuple[Any, Any]:
@@ -17,7 +19,7 @@ def _black() -> tuple[Any, Any]:
 
     mode = black.Mode(
         target_versions={black.TargetVersion.PY310},
-        line_length=100,
+        line_length=LINE_LENGTH,
         string_normalization=True,
         is_pyi=False,
         magic_trailing_comma=True,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .ir import Method
-from .typemodel import TypeDef
+from .spec import Method
+from .types import TypeDef
 
 #: The values of ``--side``.
 SIDES = ("agent", "client", "both")

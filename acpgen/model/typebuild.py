@@ -1,4 +1,4 @@
-"""Build the type model (:mod:`acpgen.typemodel`) from a loaded schema.
+"""Build the type model (:mod:`acpgen.model.types`) from a loaded schema.
 
 Each ``$def`` is read into one of four kinds:
 
@@ -14,7 +14,7 @@ Each ``$def`` is read into one of four kinds:
 A union or an object with properties written inline in a property is lifted out as a type of its
 own, named after its owner and the property (``AgentRequestParams``).
 
-Unions are decoded by a :data:`~acpgen.typemodel.Decision`: by the JSON kind of the value, then
+Unions are decoded by a :data:`~acpgen.model.types.Decision`: by the JSON kind of the value, then
 by a tag property when the variants carry ``const`` values for one, else by trying each variant
 (most required properties first).
 """
@@ -25,9 +25,11 @@ import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .diagnostics import Diagnostic, DiagnosticError, error, pointer
-from .loader import SCHEMA_MAPS, LoadedSchema
-from .typemodel import (
+from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
+from ..schema.loader import LoadedSchema
+from ..schema.pointers import SCHEMA_MAPS, def_name
+from .names import pascal_case, type_name, unique_field_names, variant_names
+from .types import (
     KIND_WORDS,
     AnyValue,
     ByKind,
@@ -51,7 +53,6 @@ from .typemodel import (
     TypeExpr,
     TypeModel,
 )
-from .typenames import pascal_case, type_name, unique_field_names, variant_names
 
 #: Bounds implied by integer formats.
 FORMAT_BOUNDS: dict[str, tuple[int, int]] = {
@@ -139,10 +140,9 @@ class TypeBuilder:
     # -- reading schema nodes -----------------------------------------------------------------
 
     def ref_name(self, ref: Any, ptr: str) -> str | None:
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and "/" not in ref[len("#/$defs/") :]:
-            name = ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
-            if name in self.defs:
-                return name
+        name = def_name(ref)
+        if name is not None and name in self.defs:
+            return name
         self.problems.append(error(ptr + "/$ref", f"only refs to '#/$defs/<name>' are supported, found {ref!r}"))
         return None
 
@@ -850,9 +850,9 @@ def _schema_refs(node: Any) -> set[str]:
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                found.add(ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~"))
+            name = def_name(item.get("$ref"))
+            if name is not None:
+                found.add(name)
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)

@@ -10,7 +10,11 @@ import jinja2
 import jinja2.meta
 
 from .layout import fit, one_line
-from .resources import templates_dir
+
+#: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: The runtime modules, plain Python copied into the package (see ``acpgen/runtime``).
+RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -77,7 +81,7 @@ def make_environment(user_templates: Path | None = None, *, black_style: bool = 
     loaders: list[jinja2.BaseLoader] = []
     if user_templates is not None:
         loaders.append(jinja2.FileSystemLoader(str(user_templates)))
-    loaders.append(jinja2.FileSystemLoader(str(templates_dir())))
+    loaders.append(jinja2.FileSystemLoader(str(TEMPLATES)))
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
@@ -92,6 +96,11 @@ def make_environment(user_templates: Path | None = None, *, black_style: bool = 
     env.filters["comment"] = comment
     env.globals["fit"] = fit if black_style else one_line
     return env
+
+
+def runtime_source(name: str) -> str:
+    """The source of a runtime module (``_rpc.py``), copied into every generated package."""
+    return (RUNTIME / name).read_text(encoding="utf-8")
 
 
 def reads_user_templates(env: jinja2.Environment, name: str, user_templates: Path | None) -> bool:

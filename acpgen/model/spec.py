@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from .naming import import_order, python_identifier
-from .typemodel import (
+from .types import (
     ClassDef,
     TypeDef,
     TypeExpr,
@@ -117,7 +117,7 @@ class Spec:
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
     roles: tuple[Role, ...] = ()  # one per served side, agent first
-    types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.typemodel)
+    types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)

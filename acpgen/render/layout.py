@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-#: black's line length in the mode :mod:`acpgen.formatting` pins.
+#: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
 LINE_LENGTH = 100
 
 

@@ -3,7 +3,7 @@
 It sits beside the generated modules (``<package>/acpgen-manifest.json``) and lists, for every
 file, the sha256 of its text and of the text the template rendered before formatting. The first
 says a file is acpgen's to overwrite or remove; both together let a later run reuse a file on disk
-instead of checking or formatting the same render again (see :mod:`acpgen.reuse`). Its text is deterministic:
+instead of checking or formatting the same render again (see :mod:`acpgen.output.reuse`). Its text is deterministic:
 sorted keys, no time, no absolute path.
 """
 
@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import __version__
-
-if TYPE_CHECKING:
-    from .generate import Output
+from .. import __version__
 
 MANIFEST_NAME = "acpgen-manifest.json"
 FORMAT = 1
@@ -52,12 +50,11 @@ class Manifest:
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def manifest_for(output: Output) -> Manifest:
-    """The manifest that records ``output``."""
-    files = {
-        path: FileRecord(sha256_text(text), output.renders[path]) for path, text in output.files.items()
-    }
-    return Manifest(generator=f"acpgen {__version__}", schema_sha256=output.schema_sha256, files=files)
+def manifest_for(files: Mapping[str, str], renders: Mapping[str, str], schema_sha256: str) -> Manifest:
+    """The manifest that records generated ``files`` (path -> text), each made from the render
+    whose sha256 ``renders`` gives."""
+    records = {path: FileRecord(sha256_text(text), renders[path]) for path, text in files.items()}
+    return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records)
 
 
 def manifest_path(package: str) -> str:

@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
+from ..schema.bundled import bundled_schema_sha256
 from .formatting import check_python, format_python
 from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
-from .resources import bundled_schema_sha256
 
 
 @dataclass(frozen=True)

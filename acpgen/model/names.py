@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .diagnostics import DiagnosticError, error
+from ..diagnostics import DiagnosticError, error
 from .naming import python_identifier, snake_case
 
 #: Names the generated modules use themselves; a type or variant never takes one of them.

@@ -4,7 +4,7 @@ A *type expression* (:data:`TypeExpr`) says what a value looks like (a string, a
 type, ...). A *definition* (:class:`TypeDef`) is one ``$def`` of the schema: a class, a union of
 classes and other types, a set of literal values, or an alias. Classes are the only things that
 hold fields; union variants that the schema writes inline become classes of their own, named by
-:mod:`acpgen.typenames`.
+:mod:`acpgen.model.names`.
 
 Each expression knows the name of the generated function that decodes it (``fn``), derived from
 its structure only, so two runs over the same schema name every helper the same way.

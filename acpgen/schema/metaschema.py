@@ -18,7 +18,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .loader import SCHEMA_MAPS
+from .pointers import SCHEMA_MAPS
 
 #: Keywords that identify a vocabulary schema rather than constrain the instance.
 _IDENTITY = frozenset({"$schema", "$id", "$vocabulary", "$dynamicAnchor", "title", "$comment"})

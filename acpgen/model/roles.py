@@ -7,8 +7,8 @@ ties them together. Names are decided here, so templates only print them.
 
 from __future__ import annotations
 
-from .ir import Method, Role, Side
 from .naming import import_order
+from .spec import Method, Role, Side
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),

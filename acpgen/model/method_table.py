@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .diagnostics import Diagnostic, DiagnosticError, Severity, error, pointer, warning
-from .ir import BOTH, KNOWN_SIDES, Kind, Method, Side
-from .loader import LoadedSchema
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, error, pointer, warning
+from ..schema.loader import LoadedSchema
+from ..schema.pointers import def_name
 from .naming import method_id
+from .spec import BOTH, KNOWN_SIDES, Kind, Method, Side
 
 UNSTABLE_MARK = "**UNSTABLE**"
 
@@ -185,9 +186,7 @@ def _wrapped_ref(node: dict[str, Any]) -> str | None:
     all_of = node.get("allOf")
     if ref is None and isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
         ref = all_of[0].get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
-    return None
+    return def_name(ref)
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic, DiagnosticError, error, pointer
+from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
+from .pointers import resolve_ref
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,6 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset())
     return LoadedSchema(name=name, sha256=sha256, document=document)
 
 
-#: Keywords whose value maps names (not keywords) to subschemas.
-SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
-
-
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
     """Check ``document`` against the JSON Schema draft 2020-12 meta-schema."""
     import jsonschema  # imported here: a run that skips validation (a known digest) never needs it
@@ -99,27 +96,6 @@ def check_refs(document: dict[str, Any]) -> list[Diagnostic]:
 
     walk(document, ())
     return found
-
-
-def resolve_ref(document: Any, ref: str) -> Any | None:
-    """Resolve a local ``#/...`` ref; None when it is external or points nowhere."""
-    if not ref.startswith("#"):
-        return None
-    node = document
-    fragment = ref[1:]
-    if not fragment:
-        return node
-    if not fragment.startswith("/"):
-        return None
-    for token in fragment[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 def _json_type(value: Any) -> str:
