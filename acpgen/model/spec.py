@@ -9,9 +9,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .literals import py_literal
 from .naming import import_order, python_identifier
 from .types import (
     ClassDef,
+    DefKind,
+    Dispatch,
+    Leaf,
     TypeDef,
     TypeExpr,
     type_aliases,
@@ -103,6 +107,15 @@ class Role:
 
 
 @dataclass(frozen=True)
+class DispatchTable:
+    """The table a tagged union's decoder looks the tag's value up in."""
+
+    fn: str  # the decoder that uses it; the table is ``_T<fn>``
+    union: str  # the union's name: what every entry's decoder returns
+    entries: tuple[tuple[str, str], ...]  # (the tag value as a literal, the decoder of that variant)
+
+
+@dataclass(frozen=True)
 class SchemaSource:
     name: str  # file name of the schema
     sha256: str
@@ -146,6 +159,31 @@ class Spec:
     def type_imports(self) -> tuple[str, ...]:
         """``type_names`` in the order the package root imports them."""
         return import_order(self.type_names)
+
+    @property
+    def dispatch_tables(self) -> tuple[DispatchTable, ...]:
+        """One per tag dispatch of every union. A variant class whose one tag is the dispatched
+        one is decoded by its ``_du_`` decoder, which trusts the tag the dispatch already read."""
+        tagged = {c.name: c.tags[0].wire_name for c in self.classes if len(c.tags) == 1}
+        tables = []
+        for t in self.aliases:
+            for node in t.helpers if t.kind is DefKind.UNION else ():
+                if isinstance(node, Dispatch):
+                    entries = tuple(
+                        (
+                            py_literal(value),
+                            f"_du_{d.label}" if isinstance(d, Leaf) and tagged.get(d.label) == node.key else d.fn,
+                        )
+                        for value, d in node.cases
+                    )
+                    tables.append(DispatchTable(node.fn, t.name, entries))
+        return tuple(tables)
+
+    @property
+    def decoded_types(self) -> tuple[str, ...]:
+        """The types ``decode`` knows by name: every class, then every union and literal set."""
+        kinds = (DefKind.UNION, DefKind.LITERALS)
+        return (*(c.name for c in self.classes), *(t.name for t in self.aliases if t.kind in kinds))
 
     @property
     def root_exports(self) -> tuple[str, ...]:

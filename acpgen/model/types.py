@@ -13,7 +13,10 @@ its structure only, so two runs over the same schema name every helper the same 
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass
+
+from .literals import py_literal
 
 #: A JSON value as found in a schema (``const``, ``default``, ``enum`` entries).
 Json = None | bool | int | float | str | list | dict  # type: ignore[type-arg]
@@ -54,6 +57,22 @@ KIND_WORDS = {
 }
 
 
+class Form(enum.Enum):
+    """What a type expression or a decision node is, for the templates to tell them apart."""
+
+    SCALAR = "scalar"
+    ANY = "any"
+    LITERALS = "literals"
+    REF = "ref"
+    LIST = "list"
+    MAP = "map"
+    NULLABLE = "nullable"
+    LEAF = "leaf"  # a decision's outcome
+    DISPATCH = "dispatch"  # a decision by a tag's value
+    TRY = "try"  # a decision by trying each option
+    KIND = "kind"  # a decision by the JSON kind
+
+
 class Encoding(str, enum.Enum):
     """How a value of a type becomes JSON."""
 
@@ -63,6 +82,28 @@ class Encoding(str, enum.Enum):
     MAP = "map"  # a dict of class instances: ``{k: x.to_json() for k, x in value.items()}``
     GENERIC = "generic"  # anything else: the generic ``encode``
 
+    def expr(self, var: str) -> str:
+        """The expression that encodes the value ``var``."""
+        if self is Encoding.AS_IS:
+            return var
+        if self is Encoding.METHOD:
+            return f"{var}.to_json()"
+        if self is Encoding.LIST:
+            return f"[x.to_json() for x in {var}]"
+        if self is Encoding.MAP:
+            return f"{{k: x.to_json() for k, x in {var}.items()}}"
+        return f"_codec.encode({var})"
+
+
+class DecodeStep(enum.Enum):
+    """How a class decoder reads one field's value once it has it."""
+
+    KEEP = "keep"  # any JSON value: kept as it came
+    CHECK = "check"  # a kind test written inline: ``if <rejects>: raise``
+    CALL = "call"  # a helper decoder: ``v = _d_x(v)``
+    CHECK_UNLESS_NULL = "check_unless_null"  # a required, nullable field: the test, unless null
+    CALL_UNLESS_NULL = "call_unless_null"  # a required, nullable field: the helper, unless null
+
 
 @dataclass(frozen=True)
 class Scalar:
@@ -71,7 +112,7 @@ class Scalar:
 
     kind: JsonKind
     format: str | None = None
-    form = "scalar"
+    form = Form.SCALAR
     minimum: int | float | None = None
     maximum: int | float | None = None
 
@@ -105,6 +146,28 @@ class Scalar:
         return self.minimum is not None or self.maximum is not None
 
     @property
+    def inline(self) -> bool:
+        """Checked by an inline test rather than by a helper decoder."""
+        return not self.bounded
+
+    def rejects(self, var: str) -> str:
+        """The condition under which the value ``var`` is not of this type."""
+        if self.kind is JsonKind.NUMBER:
+            test = f"{var}.__class__ is not float and {var}.__class__ is not int"
+            test = f"({test})" if self.bounded else test
+        elif self.kind is JsonKind.NULL:
+            test = f"{var} is not None"
+        else:
+            test = f"{var}.__class__ is not {self.classes[0]}"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{test} or not {py_literal(self.minimum)} <= {var} <= {py_literal(self.maximum)}"
+        if self.minimum is not None:
+            return f"{test} or {var} < {py_literal(self.minimum)}"
+        if self.maximum is not None:
+            return f"{test} or {var} > {py_literal(self.maximum)}"
+        return test
+
+    @property
     def token(self) -> str:
         parts = [self.kind.value]
         for bound in (self.minimum, self.maximum):
@@ -123,9 +186,11 @@ class Scalar:
 class AnyValue:
     """Any JSON value, kept as it came (``{}`` or ``true`` in the schema)."""
 
-    form = "any"
+    form = Form.ANY
     token = "any"
     fn = "_codec.d_any"
+    annotation = "Any"
+    inline = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +200,26 @@ class Literals:
     values: tuple[Json, ...]  # in a fixed order: sorted by (type, value)
     base: Scalar  # the scalar kind all values share
     open: bool = False
-    form = "literals"
+    form = Form.LITERALS
+    inline = False
+
+    @property
+    def value_literals(self) -> tuple[str, ...]:
+        return tuple(py_literal(v) for v in self.values)
+
+    @property
+    def closed_annotation(self) -> str:
+        """``Literal[...]`` of the values alone."""
+        return "Literal[" + ", ".join(self.value_literals) + "]"
+
+    @property
+    def annotation(self) -> str:
+        return self.closed_annotation + (f" | {self.base.annotation}" if self.open else "")
+
+    @property
+    def table_entries(self) -> tuple[str, ...]:
+        """The entries of the table a closed set's decoder looks values up in: ``"a": "a"``."""
+        return tuple(f"{v}: {v}" for v in self.value_literals)
 
     @property
     def token(self) -> str:
@@ -151,7 +235,12 @@ class Ref:
     """A named type: a ``$def`` or a generated variant class."""
 
     name: str
-    form = "ref"
+    form = Form.REF
+    inline = False
+
+    @property
+    def annotation(self) -> str:
+        return self.name
 
     @property
     def token(self) -> str:
@@ -165,7 +254,12 @@ class Ref:
 @dataclass(frozen=True)
 class ListOf:
     item: TypeExpr
-    form = "list"
+    form = Form.LIST
+    inline = False
+
+    @property
+    def annotation(self) -> str:
+        return f"list[{self.item.annotation}]"
 
     @property
     def token(self) -> str:
@@ -181,8 +275,20 @@ class MapOf:
     """An object used as a map from strings to ``value``."""
 
     value: TypeExpr
-    form = "map"
+    form = Form.MAP
     expected = "an object"
+
+    @property
+    def annotation(self) -> str:
+        return f"dict[str, {self.value.annotation}]"
+
+    @property
+    def inline(self) -> bool:
+        """A map of any values is checked inline: it need only be an object."""
+        return isinstance(self.value, AnyValue)
+
+    def rejects(self, var: str) -> str:
+        return f"{var}.__class__ is not dict"
 
     @property
     def token(self) -> str:
@@ -198,7 +304,12 @@ class Nullable:
     """``inner`` or JSON ``null`` (Python ``None``)."""
 
     inner: TypeExpr
-    form = "nullable"
+    form = Form.NULLABLE
+    inline = False
+
+    @property
+    def annotation(self) -> str:
+        return f"{self.inner.annotation} | None"
 
     @property
     def token(self) -> str:
@@ -241,6 +352,55 @@ class Field:
         """An optional field whose explicit ``null`` must be told apart from absence."""
         return self.nullable and not self.required
 
+    @property
+    def wire_literal(self) -> str:
+        return py_literal(self.wire_name)
+
+    @property
+    def annotation(self) -> str:
+        """The attribute's annotation: an optional field may be ``None`` (absent)."""
+        if self.required or isinstance(self.type, (Nullable, AnyValue)):
+            return self.type.annotation
+        return f"{self.type.annotation} | None"
+
+    @property
+    def doc(self) -> str:
+        """The attribute's docstring text (empty: none)."""
+        doc = self.description
+        if self.has_default:
+            doc += f"\n\nSchema default (when absent): ``{_html_safe_json(self.default)}``."
+        if self.py_name != self.wire_name:
+            doc += f"\n\nWire name: ``{self.wire_name}``."
+        return doc
+
+    @property
+    def decode_step(self) -> DecodeStep:
+        if isinstance(self.codec, AnyValue):
+            return DecodeStep.KEEP
+        if self.required and isinstance(self.type, Nullable):
+            return DecodeStep.CHECK_UNLESS_NULL if self.codec.inline else DecodeStep.CALL_UNLESS_NULL
+        return DecodeStep.CHECK if self.codec.inline else DecodeStep.CALL
+
+    def encode(self, var: str) -> str:
+        """The expression that encodes this field's value ``var``."""
+        return self.encoding.expr(var)
+
+    @property
+    def json_entry(self) -> str:
+        """A required field's entry in ``to_json``'s dict display."""
+        value = self.encode(f"self.{self.py_name}")
+        if self.nullable and self.encoding is not Encoding.AS_IS:
+            value = f"None if self.{self.py_name} is None else {value}"
+        return f"{self.wire_literal}: {value}"
+
+
+def _html_safe_json(value: Json) -> str:
+    """JSON text with ``<``, ``>``, ``&`` and ``'`` escaped, as the docs have always shown defaults."""
+    text = json.dumps(value, sort_keys=True)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        text = text.replace(char, escape)
+    return text
+
 
 @dataclass(frozen=True)
 class Tag:
@@ -249,6 +409,22 @@ class Tag:
     wire_name: str
     py_name: str
     value: Json
+
+    @property
+    def value_literal(self) -> str:
+        return py_literal(self.value)
+
+    @property
+    def wire_literal(self) -> str:
+        return py_literal(self.wire_name)
+
+    @property
+    def doc(self) -> str:
+        return f"Always {self.value_literal}: sent as ``{self.wire_name}``."
+
+    @property
+    def json_entry(self) -> str:
+        return f"{self.wire_literal}: {self.value_literal}"
 
 
 @dataclass(frozen=True)
@@ -272,6 +448,33 @@ class ClassDef:
         """The fields' Python names as ``__slots__`` lists them: case-insensitive order."""
         return tuple(sorted((f.py_name for f in self.fields), key=str.lower))
 
+    @property
+    def slot_literals(self) -> tuple[str, ...]:
+        return tuple(py_literal(n) for n in self.slot_names)
+
+    @property
+    def key_literals(self) -> tuple[str, ...]:
+        return tuple(py_literal(k) for k in self.wire_keys)
+
+    @property
+    def json_entries(self) -> tuple[str, ...]:
+        """``to_json``'s dict display: the tags, then the required fields."""
+        return (*(t.json_entry for t in self.tags), *(f.json_entry for f in self.fields if f.required))
+
+    @property
+    def optional_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if not f.required)
+
+    @property
+    def tracks_nulls(self) -> bool:
+        """Some field remembers an explicit ``null`` (its decoder collects them)."""
+        return any(f.track_null for f in self.fields)
+
+    @property
+    def fixed_keys(self) -> int:
+        """How many keys every instance's JSON has: its tags and required fields."""
+        return len(self.tags) + sum(f.required for f in self.fields)
+
 
 @dataclass(frozen=True)
 class Leaf:
@@ -280,7 +483,15 @@ class Leaf:
     fn: str
     label: str  # for messages: a type name
     guard: tuple[str, ...] = ()  # wire keys an object must have to be worth trying (in a TryEach)
-    form = "leaf"
+    form = Form.LEAF
+
+    @property
+    def is_null(self) -> bool:
+        """The outcome is JSON ``null``: its decoder would only return ``None``."""
+        return self.fn == "_d_null"
+
+    def guard_test(self, var: str) -> str:
+        return " and ".join(f"{py_literal(key)} in {var}" for key in self.guard)
 
 
 @dataclass(frozen=True)
@@ -291,7 +502,7 @@ class Dispatch:
     key: str
     cases: tuple[tuple[Json, Decision], ...]  # sorted by value
     default: Decision | None
-    form = "dispatch"
+    form = Form.DISPATCH
 
     @property
     def label(self) -> str:
@@ -305,7 +516,12 @@ class TryEach:
     fn: str
     options: tuple[Decision, ...]
     check_object: bool = False  # first check the value is an object (the options' guards need one)
-    form = "try"
+    form = Form.TRY
+
+    @property
+    def guarded(self) -> bool:
+        """Some option is tried only when its guard keys are present."""
+        return any(isinstance(o, Leaf) and o.guard for o in self.options)
 
     @property
     def label(self) -> str:
@@ -319,7 +535,12 @@ class ByKind:
     fn: str
     branches: tuple[tuple[str, Decision], ...]  # (Python class of the JSON value, decision), in a fixed order
     expected: str
-    form = "kind"
+    form = Form.KIND
+
+    @property
+    def tests(self) -> tuple[tuple[str, Decision], ...]:
+        """Each branch as (the condition on the value ``d``, whose class is ``c``, its decision)."""
+        return tuple(("d is None" if k == "NoneType" else f"c is {k}", d) for k, d in self.branches)
 
     @property
     def label(self) -> str:

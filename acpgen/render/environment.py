@@ -4,55 +4,23 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import jinja2
 import jinja2.meta
 
-from .layout import fit, one_line
+from ..model.literals import py_literal
+from ..model.types import DecodeStep, DefKind, Form, JsonKind
+from .layout import Bracketed, fit, fit_union, one_line, one_line_union
 
 #: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: The runtime modules, plain Python copied into the package (see ``acpgen/runtime``).
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 
+#: The model's closed sets, for templates to compare with ``==`` (a misspelt member is an error).
+MODEL_ENUMS = {e.__name__: e for e in (DecodeStep, DefKind, Form, JsonKind)}
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def py_literal(value: Any) -> str:
-    """A Python literal for a JSON-like value (str, int, float, bool, None, list, dict).
-
-    Schema text reaches generated code only through this filter (or :func:`docstring`), so a
-    quote, a backslash or a newline in the schema can never become code.
-    """
-    if isinstance(value, str):
-        return _string_literal(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no Python literal for {type(value).__name__}")
-
-
-def _string_literal(text: str) -> str:
-    """``repr(text)``, with double quotes where black would choose them (fewest escapes, then ")."""
-    literal = repr(text)
-    if literal[0] == '"' or text.count('"') > text.count("'"):
-        return literal
-    body = literal[1:-1]
-    out = []
-    index = 0
-    while index < len(body):
-        if body[index] == "\\":
-            pair = body[index : index + 2]
-            out.append("'" if pair == "\\'" else pair)
-            index += 2
-            continue
-        out.append('\\"' if body[index] == '"' else body[index])
-        index += 1
-    return '"' + "".join(out) + '"'
 
 
 def docstring(text: str, indent: str = "") -> str:
@@ -95,6 +63,9 @@ def make_environment(user_templates: Path | None = None, *, black_style: bool = 
     env.filters["docstring"] = docstring
     env.filters["comment"] = comment
     env.globals["fit"] = fit if black_style else one_line
+    env.globals["fit_union"] = fit_union if black_style else one_line_union
+    env.globals["Bracketed"] = Bracketed
+    env.globals.update(MODEL_ENUMS)
     return env
 
 

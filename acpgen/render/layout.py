@@ -12,6 +12,7 @@ to being unchanged by black.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 #: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
 LINE_LENGTH = 100
@@ -21,32 +22,101 @@ class Unfitted(Exception):
     """A line ``fit`` cannot lay out exactly as black would."""
 
 
-def fit(indent: int, head: str, items: Sequence[str], tail: str, *, collection: bool = False) -> str:
+def fit(
+    indent: int,
+    head: str,
+    items: Sequence[str],
+    tail: str,
+    *,
+    collection: bool = False,
+    one_tuple: bool = False,
+    inner: tuple[str, str] = ("", ""),
+) -> str:
     """``head + ", ".join(items) + tail`` at ``indent`` spaces, as black lays it out.
 
     ``head`` ends with the opening bracket and ``tail`` starts with the closing one; no item holds
     a trailing comma. One line when it fits. Else, for a call or a ``def``, the items together on
     a line of their own when that fits; else (and always for a ``collection`` literal) one item
     a line, each with a trailing comma.
+
+    ``one_tuple``: the brackets are a tuple display, so a lone item keeps its comma (``(x,)``).
+    ``inner``: a collection display inside a call's brackets (``frozenset({...})``): split, each
+    inner bracket gets a line of its own and the items go one level deeper.
     """
-    pad, inner = " " * indent, " " * (indent + 4)
-    joined = ", ".join(items)
-    line = f"{pad}{head}{joined}{tail}"
+    pad, inner_pad = " " * indent, " " * (indent + 4)
+    joined = ", ".join(items) + ("," if one_tuple and len(items) == 1 else "")
+    line = f"{pad}{head}{inner[0]}{joined}{inner[1]}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
     if not items or len(pad + head) > LINE_LENGTH or len(pad + tail) > LINE_LENGTH:
         raise Unfitted(line)
-    if not collection and len(inner + joined) <= LINE_LENGTH:
+    if inner != ("", ""):
+        body = _one_a_line(indent + 8, items, line)
+        return f"{pad}{head}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{pad}{tail}"
+    if not collection and len(inner_pad + joined) <= LINE_LENGTH:
         lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))
-        body = inner + joined + ("," if lone_parameter else "")
+        body = inner_pad + joined + ("," if lone_parameter else "")
     else:
-        lines = [f"{inner}{item}," for item in items]
-        if any(len(line) > LINE_LENGTH for line in lines):
-            raise Unfitted(line)
-        body = "\n".join(lines)
+        body = _one_a_line(indent + 4, items, line)
     return f"{pad}{head}\n{body}\n{pad}{tail}"
 
 
-def one_line(indent: int, head: str, items: Sequence[str], tail: str, *, collection: bool = False) -> str:
+def _one_a_line(indent: int, items: Sequence[str], line: str) -> str:
+    """``items`` one a line at ``indent``, each with a trailing comma; :class:`Unfitted` (naming
+    the whole ``line``) when one of them is too long still."""
+    lines = [f"{' ' * indent}{item}," for item in items]
+    if any(len(text) > LINE_LENGTH for text in lines):
+        raise Unfitted(line)
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Bracketed:
+    """An operand black may split inside its brackets: ``open + ", ".join(items) + close``."""
+
+    open: str
+    items: tuple[str, ...]
+    close: str
+
+    def __str__(self) -> str:
+        return self.open + ", ".join(self.items) + self.close
+
+
+def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
+    """``head + " | ".join(operands)`` at the top level (``head`` is ``"Name = "``), as black lays
+    it out: one line when it fits, else in parentheses with one operand a line, the operand of a
+    line too long split inside its own brackets."""
+    line = head + " | ".join(str(o) for o in operands)
+    if len(line) <= LINE_LENGTH:
+        return line
+    lines = [head + "("]
+    for index, operand in enumerate(operands):
+        prefix = "| " if index else ""
+        text = f"    {prefix}{operand}"
+        if len(text) <= LINE_LENGTH:
+            lines.append(text)
+        elif isinstance(operand, Bracketed):
+            lines.append(fit(4, prefix + operand.open, operand.items, operand.close, collection=True))
+        else:
+            raise Unfitted(text)
+    return "\n".join([*lines, ")"])
+
+
+def one_line(
+    indent: int,
+    head: str,
+    items: Sequence[str],
+    tail: str,
+    *,
+    collection: bool = False,
+    one_tuple: bool = False,
+    inner: tuple[str, str] = ("", ""),
+) -> str:
     """``fit``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{head}{', '.join(items)}{tail}"
+    joined = ", ".join(items) + ("," if one_tuple and len(items) == 1 else "")
+    return f"{' ' * indent}{head}{inner[0]}{joined}{inner[1]}{tail}"
+
+
+def one_line_union(head: str, operands: Sequence[str | Bracketed]) -> str:
+    """``fit_union``'s line unsplit, for a module black formats anyway."""
+    return head + " | ".join(str(o) for o in operands)
