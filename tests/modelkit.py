@@ -10,8 +10,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from acpgen.generate import Options, generate
 from conftest import ROOT
+
+from acpgen.generate import Options, generate
 
 _counter = itertools.count()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from conftest import mini_schema
 
 

@@ -10,10 +10,10 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from conftest import DATA
 
 from acpgen import __version__
 from acpgen.cli import main
-from conftest import DATA
 
 SNAPSHOTS = DATA / "snapshots"
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-
-from acpgen.generate import Options, generate
-from acpgen.output.reuse import Reuse
-from acpgen.model.names import type_name
 from conftest import CORPUS, corpus_index
 from modelkit import write_package
+
+from acpgen.generate import Options, generate
+from acpgen.model.names import type_name
+from acpgen.output.reuse import Reuse
 
 FILES = [row["file"] for row in corpus_index()]
 

@@ -6,11 +6,11 @@ import json
 from collections import Counter
 
 import pytest
+from conftest import BUNDLED, CORPUS, corpus_index, load_corpus
 
+from acpgen.model.method_table import build_method_table
 from acpgen.model.spec import Kind
 from acpgen.schema.loader import load_schema
-from acpgen.model.method_table import build_method_table
-from conftest import BUNDLED, CORPUS, corpus_index, load_corpus
 
 SECTIONS = {"agent": "agentMethods", "client": "clientMethods", "protocol": "protocolMethods"}
 

@@ -7,10 +7,10 @@ import dataclasses
 import json
 
 import pytest
+from modelkit import generate_and_import, schema_with
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.generate import Options, generate
-from modelkit import generate_and_import, schema_with
 
 HOSTILE = 'Ends with a quote" and """triple""" \\ backslash \\""" {{ jinja }} {% if x %} __import__("os").exit(3)'
 

@@ -6,10 +6,9 @@ import copy
 from typing import Any
 
 import pytest
+from conftest import bundled_document
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import bundled_document
 from instances import InstanceStrategies, any_json
 from modelkit import bindings
 

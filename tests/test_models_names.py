@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import CORPUS, bundled_document
+from modelkit import generate_and_import, schema_with
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.generate import Options, build_spec, generate
-from acpgen.schema.loader import LoadedSchema
 from acpgen.model.typebuild import build_types
-from conftest import CORPUS, bundled_document
-from modelkit import generate_and_import, schema_with
+from acpgen.schema.loader import LoadedSchema
 
 
 def _names(document: dict) -> dict[str, object]:

@@ -9,10 +9,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from conftest import bundled_document
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import bundled_document
 from instances import InstanceStrategies
 from modelkit import bindings
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-
 from conftest import bundled_document
 from modelkit import bindings
 

@@ -7,10 +7,11 @@ import subprocess
 import sys
 import textwrap
 
-from acpgen.output.formatting import format_python
-from acpgen.generate import Options, generate
 from conftest import ROOT
 from modelkit import schema_with, write_package
+
+from acpgen.generate import Options, generate
+from acpgen.output.formatting import format_python
 
 PACKAGE = ROOT / "generated" / "acp_bindings"
 

@@ -6,8 +6,9 @@ import os
 import subprocess
 import sys
 
-from acpgen.generate import Options, generate
 from conftest import ROOT
+
+from acpgen.generate import Options, generate
 
 
 def test_wheel_generates_from_any_directory(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from conftest import ROOT, mini_schema
 from workflow_helpers import one_error_line, tree
 
-from acpgen.output import formatting
 from acpgen.generate import Options, generate
+from acpgen.output import formatting
 from acpgen.output.reuse import reuse_from_output
 
 PKG = "acp_bindings"
@@ -139,8 +139,8 @@ def test_this_repository_generated_folder_is_current(cli, monkeypatch):
 
 
 def test_the_bundled_schema_digest_counts_as_validated_because_that_file_is_valid():
-    from acpgen.schema.loader import load_schema
     from acpgen.schema.bundled import bundled_schema, bundled_schema_sha256
+    from acpgen.schema.loader import load_schema
 
     assert load_schema(bundled_schema()).sha256 == bundled_schema_sha256()  # full meta-schema validation
     assert bundled_schema_sha256() in reuse_from_output(ROOT / "nowhere", PKG).validated_schemas

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from conftest import CORPUS, ROOT, mini_schema
 
-from acpgen.output import formatting
-from acpgen.render import layout
-from acpgen.output.formatting import format_python
 from acpgen.generate import Options, generate
-from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
+from acpgen.output import formatting
+from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
+from acpgen.render import layout
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from .spec import Method
-from .types import TypeDef
+from .typedefs import TypeDef
 
 #: The values of ``--side``.
 SIDES = ("agent", "client", "both")

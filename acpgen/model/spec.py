@@ -9,19 +9,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .classes import ClassDef
+from .decisions import Dispatch, Leaf
 from .literals import py_literal
 from .naming import import_order, python_identifier
-from .types import (
-    ClassDef,
-    DefKind,
-    Dispatch,
-    Leaf,
-    TypeDef,
-    TypeExpr,
-    type_aliases,
-    type_classes,
-    type_helpers,
-)
+from .typedefs import DefKind, TypeDef, type_aliases, type_classes, type_helpers
+from .types import TypeExpr
 
 
 class Side(str, enum.Enum):

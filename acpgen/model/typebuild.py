@@ -28,25 +28,13 @@ from typing import Any
 from ..diagnostics import DiagnosticError, error, pointer
 from ..schema.loader import LoadedSchema
 from ..schema.pointers import def_name
+from .classes import ClassDef, Field, Tag
 from .codecs import Codecs
 from .exprs import ExprReader, is_literal_union
 from .names import type_name, unique_field_names, variant_names
 from .shapes import Shape, ShapeReader, UnionParts, discriminator_key, pure_ref, text
-from .types import (
-    ClassDef,
-    DefKind,
-    Encoding,
-    Field,
-    ListOf,
-    Literals,
-    MapOf,
-    Nullable,
-    Ref,
-    Tag,
-    TypeDef,
-    TypeExpr,
-    TypeModel,
-)
+from .typedefs import DefKind, TypeDef, TypeModel
+from .types import Encoding, ListOf, Literals, MapOf, Nullable, Ref, TypeExpr
 from .unions import union_decision
 
 

@@ -14,21 +14,17 @@ import itertools
 from collections.abc import Callable
 
 from .codecs import PY_CLASSES, Codecs
+from .decisions import ByKind, Decision, Dispatch, Leaf, TryEach
 from .shapes import Shape, UnionParts
 from .types import (
     KIND_WORDS,
     AnyValue,
-    ByKind,
-    Decision,
-    Dispatch,
     JsonKind,
-    Leaf,
     ListOf,
     Literals,
     MapOf,
     Ref,
     Scalar,
-    TryEach,
     TypeExpr,
 )
 

@@ -9,7 +9,8 @@ import jinja2
 import jinja2.meta
 
 from ..model.literals import py_literal
-from ..model.types import DecodeStep, DefKind, Form, JsonKind
+from ..model.typedefs import DefKind
+from ..model.types import DecodeStep, Form, JsonKind
 from .layout import Bracketed, fit, fit_union, one_line, one_line_union
 
 #: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.

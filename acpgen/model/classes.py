@@ -1,0 +1,157 @@
+"""Classes of the type model: a generated dataclass, its fields and its tags.
+
+Each knows what the models template prints for it: annotations, docstrings, ``to_json``'s
+entries and how its decoder reads each field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .literals import py_literal
+from .types import AnyValue, DecodeStep, Encoding, Json, Nullable, TypeExpr
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of a class."""
+
+    wire_name: str  # "sessionId"
+    py_name: str  # "session_id"
+    type: TypeExpr  # for the annotation: keeps the names the schema uses
+    codec: TypeExpr  # for decoding: ``type`` with aliases of scalars resolved
+    encoding: Encoding
+    required: bool
+    nullable: bool  # JSON null is a valid value
+    description: str
+    default: Json = None  # the schema's ``default`` (documentation only: never filled in)
+    has_default: bool = False
+
+    @property
+    def track_null(self) -> bool:
+        """An optional field whose explicit ``null`` must be told apart from absence."""
+        return self.nullable and not self.required
+
+    @property
+    def wire_literal(self) -> str:
+        return py_literal(self.wire_name)
+
+    @property
+    def annotation(self) -> str:
+        """The attribute's annotation: an optional field may be ``None`` (absent)."""
+        if self.required or isinstance(self.type, (Nullable, AnyValue)):
+            return self.type.annotation
+        return f"{self.type.annotation} | None"
+
+    @property
+    def doc(self) -> str:
+        """The attribute's docstring text (empty: none)."""
+        doc = self.description
+        if self.has_default:
+            doc += f"\n\nSchema default (when absent): ``{_html_safe_json(self.default)}``."
+        if self.py_name != self.wire_name:
+            doc += f"\n\nWire name: ``{self.wire_name}``."
+        return doc
+
+    @property
+    def decode_step(self) -> DecodeStep:
+        if isinstance(self.codec, AnyValue):
+            return DecodeStep.KEEP
+        if self.required and isinstance(self.type, Nullable):
+            return DecodeStep.CHECK_UNLESS_NULL if self.codec.inline else DecodeStep.CALL_UNLESS_NULL
+        return DecodeStep.CHECK if self.codec.inline else DecodeStep.CALL
+
+    def encode(self, var: str) -> str:
+        """The expression that encodes this field's value ``var``."""
+        return self.encoding.expr(var)
+
+    @property
+    def json_entry(self) -> str:
+        """A required field's entry in ``to_json``'s dict display."""
+        value = self.encode(f"self.{self.py_name}")
+        if self.nullable and self.encoding is not Encoding.AS_IS:
+            value = f"None if self.{self.py_name} is None else {value}"
+        return f"{self.wire_literal}: {value}"
+
+
+def _html_safe_json(value: Json) -> str:
+    """JSON text with ``<``, ``>``, ``&`` and ``'`` escaped, as the docs have always shown defaults."""
+    text = json.dumps(value, sort_keys=True)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        text = text.replace(char, escape)
+    return text
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A property whose value is fixed for a class: the tag of a union variant."""
+
+    wire_name: str
+    py_name: str
+    value: Json
+
+    @property
+    def value_literal(self) -> str:
+        return py_literal(self.value)
+
+    @property
+    def wire_literal(self) -> str:
+        return py_literal(self.wire_name)
+
+    @property
+    def doc(self) -> str:
+        return f"Always {self.value_literal}: sent as ``{self.wire_name}``."
+
+    @property
+    def json_entry(self) -> str:
+        return f"{self.wire_literal}: {self.value_literal}"
+
+
+@dataclass(frozen=True)
+class ClassDef:
+    """A generated dataclass."""
+
+    name: str
+    description: str
+    fields: tuple[Field, ...]
+    tags: tuple[Tag, ...]  # fixed properties, always sent
+    pointer: str  # JSON pointer of the schema node it comes from
+    labels: tuple[str, ...] = ()  # for a union variant: its tag values / titles, outermost first
+    union: str | None = None  # for a union variant: the union's name
+
+    @property
+    def wire_keys(self) -> tuple[str, ...]:
+        return tuple(sorted({f.wire_name for f in self.fields} | {t.wire_name for t in self.tags}))
+
+    @property
+    def slot_names(self) -> tuple[str, ...]:
+        """The fields' Python names as ``__slots__`` lists them: case-insensitive order."""
+        return tuple(sorted((f.py_name for f in self.fields), key=str.lower))
+
+    @property
+    def slot_literals(self) -> tuple[str, ...]:
+        return tuple(py_literal(n) for n in self.slot_names)
+
+    @property
+    def key_literals(self) -> tuple[str, ...]:
+        return tuple(py_literal(k) for k in self.wire_keys)
+
+    @property
+    def json_entries(self) -> tuple[str, ...]:
+        """``to_json``'s dict display: the tags, then the required fields."""
+        return (*(t.json_entry for t in self.tags), *(f.json_entry for f in self.fields if f.required))
+
+    @property
+    def optional_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if not f.required)
+
+    @property
+    def tracks_nulls(self) -> bool:
+        """Some field remembers an explicit ``null`` (its decoder collects them)."""
+        return any(f.track_null for f in self.fields)
+
+    @property
+    def fixed_keys(self) -> int:
+        """How many keys every instance's JSON has: its tags and required fields."""
+        return len(self.tags) + sum(f.required for f in self.fields)
