@@ -1,36 +1,16 @@
+"""Fixtures for every test; shared helpers are in ``support`` (``tests/support/``)."""
+
 from __future__ import annotations
 
-import csv
-import functools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import support  # noqa: F401  (generates the fresh bindings and puts them on sys.path before collection)
 from click.testing import CliRunner
 
 from acpgen.cli import main
-from acpgen.schema.loader import LoadedSchema, load_schema
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
-CORPUS = DATA / "corpus"
-BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
-
-
-def corpus_index() -> list[dict[str, str]]:
-    with open(CORPUS / "INDEX.tsv", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
-@functools.lru_cache(maxsize=None)
-def load_corpus(file: str) -> LoadedSchema:
-    """Load a corpus schema once per test session (meta-schema validation is the slow part)."""
-    return load_schema(CORPUS / file)
-
-
-def bundled_document() -> dict[str, Any]:
-    return json.loads(BUNDLED.read_text())
 
 
 @pytest.fixture
@@ -54,30 +34,3 @@ def write_schema(tmp_path):
         return path
 
     return write
-
-
-def mini_schema() -> dict[str, Any]:
-    """A small hand-made ACP-like schema: one agent request, one client notification."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": {
-            "PingRequest": {
-                "type": "object",
-                "description": "Ping the agent.",
-                "properties": {"sessionId": {"$ref": "#/$defs/SessionId"}},
-                "required": ["sessionId"],
-                "x-method": "ping",
-                "x-side": "agent",
-            },
-            "PingResponse": {"type": "object", "properties": {}, "x-method": "ping", "x-side": "agent"},
-            "LogNotification": {
-                "type": "object",
-                "description": "Log a line.",
-                "properties": {"line": {"type": "string"}},
-                "required": ["line"],
-                "x-method": "log/line",
-                "x-side": "client",
-            },
-            "SessionId": {"type": "string"},
-        },
-    }

@@ -1,0 +1,155 @@
+"""`acpgen check`: exit 0 when the output is current, 1 with a unified diff when it drifted, 2 on errors."""
+
+from __future__ import annotations
+
+from support import ROOT, mini_schema, one_error_line, tree
+
+from acpgen.generate import Options, generate
+from acpgen.output import formatting
+from acpgen.output.reuse import reuse_from_output
+
+PKG = "acp_bindings"
+
+
+def test_drift_is_reported_file_by_file_and_regenerating_clears_it(cli, tmp_path, write_schema):
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    clean = cli("check", "--schema", schema, "--out", out)
+    assert (clean.exit_code, clean.stdout) == (0, "")
+    assert clean.stderr == f"acpgen check: {out} is up to date\n"
+
+    methods = out / PKG / "methods.py"
+    data = bytearray(methods.read_bytes())
+    at = data.index(b"PROTOCOL_VERSION = 1")
+    data[at + len("PROTOCOL_VERSION = ")] = ord("7")  # one byte
+    methods.write_bytes(bytes(data))
+    (out / PKG / "__init__.py").unlink()
+    stale = out / PKG / "old_module.py"
+    stale.write_text("# left over from an earlier schema\n")
+    # A file the manifest lists but generation no longer writes is stale: record it as owned.
+    manifest = out / PKG / "acpgen-manifest.json"
+    manifest.write_text(manifest.read_text().replace(
+        '"files": {', '"files": {\n    "acp_bindings/old_module.py": {"render_sha256": "", "sha256": ""},', 1))
+
+    result = cli("check", "--schema", schema, "--out", out)
+    assert result.exit_code == 1
+    diff = result.stdout
+    assert f"--- {out.as_posix()}/{PKG}/methods.py (on disk)\n+++ {out.as_posix()}/{PKG}/methods.py (generated)\n" in diff
+    assert "\n-PROTOCOL_VERSION = 7\n+PROTOCOL_VERSION = 1\n" in diff
+    assert f"--- {out.as_posix()}/{PKG}/__init__.py (missing)\n" in diff
+    assert "\n+from .methods import METHODS, PROTOCOL_VERSION, MethodInfo\n" in diff
+    assert f"+++ {out.as_posix()}/{PKG}/old_module.py (stale: no longer generated)\n" in diff
+    assert "\n-# left over from an earlier schema\n" in diff
+    assert f"--- {out.as_posix()}/{PKG}/acpgen-manifest.json (on disk)\n" in diff
+    assert result.stderr.splitlines() == [
+        ("acpgen check: 4 file(s) differ from what acpgen generate would write (2 changed, 1 missing, 1 stale);"
+         " run `acpgen generate`"),
+        f"  missing: {out.as_posix()}/{PKG}/__init__.py",
+        f"  changed: {out.as_posix()}/{PKG}/acpgen-manifest.json",
+        f"  changed: {out.as_posix()}/{PKG}/methods.py",
+        f"  stale: {out.as_posix()}/{PKG}/old_module.py",
+    ]
+
+    regenerated = cli("generate", "--schema", schema, "--out", out)
+    assert regenerated.exit_code == 0
+    total = len(generate(Options(schema=schema)).files) + 1  # and the manifest
+    assert regenerated.stderr == f"acpgen: wrote 3 of {total} files, removed 1 stale under {out}\n"
+    assert not stale.exists()
+    assert cli("check", "--schema", schema, "--out", out).exit_code == 0
+
+
+def test_a_schema_change_shows_up_in_the_module_it_changes(cli, tmp_path, write_schema):
+    doc = mini_schema()
+    schema, out = write_schema(doc), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    doc["$defs"]["LogNotification"]["properties"]["level"] = {"type": "string"}  # a new optional field
+    doc["$defs"]["StatusRequest"] = {
+        "type": "object", "description": "Report status.", "properties": {}, "x-method": "status", "x-side": "agent",
+    }
+    write_schema(doc)
+    result = cli("check", "--schema", schema, "--out", out)
+    assert result.exit_code == 1
+    changed = {line.split(": ", 1)[1] for line in result.stderr.splitlines()[1:]}
+    # Every module's header names the schema's sha256, so every file but py.typed changes.
+    assert changed == {f"{out.as_posix()}/{PKG}/{p.name}" for p in (out / PKG).iterdir() if p.name != "py.typed"}
+    # Every header names the schema's new sha256; the new method lands in the method table.
+    assert "\n+        method=\"status\",\n" in result.stdout
+
+
+def test_foreign_files_are_not_checked(cli, tmp_path, write_schema):
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    cli("generate", "--schema", schema, "--out", out)
+    (out / PKG / "helpers.py").write_text("# mine\n")
+    (out / "README.md").write_text("mine\n")
+    assert cli("check", "--schema", schema, "--out", out).exit_code == 0
+
+
+def test_missing_output_folder_is_drift_and_a_file_is_an_error(cli, tmp_path, write_schema):
+    schema = write_schema(mini_schema())
+    result = cli("check", "--schema", schema, "--out", tmp_path / "nowhere")
+    total = len(generate(Options(schema=schema)).files) + 1  # and the manifest
+    assert result.exit_code == 1 and f"({total} missing)" in result.stderr.splitlines()[0]
+    (tmp_path / "file").write_text("x")
+    line = one_error_line(cli("check", "--schema", schema, "--out", tmp_path / "file"))
+    assert line == f"error: --out {tmp_path / 'file'} is not a folder"
+
+
+def test_schema_error_exits_2(cli, tmp_path, write_schema):
+    result = cli("check", "--schema", write_schema("{"), "--out", tmp_path / "out")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("schema.json: error: #: not valid JSON")
+
+
+def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tmp_path, write_schema, monkeypatch):
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    before = tree(out)
+
+    def no_black(source, filename="<generated>"):
+        raise AssertionError(f"black ran on {filename}")
+
+    # Every file on disk is the output for the same render: nothing is parsed, formatted or
+    # validated again.
+    monkeypatch.setattr(formatting, "format_python", no_black)
+    monkeypatch.setattr("acpgen.output.reuse.format_python", no_black)
+    monkeypatch.setattr("acpgen.output.reuse.check_python", no_black)
+    monkeypatch.setattr("acpgen.schema.loader.validate_meta_schema", no_black)
+    assert cli("check", "--schema", schema, "--out", out).exit_code == 0
+    # A changed file cannot be reused: it is formatted afresh, and the drift is reported.
+    monkeypatch.undo()
+    methods = out / PKG / "methods.py"
+    methods.write_bytes(methods.read_bytes().replace(b"    unstable: bool\n", b"    unstable: int\n"))
+    result = cli("check", "--schema", schema, "--out", out)
+    assert result.exit_code == 1 and "\n-    unstable: int\n+    unstable: bool\n" in result.stdout
+    assert tree(out) == {**before, f"{PKG}/methods.py": methods.read_bytes()}, "check never writes"
+
+
+def test_reuse_gives_the_same_bytes_as_a_fresh_run(tmp_path, cli, write_schema):
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    cli("generate", "--schema", schema, "--out", out)
+    reused = generate(Options(schema=schema), reuse_from_output(out, PKG))
+    assert reused.files == generate(Options(schema=schema)).files and reused.renders
+
+
+def test_this_repository_generated_folder_is_current(cli, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = cli("check")
+    assert result.exit_code == 0, result.stdout[:2000]
+
+
+def test_the_bundled_schema_digest_counts_as_validated_because_that_file_is_valid():
+    from acpgen.schema.bundled import bundled_schema, bundled_schema_sha256
+    from acpgen.schema.loader import load_schema
+
+    assert load_schema(bundled_schema()).sha256 == bundled_schema_sha256()  # full meta-schema validation
+    assert bundled_schema_sha256() in reuse_from_output(ROOT / "nowhere", PKG).validated_schemas
+
+
+def test_a_user_schema_is_validated_even_with_a_manifest_from_another_schema(cli, tmp_path, write_schema):
+    doc = mini_schema()
+    schema, out = write_schema(doc), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    doc["$defs"]["PingRequest"]["required"] = "sessionId"  # invalid under the meta-schema
+    write_schema(doc)
+    result = cli("check", "--schema", schema, "--out", out)
+    assert result.exit_code == 2 and "#/$defs/PingRequest/required: meta-schema:" in result.stderr

@@ -1,0 +1,159 @@
+"""Built-in templates emit black's style, so generation never needs black for them.
+
+Black (pinned, in acpgen's mode) must leave every built-in module unchanged: for the bundled
+schema, for a spread of corpus releases, and for names long enough that lines must split. Output
+that reads a user's template, or has a line `fit` cannot lay out, is formatted by black instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import CORPUS, ROOT, mini_schema
+
+from acpgen.generate import Options, generate
+from acpgen.output import formatting
+from acpgen.output.formatting import format_python
+from acpgen.output.manifest import sha256_text
+from acpgen.render import layout
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
+
+PKG = "acp_bindings"
+#: The modules whose text depends on the schema's methods (models.py has tests of its own).
+SCHEMA_MODULES = {"__init__.py", "methods.py", "agent.py", "client.py", "stub_agent.py", "stub_client.py"}
+
+
+def assert_black_leaves_alone(files: dict[str, str], skip: frozenset[str] = frozenset({"models.py"})) -> None:
+    checked = [path for path in files if path.endswith(".py") and path.rsplit("/", 1)[1] not in skip]
+    assert checked
+    for path in checked:
+        assert format_python(files[path], path) == files[path], path
+
+
+@pytest.fixture
+def no_black(monkeypatch):
+    """Fail when black formats anything."""
+
+    def refuse(source, filename="<generated>"):
+        raise AssertionError(f"black ran on {filename}")
+
+    monkeypatch.setattr("acpgen.output.reuse.format_python", refuse)
+
+
+def test_every_module_of_the_bundled_schema_is_black_style_without_black(no_black):
+    output = generate(Options())
+    assert set(output.files) >= {f"{PKG}/{name}" for name in SCHEMA_MODULES | {"_rpc.py", "_codec.py", "pair.py"}}
+    # Each file is its render: nothing formatted it.
+    assert all(output.renders[path] == sha256_text(text) for path, text in output.files.items())
+    assert_black_leaves_alone(output.files)
+
+
+@pytest.mark.parametrize(
+    "release",
+    [
+        "v0.0.33--schema.json",  # the oldest: requests whose results are untyped
+        "v0.4.7--schema.json",
+        "v0.11.0--schema.json",
+        "v0.13.8--v2-schema.unstable.json",  # protocol v2: no stub servers
+        "v1.2.0--v1-schema.unstable.json",
+        "v1.6.0--v2-schema.json",
+        "v1.7.0--v1-schema.unstable.json",  # the newest release
+    ],
+)
+def test_the_schema_dependent_modules_of_corpus_releases_are_black_style(release, no_black):
+    files = generate(Options(schema=CORPUS / release), only=SCHEMA_MODULES).files
+    assert_black_leaves_alone(files)
+
+
+def test_variants_and_options_are_black_style(no_black):
+    for options in (Options(side="agent", stable_only=True, package="my.vendor.acp"), Options(side="client")):
+        assert_black_leaves_alone(generate(options, only=SCHEMA_MODULES | {"pair.py"}).files)
+
+
+def _shapes(n: int):
+    """Every line shape the built-in templates pass to `fit`, with names of length about n."""
+    name, kind, wire = "h" + "z" * n, "T" + "x" * n, '"w/' + "q" * n + '"'
+    cls, method = "class C:\n", "class C:\n    async def f(self):\n"
+    body = "\n            return 1"
+    yield cls, 4, f"async def {name}(", ["self", f"params: {kind}"], f") -> {kind}R:", body[:1] + body[5:]
+    yield cls, 4, f"async def {name}(", [f"params: {kind}"], f") -> {kind}:", body[:1] + body[5:]
+    yield method, 8, f"result: {kind} = _CODEC.decode(", [kind, f"await self._request({wire}, params)"], ")", ""
+    yield method, 8, "raise RequestError.method_not_found(", [wire], ")", ""
+    yield method, 8, "await self._notify(", [wire, "params"], ")", ""
+    yield "X = {\n", 4, f"{wire}: _rpc.Route(", [f'"{name}"', kind, "True"], "),", "\n}"
+    yield "def f():\n", 4, "parser = argparse.ArgumentParser(", [f'prog="python -m {name}.stub"', 'description="A stub."'], ")", ""
+    yield cls, 4, "__slots__ = (", [f'"{name}"', f'"{kind}"', '"extra"'], ")", ""
+
+
+def test_fit_lays_out_every_length_as_black_does():
+    """Names from 0 to 110 characters cross the line limit in each shape: `fit` either matches
+    black exactly or says it cannot."""
+    snippets, unfitted = [], 0
+    for n in range(111):
+        for before, indent, head, items, tail, after in _shapes(n):
+            try:
+                text = fit(indent, head, items, tail, collection=head.endswith("= ("))
+            except Unfitted:
+                unfitted += 1
+                continue
+            snippets.append(before + text + after + "\n")
+    assert unfitted and len(snippets) > 600
+    module = "\n\n".join(snippets)
+    assert format_python(module) == module
+    # The realistic range never falls back: ACP names are far shorter than this.
+    for before, indent, head, items, tail, _ in _shapes(40):
+        assert len(fit(indent, head, items, tail)) > 0
+
+
+def test_fit_splits_only_what_is_too_long():
+    assert fit(0, "f(", ["a", "b"], ")") == "f(a, b)"
+    long = "x" * 45
+    assert fit(4, "call(", [long, long], ")") == f"    call(\n        {long}, {long}\n    )"
+    assert fit(4, "call(", [long, long, long], ")") == f"    call(\n        {long},\n        {long},\n        {long},\n    )"
+    assert fit(0, "def f(", [long * 2], ") -> None:") == f"def f(\n    {long * 2},\n) -> None:"
+    with pytest.raises(Unfitted):
+        fit(0, "call(", ["y" * (LINE_LENGTH - 3)], ")")
+
+
+def test_a_line_fit_cannot_lay_out_sends_its_module_through_black(write_schema, monkeypatch):
+    doc = mini_schema()
+    long_name = "Ping" + "Really" * 16 + "Request"  # over 100 characters: no layout fits
+    doc["$defs"][long_name] = doc["$defs"].pop("PingRequest")
+    formatted = []
+    real = formatting.format_python
+
+    def counting(source, filename="<generated>"):
+        formatted.append(filename)
+        return real(source, filename)
+
+    monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
+    files = generate(Options(schema=write_schema(doc))).files
+    assert long_name in files[f"{PKG}/agent.py"]
+    assert f"{PKG}/agent.py" in formatted and f"{PKG}/_rpc.py" not in formatted
+    assert_black_leaves_alone(files)
+    with pytest.raises(Unfitted):
+        layout.fit(4, "async def f(", ["self", f"params: {long_name}"], ") -> None:")
+
+
+def test_a_users_template_is_formatted_by_black_and_only_its_modules_are(tmp_path, monkeypatch):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "pair.py.jinja").write_text("x=[1,2 ,3]\n")
+    (templates / "_peer.jinja").write_text(  # read by agent.py and client.py
+        (ROOT / "acpgen" / "render" / "templates" / "_peer.jinja").read_text().replace(
+            "def on_connect(self,", "def on_connect( self ,"
+        )
+    )
+    formatted = []
+    real = formatting.format_python
+
+    def counting(source, filename="<generated>"):
+        formatted.append(filename.rsplit("/", 1)[1])
+        return real(source, filename)
+
+    monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
+    files = generate(Options(templates=templates)).files
+    assert sorted(formatted) == ["agent.py", "client.py", "pair.py"]
+    assert files[f"{PKG}/pair.py"] == "x = [1, 2, 3]\n"
+    assert "    def on_connect(self, connection: AgentSideConnection) -> None:" in files[f"{PKG}/agent.py"]
+    builtin = generate(Options()).files[f"{PKG}/agent.py"]
+    assert files[f"{PKG}/agent.py"] == builtin.replace("generate`", "generate --templates templates`", 1)
