@@ -194,7 +194,7 @@ class _Renderer:
             except Unfitted:
                 pass
             else:
-                return self.reuse.check(text, path), sha256_text(text)
+                return self.reuse.parsed(text, path), sha256_text(text)
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
         text = self.plain_env.get_template(template).render(self.context)
         return self.reuse.format(text, path), sha256_text(text)

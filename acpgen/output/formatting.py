@@ -40,7 +40,7 @@ def format_python(source: str, filename: str = "<generated>") -> str:
         raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
 
 
-def check_python(source: str, filename: str = "<generated>") -> str:
+def ensure_parses(source: str, filename: str = "<generated>") -> str:
     """``source`` unchanged, once it is known to parse (for output emitted in black's style)."""
     try:
         compile(source, filename, "exec", dont_inherit=True)

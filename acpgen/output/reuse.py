@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..schema.bundled import bundled_schema_sha256
-from .formatting import check_python, format_python
+from .formatting import ensure_parses, format_python
 from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
 
 
@@ -39,11 +39,11 @@ class Reuse:
         known = self.outputs.get(sha256_text(rendered))
         return known if known is not None else format_python(rendered, path)
 
-    def check(self, rendered: str, path: str) -> str:
+    def parsed(self, rendered: str, path: str) -> str:
         """``rendered`` once it is known to parse: output a template emits already formatted."""
         if self.outputs.get(sha256_text(rendered)) == rendered:
             return rendered
-        return check_python(rendered, path)
+        return ensure_parses(rendered, path)
 
 
 NOTHING = Reuse()

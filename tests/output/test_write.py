@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from support import mini_schema, one_error_line, tree
+from support import ROOT, mini_schema, one_error_line, tree
 
 from acpgen.generate import Options, generate
 
@@ -78,6 +78,19 @@ def test_a_user_template_overrides_one_module_and_the_rest_fall_back(cli, genera
     assert init.endswith('\nSIDE = "both"\n')
     assert init.splitlines()[1] == "# Do not edit: regenerate with `acpgen generate --schema schema.json --templates templates`."
     assert "class MethodInfo" in (out / PKG / "methods.py").read_text()
+
+
+def test_a_user_template_named_like_a_runtime_module_replaces_its_copy(cli, generated, tmp_path):
+    out, schema = generated
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "_codec.py.jinja").write_text(
+        '{% from "_macros.jinja" import header as h %}{{ h(header) }}\nVARIANT = {{ package | py }}\n'
+    )
+    assert cli("generate", "--schema", schema, "--out", out, "--templates", templates).exit_code == 0
+    assert (out / PKG / "_codec.py").read_text().endswith(f'\nVARIANT = "{PKG}"\n')
+    runtime = (ROOT / "acpgen" / "runtime" / "_rpc.py").read_text()
+    assert (out / PKG / "_rpc.py").read_text().split("\n", 2)[2] == runtime, "the other runtime modules are copies"
 
 
 def test_a_foreign_file_in_the_way_is_refused_and_force_takes_it_over(cli, tmp_path, write_schema):
