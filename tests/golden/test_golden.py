@@ -47,7 +47,7 @@ def test_output_matches_the_expected_modules(case):
     modules = rendered(case)
     if UPDATE:
         expected_dir.mkdir(exist_ok=True)
-        for stale in set(p.name for p in expected_dir.iterdir()) - set(modules):
+        for stale in {p.name for p in expected_dir.iterdir()} - set(modules):
             (expected_dir / stale).unlink()
         for name, text in modules.items():
             (expected_dir / name).write_text(text, encoding="utf-8")
@@ -84,6 +84,6 @@ def test_every_golden_package_passes_mypy_strict(packages, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--cache-dir", str(tmp_path),
          *(str(packages / f"golden_{case}") for case in NAMES)],
-        capture_output=True, text=True, cwd=packages,
+        capture_output=True, text=True, cwd=packages, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -18,13 +18,13 @@ def test_the_schema_free_runtime_modules_pass_mypy_strict(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--cache-dir", str(tmp_path),
          str(RUNTIME / "_codec.py"), str(RUNTIME / "_rpc.py")],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_runtime_modules_pass_ruff():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", str(RUNTIME)], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", str(RUNTIME)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -71,7 +71,7 @@ def corpus_index() -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_corpus(file: str) -> LoadedSchema:
     """Load a corpus schema once per test session (meta-schema validation is the slow part)."""
     return load_schema(CORPUS / file)
