@@ -22,12 +22,14 @@ by a tag property when the variants carry ``const`` values for one, else by tryi
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
 from ..schema.loader import LoadedSchema
 from ..schema.pointers import SCHEMA_MAPS, def_name
+from .namelock import NameLock, def_key, field_key, inline_key, variant_key
 from .names import pascal_case, type_name, unique_field_names, variant_names
 from .types import (
     KIND_WORDS,
@@ -123,11 +125,15 @@ def _merge(a: _Shape, b: _Shape) -> _Shape:
 
 
 class TypeBuilder:
-    def __init__(self, schema: LoadedSchema, overrides: dict[str, str], names_source: str = "names file") -> None:
+    def __init__(self, schema: LoadedSchema, overrides: dict[str, str], names_source: str = "names file",
+                 lock: NameLock | None = None) -> None:
         self.document = schema.document
         self.defs: dict[str, Any] = schema.defs
         self.overrides = overrides
         self.names_source = names_source
+        self.lock = lock or NameLock()
+        self.def_names = {name: self.lock.type_name(def_key(name), type_name(name)) for name in self.defs}
+        self.lifted_keys: dict[str, str] = {}  # lifted name -> its names-lock key
         self.problems: list[Diagnostic] = []
         self._shapes: dict[str, list[_Shape]] = {}
         self._exprs: dict[str, TypeExpr] = {}
@@ -284,7 +290,7 @@ class TypeBuilder:
             return AnyValue()
         if "$ref" in node:
             name = self.ref_name(node["$ref"], ptr)
-            return Ref(type_name(name)) if name is not None else AnyValue()
+            return Ref(self.def_names[name]) if name is not None else AnyValue()
         if "const" in node:
             return self.literals([node["const"]], None, ptr)
         if "enum" in node and isinstance(node["enum"], list):
@@ -326,7 +332,9 @@ class TypeBuilder:
         The same schema written at two places with one name (a property the variants of a union
         share) is one type, read at the first of its pointers; two different schemas wanting one
         name are an error."""
-        name = type_name(owner + pascal_case(hint))
+        key = inline_key(owner, hint)
+        name = self.lock.type_name(key, type_name(owner + pascal_case(hint)))
+        self.lifted_keys.setdefault(name, key)
         shape = _without_descriptions(node)
         if name not in self.lifted:
             self.lifted[name], self._lifted_nodes[name] = ptr, shape
@@ -477,13 +485,16 @@ class _Union:
     tag_key: str | None
 
 
-def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, names_source: str = "names file") -> TypeModel:
-    """Read every ``$def`` of ``schema`` into the type model. Raises DiagnosticError."""
-    b = TypeBuilder(schema, overrides or {}, names_source)
+def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, names_source: str = "names file",
+                locked: Mapping[str, str] | None = None) -> TypeModel:
+    """Read every ``$def`` of ``schema`` into the type model. Raises DiagnosticError.
+
+    ``locked``: the names a previous output recorded (see :mod:`acpgen.model.namelock`)."""
+    b = TypeBuilder(schema, overrides or {}, names_source, NameLock(locked))
     classes: dict[str, _Shape] = {}  # class def name -> shape
     unions: dict[str, _Union] = {}
     exprs: dict[str, tuple[TypeExpr, str, str]] = {}  # alias/literal def name -> (expr, description, ptr)
-    def_names = {name: type_name(name) for name in b.defs}
+    def_names = b.def_names
     same_name: dict[str, list[str]] = {}
     for name in sorted(b.defs):
         same_name.setdefault(def_names[name], []).append(pointer("$defs", name))
@@ -582,7 +593,7 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
         raise DiagnosticError(sorted(set(b.problems), key=lambda d: (d.pointer, d.message)))
     taken = {def_names[name]: pointer("$defs", name) for name in b.defs}
     taken.update((name, ptr) for name, ptr in b.lifted.items() if name not in taken)
-    names = variant_names(wanted, taken, b.overrides, b.names_source)
+    names = variant_names(wanted, taken, b.overrides, b.names_source, b.lock)
 
     assembler = _Assembler(b, classes, unions, exprs, names, def_names)
     return assembler.model()
@@ -600,6 +611,12 @@ class _Assembler:
         self.def_names = def_names
         self._accepts: dict[str, frozenset[str]] = {}
         self._encoding: dict[str, Encoding] = {}
+        # the names lock's record of this model: key -> Python name
+        self.record = {def_key(d): py for d, py in def_names.items()}
+        self.record.update((variant_key(*k), name) for k, name in names.items())
+        self.record.update((key, name) for name, key in b.lifted_keys.items() if name in b.lifted)
+        self.class_keys = {py: def_key(d) for d, py in def_names.items()}
+        self.class_keys.update((name, key) for name, key in b.lifted_keys.items())
 
     def leaf_name(self, union: str, shape: _Shape) -> str:
         if (union, shape.labels) in self.names:
@@ -678,8 +695,10 @@ class _Assembler:
     # building definitions
 
     def make_class(self, name: str, shape: _Shape, labels: tuple[str, ...] = (), union: str | None = None) -> ClassDef:
+        class_key = variant_key(union, labels) if union is not None else self.class_keys[name]
         tag_names = unique_field_names(list(shape.tags))
-        field_names = unique_field_names(list(shape.props), frozenset(tag_names.values()))
+        field_names = unique_field_names(list(shape.props), frozenset(tag_names.values()), self.b.lock.fields(class_key))
+        self.record.update((field_key(class_key, wire), py) for wire, py in field_names.items())
         fields = []
         for wire, (node, ptr) in shape.props.items():
             t = self.b.texpr(node, ptr, name, wire)
@@ -727,14 +746,15 @@ class _Assembler:
             kind = DefKind.LITERALS if isinstance(expr, Literals) else DefKind.ALIAS
             types.append(TypeDef(name, kind, description, ptr, (), target=expr, encoding=self.encoding(expr)))
         py_by_def = self.def_names
+        def_by_py = {py: d for d, py in py_by_def.items()}
         known = set(self.def_names.values()) | set(self.unions)
         finished = []
         for t in types:
-            in_schema = {py_by_def[d] for d in _schema_refs(self.b.defs.get(t.name)) if d in py_by_def}
+            in_schema = {py_by_def[d] for d in _schema_refs(self.b.defs.get(def_by_py.get(t.name, ""))) if d in py_by_def}
             refs = sorted((_refs_of(t) | in_schema) & known - {t.name})
             finished.append(replace(t, refs=tuple(refs)))
         finished.sort(key=lambda t: t.name)
-        return TypeModel(types=tuple(finished))
+        return TypeModel(types=tuple(finished), names=dict(sorted(self.record.items())))
 
     def union_decision(self, u: _Union) -> tuple[Decision, tuple[Dispatch | TryEach | ByKind, ...]]:
         nodes: list[Dispatch | TryEach | ByKind] = []

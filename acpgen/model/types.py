@@ -13,7 +13,8 @@ its structure only, so two runs over the same schema name every helper the same 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 #: A JSON value as found in a schema (``const``, ``default``, ``enum`` entries).
 Json = None | bool | int | float | str | list | dict  # type: ignore[type-arg]
@@ -358,6 +359,7 @@ class TypeModel:
     """Every type of a schema, ordered by name."""
 
     types: tuple[TypeDef, ...]
+    names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
 
     @property
     def helpers(self) -> tuple[TypeExpr, ...]:
