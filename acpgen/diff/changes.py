@@ -151,11 +151,11 @@ def _facts(schema: LoadedSchema, locked: Mapping[str, str] | None) -> _Facts:
     stable = tuple(m for m in methods if not m.unstable)
     kept = {t.name for t in select_types(model.types, kept=stable, dropped=tuple(m for m in methods if m.unstable))}
     handlers: dict[tuple[str, str], str] = {}
-    for role in build_roles(methods, "both"):
-        for m, what in [*((m, f"handler {role.base_class}") for m in role.handles),
-                        *((m, f"proxy {role.proxy_class}") for m in role.calls)]:
-            key = (m.wire_name, m.side)
-            handlers[key] = (handlers[key] + " and " if key in handlers else "") + f"{what}.{m.handler_name}"
+    roles = build_roles(methods, "both")
+    for m, what in [*((m, f"handler {r.base_class}") for r in roles for m in r.handles),
+                    *((m, f"proxy {r.proxy_class}") for r in roles for m in r.calls)]:
+        key = (m.wire_name, m.side)
+        handlers[key] = (handlers[key] + " and " if key in handlers else "") + f"{what}.{m.handler_name}"
     return _Facts(
         schema=schema,
         methods={(m.wire_name, m.side): m for m in methods},
@@ -285,7 +285,7 @@ class _Differ:
         tier = self.tier(self.new, n)
         if o.kind is not n.kind:
             self.add("def-kind-changed", subject, f"{o.kind.value} -> {n.kind.value}", "both", tier,
-                     f"{n.name} is a {_what(n)} (was a {_what(o)})", True)
+                     f"{n.name} is {_a(_what(n))} (was {_a(_what(o))})", True)
         elif n.kind is DefKind.CLASS:
             self.klass(subject, o.classes[0], n.classes[0], tier)
         elif n.kind is DefKind.UNION:
@@ -429,6 +429,10 @@ def _unstable(item: ClassDef | Field | str | None) -> bool:
 
 def _what(t: TypeDef) -> str:
     return {DefKind.CLASS: "class", DefKind.UNION: "union", DefKind.LITERALS: "literal type"}.get(t.kind, "alias")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
 
 
 def _members(t: TypeDef) -> dict[str, ClassDef | str]:
