@@ -8,16 +8,24 @@ the diff under tests/data/snapshots/.
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 
 import pytest
 from click.testing import CliRunner
+from conftest import CORPUS, DATA
+from test_diff_kinds import (
+    add_enum_value,
+    add_required_field,
+    add_variant,
+    base,
+    remove_optional_field,
+    rename_def,
+)
+from workflow_helpers import tree
 
 from acpgen.cli import main
-from conftest import CORPUS, DATA
-from test_diff_kinds import add_enum_value, add_required_field, add_variant, base, remove_optional_field, rename_def
-from workflow_helpers import tree
 
 SNAPSHOTS = DATA / "snapshots"
 PKG = "acp_bindings"
@@ -174,3 +182,14 @@ def test_help_matches_snapshot():
     result = CliRunner().invoke(main, ["diff", "--help"], prog_name="acpgen", terminal_width=100)
     assert result.exit_code == 0
     _snapshot("help-diff.txt", result.output)
+
+
+def test_the_readme_example_is_what_diff_prints(cli):
+    readme = (DATA.parent.parent / "README.md").read_text()
+    section = readme.split("### `acpgen diff`", 1)[1]
+    example = section.split("```\n", 2)[1]
+    command = re.search(r"\(`acpgen diff ([^`]+)`\.\)", section)
+    assert command is not None
+    args = [DATA.parent.parent / arg for arg in command.group(1).split()]
+    result = cli("diff", *args)
+    assert (result.exit_code, result.stdout) == (0, example)

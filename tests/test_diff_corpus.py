@@ -9,17 +9,17 @@ import hashlib
 from collections import Counter
 
 import pytest
+from conftest import CORPUS
+from lineages import consecutive_pairs, lineages
 
 from acpgen.diff import KINDS, diff_schemas
 from acpgen.diff.changes import BREAKS, SEVERITIES, TIERS
 from acpgen.model.namelock import renamed
 from acpgen.model.typebuild import build_types
 from acpgen.schema.loader import LoadedSchema, load_schema
-from conftest import CORPUS
-from lineages import consecutive_pairs, lineages
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema(file: str) -> LoadedSchema:
     """A corpus schema; meta-schema validation is test_method_table's business (and slow)."""
     digest = hashlib.sha256((CORPUS / file).read_bytes()).hexdigest()

@@ -197,8 +197,8 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], tuple[str, str, str, str, st
     (request_to_notification, ("method-kind-changed", "ping (agent)", "both", "stable",
                                "handler Agent.ping and proxy AgentProxy.ping now returns None (was PingResponse)")),
     (rename_params, ("params-type-renamed", "log/line (client)", "nobody", "stable",
-                     "handler Client.log_line and proxy ClientProxy.log_line takes LogLineNotification "
-                     "(was LogNotification)")),
+                     ("handler Client.log_line and proxy ClientProxy.log_line takes LogLineNotification "
+                      "(was LogNotification)"))),
     (make_unstable, ("method-made-unstable", "ping (agent)", "nobody", "unstable",
                      "handler Agent.ping and proxy AgentProxy.ping left out by --stable-only")),
     (make_stable, ("method-made-stable", "debug (agent)", "nobody", "stable",

@@ -213,14 +213,14 @@ class _Differ:
             if o is None:
                 assert n is not None
                 self.add("method-added", subject, f"new {n.kind.value}", "nobody", _tier(n.unstable),
-                         f"{self.new.handlers.get(key, 'no handler')} added")
+                         f"{self.new.handlers.get(key, 'method table entry')} added")
                 continue
             if n is None:
                 self.add("method-removed", subject, f"{o.kind.value} removed", "sender", _tier(o.unstable),
-                         f"{self.old.handlers.get(key, 'no handler')} removed", True)
+                         f"{self.old.handlers.get(key, 'method table entry')} removed", True)
                 continue
             tier = _tier(n.unstable)
-            effect = self.new.handlers.get(key, "no handler")
+            effect = self.new.handlers.get(key, "method table entry")
             if o.kind is not n.kind:
                 self.add("method-kind-changed", subject, f"{o.kind.value} -> {n.kind.value}", "both", tier,
                          f"{effect} now returns {n.returns} (was {o.returns})", True)
@@ -432,7 +432,7 @@ def _what(t: TypeDef) -> str:
 
 
 def _a(word: str) -> str:
-    return ("an " if word[0] in "aeiou" else "a ") + word
+    return ("an " if word[0] in "aeio" else "a ") + word
 
 
 def _members(t: TypeDef) -> dict[str, ClassDef | str]:
