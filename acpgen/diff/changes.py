@@ -154,8 +154,8 @@ def _facts(schema: LoadedSchema, locked: Mapping[str, str] | None) -> _Facts:
     roles = build_roles(methods, "both")
     for m, what in [*((m, f"handler {r.base_class}") for r in roles for m in r.handles),
                     *((m, f"proxy {r.proxy_class}") for r in roles for m in r.calls)]:
-        key = (m.wire_name, m.side)
-        handlers[key] = (handlers[key] + " and " if key in handlers else "") + f"{what}.{m.handler_name}"
+        entry = (m.wire_name, m.side)
+        handlers[entry] = (handlers[entry] + " and " if entry in handlers else "") + f"{what}.{m.handler_name}"
     return _Facts(
         schema=schema,
         methods={(m.wire_name, m.side): m for m in methods},
