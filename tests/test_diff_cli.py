@@ -8,8 +8,8 @@ the diff under tests/data/snapshots/.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 
 import pytest
