@@ -3,12 +3,13 @@
 #   make test       -- install acpgen with its test dependencies and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
+#   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc
+.PHONY: generate test check clean bench-codec bench-generate bench-rpc bench-diff
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +43,10 @@ bench-codec: $(STAMP)
 bench-generate: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/bench_generate.py
+
+# acpgen diff of the bundled schema and the next release, against reading one schema (same run).
+bench-diff: $(STAMP)
+	$(BIN)/python bench/bench_diff.py
 
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -15,13 +16,24 @@ import jinja2
 from . import __version__
 from .config import ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
+from .diff import diff_schemas
+from .diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
+from .diff.report import summary as diff_summary
 from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
 from .model.selection import SIDES
 from .output.drift import find_drift, summary
 from .output.formatting import FormattingError
-from .output.manifest import manifest_for, manifest_path
+from .output.manifest import (
+    manifest_for,
+    manifest_path,
+    parse_manifest,
+    read_manifest,
+    schema_copy_path,
+)
 from .output.reuse import reuse_from_output
 from .output.writer import WriteError, write_output
+from .schema.bundled import bundled_schema, bundled_schema_sha256
+from .schema.loader import LoadedSchema, load_schema, parse_schema
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
@@ -170,11 +182,15 @@ def resolve(flags: dict[str, Any]) -> Run:
     return Run(options=options, out=values.get("out", Path(DEFAULT_OUT)))
 
 
-def render(run: Run) -> dict[str, str]:
-    """Every file of the output, the manifest included; exits 2 on any error."""
+def render(run: Run, renew_names: bool = False) -> dict[str, str]:
+    """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
+
+    The names the output's manifest records are kept, unless ``renew_names``."""
+    previous = read_manifest(run.out, run.options.package)
+    locked = previous.names if previous is not None and not renew_names else None
     try:
         check_options(run.options)
-        output = generate(run.options, reuse_from_output(run.out, run.options.package))
+        output = generate(run.options, reuse_from_output(run.out, run.options.package), locked=locked)
     except DiagnosticError as exc:
         _report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
@@ -183,16 +199,22 @@ def render(run: Run) -> dict[str, str]:
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
         _fail(f"generation failed: {type(exc).__name__}: {_one_line(exc)}")
     _report(output.warnings)
-    return {**output.files, run.manifest: manifest_for(output.files, output.renders, output.schema_sha256).to_text()}
+    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names)
+    return {**output.files, run.manifest: manifest.to_text()}
 
 
 @main.command(name="generate")
 @output_options
 @click.option("--force", is_flag=True, help="Overwrite files in the way that acpgen did not write.")
-def generate_command(force: bool, **flags: Any) -> None:
+@click.option(
+    "--renew-names",
+    is_flag=True,
+    help="Name every class and field by the rules, not as the manifest of the previous output records.",
+)
+def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
     """Generate the bindings package into OUT, replacing the previous output atomically."""
     run = resolve(flags)
-    files = render(run)
+    files = render(run, renew_names)
     try:
         plan = write_output(run.out, files, run.manifest, force=force)
     except WriteError as exc:
@@ -218,10 +240,98 @@ def check_command(**flags: Any) -> None:
         return
     for item in drift:
         click.echo(item.diff, nl=False)
-    click.echo(f"acpgen check: {summary(drift)}; run `acpgen generate`", err=True)
+    advice = "run `acpgen generate`"
+    previous = read_manifest(run.out, run.options.package)
+    if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
+        schema = f" {run.options.schema.as_posix()}" if run.options.schema is not None else ""
+        advice = (f"the schema is not the one {run.out.as_posix()} was generated from: run "
+                  f"`acpgen diff --out {run.out.as_posix()}{schema}` to see what regenerating changes, then {advice}")
+    click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
     sys.exit(EXIT_DRIFT)
+
+
+@main.command(name="diff")
+@click.argument("schemas", nargs=-1, metavar="[OLD] [NEW]", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Compare NEW with the schema the output in OUT was generated from (its copy beside the manifest), "
+    "under the names OUT has. NEW defaults to the schema `acpgen generate` would use.",
+)
+@click.option("--package", default=None, help=f"With --out: the generated package's dotted name. [default: {DEFAULT_PACKAGE}]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Report format.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default=None,
+    help="Exit 1 on a stable breaking change (breaking), a breaking change in either tier (unstable-breaking), "
+    "or any change (any).",
+)
+def diff_command(schemas: tuple[Path, ...], out: Path | None, package: str | None, fmt: str, fail_on: str | None) -> None:
+    """Show what changes from schema OLD to NEW, on the wire and in the generated Python.
+
+    `acpgen diff OLD NEW` compares two schema files; `acpgen diff --out OUT [NEW]` answers "what would
+    regenerating OUT do to me". One line per change, most severe first; exit 2 on bad input.
+    """
+    known = frozenset({bundled_schema_sha256()})
+    names: dict[str, str] | None = None
+    if out is None:
+        if len(schemas) != 2:
+            _fail("give two schema files (acpgen diff OLD NEW), or --out OUT [NEW]")
+        old, new = (_load(path, known) for path in schemas)
+        labels = (schemas[0].name, schemas[1].name)
+    else:
+        if len(schemas) > 1:
+            _fail("with --out, give at most one schema (NEW)")
+        run = resolve({"out": out, "package": package, "schema": schemas[0] if schemas else None})
+        old, names = _recorded_schema(run.out, run.options.package, known)
+        new = _load(run.options.schema or bundled_schema(), known | {old.sha256})
+        labels = (f"{run.out.as_posix()} ({old.name})", new.name)
+    try:
+        changes = diff_schemas(old, new, names)
+    except DiagnosticError as exc:
+        _report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+    if fmt == "json":
+        click.echo(as_json(changes), nl=False)
+    elif fmt == "markdown":
+        click.echo(as_markdown(changes, *labels), nl=False)
+    else:
+        click.echo(as_text(changes), nl=False)
+    click.echo(f"acpgen diff: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
+    sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+
+
+def _load(path: Path, known: frozenset[str]) -> LoadedSchema:
+    try:
+        return load_schema(path, validated=known)
+    except DiagnosticError as exc:
+        _report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+
+
+def _recorded_schema(out: Path, package: str, known: frozenset[str]) -> tuple[LoadedSchema, dict[str, str]]:
+    """The schema the output in ``out`` was generated from, and the names it gave."""
+    manifest = read_manifest(out, package)
+    if manifest is None:
+        _fail(f"{(out / manifest_path(package)).as_posix()}: no acpgen manifest to take the old schema from; "
+              "give OLD and NEW")
+    copy = out / schema_copy_path(package)
+    try:
+        raw = copy.read_bytes()
+    except OSError:
+        _fail(f"{copy.as_posix()}: no copy of the schema {out.as_posix()} was generated from "
+              "(an older acpgen wrote it); give OLD and NEW")
+    if hashlib.sha256(raw).hexdigest() != manifest.schema_sha256:
+        _fail(f"{copy.as_posix()} is not the schema the manifest records (sha256 {manifest.schema_sha256})")
+    try:
+        return parse_schema(raw, copy.name, known | {manifest.schema_sha256}), manifest.names
+    except DiagnosticError as exc:
+        _report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
 
 
 def _fail(message: str) -> NoReturn:

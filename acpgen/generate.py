@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jinja2
@@ -12,17 +12,18 @@ import jinja2
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .model.method_table import build_method_table
+from .model.namelock import def_key
 from .model.names import load_names_file
 from .model.roles import build_roles, served_sides
 from .model.selection import SIDES, select_methods, select_types
-from .model.spec import SchemaSource, Spec
+from .model.spec import Method, SchemaSource, Spec
 from .model.typebuild import build_types
-from .output.manifest import sha256_text
+from .output.manifest import schema_copy_path, sha256_text
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted
 from .schema.bundled import bundled_schema
-from .schema.loader import load_schema
+from .schema.loader import LoadedSchema, load_schema
 
 DEFAULT_PACKAGE = "acp_bindings"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -106,13 +107,24 @@ class Output:
     warnings: tuple[Diagnostic, ...] = field(default=())
     schema_sha256: str = ""  # of the schema the files were generated from
     renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
+    names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record of this output
 
 
-def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Diagnostic, ...]]:
+def build_spec(
+    options: Options, reuse: Reuse = NOTHING, locked: Mapping[str, str] | None = None
+) -> tuple[Spec, tuple[Diagnostic, ...]]:
+    """The spec of ``options``' schema; ``locked``: the names a previous output recorded."""
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
+    return spec_of(schema, options, reuse, locked)
+
+
+def spec_of(
+    schema: LoadedSchema, options: Options, reuse: Reuse = NOTHING, locked: Mapping[str, str] | None = None
+) -> tuple[Spec, tuple[Diagnostic, ...]]:
     every_method, warnings = build_method_table(schema)
+    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "", locked)
+    every_method = _renamed_params(every_method, types.names)
     methods = select_methods(every_method, stable_only=options.stable_only)
-    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
     dropped = tuple(m for m in every_method if m not in methods)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
@@ -122,8 +134,20 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         roles=build_roles(methods, options.side),
+        names=types.names,
     )
     return spec, warnings
+
+
+def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tuple[Method, ...]:
+    """The methods with their params and result types under the names the names lock gave them
+    (a new ``$def`` that would take a recorded name gets another)."""
+
+    def py(name: str | None) -> str | None:
+        return names.get(def_key(name), name) if name is not None else None
+
+    return tuple(replace(m, params_type=py(m.params_type) or m.params_type, result_type=py(m.result_type))
+                 for m in methods)
 
 
 def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:
@@ -139,15 +163,24 @@ def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> t
     )
 
 
-def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] | None = None) -> Output:
+def generate(
+    options: Options,
+    reuse: Reuse = NOTHING,
+    *,
+    only: Collection[str] | None = None,
+    locked: Mapping[str, str] | None = None,
+) -> Output:
     """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
 
     ``reuse`` lets a run skip validation and formatting that an earlier run already did on the
     same bytes; the output is the same with or without it. ``only`` limits rendering to the named
     modules (e.g. ``{"agent.py"}``), for tools and tests that need a part of the package quickly.
+    ``locked``: the names the output's manifest records, which this run keeps (see
+    :mod:`acpgen.model.namelock`); None names everything by the rules.
     """
     check_options(options)
-    spec, warnings = build_spec(options, reuse)
+    schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
+    spec, warnings = spec_of(schema, options, reuse, locked)
     header = Header(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
@@ -165,7 +198,10 @@ def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] 
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
         renders[f"{root}/{name}"] = sha256_text(text)
-    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders)
+    # the schema, byte for byte, for `acpgen diff --out` once the schema file is replaced
+    files[schema_copy_path(options.package)] = schema.text
+    renders[schema_copy_path(options.package)] = sha256_text(schema.text)
+    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, names=spec.names)
 
 
 class _Renderer:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..diagnostics import error, pointer
 from ..schema.pointers import SCHEMA_MAPS
+from .namelock import NameLock, inline_key
 from .names import pascal_case, type_name
 from .shapes import STRUCTURAL, ShapeReader, text
 from .types import (
@@ -63,15 +64,22 @@ class Lifted:
 class ExprReader:
     """Reads type expressions, each schema node once; problems go to the shape reader's list."""
 
-    def __init__(self, shapes: ShapeReader) -> None:
+    def __init__(self, shapes: ShapeReader, def_names: dict[str, str], lock: NameLock) -> None:
         self.shapes = shapes
+        self.def_names = def_names  # $def -> its Python name
+        self.lock = lock
         self._exprs: dict[str, TypeExpr] = {}
         self._lifted: dict[str, Lifted] = {}
         self._lifted_shapes: dict[str, Any] = {}  # name -> its schema, without descriptions
+        self._lifted_keys: dict[str, str] = {}  # name -> its names-lock key
 
     def lifted(self) -> dict[str, Lifted]:
         """Every inline type lifted so far, by name."""
         return dict(self._lifted)
+
+    def lifted_keys(self) -> dict[str, str]:
+        """The names-lock key of every name an inline type was given (the first, for a shared name)."""
+        return dict(self._lifted_keys)
 
     def texpr(self, node: Any, ptr: str, owner: str, hint: str) -> TypeExpr:
         """The type expression of a schema that is not a named object (read once per pointer).
@@ -93,7 +101,7 @@ class ExprReader:
             return AnyValue()
         if "$ref" in node:
             name = self.shapes.ref_name(node["$ref"], ptr)
-            return Ref(type_name(name)) if name is not None else AnyValue()
+            return Ref(self.def_names[name]) if name is not None else AnyValue()
         if "const" in node:
             return self.literals([node["const"]], None, ptr)
         if "enum" in node and isinstance(node["enum"], list):
@@ -132,7 +140,9 @@ class ExprReader:
         The same schema written at two places with one name (a property the variants of a union
         share) is one type, read at the first of its pointers; two different schemas wanting one
         name are an error."""
-        name = type_name(owner + pascal_case(hint))
+        key = inline_key(owner, hint)
+        name = self.lock.type_name(key, type_name(owner + pascal_case(hint)))
+        self._lifted_keys.setdefault(name, key)
         shape = _without_descriptions(node)
         lifted = Lifted(ptr, node, variants, text(node.get("description")))
         if name not in self._lifted:

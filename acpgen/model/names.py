@@ -27,6 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..diagnostics import DiagnosticError, error
+from .namelock import NameLock, variant_key
 from .naming import python_identifier, snake_case
 
 #: Names the generated modules use themselves; a type or variant never takes one of them.
@@ -63,11 +64,19 @@ def type_name(def_name: str) -> str:
     return python_identifier(def_name, RESERVED_TYPE_NAMES)
 
 
-def unique_field_names(wire_names: list[str], taken: frozenset[str] = frozenset()) -> dict[str, str]:
-    """Python names for one class's properties; a clash gets ``_`` suffixes, in wire-name order."""
-    result: dict[str, str] = {}
-    used = set(taken)
+def unique_field_names(
+    wire_names: list[str], taken: frozenset[str] = frozenset(), locked: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Python names for one class's properties; a clash gets ``_`` suffixes, in wire-name order.
+
+    ``locked``: wire name -> the name a names lock records; such a property keeps it, and a new
+    one never takes a name recorded there."""
+    locked = locked or {}
+    result = {wire: locked[wire] for wire in wire_names if wire in locked}
+    used = set(taken) | set(locked.values())
     for wire in sorted(wire_names):
+        if wire in result:
+            continue
         name = field_name(wire)
         while name in used:
             name += "_"
@@ -103,12 +112,15 @@ def variant_names(
     taken: dict[str, str],
     overrides: dict[str, str],
     names_source: str = "names file",
+    lock: NameLock | None = None,
 ) -> dict[tuple[str, tuple[str, ...]], str]:
     """Name every generated variant class.
 
     ``wanted`` maps (union name, labels) to the variant's JSON pointer; the result maps each to
     its class name. ``taken`` maps the names of the other types (``$def`` and lifted types) to
-    their pointers: those names are never given to a variant.
+    their pointers: those names are never given to a variant. A variant the names ``lock``
+    records keeps its name (unless the names file pins another); a new one never takes a name
+    the lock records.
     """
     keys = sorted(wanted)
     key_text = {k: "/".join((k[0], *k[1])) for k in keys}
@@ -119,19 +131,21 @@ def variant_names(
              .in_source(names_source) for u in unknown]
         )
     pinned = {k: overrides[key_text[k]] for k in keys if key_text[k] in overrides}
+    lock = lock or NameLock()
+    kept = {k: lock.recorded[variant_key(*k)] for k in keys if k not in pinned and variant_key(*k) in lock.recorded}
     candidates: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
     for k in keys:
-        if k not in pinned:
+        if k not in pinned and k not in kept:
             candidates[type_name(pascal_case("_".join(k[1])) or "Variant")].append(k)
-    result = dict(pinned)
-    blocked = set(taken) | RESERVED_TYPE_NAMES | set(pinned.values())
+    result = {**pinned, **kept}
+    blocked = set(taken) | RESERVED_TYPE_NAMES | set(pinned.values()) | lock.type_names
     for name, owners in sorted(candidates.items()):
         if len(owners) == 1 and name not in blocked:
             result[owners[0]] = name
             continue
         for k in owners:
             # a name a type really has wins: the variant then puts its union's name first instead
-            result[k] = name + k[0] if name + k[0] not in blocked else k[0] + name
+            result[k] = lock.fresh(name + k[0] if name + k[0] not in blocked else k[0] + name)
     by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)  # name -> (pointer, what)
     for k, name in result.items():
         by_name[name].append((wanted[k], f"variant {key_text[k]}"))

@@ -7,7 +7,8 @@ from the data and two runs over the same schema build equal values.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
@@ -124,6 +125,7 @@ class Spec:
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
     roles: tuple[Role, ...] = ()  # one per served side, agent first
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
+    names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)

@@ -22,6 +22,7 @@ names the variant classes (:mod:`.names`) and assembles the frozen model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..schema.pointers import def_name
 from .classes import ClassDef, Field, Tag
 from .codecs import Codecs
 from .exprs import ExprReader, is_literal_union
+from .namelock import NameLock, def_key, field_key, variant_key
 from .names import type_name, unique_field_names, variant_names
 from .shapes import Shape, ShapeReader, UnionParts, discriminator_key, pure_ref, text
 from .typedefs import DefKind, TypeDef, TypeModel
@@ -38,13 +40,15 @@ from .types import Encoding, ListOf, Literals, MapOf, Nullable, Ref, TypeExpr
 from .unions import union_decision
 
 
-def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, names_source: str = "names file") -> TypeModel:
+def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, names_source: str = "names file",
+                locked: Mapping[str, str] | None = None) -> TypeModel:
     """Read every ``$def`` of ``schema`` into the type model. Raises DiagnosticError.
 
     ``overrides``: the names file's variant names (``"SessionUpdate/plan"`` -> ``"Plan"``), read
-    from ``names_source`` (for messages).
+    from ``names_source`` (for messages). ``locked``: the names a previous output recorded (see
+    :mod:`acpgen.model.namelock`).
     """
-    reader = _DefReader(schema.defs)
+    reader = _DefReader(schema.defs, NameLock(locked))
     reader.read()
     names = reader.variant_names(overrides or {}, names_source)
     return _Assembler(reader, names).model()
@@ -59,12 +63,13 @@ class _DefReader:
     """Reads each ``$def``, and each type lifted out of a property, into a class, a union or an
     alias; every problem of the schema is collected before the build stops."""
 
-    def __init__(self, defs: dict[str, Any]) -> None:
+    def __init__(self, defs: dict[str, Any], lock: NameLock) -> None:
         self.defs = defs
+        self.lock = lock
+        self.def_names = {name: lock.type_name(def_key(name), type_name(name)) for name in defs}
         self.shapes = ShapeReader(defs)
-        self.exprs = ExprReader(self.shapes)
+        self.exprs = ExprReader(self.shapes, self.def_names, lock)
         self.problems = self.shapes.problems
-        self.def_names = {name: type_name(name) for name in defs}
         self.classes: dict[str, Shape] = {}  # class name -> its shape
         self.unions: dict[str, UnionParts] = {}
         self.aliases: dict[str, tuple[TypeExpr, str, str]] = {}  # alias/literals name -> (expr, description, ptr)
@@ -173,7 +178,7 @@ class _DefReader:
         _stop_on(self.problems)
         taken = {self.def_names[name]: pointer("$defs", name) for name in self.defs}
         taken.update((name, lifted.pointer) for name, lifted in self.exprs.lifted().items() if name not in taken)
-        return variant_names(wanted, taken, overrides, names_source)
+        return variant_names(wanted, taken, overrides, names_source, self.lock)
 
 
 class _Assembler:
@@ -184,6 +189,13 @@ class _Assembler:
         self.names = names
         aliases = {name: expr for name, (expr, _, _) in reader.aliases.items()}
         self.codecs = Codecs(set(reader.classes) | set(names.values()), reader.unions, aliases)
+        # the names lock's record of this model: key -> Python name
+        lifted, lifted_keys = reader.exprs.lifted(), reader.exprs.lifted_keys()
+        self.record = {def_key(d): py for d, py in reader.def_names.items()}
+        self.record.update((variant_key(*k), name) for k, name in names.items())
+        self.record.update((key, name) for name, key in lifted_keys.items() if name in lifted)
+        self.class_keys = {py: def_key(d) for d, py in reader.def_names.items()}
+        self.class_keys.update(lifted_keys)
 
     def leaf_name(self, union: str, shape: Shape) -> str:
         """The class that decodes an object variant of ``union``."""
@@ -193,8 +205,11 @@ class _Assembler:
         return self.reader.def_names[shape.origin]
 
     def make_class(self, name: str, shape: Shape, labels: tuple[str, ...] = (), union: str | None = None) -> ClassDef:
+        class_key = variant_key(union, labels) if union is not None else self.class_keys[name]
         tag_names = unique_field_names(list(shape.tags))
-        field_names = unique_field_names(list(shape.props), frozenset(tag_names.values()))
+        locked = self.reader.lock.fields(class_key)
+        field_names = unique_field_names(list(shape.props), frozenset(tag_names.values()), locked)
+        self.record.update((field_key(class_key, wire), py) for wire, py in field_names.items())
         fields = []
         for wire, (node, ptr) in shape.props.items():
             t = self.reader.exprs.texpr(node, ptr, name, wire)
@@ -240,14 +255,15 @@ class _Assembler:
             kind = DefKind.LITERALS if isinstance(expr, Literals) else DefKind.ALIAS
             types.append(TypeDef(name, kind, description, ptr, (), target=expr, encoding=self.codecs.encoding(expr)))
         py_by_def = self.reader.def_names
+        def_by_py = {py: d for d, py in py_by_def.items()}
         known = set(py_by_def.values()) | set(self.reader.unions)
         finished = []
         for t in types:
-            in_schema = {py_by_def[d] for d in _schema_refs(self.reader.defs.get(t.name)) if d in py_by_def}
+            in_schema = {py_by_def[d] for d in _schema_refs(self.reader.defs.get(def_by_py.get(t.name, ""))) if d in py_by_def}
             refs = sorted((_refs_of(t) | in_schema) & known - {t.name})
             finished.append(replace(t, refs=tuple(refs)))
         finished.sort(key=lambda t: t.name)
-        return TypeModel(types=tuple(finished))
+        return TypeModel(types=tuple(finished), names=dict(sorted(self.record.items())))
 
 
 def _schema_refs(node: Any) -> set[str]:

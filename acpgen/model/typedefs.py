@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from .classes import ClassDef
 from .decisions import ByKind, Decision, Dispatch, TryEach
@@ -39,6 +40,7 @@ class TypeModel:
     """Every type of a schema, ordered by name."""
 
     types: tuple[TypeDef, ...]
+    names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
 
     @property
     def helpers(self) -> tuple[TypeExpr, ...]:

@@ -5,6 +5,11 @@ file, the sha256 of its text and of the text the template rendered before format
 says a file is acpgen's to overwrite or remove; both together let a later run reuse a file on disk
 instead of checking or formatting the same render again (see :mod:`acpgen.output.reuse`). Its text is deterministic:
 sorted keys, no time, no absolute path.
+
+It also records the Python name given to every schema entity (``names``: the names lock, see
+:mod:`acpgen.model.namelock`), which the next run keeps. Beside it, ``acpgen-schema.json`` is a
+copy of the schema the output was generated from, byte for byte, so that ``acpgen diff --out``
+can compare a new schema with it even after the schema file itself was replaced.
 """
 
 from __future__ import annotations
@@ -12,12 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
 
 MANIFEST_NAME = "acpgen-manifest.json"
+SCHEMA_COPY_NAME = "acpgen-schema.json"
 FORMAT = 1
 
 
@@ -36,6 +43,7 @@ class Manifest:
     generator: str  # "acpgen 0.1.0"
     schema_sha256: str
     files: dict[str, FileRecord]  # path relative to the output folder (POSIX) -> record
+    names: dict[str, str] = field(default_factory=dict)  # names-lock key -> Python name
 
     def to_text(self) -> str:
         data = {
@@ -47,19 +55,37 @@ class Manifest:
                 for path, record in sorted(self.files.items())
             },
         }
+        if self.names:
+            data["names"] = dict(sorted(self.names.items()))
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def manifest_for(files: Mapping[str, str], renders: Mapping[str, str], schema_sha256: str) -> Manifest:
+def manifest_for(
+    files: Mapping[str, str], renders: Mapping[str, str], schema_sha256: str, names: Mapping[str, str] | None = None
+) -> Manifest:
     """The manifest that records generated ``files`` (path -> text), each made from the render
-    whose sha256 ``renders`` gives."""
+    whose sha256 ``renders`` gives, and the ``names`` given."""
     records = {path: FileRecord(sha256_text(text), renders[path]) for path, text in files.items()}
-    return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records)
+    return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records,
+                    names=dict(names or {}))
 
 
 def manifest_path(package: str) -> str:
     """The manifest's path relative to the output folder: inside the package's own folder."""
     return f"{package.replace('.', '/')}/{MANIFEST_NAME}"
+
+
+def schema_copy_path(package: str) -> str:
+    """The path of the schema's copy relative to the output folder: beside the manifest."""
+    return f"{package.replace('.', '/')}/{SCHEMA_COPY_NAME}"
+
+
+def read_manifest(out: Path, package: str) -> Manifest | None:
+    """The manifest under ``out``, or None when there is none that acpgen could read."""
+    try:
+        return parse_manifest((out / manifest_path(package)).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ManifestError):
+        return None
 
 
 def sha256_text(text: str) -> str:
@@ -84,7 +110,10 @@ def parse_manifest(text: str) -> Manifest:
         if not isinstance(sha, str) or not isinstance(render_sha, str):
             raise ManifestError(f"bad entry {path!r}")
         records[path] = FileRecord(sha256=sha, render_sha256=render_sha)
-    return Manifest(generator=generator, schema_sha256=schema_sha, files=records)
+    names = data.get("names", {})
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise ManifestError("bad 'names'")
+    return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names)
 
 
 def _safe_relative(path: object) -> bool:

@@ -23,6 +23,7 @@ class LoadedSchema:
     name: str  # the file name, as shown in generated headers and diagnostics
     sha256: str
     document: dict[str, Any]
+    text: str = ""  # the file's text, as read
 
     @property
     def defs(self) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset())
     problems = [*meta_problems, *check_refs(document)]
     if problems:
         raise DiagnosticError([d.in_source(name) for d in problems])
-    return LoadedSchema(name=name, sha256=sha256, document=document)
+    return LoadedSchema(name=name, sha256=sha256, document=document, text=text)
 
 
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:

@@ -34,7 +34,7 @@ def rendered(case: str) -> dict[str, str]:
     """The case's modules as generation renders them, by module name."""
     files = generate(Options(schema=CASES / case / "schema.json", package=PACKAGE)).files
     modules = {rel.split("/", 1)[1]: text for rel, text in files.items()}
-    return {name: text for name, text in modules.items() if name not in RUNTIME_MODULES and name != "py.typed"}
+    return {name: text for name, text in modules.items() if name.endswith(".py") and name not in RUNTIME_MODULES}
 
 
 def test_there_is_a_case_per_feature():

@@ -1,0 +1,118 @@
+"""``acpgen diff`` and the names lock over the real releases of the corpus: every consecutive pair
+of a lineage diffs without error, a few pairs checked by hand give their counts, and regenerating
+release after release renames nothing that still exists."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections import Counter
+
+import pytest
+from support import CORPUS
+from support.lineages import consecutive_pairs, lineages
+
+from acpgen.diff import KINDS, diff_schemas
+from acpgen.diff.changes import BREAKS, SEVERITIES, TIERS
+from acpgen.model.namelock import renamed
+from acpgen.model.typebuild import build_types
+from acpgen.schema.loader import LoadedSchema, load_schema
+
+
+@functools.cache
+def schema(file: str) -> LoadedSchema:
+    """A corpus schema; meta-schema validation is test_method_table's business (and slow)."""
+    digest = hashlib.sha256((CORPUS / file).read_bytes()).hexdigest()
+    return load_schema(CORPUS / file, validated=frozenset({digest}))
+
+
+def test_the_corpus_has_four_lineages_and_91_consecutive_pairs():
+    assert {name: len(files) for name, files in lineages().items()} == {
+        "schema.json": 39, "schema.unstable.json": 39, "v2-schema.json": 8, "v2-schema.unstable.json": 9,
+    }
+    assert len(consecutive_pairs()) == 91
+    assert lineages()["schema.json"][:3] == ["v0.0.33--schema.json", "v0.1.3-alpha.0--schema.json",
+                                             "v0.2.0-alpha.3--schema.json"]
+
+
+def test_every_consecutive_pair_of_the_corpus_diffs():
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    changed = 0
+    for old, new in consecutive_pairs():
+        changes = diff_schemas(schema(old), schema(new))
+        assert all(c.kind in KINDS and c.breaks in BREAKS and c.tier in TIERS for c in changes), (old, new)
+        assert [order[c.severity] for c in changes] == sorted(order[c.severity] for c in changes)
+        changed += bool(changes)
+    # the other 11 pairs change only descriptions, titles of variants that are refs, or
+    # ``discriminator`` keywords that name a tag the variants' consts already give
+    assert changed == 80
+
+
+#: Counts per kind, checked by hand against the two schemas (see the notes beside each).
+PINNED = {
+    # _meta went from "any value" to "an object" everywhere: mechanical, but narrowing
+    ("v0.8.0--schema.json", "v0.9.0--schema.json"): {"type-changed": 88},
+    # the worst pair: ids renamed (id -> methodId, ...), session capabilities and a method dropped
+    ("v1.2.0--v2-schema.unstable.json", "v1.3.0--v2-schema.unstable.json"): {
+        "annotation-added": 6, "annotation-removed": 66, "def-added": 15, "def-removed": 8, "def-renamed": 1,
+        "enum-value-removed": 1, "field-added": 7, "field-added-required": 40, "field-made-optional": 6,
+        "field-removed": 47, "method-removed": 1, "name-renewable": 2, "nullability-changed": 3, "type-changed": 1,
+        "variant-added": 10, "variant-removed": 5,
+    },
+    # compaction arrives (unstable), env-var auth goes, elicitation becomes stable
+    ("v1.6.0--v1-schema.unstable.json", "v1.7.0--v1-schema.unstable.json"): {
+        "annotation-added": 1, "def-added": 5, "def-removed": 2, "field-added": 1, "method-made-stable": 2,
+        "variant-added": 2, "variant-removed": 1,
+    },
+}
+
+
+@pytest.mark.parametrize("pair", list(PINNED), ids=lambda p: f"{p[0]}->{p[1]}")
+def test_counts_per_kind_of_pairs_checked_by_hand(pair):
+    old, new = pair
+    assert dict(Counter(c.kind for c in diff_schemas(schema(old), schema(new)))) == PINNED[pair]
+
+
+def test_the_worst_pair_reports_the_renamed_id_as_removed_and_required():
+    changes = diff_schemas(schema("v1.2.0--v2-schema.unstable.json"), schema("v1.3.0--v2-schema.unstable.json"))
+    by_subject = {(c.kind, c.subject): c for c in changes}
+    removed = by_subject[("field-removed", "AuthMethodAgent.id")]
+    added = by_subject[("field-added-required", "AuthMethodAgent.methodId")]
+    assert (removed.breaks, removed.severity, added.breaks) == ("receiver", "breaking", "sender")
+    assert added.python == "AuthMethodAgent(method_id=...) is a required keyword"
+
+
+def _walk(locked: bool) -> dict[tuple[str, str], tuple[str, str]]:
+    """(release, entity) -> (old name, new name) for every entity a regeneration renamed, walking
+    each lineage from its oldest release; with ``locked``, each run keeps the previous run's names."""
+    found = {}
+    for files in lineages().values():
+        previous = build_types(schema(files[0])).names
+        for file in files[1:]:
+            names = build_types(schema(file), locked=previous if locked else None).names
+            found.update(((file, key), pair) for key, pair in renamed(previous, names).items())
+            previous = names
+    return found
+
+
+def test_regenerating_release_after_release_renames_nothing_that_still_exists():
+    assert _walk(locked=True) == {}
+
+
+def test_without_the_lock_the_rules_rename_classes_an_unrelated_change_touched():
+    free = _walk(locked=False)
+    assert {
+        ("v1.3.0--v2-schema.json", "variants/ContentBlock/text"): ("Text", "TextContentBlock"),
+        ("v1.3.0--v2-schema.unstable.json", "variants/ContentBlock/text"): ("Text", "TextContentBlock"),
+        ("v1.5.0--v2-schema.unstable.json", "variants/AuthMethod/terminal"): ("Terminal", "TerminalAuthMethod"),
+        ("v0.5.0--schema.json", "variants/ContentBlock/resource_link"): ("ResourceLinkContentBlock", "ResourceLink"),
+    }.items() <= free.items()
+    assert len(free) == 18 and all(key.startswith("variants/") for _, key in free)
+
+
+def test_a_new_def_that_wants_a_kept_name_takes_another():
+    old = build_types(schema("v1.4.0--v2-schema.unstable.json")).names
+    new = build_types(schema("v1.5.0--v2-schema.unstable.json"), locked=old).names
+    assert old["variants/AuthMethod/terminal"] == new["variants/AuthMethod/terminal"] == "Terminal"
+    assert "defs/Terminal" not in old and new["defs/Terminal"] == "Terminal_"
+    assert build_types(schema("v1.5.0--v2-schema.unstable.json")).names["defs/Terminal"] == "Terminal"
