@@ -26,6 +26,7 @@ class Side(str, enum.Enum):
     AGENT = "agent"
     CLIENT = "client"
     PROTOCOL = "protocol"
+    PROXY = "proxy"  # proxy chains: proxy/initialize, proxy/successor (newer unstable schemas)
 
 
 #: ``x-side: both`` expands into one entry per side.
@@ -83,7 +84,7 @@ class Method:
 
 
 #: Names the generated handler bases and proxies use for themselves.
-HANDLER_RESERVED = frozenset({"agent", "client", "on_connect", "ext_method", "ext_notification"})
+HANDLER_RESERVED = frozenset({"agent", "client", "peer", "on_connect", "ext_method", "ext_notification"})
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Role:
     """One side as the generated runtime serves it (see ``roles.py``)."""
 
     side: str  # "agent": the side whose methods the base class handles
+    module: str  # "agent": the module (agent.py) and the prefix of its routes (AGENT_ROUTES)
     base_class: str  # "Agent"
     connection_class: str  # "AgentSideConnection"
     peer_side: str  # "client"
@@ -115,8 +117,8 @@ class Spec:
     source: SchemaSource
     protocol_version: int
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
-    side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
-    roles: tuple[Role, ...] = ()  # one per served side, agent first
+    side: str = "both"  # which side the generated package serves: a handling side, or "both" (every one)
+    roles: tuple[Role, ...] = ()  # one per served side: agent, client, then the others by name
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
 
     def serves(self, side: str) -> bool:
@@ -124,6 +126,11 @@ class Spec:
 
     def role(self, side: str) -> Role:
         return next(r for r in self.roles if r.side == side)
+
+    @property
+    def other_roles(self) -> tuple[Role, ...]:
+        """The served sides beyond agent and client (``proxy``): each in a module of its own."""
+        return tuple(r for r in self.roles if r.side not in (Side.AGENT.value, Side.CLIENT.value))
 
     @property
     def classes(self) -> tuple[ClassDef, ...]:
