@@ -3,12 +3,13 @@
 #   make test       -- install acpgen with its test dependencies and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
+#   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc
+.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +35,10 @@ check: $(STAMP)
 
 test: check $(NODE_STAMP)
 	$(BIN)/python -m pytest -q
+
+# Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/corpus_harness.py).
+corpus: $(STAMP)
+	$(BIN)/python tests/corpus_harness.py
 
 # Codec throughput and import time against the official ACP Python SDK (ratios, same run).
 bench-codec: $(STAMP)

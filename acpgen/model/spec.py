@@ -103,6 +103,11 @@ class Role:
     model_names: tuple[str, ...]  # params and result types of both, sorted
     stub: bool = False  # the schema has every method the side's stub server is written against
 
+    @property
+    def exports(self) -> tuple[str, ...]:
+        """The side module's classes, in the order isort and ruff sort them."""
+        return import_order((self.base_class, self.connection_class, self.proxy_class))
+
 
 @dataclass(frozen=True)
 class SchemaSource:
