@@ -188,4 +188,24 @@ def test_a_side_the_schema_does_not_declare_is_refused(cli, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_side_acpgen_does_not_know_is_served_too(tmp_path, write_schema):
+    doc = mini_schema()
+    doc["$defs"]["LogNotification"]["x-side"] = "editor"
+    acp = _package(write_schema(doc), "acp_with_editor", tmp_path / "out")
+    assert {"Editor", "EditorProxy", "EditorSideConnection"} <= set(acp.__all__)
+    assert [(r.method, r.handler) for r in acp.editor.EDITOR_ROUTES] == [("log/line", "log_line")]
+    assert inspect.iscoroutinefunction(acp.EditorProxy.log_line)
+
+
+def test_a_side_named_like_a_module_is_an_error(write_schema):
+    doc = mini_schema()
+    doc["$defs"]["LogNotification"]["x-side"] = "models"
+    try:
+        generate(Options(schema=write_schema(doc)))
+    except DiagnosticError as exc:
+        assert str(exc) == "error: #: x-side 'models' cannot be served: its module models.py is one acpgen writes"
+    else:
+        raise AssertionError("no error")
+
+
 run_async_tests(globals())
