@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jinja2
@@ -118,16 +118,15 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
     types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
     dropped = tuple(m for m in every_method if m not in methods)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
-    kept_types = select_types(types.types, kept=methods, dropped=dropped)
     spec = Spec(
         source=source,
         protocol_version=_protocol_version(schema.document),
         methods=methods,
         side=options.side,
-        types=kept_types,
-        roles=build_roles(methods, options.side, frozenset(Spec(source, 1, (), types=kept_types).type_names)),
+        types=select_types(types.types, kept=methods, dropped=dropped),
     )
-    return spec, warnings
+    # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
+    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings
 
 
 def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:

@@ -208,4 +208,16 @@ def test_a_side_named_like_a_module_is_an_error(write_schema):
         raise AssertionError("no error")
 
 
+def test_a_side_whose_class_would_be_a_types_name_is_an_error(write_schema):
+    doc = mini_schema()
+    doc["$defs"]["LogNotification"]["x-side"] = "editor"
+    doc["$defs"]["EditorProxy"] = {"type": "object", "properties": {}}
+    try:
+        generate(Options(schema=write_schema(doc)))
+    except DiagnosticError as exc:
+        assert str(exc) == "error: #: x-side 'editor' cannot be served: EditorProxy would be a type's name too"
+    else:
+        raise AssertionError("no error")
+
+
 run_async_tests(globals())
