@@ -4,12 +4,13 @@
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
+#   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc bench-diff
+.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,10 @@ check: $(STAMP)
 
 test: check $(NODE_STAMP)
 	$(BIN)/python -m pytest -q
+
+# Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
+corpus: $(STAMP)
+	$(BIN)/python tests/support/corpus_harness.py
 
 # Codec throughput and import time against the official ACP Python SDK (ratios, same run).
 bench-codec: $(STAMP)

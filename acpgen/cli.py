@@ -128,9 +128,12 @@ def output_options(func: F) -> F:
         click.option("--package", default=None, help=f"Dotted name of the generated package. [default: {DEFAULT_PACKAGE}]"),
         click.option(
             "--side",
-            type=click.Choice(SIDES),
+            metavar="SIDE",
             default=None,
-            help="The side the package serves: its handler base and the other side's proxy. [default: both]",
+            help=(
+                f"The side the package serves: its handler base and the other side's proxy; one of {', '.join(SIDES)},"
+                " or another side the schema declares (proxy). [default: both: every side]"
+            ),
         ),
         click.option(
             "--stable-only/--all-methods",

@@ -18,7 +18,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
-from .model.selection import SIDES
 
 PYPROJECT = "pyproject.toml"
 _PATHS = ("schema", "out", "templates", "names")
@@ -77,8 +76,6 @@ def load_config(start: Path) -> Config:
             values[key] = value
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, found {value!r}")
-        elif key == "side" and value not in SIDES:
-            raise ConfigError(f"{where} must be one of {', '.join(SIDES)}, found {value!r}")
         elif key in _PATHS:
             values[key] = Path(os.path.relpath(path.parent / value, start))
         else:

@@ -15,7 +15,7 @@ from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
 from .model.roles import build_roles, served_sides
-from .model.selection import SIDES, select_methods, select_types
+from .model.selection import select_methods, select_types
 from .model.spec import Method, SchemaSource, Spec
 from .model.typebuild import build_types
 from .output.manifest import schema_copy_path, sha256_text
@@ -52,6 +52,9 @@ MODULE_SIDES = {
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
 }
+#: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
+OTHER_SIDE_TEMPLATE = "side.py.jinja"
+
 #: The stub servers, each emitted only when the schema has the methods it is written against.
 STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 
@@ -73,7 +76,7 @@ class Options:
     schema: Path | None = None
     package: str = DEFAULT_PACKAGE
     templates: Path | None = None  # a user's folder whose templates override the built-in ones
-    side: str = "both"  # "agent", "client" or "both": what the generated package serves
+    side: str = "both"  # "agent", "client", another side the schema declares, or "both" (all of them)
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
 
@@ -133,10 +136,10 @@ def spec_of(
         methods=methods,
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
-        roles=build_roles(methods, options.side),
         names=types.names,
     )
-    return spec, warnings
+    # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
+    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings
 
 
 def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tuple[Method, ...]:
@@ -195,6 +198,11 @@ def generate(
         if only is None or name in only:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)
+    for role in spec.other_roles:  # proxy.py, ...: one module per side beyond agent and client
+        name = f"{role.module}.py"
+        if only is None or name in only:
+            path = f"{root}/{name}"
+            files[path], renders[path] = renderer.module(name, path, template=OTHER_SIDE_TEMPLATE, role=role)
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"] = text
         renders[f"{root}/{name}"] = sha256_text(text)
@@ -218,29 +226,31 @@ class _Renderer:
         self.env = make_environment(templates)
         self.plain_env: jinja2.Environment | None = None
 
-    def module(self, name: str, path: str) -> tuple[str, str]:
-        """The module's text and the sha256 of its render (the text before formatting)."""
-        template = f"{name}.jinja"
+    def module(self, name: str, path: str, template: str | None = None, **context: object) -> tuple[str, str]:
+        """The module's text and the sha256 of its render (the text before formatting).
+
+        ``template`` defaults to ``<name>.jinja``; ``context`` adds to the template's variables.
+        """
+        template = template or f"{name}.jinja"
+        context = {**self.context, **context}
         if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{runtime_source(name)}"
             return text, sha256_text(text)
         if not reads_user_templates(self.env, template, self.templates):
             try:
-                text = self.env.get_template(template).render(self.context)
+                text = self.env.get_template(template).render(context)
             except Unfitted:
                 pass
             else:
                 return self.reuse.parsed(text, path), sha256_text(text)
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
-        text = self.plain_env.get_template(template).render(self.context)
+        text = self.plain_env.get_template(template).render(context)
         return self.reuse.format(text, path), sha256_text(text)
 
 
 def check_options(options: Options) -> None:
     if not _PACKAGE_RE.match(options.package):
         raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
-    if options.side not in SIDES:
-        raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
 

@@ -6,6 +6,10 @@ result type of a request. Which one is read from the JSON-RPC envelopes that ref
 has an ``id`` it is a request, without ``id`` a notification, under ``result`` a result.
 Types no envelope references are classified by their name's suffix (``...Request``,
 ``...Response``, ``...Notification``), as in the earliest releases.
+
+Method ids are unique per side: when one side handles a wire name both as a request and as a
+notification, the notification's id is the request's plus ``_notification``
+(``mcp_message`` / ``mcp_message_notification``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from .naming import method_id
 from .spec import BOTH, KNOWN_SIDES, Kind, Method, Side
 
 UNSTABLE_MARK = "**UNSTABLE**"
+#: A method one side handles both as a request and as a notification (``mcp/message``): the request
+#: keeps the method id, the notification's id (and handler name) adds this.
+NOTIFICATION_SUFFIX = "_notification"
 
 _PARAMS = "params"
 _RESULT = "result"
@@ -63,6 +70,7 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
             diagnostics.append(_conflict(found, f"result types for {wire_name!r} on side {side!r}"))
 
     methods = []
+    doubled = {(w, s) for (w, s, k) in params if k is Kind.NOTIFICATION and (w, s, Kind.REQUEST) in params}
     for (wire_name, side, kind), found in sorted(params.items(), key=lambda i: _sort_key(*i[0])):
         if len(found) > 1:
             diagnostics.append(_conflict(found, f"params types for {kind.value} {wire_name!r} on side {side!r}"))
@@ -70,10 +78,11 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
         entry = found[0]
         result = results.get((wire_name, side), []) if kind is Kind.REQUEST else []
         descriptions = [*envelope_descriptions.get(entry.name, ()), entry.description]
+        suffix = NOTIFICATION_SUFFIX if kind is Kind.NOTIFICATION and (wire_name, side) in doubled else ""
         methods.append(
             Method(
                 wire_name=wire_name,
-                id=method_id(wire_name),
+                id=method_id(wire_name) + suffix,
                 side=side,
                 kind=kind,
                 params_type=entry.name,
@@ -84,9 +93,25 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
             )
         )
 
+    diagnostics.extend(_id_clashes(methods))
     if any(d.severity is Severity.ERROR for d in diagnostics):
         raise DiagnosticError(_ordered(diagnostics, schema.name))
     return tuple(methods), tuple(_ordered(diagnostics, schema.name))
+
+
+def _id_clashes(methods: list[Method]) -> list[Diagnostic]:
+    """Two methods of one side with the same id (``doc/didOpen`` and ``doc/did_open``) would need one
+    handler: an error at the second one's params type."""
+    seen: dict[tuple[str, str], Method] = {}
+    problems = []
+    for m in methods:
+        first = seen.setdefault((m.side, m.id), m)
+        if first is not m:
+            problems.append(
+                error(m.pointer + "/x-method", f"methods {first.wire_name!r} ({first.kind.value}) and {m.wire_name!r}"
+                      f" ({m.kind.value}) of side {m.side!r} would both have the id {m.id!r}")
+            )
+    return problems
 
 
 def summarize(description: str) -> str:

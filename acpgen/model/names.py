@@ -40,6 +40,24 @@ RESERVED_TYPE_NAMES = frozenset(
     }
 )
 
+#: Names the package root and the side modules (agent.py, client.py, ...) bind besides the types:
+#: the runtime's classes and functions, the submodules, and what the side modules import. A type
+#: never takes one either, so ``from acp_bindings import X`` is always the one thing named X. The
+#: names of the sides acpgen knows are here for every schema (a type's name must not depend on
+#: ``--side`` or on which sides a schema declares); a side it does not know is checked against
+#: the types when its role is built (``roles.py``).
+RUNTIME_NAMES = frozenset(
+    {
+        "METHODS", "PROTOCOL_VERSION", "MethodInfo", "DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError",
+        "Agent", "AgentSideConnection", "AgentProxy", "AGENT_ROUTES", "run_agent",
+        "Client", "ClientSideConnection", "ClientProxy", "CLIENT_ROUTES", "spawn_agent",
+        "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
+        "in_memory_pair", "models", "methods", "agent", "client", "proxy", "pair", "stub_agent", "stub_client",
+        "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
+    }
+)
+RESERVED_TYPE_NAMES |= RUNTIME_NAMES
+
 #: Field names a class uses itself; a property with one of these names gets a ``_`` suffix.
 RESERVED_FIELD_NAMES = frozenset(
     {"extra", "to_json", "from_json", "self", "cls", "_nulls", "Any", "Optional", "Union", "Literal", "ClassVar",
@@ -136,7 +154,8 @@ def variant_names(
     candidates: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
     for k in keys:
         if k not in pinned and k not in kept:
-            candidates[type_name(pascal_case("_".join(k[1])) or "Variant")].append(k)
+            # not type_name(): a reserved name is not escaped but taken, so it gets the union's name
+            candidates[python_identifier(pascal_case("_".join(k[1])) or "Variant")].append(k)
     result = {**pinned, **kept}
     blocked = set(taken) | RESERVED_TYPE_NAMES | set(pinned.values()) | lock.type_names
     for name, owners in sorted(candidates.items()):

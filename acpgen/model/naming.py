@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Iterable
+
+#: The names :func:`python_identifier` escapes, fixed so the output is the same under every Python
+#: that runs acpgen: the keywords of Python 3.10 to 3.14 (the same 35 in each), and the soft
+#: keywords ``_``, ``case`` and ``match`` (soft since 3.10). ``type``, a soft keyword only from
+#: 3.12 on, is not in it: like every soft keyword it is a legal attribute, parameter and variable
+#: name in every version (it is a keyword only at the start of a ``type X = ...`` statement), and
+#: escaping it would rename every ``type`` field of the output.
+ESCAPED_KEYWORDS = frozenset(
+    {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+        "_", "case", "match",
+    }
+)
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -28,12 +42,12 @@ def python_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
     """Make ``name`` a safe Python identifier.
 
     Characters outside ``[A-Za-z0-9_]`` become ``_``; a leading digit gets a ``_`` prefix;
-    keywords, soft keywords and names in ``reserved`` get a ``_`` suffix.
+    the names in :data:`ESCAPED_KEYWORDS` and in ``reserved`` get a ``_`` suffix.
     """
     ident = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
     if ident[0].isdigit():
         ident = "_" + ident
-    while keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in reserved:
+    while ident in ESCAPED_KEYWORDS or ident in reserved:
         ident += "_"
     return ident
 

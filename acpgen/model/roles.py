@@ -3,12 +3,18 @@
 A role is what one side of a connection needs: the handler base class for the methods it
 handles, the typed proxy for the methods of the other side, and the connection class that
 ties them together. Names are decided here, so templates only print them.
+
+Agent and client call each other. Every other side the method table has (``x-side: proxy``) gets
+the same, named after it (``Proxy``, ``ProxyProxy``, ``ProxySideConnection``, in ``proxy.py``),
+with the side itself as the peer: both ends of a proxy-chain link handle and call its methods.
 """
 
 from __future__ import annotations
 
-from .naming import import_order
-from .spec import Method, Role, Side
+from ..diagnostics import DiagnosticError, error
+from .names import RUNTIME_NAMES, pascal_case
+from .naming import import_order, python_identifier, snake_case
+from .spec import KNOWN_SIDES, Method, Role, Side
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),
@@ -41,35 +47,72 @@ STUB_METHODS: dict[str, dict[str, tuple[str, str | None]]] = {
 }
 
 
-def served_sides(side: str) -> tuple[str, ...]:
+def handling_sides(methods: tuple[Method, ...]) -> tuple[str, ...]:
+    """The sides a package can serve: agent and client always, then every other side of the table
+    by name (``proxy``). Not ``protocol``: its one method, ``$/cancel_request``, is the runtime's."""
+    others = sorted({m.side for m in methods} - {Side.AGENT.value, Side.CLIENT.value, Side.PROTOCOL.value})
+    return (Side.AGENT.value, Side.CLIENT.value, *others)
+
+
+def served_sides(side: str, methods: tuple[Method, ...] = ()) -> tuple[str, ...]:
     """The sides a package generated with ``--side`` serves, in a fixed order."""
-    return (Side.AGENT.value, Side.CLIENT.value) if side == "both" else (side,)
+    return handling_sides(methods) if side == "both" else (side,)
 
 
-def build_roles(methods: tuple[Method, ...], side: str) -> tuple[Role, ...]:
+def build_roles(methods: tuple[Method, ...], side: str, taken: frozenset[str] = frozenset()) -> tuple[Role, ...]:
+    """One role per served side. ``taken``: the type names, which a side's own names must not meet.
+
+    Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
+    whose names cannot be made (an x-side named like a module, or whose class names are a type's).
+    """
+    sides = handling_sides(methods)
+    if side != "both" and side not in sides:
+        raise DiagnosticError([error("", f"--side {side!r} is not one of {', '.join((*sides, 'both'))}")])
     roles = []
-    for served in served_sides(side):
-        if served not in _NAMES:
-            continue  # an unknown --side value; option checking reports it
-        base_class, connection_class, peer_attr, proxy_class = _NAMES[served]
+    for served in served_sides(side, methods):
+        if served in _NAMES:
+            base_class, connection_class, peer_attr, proxy_class = _NAMES[served]
+            module, peer_side = served, _OTHER[served]
+        else:
+            module, base_class = _other_side_names(served, taken)
+            connection_class, peer_attr, proxy_class = f"{base_class}SideConnection", "peer", f"{base_class}Proxy"
+            peer_side = served  # both ends of a proxy chain's link call proxy/successor on each other
         handles = tuple(m for m in methods if m.side == served)
-        calls = tuple(m for m in methods if m.side == _OTHER[served])
+        calls = tuple(m for m in methods if m.side == peer_side)
         types = {m.params_type for m in handles + calls} | {m.result_type for m in handles + calls if m.result_type}
         roles.append(
             Role(
                 side=served,
+                module=module,
                 base_class=base_class,
                 connection_class=connection_class,
-                peer_side=_OTHER[served],
+                peer_side=peer_side,
                 peer_attr=peer_attr,
                 proxy_class=proxy_class,
                 handles=handles,
                 calls=calls,
                 model_names=import_order(types),
-                stub=_has_stub_methods(handles + calls, STUB_METHODS[served]),
+                stub=served in STUB_METHODS and _has_stub_methods(handles + calls, STUB_METHODS[served]),
             )
         )
     return tuple(roles)
+
+
+#: The modules every package may have: an x-side that would take one of their names cannot be served.
+FIXED_MODULES = frozenset({"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "_codec", "_rpc"})
+
+
+def _other_side_names(side: str, taken: frozenset[str]) -> tuple[str, str]:
+    """The module and handler base class of a side beyond agent and client: ``proxy``, ``Proxy``."""
+    module = python_identifier(snake_case(side))
+    base_class = python_identifier(pascal_case(side) or "Side")
+    where = f"x-side {side!r}"
+    if module in FIXED_MODULES or module.startswith("_"):
+        raise DiagnosticError([error("", f"{where} cannot be served: its module {module}.py is one acpgen writes")])
+    clashes = sorted({base_class, f"{base_class}SideConnection", f"{base_class}Proxy", module} & (taken | RUNTIME_NAMES))
+    if clashes and side not in KNOWN_SIDES:  # a known side's names are reserved: no type has them
+        raise DiagnosticError([error("", f"{where} cannot be served: {', '.join(clashes)} would be a type's name too")])
+    return module, base_class
 
 
 def _has_stub_methods(methods: tuple[Method, ...], needed: dict[str, tuple[str, str | None]]) -> bool:

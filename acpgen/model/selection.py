@@ -1,8 +1,9 @@
 """Selection: what a generated package leaves out.
 
 ``--stable-only`` drops every unstable method, and every type that only unstable methods use.
-``--side`` names the side the package serves; it is carried in ``Spec.side`` and the templates
-emit that side's handler base and the other side's proxy. An agent still calls the client's
+``--side`` names the side the package serves (``agent``, ``client``, another side the schema
+declares, or ``both``: every one); it is carried in ``Spec.side`` and the templates emit that
+side's handler base and the other side's proxy. An agent still calls the client's
 methods, so ``--side`` keeps the whole method table and the types it uses.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from .spec import Method
 from .typedefs import TypeDef
 
-#: The values of ``--side``.
+#: The values of ``--side`` every schema accepts; a schema may declare more sides (``proxy``).
 SIDES = ("agent", "client", "both")
 
 

@@ -24,6 +24,7 @@ class Side(str, enum.Enum):
     AGENT = "agent"
     CLIENT = "client"
     PROTOCOL = "protocol"
+    PROXY = "proxy"  # proxy chains: proxy/initialize, proxy/successor (newer unstable schemas)
 
 
 #: ``x-side: both`` expands into one entry per side.
@@ -81,7 +82,7 @@ class Method:
 
 
 #: Names the generated handler bases and proxies use for themselves.
-HANDLER_RESERVED = frozenset({"agent", "client", "on_connect", "ext_method", "ext_notification"})
+HANDLER_RESERVED = frozenset({"agent", "client", "peer", "on_connect", "ext_method", "ext_notification"})
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Role:
     """One side as the generated runtime serves it (see ``roles.py``)."""
 
     side: str  # "agent": the side whose methods the base class handles
+    module: str  # "agent": the module (agent.py) and the prefix of its routes (AGENT_ROUTES)
     base_class: str  # "Agent"
     connection_class: str  # "AgentSideConnection"
     peer_side: str  # "client"
@@ -98,6 +100,11 @@ class Role:
     calls: tuple[Method, ...]  # methods of the peer, called through the proxy
     model_names: tuple[str, ...]  # params and result types of both, sorted
     stub: bool = False  # the schema has every method the side's stub server is written against
+
+    @property
+    def exports(self) -> tuple[str, ...]:
+        """The side module's classes, in the order isort and ruff sort them."""
+        return import_order((self.base_class, self.connection_class, self.proxy_class))
 
 
 @dataclass(frozen=True)
@@ -122,8 +129,8 @@ class Spec:
     source: SchemaSource
     protocol_version: int
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
-    side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
-    roles: tuple[Role, ...] = ()  # one per served side, agent first
+    side: str = "both"  # which side the generated package serves: a handling side, or "both" (every one)
+    roles: tuple[Role, ...] = ()  # one per served side: agent, client, then the others by name
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
 
@@ -132,6 +139,11 @@ class Spec:
 
     def role(self, side: str) -> Role:
         return next(r for r in self.roles if r.side == side)
+
+    @property
+    def other_roles(self) -> tuple[Role, ...]:
+        """The served sides beyond agent and client (``proxy``): each in a module of its own."""
+        return tuple(r for r in self.roles if r.side not in (Side.AGENT.value, Side.CLIENT.value))
 
     @property
     def classes(self) -> tuple[ClassDef, ...]:

@@ -29,7 +29,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, NamedTuple, Protocol
 
 __all__ = [
@@ -701,8 +701,11 @@ class Codec(NamedTuple):
 
 
 class Route(NamedTuple):
-    """One method a side handles: the handler's attribute name and its params type."""
+    """One method a side handles: its wire name, the handler's attribute name and its params type.
 
+    A side may handle one wire name both as a request and as a notification (two routes)."""
+
+    method: str
     handler: str
     params_type: Any
     is_request: bool
@@ -712,16 +715,14 @@ class TypedDispatcher:
     """Decodes params, calls the handler object's method, encodes its result."""
 
     def __init__(
-        self, target: Any, routes: Mapping[str, Route], codec: Codec, name: str = "acp"
+        self, target: Any, routes: Collection[Route], codec: Codec, name: str = "acp"
     ) -> None:
         self._requests = {
-            w: (getattr(target, r.handler), r.params_type)
-            for w, r in routes.items()
-            if r.is_request
+            r.method: (getattr(target, r.handler), r.params_type) for r in routes if r.is_request
         }
         self._notifications = {
-            w: (getattr(target, r.handler), r.params_type)
-            for w, r in routes.items()
+            r.method: (getattr(target, r.handler), r.params_type)
+            for r in routes
             if not r.is_request
         }
         self._ext_method = target.ext_method

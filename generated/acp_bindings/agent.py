@@ -307,38 +307,41 @@ class Agent:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Agent method that handles it.
-AGENT_ROUTES: dict[str, _rpc.Route] = {
-    "authenticate": _rpc.Route("authenticate", AuthenticateRequest, True),
-    "document/didChange": _rpc.Route("document_did_change", DidChangeDocumentNotification, False),
-    "document/didClose": _rpc.Route("document_did_close", DidCloseDocumentNotification, False),
-    "document/didFocus": _rpc.Route("document_did_focus", DidFocusDocumentNotification, False),
-    "document/didOpen": _rpc.Route("document_did_open", DidOpenDocumentNotification, False),
-    "document/didSave": _rpc.Route("document_did_save", DidSaveDocumentNotification, False),
-    "initialize": _rpc.Route("initialize", InitializeRequest, True),
-    "logout": _rpc.Route("logout", LogoutRequest, True),
-    "nes/accept": _rpc.Route("nes_accept", AcceptNesNotification, False),
-    "nes/close": _rpc.Route("nes_close", CloseNesRequest, True),
-    "nes/reject": _rpc.Route("nes_reject", RejectNesNotification, False),
-    "nes/start": _rpc.Route("nes_start", StartNesRequest, True),
-    "nes/suggest": _rpc.Route("nes_suggest", SuggestNesRequest, True),
-    "providers/disable": _rpc.Route("providers_disable", DisableProvidersRequest, True),
-    "providers/list": _rpc.Route("providers_list", ListProvidersRequest, True),
-    "providers/set": _rpc.Route("providers_set", SetProvidersRequest, True),
-    "session/cancel": _rpc.Route("session_cancel", CancelNotification, False),
-    "session/close": _rpc.Route("session_close", CloseSessionRequest, True),
-    "session/fork": _rpc.Route("session_fork", ForkSessionRequest, True),
-    "session/list": _rpc.Route("session_list", ListSessionsRequest, True),
-    "session/load": _rpc.Route("session_load", LoadSessionRequest, True),
-    "session/new": _rpc.Route("session_new", NewSessionRequest, True),
-    "session/prompt": _rpc.Route("session_prompt", PromptRequest, True),
-    "session/resume": _rpc.Route("session_resume", ResumeSessionRequest, True),
-    "session/set_config_option": _rpc.Route(
-        "session_set_config_option", SetSessionConfigOptionRequest, True
+#: The Agent method that handles each method: wire name, handler, params type, is a request.
+AGENT_ROUTES: tuple[_rpc.Route, ...] = (
+    _rpc.Route("authenticate", "authenticate", AuthenticateRequest, True),
+    _rpc.Route("document/didChange", "document_did_change", DidChangeDocumentNotification, False),
+    _rpc.Route("document/didClose", "document_did_close", DidCloseDocumentNotification, False),
+    _rpc.Route("document/didFocus", "document_did_focus", DidFocusDocumentNotification, False),
+    _rpc.Route("document/didOpen", "document_did_open", DidOpenDocumentNotification, False),
+    _rpc.Route("document/didSave", "document_did_save", DidSaveDocumentNotification, False),
+    _rpc.Route("initialize", "initialize", InitializeRequest, True),
+    _rpc.Route("logout", "logout", LogoutRequest, True),
+    _rpc.Route("nes/accept", "nes_accept", AcceptNesNotification, False),
+    _rpc.Route("nes/close", "nes_close", CloseNesRequest, True),
+    _rpc.Route("nes/reject", "nes_reject", RejectNesNotification, False),
+    _rpc.Route("nes/start", "nes_start", StartNesRequest, True),
+    _rpc.Route("nes/suggest", "nes_suggest", SuggestNesRequest, True),
+    _rpc.Route("providers/disable", "providers_disable", DisableProvidersRequest, True),
+    _rpc.Route("providers/list", "providers_list", ListProvidersRequest, True),
+    _rpc.Route("providers/set", "providers_set", SetProvidersRequest, True),
+    _rpc.Route("session/cancel", "session_cancel", CancelNotification, False),
+    _rpc.Route("session/close", "session_close", CloseSessionRequest, True),
+    _rpc.Route("session/fork", "session_fork", ForkSessionRequest, True),
+    _rpc.Route("session/list", "session_list", ListSessionsRequest, True),
+    _rpc.Route("session/load", "session_load", LoadSessionRequest, True),
+    _rpc.Route("session/new", "session_new", NewSessionRequest, True),
+    _rpc.Route("session/prompt", "session_prompt", PromptRequest, True),
+    _rpc.Route("session/resume", "session_resume", ResumeSessionRequest, True),
+    _rpc.Route(
+        "session/set_config_option",
+        "session_set_config_option",
+        SetSessionConfigOptionRequest,
+        True,
     ),
-    "session/set_mode": _rpc.Route("session_set_mode", SetSessionModeRequest, True),
-    "session/set_model": _rpc.Route("session_set_model", SetSessionModelRequest, True),
-}
+    _rpc.Route("session/set_mode", "session_set_mode", SetSessionModeRequest, True),
+    _rpc.Route("session/set_model", "session_set_model", SetSessionModelRequest, True),
+)
 
 
 class ClientProxy(_rpc.Proxy):

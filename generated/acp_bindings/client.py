@@ -202,26 +202,26 @@ class Client:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Client method that handles it.
-CLIENT_ROUTES: dict[str, _rpc.Route] = {
-    "elicitation/complete": _rpc.Route(
-        "elicitation_complete", CompleteElicitationNotification, False
+#: The Client method that handles each method: wire name, handler, params type, is a request.
+CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
+    _rpc.Route(
+        "elicitation/complete", "elicitation_complete", CompleteElicitationNotification, False
     ),
-    "elicitation/create": _rpc.Route("elicitation_create", CreateElicitationRequest, True),
-    "fs/read_text_file": _rpc.Route("fs_read_text_file", ReadTextFileRequest, True),
-    "fs/write_text_file": _rpc.Route("fs_write_text_file", WriteTextFileRequest, True),
-    "session/request_permission": _rpc.Route(
-        "session_request_permission", RequestPermissionRequest, True
+    _rpc.Route("elicitation/create", "elicitation_create", CreateElicitationRequest, True),
+    _rpc.Route("fs/read_text_file", "fs_read_text_file", ReadTextFileRequest, True),
+    _rpc.Route("fs/write_text_file", "fs_write_text_file", WriteTextFileRequest, True),
+    _rpc.Route(
+        "session/request_permission", "session_request_permission", RequestPermissionRequest, True
     ),
-    "session/update": _rpc.Route("session_update", SessionNotification, False),
-    "terminal/create": _rpc.Route("terminal_create", CreateTerminalRequest, True),
-    "terminal/kill": _rpc.Route("terminal_kill", KillTerminalRequest, True),
-    "terminal/output": _rpc.Route("terminal_output", TerminalOutputRequest, True),
-    "terminal/release": _rpc.Route("terminal_release", ReleaseTerminalRequest, True),
-    "terminal/wait_for_exit": _rpc.Route(
-        "terminal_wait_for_exit", WaitForTerminalExitRequest, True
+    _rpc.Route("session/update", "session_update", SessionNotification, False),
+    _rpc.Route("terminal/create", "terminal_create", CreateTerminalRequest, True),
+    _rpc.Route("terminal/kill", "terminal_kill", KillTerminalRequest, True),
+    _rpc.Route("terminal/output", "terminal_output", TerminalOutputRequest, True),
+    _rpc.Route("terminal/release", "terminal_release", ReleaseTerminalRequest, True),
+    _rpc.Route(
+        "terminal/wait_for_exit", "terminal_wait_for_exit", WaitForTerminalExitRequest, True
     ),
-}
+)
 
 
 class AgentProxy(_rpc.Proxy):

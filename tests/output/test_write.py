@@ -184,7 +184,7 @@ def test_output_folder_not_writable(cli, generated, write_schema):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--side", "editor"], "error: Invalid value for '--side': 'editor' is not one of 'agent', 'client', 'both'."),
+        (["--side", "editor"], "error: #: --side 'editor' is not one of agent, client, both"),
         (["--sid", "agent"], "error: No such option '--sid'. Did you mean '--side'?"),
         (["--package", "my-pkg"], "error: #: --package 'my-pkg' is not a dotted Python name"),
         (["--templates", "no/such/folder"], "error: #: --templates 'no/such/folder' is not a folder"),

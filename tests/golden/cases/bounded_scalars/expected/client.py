@@ -52,9 +52,9 @@ class Client:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Client method that handles it.
-CLIENT_ROUTES: dict[str, _rpc.Route] = {
-}
+#: The Client method that handles each method: wire name, handler, params type, is a request.
+CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
+)
 
 
 class AgentProxy(_rpc.Proxy):

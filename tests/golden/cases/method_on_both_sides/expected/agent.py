@@ -60,10 +60,10 @@ class Agent:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Agent method that handles it.
-AGENT_ROUTES: dict[str, _rpc.Route] = {
-    "ping": _rpc.Route("ping", PingRequest, True),
-}
+#: The Agent method that handles each method: wire name, handler, params type, is a request.
+AGENT_ROUTES: tuple[_rpc.Route, ...] = (
+    _rpc.Route("ping", "ping", PingRequest, True),
+)
 
 
 class ClientProxy(_rpc.Proxy):

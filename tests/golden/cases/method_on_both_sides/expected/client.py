@@ -70,11 +70,11 @@ class Client:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Client method that handles it.
-CLIENT_ROUTES: dict[str, _rpc.Route] = {
-    "log/line": _rpc.Route("log_line", LogNotification, False),
-    "ping": _rpc.Route("ping", PingRequest, True),
-}
+#: The Client method that handles each method: wire name, handler, params type, is a request.
+CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
+    _rpc.Route("log/line", "log_line", LogNotification, False),
+    _rpc.Route("ping", "ping", PingRequest, True),
+)
 
 
 class AgentProxy(_rpc.Proxy):

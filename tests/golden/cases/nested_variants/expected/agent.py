@@ -49,9 +49,9 @@ class Agent:
         _rpc.log_unhandled(method)
 
 
-#: Wire name -> the Agent method that handles it.
-AGENT_ROUTES: dict[str, _rpc.Route] = {
-}
+#: The Agent method that handles each method: wire name, handler, params type, is a request.
+AGENT_ROUTES: tuple[_rpc.Route, ...] = (
+)
 
 
 class ClientProxy(_rpc.Proxy):
