@@ -10,6 +10,7 @@ from pathlib import Path
 import jinja2
 
 from . import __version__
+from .capabilities import build_capabilities
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .ir import SchemaSource, Spec
 from .layout import Unfitted
@@ -40,6 +41,8 @@ OUTPUT_MODULES = (
     "pair.py",
     "stub_agent.py",
     "stub_client.py",
+    "_checks.py",
+    "inspect.py",
 )
 
 #: Modules only some packages need: the sides that must all be served for the module to be emitted.
@@ -50,6 +53,8 @@ MODULE_SIDES = {
     "client.py": ("client",),
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
+    "_checks.py": ("agent", "client"),
+    "inspect.py": ("agent", "client"),
 }
 #: The stub servers, each emitted only when the schema has the methods it is written against.
 STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
@@ -57,7 +62,7 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py"})
+RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py", "_checks.py", "inspect.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
@@ -122,6 +127,7 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         roles=build_roles(methods, options.side),
+        capabilities=build_capabilities(schema, methods),
     )
     return spec, warnings
 

@@ -118,6 +118,7 @@ class Spec:
     side: str = "both"  # which side the generated package serves: "agent", "client" or "both"
     roles: tuple[Role, ...] = ()  # one per served side, agent first
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.typemodel)
+    capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.capabilities
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
