@@ -21,6 +21,7 @@ from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, gener
 from .manifest import manifest_for, manifest_path
 from .reuse import reuse_from_output
 from .selection import SIDES
+from .validate import DIRECTIONS, TranscriptError, Validator
 from .writer import WriteError, write_output
 
 EXIT_DRIFT = 1
@@ -222,6 +223,36 @@ def check_command(**flags: Any) -> None:
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
     sys.exit(EXIT_DRIFT)
+
+
+@main.command(name="validate")
+@schema_option
+@click.argument("transcript", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "--direction",
+    type=click.Choice(DIRECTIONS),
+    default=None,
+    help="The direction of messages that do not name one (a plain capture). [default: read from their methods]",
+)
+@click.option("--strict", is_flag=True, help="Report warnings as errors.")
+def validate_command(schema: Path | None, transcript: Path, fmt: str, direction: str | None, strict: bool) -> None:
+    """Check a recorded ACP transcript (NDJSON) against the schema, message by message."""
+    try:
+        validator = Validator(schema)
+        try:
+            report = validator.validate(transcript, direction=direction, strict=strict)
+        finally:
+            validator.close()
+    except DiagnosticError as exc:
+        _report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+    except TranscriptError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.text())
+    sys.exit(EXIT_DRIFT if report.errors else 0)
 
 
 def _fail(message: str) -> NoReturn:

@@ -123,6 +123,8 @@ class Checker:
 
     ``methods``: the package's ``METHODS``; ``models``: its models module (types are looked up
     by name); ``decode`` / ``decode_error``: its codec; ``capabilities``: its ``CAPABILITIES``.
+    ``strict``: report warnings as errors. ``one_way``: the messages are a capture of one
+    direction, so a response whose request is not among them is not a problem.
     """
 
     def __init__(
@@ -135,6 +137,7 @@ class Checker:
         protocol_version: int,
         *,
         strict: bool = False,
+        one_way: bool = False,
     ) -> None:
         self._routes: dict[tuple[str, str], Any] = {}
         for info in methods:
@@ -146,6 +149,7 @@ class Checker:
         self._capabilities = dict(capabilities)
         self._protocol_version = protocol_version
         self._strict = strict
+        self._one_way = one_way
         # direction a request travelled -> id -> the requests with that id, oldest first
         self._outstanding: dict[str, dict[Any, list[_Request]]] = {d: {} for d in DIRECTIONS}
         self._answered: dict[str, dict[Any, str]] = {d: {} for d in DIRECTIONS}
@@ -314,6 +318,8 @@ class Checker:
                 self._add(checked, ERROR, "protocol-version", "/result/protocolVersion", text)
 
     def _unmatched(self, checked: Checked, asked: str) -> None:
+        if self._one_way:
+            return  # a capture of one direction: the request went the other way, unseen
         request_id = json.dumps(checked.id)
         notified = self._notified[asked].pop(checked.id, None)
         answered = self._answered[asked].get(checked.id)
