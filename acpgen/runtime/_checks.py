@@ -139,10 +139,12 @@ class Checker:
         strict: bool = False,
         one_way: bool = False,
     ) -> None:
-        self._routes: dict[tuple[str, str], Any] = {}
+        # (receiving side, wire name) -> kind -> MethodInfo: a method may be both a request and
+        # a notification (``mcp/message``)
+        self._routes: dict[tuple[str, str], dict[str, Any]] = {}
         for info in methods:
             for side in ("agent", "client") if info.side == "protocol" else (info.side,):
-                self._routes[(side, info.method)] = info
+                self._routes.setdefault((side, info.method), {})[info.kind] = info
         self._models = models
         self._decode = decode
         self._decode_error = decode_error
@@ -210,7 +212,8 @@ class Checker:
         checked.method = method
         checked.kind = "request" if checked.has_id else "notification"
         receiver = _RECEIVER[direction]
-        info = None if method.startswith("_") else self._routes.get((receiver, method))
+        kinds = {} if method.startswith("_") else self._routes.get((receiver, method), {})
+        info = kinds.get(checked.kind) or next(iter(kinds.values()), None)
         if info is None and not method.startswith("_"):
             sender = _RECEIVER[_REVERSE[direction]]
             if (sender, method) in self._routes:
