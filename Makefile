@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc
+.PHONY: generate test check clean bench-codec bench-generate bench-rpc bench-inspect
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench-generate: $(STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
+bench-inspect: $(STAMP)
+	$(BIN)/python bench/bench_inspect.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

@@ -61,6 +61,7 @@ WARNING = "warning"
 _RECEIVER = {CLIENT_TO_AGENT: "agent", AGENT_TO_CLIENT: "client"}
 _REVERSE = {CLIENT_TO_AGENT: AGENT_TO_CLIENT, AGENT_TO_CLIENT: CLIENT_TO_AGENT}
 _INITIALIZE = "initialize"
+_parse = json.JSONDecoder().decode
 _ANSWERED_KEPT = 4096  # ids of answered requests remembered, to name a second response
 
 
@@ -164,7 +165,7 @@ class Checker:
     def check_line(self, direction: str, line: bytes | str) -> Checked:
         """Check one line of the wire (one NDJSON message, without its newline)."""
         try:
-            message = json.loads(line)
+            message = _parse(line.decode("utf-8") if isinstance(line, bytes) else line)
         except ValueError as exc:
             checked = Checked(direction, "invalid", parsed=False)
             self._add(checked, ERROR, "invalid-json", "", f"not JSON: {exc}")

@@ -151,31 +151,6 @@ def _nothing() -> None:
     return None
 
 
-class _Agent(asyncio.SubprocessProtocol):
-    """The agent's stdin and stdout."""
-
-    def __init__(self, inspector: _Inspector) -> None:
-        self.inspector = inspector
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.inspector.from_agent(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            self.inspector.agent_output_ended()
-        elif fd == 0:
-            self.inspector.agent_input_ended()
-
-    def process_exited(self) -> None:
-        self.inspector.agent_exited()
-
-    def pause_writing(self) -> None:
-        self.inspector.pause_client()
-
-    def resume_writing(self) -> None:
-        self.inspector.resume_client()
-
-
 class _Inspector:
     """Wires the client's pipes to the agent's, with a :class:`Tap` on each direction."""
 
@@ -184,13 +159,12 @@ class _Inspector:
         self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start)
         self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start)
         self.loop = asyncio.get_running_loop()
-        self.agent: asyncio.SubprocessTransport | None = None
-        self.agent_stdin: Any = None
+        self.agent_stdin: Any = None  # the transport writing the agent's stdin
+        self.agent_stdout: Any = None  # the transport reading the agent's stdout
         self.client_in: Any = None  # the transport reading our stdin
         self.client_out: Any = None  # the transport writing our stdout
         self.client_ended = False
         self.output_ended = self.loop.create_future()
-        self.exited = self.loop.create_future()
 
     # -- client -> agent ---------------------------------------------------------------------
 
@@ -228,25 +202,17 @@ class _Inspector:
         self.to_client.feed(data)
 
     def pause_agent(self) -> None:
-        if self.agent is not None:
-            stdout = self.agent.get_pipe_transport(1)
-            if stdout is not None:
-                stdout.pause_reading()  # type: ignore[attr-defined]
+        if self.agent_stdout is not None:
+            self.agent_stdout.pause_reading()
 
     def resume_agent(self) -> None:
-        if self.agent is not None:
-            stdout = self.agent.get_pipe_transport(1)
-            if stdout is not None:
-                stdout.resume_reading()  # type: ignore[attr-defined]
+        if self.agent_stdout is not None:
+            self.agent_stdout.resume_reading()
 
     def agent_output_ended(self) -> None:
-        self.to_client.close()
         if not self.output_ended.done():
+            self.to_client.close()
             self.output_ended.set_result(None)
-
-    def agent_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
 
     def client_gone(self) -> None:
         """The client stopped reading our stdout: the agent's input ends too."""
@@ -268,17 +234,9 @@ async def run(
         inspector.client_out, _ = await loop.connect_write_pipe(lambda: sink, out)
     except ValueError:  # a regular file
         inspector.client_out = _FileWriter(out)
-    transport, _ = await loop.subprocess_exec(
-        lambda: _Agent(inspector),
-        *command,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=None,
-    )
-    inspector.agent = transport
-    inspector.agent_stdin = transport.get_pipe_transport(0)
+    process = await _start_agent(inspector, command)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, _forward_signal, transport, signum)
+        loop.add_signal_handler(signum, _forward_signal, process, signum)
     source = _Pipe(inspector.from_client, inspector.client_input_ended)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
     try:
@@ -286,25 +244,46 @@ async def run(
     except ValueError:  # a regular file: read it in a thread
         _read_in_thread(loop, source, stdin)
     await inspector.output_ended
-    await inspector.exited
-    if inspector.client_out is not None:
-        inspector.client_out.close()
+    code = await process.wait()
+    inspector.client_out.close()
     if inspector.client_in is not None:
         inspector.client_in.close()
-    code = transport.get_returncode()
-    transport.close()
-    if code is None:
-        return 1
     return code if code >= 0 else 128 - code
+
+
+async def _start_agent(inspector: _Inspector, command: Sequence[str]) -> asyncio.subprocess.Process:
+    """Start the agent on two pipes, read and written by ``inspector``."""
+    loop = asyncio.get_running_loop()
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=child_stdin, stdout=child_stdout, stderr=None
+        )
+    except BaseException:
+        os.close(to_child)
+        os.close(from_child)
+        raise
+    finally:
+        os.close(child_stdin)
+        os.close(child_stdout)
+    source = _Pipe(inspector.from_agent, inspector.agent_output_ended)
+    stdout = os.fdopen(from_child, "rb", buffering=0)
+    inspector.agent_stdout, _ = await loop.connect_read_pipe(lambda: source, stdout)
+    sink = _Pipe(_ignore, inspector.agent_input_ended)
+    sink.on_pause, sink.on_resume = inspector.pause_client, inspector.resume_client
+    stdin = os.fdopen(to_child, "wb", buffering=0)
+    inspector.agent_stdin, _ = await loop.connect_write_pipe(lambda: sink, stdin)
+    return process
 
 
 def _ignore(data: bytes) -> None:
     return None
 
 
-def _forward_signal(transport: asyncio.SubprocessTransport, signum: int) -> None:
+def _forward_signal(process: asyncio.subprocess.Process, signum: int) -> None:
     try:
-        transport.send_signal(signum)
+        process.send_signal(signum)
     except ProcessLookupError:
         pass
 
