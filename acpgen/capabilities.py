@@ -59,9 +59,9 @@ def build_capabilities(schema: LoadedSchema, methods: tuple[Method, ...]) -> tup
             if m.side != side or m.wire_name in found:
                 continue
             match = _ONLY_IF.search(str(schema.defs.get(m.params_type, {}).get("description", "")))
-            path = tuple(match.group(1).split(".")) if match else KNOWN.get(m.wire_name)
-            if path and _at(schema, root, path):
-                found[m.wire_name] = prefix + "".join(f"/{p}" for p in path)
+            needed = tuple(match.group(1).split(".")) if match else KNOWN.get(m.wire_name)
+            if needed and _at(schema, root, needed):
+                found[m.wire_name] = prefix + "".join(f"/{p}" for p in needed)
     return tuple(sorted(found.items()))
 
 

@@ -241,11 +241,7 @@ def check_command(**flags: Any) -> None:
 def validate_command(schema: Path | None, transcript: Path, fmt: str, direction: str | None, strict: bool) -> None:
     """Check a recorded ACP transcript (NDJSON) against the schema, message by message."""
     try:
-        validator = Validator(schema)
-        try:
-            report = validator.validate(transcript, direction=direction, strict=strict)
-        finally:
-            validator.close()
+        report = Validator(schema).validate(transcript, direction=direction, strict=strict)
     except DiagnosticError as exc:
         _report(exc.diagnostics)
         sys.exit(EXIT_ERROR)

@@ -18,11 +18,12 @@ A transcript is NDJSON, one message a line, in one of these forms (they may be m
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -33,7 +34,7 @@ from jsonschema.validators import validator_for
 
 from .generate import Options, generate
 from .loader import LoadedSchema, load_schema
-from .resources import bundled_schema
+from .resources import bundled_schema, bundled_schema_sha256
 from .reuse import Reuse
 
 DIRECTIONS = ("client-to-agent", "agent-to-client")
@@ -112,7 +113,7 @@ class Report:
         return "\n".join(lines)
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
@@ -162,39 +163,44 @@ def _records(name: str, text: str) -> Iterator[Record]:
 # -- validating --------------------------------------------------------------------------------
 
 
+#: The generated packages imported so far, by schema sha256: a schema is generated and imported
+#: once per process. Their folders are removed when the process ends.
+_PACKAGES: dict[str, tuple[tempfile.TemporaryDirectory[str], dict[str, ModuleType]]] = {}
+_MODULES = ("_codec", "methods", "models", "_checks")
+
+
+def generated_modules(schema: LoadedSchema, schema_path: Path | None) -> dict[str, ModuleType]:
+    """The modules of the package generated for ``schema``, imported from a temporary folder."""
+    if schema.sha256 in _PACKAGES:
+        return _PACKAGES[schema.sha256][1]
+    package = f"_acpgen_validate_{schema.sha256[:16]}"
+    reuse = Reuse(validated_schemas=frozenset({schema.sha256}))
+    files = generate(Options(schema=schema_path, package=package), reuse, only={f"{m}.py" for m in _MODULES}).files
+    folder = tempfile.TemporaryDirectory(prefix="acpgen-validate-")
+    root = Path(folder.name) / package
+    root.mkdir()
+    for relative, text in files.items():
+        (root / relative.rsplit("/", 1)[1]).write_text(text, encoding="utf-8")
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(package, root / "__init__.py", submodule_search_locations=[str(root)])
+    assert spec is not None and spec.loader is not None
+    sys.modules[package] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys.modules[package])
+    modules = {name: importlib.import_module(f"{package}.{name}") for name in _MODULES}
+    _PACKAGES[schema.sha256] = (folder, modules)
+    return modules
+
+
 class Validator:
     """The generated package's checker plus jsonschema, for one schema."""
 
     def __init__(self, schema_path: Path | None = None) -> None:
-        self.schema: LoadedSchema = load_schema(schema_path or bundled_schema())
-        self._folder = tempfile.TemporaryDirectory(prefix="acpgen-validate-")
-        self.package = f"_acpgen_validate_{self.schema.sha256[:16]}"
-        self._modules = self._generate(schema_path)
-        root = {k: v for k, v in self.schema.document.items() if k in ("$schema", "$id", "$defs")}
-        self._root = root
+        shipped = frozenset({bundled_schema_sha256()})  # acpgen's tests validate that one
+        self.schema: LoadedSchema = load_schema(schema_path or bundled_schema(), validated=shipped)
+        self._modules = generated_modules(self.schema, schema_path)
+        self._root = {k: v for k, v in self.schema.document.items() if k in ("$schema", "$id", "$defs")}
         self._cls: Any = validator_for(self.schema.document, default=jsonschema.Draft202012Validator)
         self._validators: dict[str, Any] = {}
-
-    def close(self) -> None:
-        for name in [m for m in sys.modules if m == self.package or m.startswith(self.package + ".")]:
-            del sys.modules[name]
-        if self._folder.name in sys.path:
-            sys.path.remove(self._folder.name)
-        self._folder.cleanup()
-
-    def _generate(self, schema_path: Path | None) -> dict[str, ModuleType]:
-        options = Options(schema=schema_path, package=self.package)
-        reuse = Reuse(validated_schemas=frozenset({self.schema.sha256}))
-        files = generate(options, reuse, only={"_codec.py", "methods.py", "models.py", "_checks.py"}).files
-        folder = Path(self._folder.name)
-        for relative, text in files.items():
-            target = folder / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        (folder / self.package / "__init__.py").write_text("", encoding="utf-8")
-        sys.path.insert(0, str(folder))
-        importlib.invalidate_caches()
-        return {name: importlib.import_module(f"{self.package}.{name}") for name in ("_codec", "methods", "models", "_checks")}
 
     def checker(self, strict: bool = False, one_way: bool = False) -> Any:
         methods, codec = self._modules["methods"], self._modules["_codec"]
@@ -238,6 +244,7 @@ class Validator:
         records, one_way = self.read(path, direction)
         checker = self.checker(strict, one_way)
         report = Report(transcript=path.name)
+        request_lines: dict[tuple[str, str], int] = {}  # (direction, id) -> line of the request
         for record in records:
             assert record.direction is not None
             if record.raw is not None:
@@ -249,10 +256,16 @@ class Validator:
             counts["messages"] += 1
             counts["problems"] += len(checked.problems)
             report.findings += [Finding(record.line, "model", p) for p in checked.problems]
+            if checked.kind == "request":
+                request_lines[(record.direction, json.dumps(checked.id))] = record.line
             for at, type_name, value in checked.typed:
                 for problem in self._schema_problems(checked, at, type_name, value):
                     counts["problems"] += 1
                     report.findings.append(Finding(record.line, "schema", problem))
+        for problem in checker.finish():
+            line = request_lines.get((problem.direction, json.dumps(problem.id)), 0)
+            report.methods.setdefault(problem.method or "?", Counter())["problems"] += 1
+            report.findings.append(Finding(line, "model", problem))
         return report
 
     def _schema_problems(self, checked: Any, at: str, type_name: str, value: Any) -> list[Any]:

@@ -115,12 +115,12 @@ class Lines:
         return line + b"\n"
 
 
-def converse(tmp_path, steps):
+def converse(tmp_path, steps, *options: str):
     """Run ``steps`` through the inspector; returns (problems, transcript lines, agent's log)."""
     script, log, transcript = tmp_path / "script.json", tmp_path / "agent.log", tmp_path / "transcript.ndjson"
     script.write_text(json.dumps([{"read": True} if d == C else {"write": text} for d, text in steps]))
     process = subprocess.Popen(
-        [*INSPECT, "--transcript", str(transcript), "--", *SCRIPTED_AGENT, str(script), str(log)],
+        [*INSPECT, *options, "--transcript", str(transcript), "--", *SCRIPTED_AGENT, str(script), str(log)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(),
     )
     lines = Lines(process.stdout)
@@ -178,6 +178,20 @@ def test_each_fault_is_reported_once_and_the_traffic_passes_unchanged(tmp_path, 
     }
     assert offline == expected
     assert report["messages"] == len(steps)
+
+
+def test_a_request_never_answered_is_a_warning_and_strict_makes_it_an_error(tmp_path, cli):
+    steps = session((A, READ))  # the client never answers fs/read_text_file
+    for options, severity in (((), "warning"), (("--strict",), "error")):
+        problems, transcript, _ = converse(tmp_path, steps, *options)
+        assert [p[:5] for p in problems] == [(severity, A, "fs/read_text_file", "5", "")]
+        assert "no response before the connection ended" in problems[0][5]
+    (tmp_path / "t.ndjson").write_bytes(b"\n".join(transcript) + b"\n")
+    line = 1 + steps.index((A, READ))
+    for options, status in (((), 0), (("--strict",), 1)):
+        result = cli("validate", *options, tmp_path / "t.ndjson")
+        assert result.exit_code == status
+        assert result.stdout.startswith(f"t.ndjson:{line}: {'error' if status else 'warning'}: {A} fs/read_text_file id=5 #: ")
 
 
 def test_a_bad_command_line_or_a_missing_agent_is_one_line_and_status_2(tmp_path):

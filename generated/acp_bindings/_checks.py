@@ -11,28 +11,28 @@ method except ``initialize``, and no property except ``protocolVersion`` and ``s
 
 Each problem is a :class:`Problem`: a severity, a kind (the summary groups by it), the
 direction, the method, the message's id and the JSON pointer of the offending value inside the
-message (``/params/update/sessionUpdate``). Kinds:
+message (``/params/update/sessionUpdate``). The kinds, all errors but the last:
 
-======================== ===================================================================
-``invalid-json``         the line is not JSON
-``invalid-message``      not a JSON-RPC 2.0 request, notification or response
-``unknown-method``       no such method in the schema (extension methods, ``_...``, are free)
-``wrong-direction``      the method exists, but the other side handles it
-``wrong-kind``           a notification sent with an id, or a request without one
-``invalid-params``       the params do not decode with the method's params type
-``invalid-result``       the result does not decode with the method's result type
-``invalid-error``        an error object without an integer ``code`` and a string ``message``
-``unknown-response``     a response to an id no outstanding request has
-``duplicate-response``   a second response to a request already answered
-``response-to-notification`` a response to a notification (sent, wrongly, with an id)
-``reused-id``            a request id still in use by an outstanding request
-``unknown-session``      the agent names a session that was never created or named
-``capability``           a request the other side did not advertise the capability for
-``protocol-version``     the agreed protocol version is not the one the schema describes
-======================== ===================================================================
+* ``invalid-json``: the line is not JSON;
+* ``invalid-message``: not a JSON-RPC 2.0 request, notification or response;
+* ``unknown-method``: no such method in the schema (extension methods, ``_...``, are free);
+* ``wrong-direction``: the method exists, but the other side handles it;
+* ``wrong-kind``: a notification sent with an id, or a request without one;
+* ``invalid-params`` / ``invalid-result``: the params (the result) do not decode with the
+  method's params (result) type;
+* ``invalid-error``: an error object without an integer ``code`` and a string ``message``;
+* ``unknown-response``: a response to an id no outstanding request has;
+* ``duplicate-response``: a second response to a request already answered;
+* ``response-to-notification``: a response to a notification (sent, wrongly, with an id);
+* ``reused-id``: a request id still in use by an outstanding request;
+* ``unknown-session``: the agent names a session that was never created or named;
+* ``capability``: a request the other side did not advertise the capability for;
+* ``protocol-version``: the agreed protocol version is not the one the schema describes;
+* ``unanswered`` (a warning, from :meth:`Checker.finish`): a request still without a response
+  when the connection ended.
 
-Every check is an error today; ``warning`` is the severity of checks that only note leniency,
-and a checker made with ``strict=True`` reports those as errors too.
+A checker made with ``strict=True`` reports warnings as errors. Warnings are also where checks
+that only note leniency belong.
 """
 
 from __future__ import annotations
@@ -322,6 +322,20 @@ class Checker:
                     f" {self._protocol_version}, so these checks may not apply"
                 )
                 self._add(checked, ERROR, "protocol-version", "/result/protocolVersion", text)
+
+    def finish(self) -> list[Problem]:
+        """The connection ended: a problem for each request that never got its response."""
+        problems: list[Problem] = []
+        if self._one_way:
+            return problems  # the responses went the other way, unseen
+        for direction, waiting in self._outstanding.items():
+            for request_id, requests in waiting.items():
+                for request in requests:
+                    checked = Checked(direction, "request", request.method, request_id, True)
+                    text = "no response before the connection ended"
+                    self._add(checked, WARNING, "unanswered", "", text)
+                    problems += checked.problems
+        return problems
 
     def _unmatched(self, checked: Checked, asked: str) -> None:
         if self._one_way:

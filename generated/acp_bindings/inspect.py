@@ -158,6 +158,7 @@ class _Inspector:
 
     def __init__(self, checker: Checker, transcript: BinaryIO | None) -> None:
         start = time.monotonic()
+        self.checker = checker
         self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start)
         self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start)
         self.loop = asyncio.get_running_loop()
@@ -247,6 +248,8 @@ async def run(
         _read_in_thread(loop, source, stdin)
     await inspector.output_ended
     code = await process.wait()
+    for problem in inspector.checker.finish():
+        report(problem)
     inspector.client_out.close()
     if inspector.client_in is not None:
         inspector.client_in.close()
