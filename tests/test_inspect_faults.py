@@ -13,6 +13,7 @@ import json
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 
@@ -55,6 +56,7 @@ def session(*middle: tuple[str, str], init_ok: str = INIT_OK, prompt_ok: str = P
 #: name -> (the conversation, the problems: (direction, method, id, pointer))
 CASES = {
     "clean": (session((A, update()), (A, READ), (C, READ_OK), (A, update())), set()),
+    "a-large-update": (session((A, update().replace("héllo  ", "x" * (3 << 20)))), set()),
     "update-missing-its-tag": (
         session((A, update(tag=""))),
         {(A, "session/update", "-", "/params/update/sessionUpdate")},
@@ -192,6 +194,22 @@ def test_a_request_never_answered_is_a_warning_and_strict_makes_it_an_error(tmp_
         result = cli("validate", *options, tmp_path / "t.ndjson")
         assert result.exit_code == status
         assert result.stdout.startswith(f"t.ndjson:{line}: {'error' if status else 'warning'}: {A} fs/read_text_file id=5 #: ")
+
+
+def test_a_signal_to_the_inspector_reaches_the_agent(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text("import sys, time\nprint('ready', file=sys.stderr, flush=True)\ntime.sleep(60)\n")
+    process = subprocess.Popen(
+        [*INSPECT, "--", sys.executable, str(agent)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=child_env(),
+    )
+    try:
+        assert Lines(process.stderr).read() == b"ready\n"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 128 + signal.SIGTERM  # the agent's status, as a shell gives it
+    finally:
+        if process.poll() is None:
+            process.kill()
 
 
 def test_a_bad_command_line_or_a_missing_agent_is_one_line_and_status_2(tmp_path):
