@@ -8,6 +8,8 @@ answered once, every update the client printed). ``acpgen validate`` finds the t
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -113,3 +115,22 @@ def test_the_exit_status_is_the_agents_and_a_file_on_stdin_is_read_whole(tmp_pat
     assert (done.returncode, done.stdout, done.stderr) == (3, lines, "")
     # the last line had no newline: it is a message all the same, once in each direction
     assert len((tmp_path / "t.ndjson").read_text().splitlines()) == 8
+
+
+def test_a_process_the_agent_leaves_behind_does_not_hold_the_inspector(tmp_path):
+    agent, pid = tmp_path / "agent.py", tmp_path / "left-behind.pid"
+    agent.write_text(
+        "import subprocess, sys\n"
+        "child = subprocess.Popen(['sleep', '120'], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        f"open({str(pid)!r}, 'w').write(str(child.pid))  # it keeps the agent's stdout open\n"
+        "sys.stdout.write(sys.stdin.readline())\n"
+    )
+    try:
+        done = subprocess.run(
+            [*INSPECT, "--", sys.executable, str(agent)],
+            input='{"jsonrpc":"2.0","method":"_x/bye"}\n', capture_output=True, text=True, env=child_env(), timeout=60,
+        )
+    finally:
+        if pid.exists():
+            os.kill(int(pid.read_text()), signal.SIGKILL)
+    assert (done.returncode, done.stdout, done.stderr) == (0, '{"jsonrpc":"2.0","method":"_x/bye"}\n', "")

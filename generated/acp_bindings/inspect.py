@@ -38,6 +38,7 @@ from ._codec import DecodeError, decode
 __all__ = ["Tap", "main", "make_checker", "run"]
 
 _READ_CHUNK = 1 << 16
+_OUTPUT_GRACE = 2.0  # seconds to wait for the agent's output to end once it has exited
 
 
 def make_checker(*, strict: bool = False) -> Checker:
@@ -246,8 +247,11 @@ async def run(
         inspector.client_in, _ = await loop.connect_read_pipe(lambda: source, stdin)
     except ValueError:  # a regular file: read it in a thread
         _read_in_thread(loop, source, stdin)
-    await inspector.output_ended
     code = await process.wait()
+    try:  # what the agent wrote before it exited; a process it left behind may hold the pipe
+        await asyncio.wait_for(asyncio.shield(inspector.output_ended), _OUTPUT_GRACE)
+    except asyncio.TimeoutError:
+        inspector.to_client.close()
     for problem in inspector.checker.finish():
         report(problem)
     inspector.client_out.close()
