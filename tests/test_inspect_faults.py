@@ -65,6 +65,10 @@ CASES = {
         session(prompt_ok='{"jsonrpc":"2.0","id":2,"result":{"stopReason":"bored"}}'),
         {(A, "session/prompt", "2", "/result/stopReason")},
     ),
+    "malformed-error": (
+        session(prompt_ok='{"jsonrpc":"2.0","id":2,"error":{"code":"-32603","message":"oops"}}'),
+        {(A, "session/prompt", "2", "/error/code")},
+    ),
     "response-to-unknown-id": (session((A, '{"jsonrpc":"2.0","id":77,"result":{}}')), {(A, "?", "77", "/id")}),
     "reused-id": (
         session((A, READ), (A, READ), (C, REFUSED % (5, -32600)), (C, READ_OK)),
