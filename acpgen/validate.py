@@ -42,6 +42,13 @@ _RECEIVER = {"client-to-agent": "agent", "agent-to-client": "client"}
 _MESSAGE_TEXT = 200  # characters of a jsonschema message kept
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+_parse = json.JSONDecoder(parse_constant=_not_json).decode
+
+
 class TranscriptError(Exception):
     """The transcript cannot be read: one line saying what and where."""
 
@@ -136,11 +143,11 @@ def read_transcript(path: Path) -> list[Record]:
 
 
 def _records(name: str, text: str) -> Iterator[Record]:
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # JSON text may hold U+2028
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _parse(line)
         except ValueError:
             yield Record(number, None, raw=line)
             continue

@@ -56,6 +56,7 @@ def session(*middle: tuple[str, str], init_ok: str = INIT_OK, prompt_ok: str = P
 #: name -> (the conversation, the problems: (direction, method, id, pointer))
 CASES = {
     "clean": (session((A, update()), (A, READ), (C, READ_OK), (A, update())), set()),
+    "a-line-separator-inside-a-string": (session((A, update().replace("héllo  ", "a\u2028b"))), set()),
     "a-large-update": (session((A, update().replace("héllo  ", "x" * (3 << 20)))), set()),
     "update-missing-its-tag": (
         session((A, update(tag=""))),
@@ -101,6 +102,7 @@ CASES = {
         {(A, "session/prompt", "9", "/method")},
     ),
     "not-json": (session((A, "{this is not json")), {(A, "?", "-", "")}),
+    "nan-is-not-json": (session((A, '{"jsonrpc":"2.0","id":2,"result":{"stopReason":NaN}}')), {(A, "?", "-", "")}),
 }
 
 

@@ -111,19 +111,15 @@ class Tap:
         if self.transcript is None:
             return
         head = self._head % (time.monotonic() - self.start)
-        try:
-            if not checked.parsed:
-                raise ValueError
-            line.decode("utf-8")
-            record = head + b'"message":' + line + b"}\n"
-        except ValueError:
+        if checked.parsed:  # JSON, so UTF-8: the line goes in as it was
+            self.transcript.write(head + b'"message":' + line + b"}\n")
+        else:
             raw = json.dumps(line.decode("utf-8", "backslashreplace"))
-            record = head + b'"raw":' + raw.encode() + b"}\n"
-        self.transcript.write(record)
+            self.transcript.write(head + b'"raw":' + raw.encode() + b"}\n")
 
 
 class _Pipe(asyncio.Protocol):
-    """Our stdin (the client's messages) and stdout (to the client), as asyncio protocols."""
+    """One end of a pipe (ours to the client, or the agent's), as an asyncio protocol."""
 
     def __init__(self, on_data: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
         self.on_data = on_data

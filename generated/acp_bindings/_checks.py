@@ -63,8 +63,14 @@ WARNING = "warning"
 _RECEIVER = {CLIENT_TO_AGENT: "agent", AGENT_TO_CLIENT: "client"}
 _REVERSE = {CLIENT_TO_AGENT: AGENT_TO_CLIENT, AGENT_TO_CLIENT: CLIENT_TO_AGENT}
 _INITIALIZE = "initialize"
-_parse = json.JSONDecoder().decode
 _ANSWERED_KEPT = 4096  # ids of answered requests remembered, to name a second response
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+_parse = json.JSONDecoder(parse_constant=_not_json).decode
 
 
 @dataclass(frozen=True)
