@@ -5,14 +5,15 @@ package is generated for the schema into a temporary folder and imported from th
 results are also validated with jsonschema against the schema's ``$defs``, so each problem is
 found both by the generated models (``source: model``) and by the schema (``source: schema``).
 
-A transcript is NDJSON, one message a line, in one of these forms (they may be mixed):
+A transcript is NDJSON, one message a line, in one of these forms:
 
 * the inspector's: ``{"time": 0.25, "direction": "client-to-agent", "message": {...}}``
   (``time`` is optional; a line the inspector could not parse is ``"raw": "..."``);
 * a JSON-RPC message with a ``direction`` field added: ``{"direction": "agent-to-client",
   "jsonrpc": "2.0", ...}``;
 * a plain capture of one direction: bare JSON-RPC messages. Their direction is ``--direction``,
-  or else read from the first message whose method only one side handles.
+  or else read from the first message whose method only one side handles. The other direction
+  is not in it, so requests and responses that would be there are not missed.
 """
 
 from __future__ import annotations

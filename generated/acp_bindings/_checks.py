@@ -133,7 +133,8 @@ class Checker:
     ``methods``: the package's ``METHODS``; ``models``: its models module (types are looked up
     by name); ``decode`` / ``decode_error``: its codec; ``capabilities``: its ``CAPABILITIES``.
     ``strict``: report warnings as errors. ``one_way``: the messages are a capture of one
-    direction, so a response whose request is not among them is not a problem.
+    direction, so a response whose request is not among them (or a request whose response is
+    not) is not a problem.
     """
 
     def __init__(
