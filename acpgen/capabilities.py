@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .diagnostics import pointer
 from .ir import Method, Side
 from .loader import LoadedSchema
 
@@ -51,17 +52,16 @@ def build_capabilities(schema: LoadedSchema, methods: tuple[Method, ...]) -> tup
         if root is None:
             continue
         handled = sorted(m.wire_name for m in methods if m.side == side)
-        prefix = f"/{half}/{prop}"
         for path, description in _walk(schema, root, ()):
             for wire_name in _named_methods(description, handled):
-                found.setdefault(wire_name, prefix + "".join(f"/{p}" for p in path))
+                found.setdefault(wire_name, pointer(half, prop, *path))
         for m in methods:
             if m.side != side or m.wire_name in found:
                 continue
             match = _ONLY_IF.search(str(schema.defs.get(m.params_type, {}).get("description", "")))
             needed = tuple(match.group(1).split(".")) if match else KNOWN.get(m.wire_name)
             if needed and _at(schema, root, needed):
-                found[m.wire_name] = prefix + "".join(f"/{p}" for p in needed)
+                found[m.wire_name] = pointer(half, prop, *needed)
     return tuple(sorted(found.items()))
 
 
