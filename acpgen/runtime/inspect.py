@@ -37,6 +37,7 @@ __all__ = ["Tap", "main", "make_checker", "run"]
 
 _READ_CHUNK = 1 << 16
 _OUTPUT_GRACE = 2.0  # seconds to wait for the agent's output to end once it has exited
+_FLUSH_AFTER = 0.05  # seconds a transcript line may wait in the buffer
 
 
 def make_checker(*, strict: bool = False) -> Checker:
@@ -90,8 +91,6 @@ class Tap:
             start = end + 1
         if start < len(data):
             self._parts.append(data[start:])
-        if self.transcript is not None:
-            self.transcript.flush()
 
     def close(self) -> None:
         """The direction ended: check a last line that had no newline."""
@@ -99,8 +98,6 @@ class Tap:
             line = b"".join(self._parts)
             self._parts = []
             self._line(line)
-        if self.transcript is not None:
-            self.transcript.flush()
 
     def _line(self, line: bytes) -> None:
         if not line.strip():
@@ -156,6 +153,8 @@ class _Inspector:
         self.checker = checker
         self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start)
         self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start)
+        self.transcript = transcript
+        self.flush_pending = False
         self.loop = asyncio.get_running_loop()
         self.agent_stdin: Any = None  # the transport writing the agent's stdin
         self.agent_stdout: Any = None  # the transport reading the agent's stdout
@@ -170,6 +169,7 @@ class _Inspector:
         if self.agent_stdin is not None and not self.agent_stdin.is_closing():
             self.agent_stdin.write(data)
         self.to_agent.feed(data)
+        self.flush_soon()
 
     def client_input_ended(self) -> None:
         if self.client_ended:
@@ -198,6 +198,18 @@ class _Inspector:
         if self.client_out is not None and not self.client_out.is_closing():
             self.client_out.write(data)
         self.to_client.feed(data)
+        self.flush_soon()
+
+    def flush_soon(self) -> None:
+        """Write the transcript out within ``_FLUSH_AFTER`` seconds (not once per message)."""
+        if self.transcript is not None and not self.flush_pending:
+            self.flush_pending = True
+            self.loop.call_later(_FLUSH_AFTER, self.flush)
+
+    def flush(self) -> None:
+        self.flush_pending = False
+        if self.transcript is not None:
+            self.transcript.flush()
 
     def pause_agent(self) -> None:
         if self.agent_stdout is not None:
@@ -248,6 +260,7 @@ async def run(
         inspector.to_client.close()
     for problem in inspector.checker.finish():
         report(problem)
+    inspector.flush()
     inspector.client_out.close()
     if inspector.client_in is not None:
         inspector.client_in.close()
