@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff
+.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff bench-inspect
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-diff: $(STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
+bench-inspect: $(STAMP)
+	$(BIN)/python bench/bench_inspect.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

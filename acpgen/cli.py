@@ -34,6 +34,7 @@ from .output.reuse import reuse_from_output
 from .output.writer import WriteError, write_output
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema, parse_schema
+from .validate import DIRECTIONS, TranscriptError, Validator
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
@@ -335,6 +336,32 @@ def _recorded_schema(out: Path, package: str, known: frozenset[str]) -> tuple[Lo
     except DiagnosticError as exc:
         _report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
+
+
+@main.command(name="validate")
+@schema_option
+@click.argument("transcript", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "--direction",
+    type=click.Choice(DIRECTIONS),
+    default=None,
+    help="The direction of messages that do not name one (a plain capture). [default: read from their methods]",
+)
+@click.option("--strict", is_flag=True, help="Report warnings as errors.")
+def validate_command(schema: Path | None, transcript: Path, fmt: str, direction: str | None, strict: bool) -> None:
+    """Check a recorded ACP transcript (NDJSON) against the schema, message by message."""
+    try:
+        report = Validator(schema).validate(transcript, direction=direction, strict=strict)
+    except DiagnosticError as exc:
+        _report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+    except TranscriptError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.text())
+    sys.exit(EXIT_DRIFT if report.errors else 0)
 
 
 def _fail(message: str) -> NoReturn:

@@ -11,6 +11,7 @@ import jinja2
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
@@ -41,6 +42,8 @@ OUTPUT_MODULES = (
     "pair.py",
     "stub_agent.py",
     "stub_client.py",
+    "_checks.py",
+    "inspect.py",
 )
 
 #: Modules only some packages need: the sides that must all be served for the module to be emitted.
@@ -51,6 +54,8 @@ MODULE_SIDES = {
     "client.py": ("client",),
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
+    "_checks.py": ("agent", "client"),
+    "inspect.py": ("agent", "client"),
 }
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
 OTHER_SIDE_TEMPLATE = "side.py.jinja"
@@ -61,7 +66,7 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py"})
+RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py", "_checks.py", "inspect.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
@@ -137,6 +142,7 @@ def spec_of(
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
+        capabilities=build_capabilities(schema, methods),
     )
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings

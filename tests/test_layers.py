@@ -1,7 +1,7 @@
 """acpgen's layers, as the folder tree shows them: every import points down the chain, none forms
 a cycle, and the runtime copied into generated packages imports nothing of acpgen.
 
-    diagnostics -> schema -> model -> render -> output -> generate, diff -> config, cli
+    diagnostics -> schema -> model -> render -> output -> generate, diff -> validate -> config, cli
 
 A module may import from its own layer and the layers before it. Imports inside functions (the
 lazy ones) count too.
@@ -26,9 +26,10 @@ LAYERS = {
     "acpgen.output": 4,
     "acpgen.generate": 5,
     "acpgen.diff": 5,  # compares the models of two schemas, as generation renders one
-    "acpgen.config": 6,
-    "acpgen.cli": 6,
-    "acpgen.__main__": 7,
+    "acpgen.validate": 6,  # checks a transcript with a generated package
+    "acpgen.config": 7,
+    "acpgen.cli": 7,
+    "acpgen.__main__": 8,
 }
 
 

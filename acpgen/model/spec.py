@@ -133,6 +133,7 @@ class Spec:
     roles: tuple[Role, ...] = ()  # one per served side: agent, client, then the others by name
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
+    capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)

@@ -421,3 +421,28 @@ METHODS: tuple[MethodInfo, ...] = (
         summary="Cancels an ongoing request.",
     ),
 )
+
+#: The capability each of these methods needs, as the schema states it: wire name -> a JSON
+#: pointer into ``initialize`` (``/params/clientCapabilities/...`` is the client's, advertised in
+#: the request; ``/result/agentCapabilities/...`` the agent's, in the response). The side that
+#: handles the method must have advertised it (``true``, or an object) before it is called.
+CAPABILITIES: dict[str, str] = {
+    "document/didChange": "/result/agentCapabilities/nes/events/document/didChange",
+    "document/didClose": "/result/agentCapabilities/nes/events/document/didClose",
+    "document/didFocus": "/result/agentCapabilities/nes/events/document/didFocus",
+    "document/didOpen": "/result/agentCapabilities/nes/events/document/didOpen",
+    "document/didSave": "/result/agentCapabilities/nes/events/document/didSave",
+    "fs/read_text_file": "/params/clientCapabilities/fs/readTextFile",
+    "fs/write_text_file": "/params/clientCapabilities/fs/writeTextFile",
+    "logout": "/result/agentCapabilities/auth/logout",
+    "session/close": "/result/agentCapabilities/sessionCapabilities/close",
+    "session/fork": "/result/agentCapabilities/sessionCapabilities/fork",
+    "session/list": "/result/agentCapabilities/sessionCapabilities/list",
+    "session/load": "/result/agentCapabilities/loadSession",
+    "session/resume": "/result/agentCapabilities/sessionCapabilities/resume",
+    "terminal/create": "/params/clientCapabilities/terminal",
+    "terminal/kill": "/params/clientCapabilities/terminal",
+    "terminal/output": "/params/clientCapabilities/terminal",
+    "terminal/release": "/params/clientCapabilities/terminal",
+    "terminal/wait_for_exit": "/params/clientCapabilities/terminal",
+}

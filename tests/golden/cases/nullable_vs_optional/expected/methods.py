@@ -31,3 +31,9 @@ class MethodInfo:
 
 METHODS: tuple[MethodInfo, ...] = (
 )
+
+#: The capability each of these methods needs, as the schema states it: wire name -> a JSON
+#: pointer into ``initialize`` (``/params/clientCapabilities/...`` is the client's, advertised in
+#: the request; ``/result/agentCapabilities/...`` the agent's, in the response). The side that
+#: handles the method must have advertised it (``true``, or an object) before it is called.
+CAPABILITIES: dict[str, str] = {}
