@@ -215,7 +215,7 @@ class Validator:
         return self._modules["_checks"].Checker(
             methods.METHODS,
             self._modules["models"],
-            codec.decode,
+            codec.decode_salvaging,
             codec.DecodeError,
             methods.CAPABILITIES,
             methods.PROTOCOL_VERSION,
@@ -277,6 +277,12 @@ class Validator:
         return report
 
     def _schema_problems(self, checked: Any, at: str, type_name: str, value: Any) -> list[Any]:
+        if any(p.kind == "repaired" and p.pointer.startswith(at) for p in checked.problems):
+            # the model reported (as warnings) what x-deserialize-* let a peer repair: hold the
+            # value to the schema as a lenient peer reads it, so the repairs are not errors again
+            codec = self._modules["_codec"]
+            repaired, _ = codec.decode_salvaging(getattr(self._modules["models"], type_name), value)
+            value = codec.encode(repaired)
         validator = self._validators.get(type_name)
         if validator is None:
             schema = {**self._root, "$ref": f"#/$defs/{type_name}"}

@@ -27,6 +27,16 @@ class Field:
     description: str
     default: Json = None  # the schema's ``default`` (documentation only: never filled in)
     has_default: bool = False
+    #: ``x-deserialize-default-on-error``: the Python literal a bad value is replaced by (``"None"``:
+    #: absent); None when a bad value fails the decode.
+    salvage_with: str | None = None
+    #: ``x-deserialize-default-on-null``: the empty value (``"[]"``, ``"{}"``) a ``null`` reads as.
+    null_reads_as: str | None = None
+
+    @property
+    def null_expected(self) -> str:
+        """What a ``null`` read as the empty value should have been."""
+        return "an object" if self.null_reads_as == "{}" else "an array"
 
     @property
     def track_null(self) -> bool:

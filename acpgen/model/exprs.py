@@ -9,7 +9,8 @@ a map, a nullable value, a named type. A union or an object with properties writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import error, pointer
@@ -87,7 +88,10 @@ class ExprReader:
         ``owner`` and ``hint`` name an inline type lifted out of it: the owning type's name and
         the property's (``Item`` added for an array's items, ``Value`` for a map's values)."""
         if ptr not in self._exprs:
-            self._exprs[ptr] = self._texpr(node, ptr, owner, hint)
+            expr = self._texpr(node, ptr, owner, hint)
+            if isinstance(node, dict) and node.get("x-deserialize-skip-invalid-items") is True:
+                expr = _skipping_invalid_items(expr)
+            self._exprs[ptr] = expr
         return self._exprs[ptr]
 
     def _problem(self, ptr: str, message: str) -> None:
@@ -125,7 +129,9 @@ class ExprReader:
             return self.scalar(node, ptr)
         if types == "array":
             items = node.get("items", True)
-            return ListOf(self.texpr(items, ptr + "/items", owner, hint + "Item"))
+            min_items = node.get("minItems")
+            min_items = min_items if isinstance(min_items, int) and not isinstance(min_items, bool) and min_items > 0 else None
+            return ListOf(self.texpr(items, ptr + "/items", owner, hint + "Item"), min_items=min_items)
         if types == "object" or types is None:
             if "properties" in node:
                 return Ref(self.lift(owner, hint, node, ptr))
@@ -169,7 +175,18 @@ class ExprReader:
                     low = value if low is None else pick(low, value)
                 else:
                     high = value if high is None else pick(high, value)
-        return Scalar(kind, fmt, low, high)
+        if kind is not JsonKind.STRING:
+            return Scalar(kind, fmt, low, high)
+        min_length = node.get("minLength")
+        min_length = min_length if isinstance(min_length, int) and not isinstance(min_length, bool) and min_length > 0 else None
+        pattern = node.get("pattern") if isinstance(node.get("pattern"), str) else None
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                self._problem(ptr + "/pattern", f"pattern {pattern!r} is not a regular expression Python can check: {exc}")
+                pattern = None
+        return Scalar(kind, fmt, low, high, min_length, pattern)
 
     def literals(self, values: list[Any], free: Scalar | None, ptr: str) -> TypeExpr:
         """A set of ``const`` values; an open one when ``free`` accepts any other value too."""
@@ -206,6 +223,34 @@ class ExprReader:
             else:
                 inner = Ref(self.lift(owner, hint, node, ptr, tuple(rest)))
         return Nullable(inner) if nullable else inner
+
+
+def _skipping_invalid_items(expr: TypeExpr) -> TypeExpr:
+    """An array (maybe nullable) whose bad items are dropped; anything else as it is."""
+    if isinstance(expr, ListOf):
+        return replace(expr, skip_invalid=True)
+    if isinstance(expr, Nullable) and isinstance(expr.inner, ListOf):
+        return Nullable(replace(expr.inner, skip_invalid=True))
+    return expr
+
+
+def leniency(node: Any, t: TypeExpr, required: bool) -> tuple[str | None, str | None]:
+    """What a property's ``x-deserialize-default-on-error`` / ``-on-null`` annotations let a
+    decoder do with a bad value or a ``null`` of type ``t``: (the Python literal a bad value is
+    replaced by, the empty value a ``null`` reads as), each None where it does not apply.
+
+    A bad optional value becomes absent (``"None"``); a bad required one the empty value of its
+    array or map type. A required value of any other type stays an error, as does a missing one.
+    """
+    if not isinstance(node, dict):
+        return None, None
+    base = t.inner if isinstance(t, Nullable) else t
+    empty = "[]" if isinstance(base, ListOf) else "{}" if isinstance(base, MapOf) else None
+    on_error = None
+    if node.get("x-deserialize-default-on-error") is True:
+        on_error = empty if required else "None"
+    on_null = empty if node.get("x-deserialize-default-on-null") is True else None
+    return on_error, on_null
 
 
 def is_literal_union(variants: list[Any]) -> bool:

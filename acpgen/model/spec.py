@@ -169,6 +169,11 @@ class Spec:
         return import_order(self.type_names)
 
     @property
+    def uses_patterns(self) -> bool:
+        """Some string is checked against a ``pattern`` (the models module imports ``re``)."""
+        return any(getattr(h, "pattern", None) is not None for h in self.type_helpers)
+
+    @property
     def dispatch_tables(self) -> tuple[DispatchTable, ...]:
         """One per tag dispatch of every union. A variant class whose one tag is the dispatched
         one is decoded by its ``_du_`` decoder, which trusts the tag the dispatch already read."""
@@ -196,4 +201,4 @@ class Spec:
     @property
     def root_exports(self) -> tuple[str, ...]:
         """The package root's ``__all__`` entries between the constants and the functions."""
-        return tuple(sorted((*self.type_names, "DecodeError", "MethodInfo")))
+        return tuple(sorted((*self.type_names, "DecodeError", "MethodInfo", "Salvage")))

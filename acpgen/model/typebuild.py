@@ -31,7 +31,7 @@ from ..schema.loader import LoadedSchema
 from ..schema.pointers import def_name
 from .classes import ClassDef, Field, Tag
 from .codecs import Codecs
-from .exprs import ExprReader, is_literal_union
+from .exprs import ExprReader, is_literal_union, leniency
 from .namelock import NameLock, def_key, field_key, variant_key
 from .names import type_name, unique_field_names, variant_names
 from .shapes import Shape, ShapeReader, UnionParts, discriminator_key, pure_ref, text
@@ -215,6 +215,8 @@ class _Assembler:
             t = self.reader.exprs.texpr(node, ptr, name, wire)
             codec = self.codecs.resolve_scalar(t.inner if isinstance(t, Nullable) else t)
             has_default = isinstance(node, dict) and "default" in node
+            required = wire in shape.required
+            salvage_with, null_reads_as = leniency(node, t, required)
             fields.append(
                 Field(
                     wire_name=wire,
@@ -222,11 +224,13 @@ class _Assembler:
                     type=t,
                     codec=codec,
                     encoding=self.codecs.encoding(codec),
-                    required=wire in shape.required,
+                    required=required,
                     nullable="NoneType" in self.codecs.accepts(t),
                     description=text(node.get("description")) if isinstance(node, dict) else "",
                     default=node.get("default") if has_default else None,
                     has_default=has_default,
+                    salvage_with=salvage_with,
+                    null_reads_as=null_reads_as,
                 )
             )
         tags = tuple(Tag(k, tag_names[k], v) for k, v in sorted(shape.tags.items()))

@@ -66,7 +66,7 @@ def type_helpers(types: tuple[TypeDef, ...]) -> tuple[TypeExpr, ...]:
     for t in types:
         for cls in t.classes:
             for f in cls.fields:
-                if not isinstance(f.codec, Scalar) or f.codec.bounded:
+                if not isinstance(f.codec, Scalar) or f.codec.constrained:
                     use(f.codec)
         for o in t.options:
             use(o)

@@ -107,13 +107,15 @@ class DecodeStep(enum.Enum):
 @dataclass(frozen=True)
 class Scalar:
     """A string, integer, number, boolean or null, with the bounds its ``format`` and
-    ``minimum``/``maximum`` give."""
+    ``minimum``/``maximum`` give, and a string's ``minLength`` and ``pattern``."""
 
     kind: JsonKind
     format: str | None = None
     form = Form.SCALAR
     minimum: int | float | None = None
     maximum: int | float | None = None
+    min_length: int | None = None
+    pattern: str | None = None  # an ECMA-262 regular expression, matched with Python's re.search
 
     @property
     def annotation(self) -> str:
@@ -132,6 +134,10 @@ class Scalar:
     @property
     def expected(self) -> str:
         word = KIND_WORDS[self.kind]
+        if self.min_length is not None:
+            word += f" of at least {self.min_length} character" + ("s" if self.min_length != 1 else "")
+        if self.pattern is not None:
+            word += f" matching {self.pattern!r}"
         if self.minimum is not None and self.maximum is not None:
             return f"{word} in [{self.minimum}, {self.maximum}]"
         if self.minimum is not None:
@@ -142,12 +148,23 @@ class Scalar:
 
     @property
     def bounded(self) -> bool:
+        """A number with a ``minimum`` or ``maximum`` (its ``format``'s, or the schema's)."""
         return self.minimum is not None or self.maximum is not None
+
+    @property
+    def constrained(self) -> bool:
+        """Checked for more than its JSON kind: bounds, a length, a pattern."""
+        return self.bounded or self.min_length is not None or self.pattern is not None
 
     @property
     def inline(self) -> bool:
         """Checked by an inline test rather than by a helper decoder."""
-        return not self.bounded
+        return not self.constrained
+
+    @property
+    def pattern_name(self) -> str:
+        """The module-level compiled ``pattern`` its checks use."""
+        return "_P" + self.fn
 
     def rejects(self, var: str) -> str:
         """The condition under which the value ``var`` is not of this type."""
@@ -158,6 +175,10 @@ class Scalar:
             test = f"{var} is not None"
         else:
             test = f"{var}.__class__ is not {self.classes[0]}"
+        if self.min_length is not None:
+            test += f" or len({var}) < {self.min_length}"
+        if self.pattern is not None:
+            test += f" or {self.pattern_name}.search({var}) is None"
         if self.minimum is not None and self.maximum is not None:
             return f"{test} or not {py_literal(self.minimum)} <= {var} <= {py_literal(self.maximum)}"
         if self.minimum is not None:
@@ -174,6 +195,10 @@ class Scalar:
                 parts.append(str(bound).replace("-", "m").replace(".", "_").replace("+", ""))
             elif self.bounded:
                 parts.append("x")
+        if self.min_length is not None:
+            parts.append(f"len{self.min_length}")
+        if self.pattern is not None:
+            parts.append("re" + format(abs(hash_values((self.pattern,))), "x"))
         return "_".join(parts)
 
     @property
@@ -253,8 +278,16 @@ class Ref:
 @dataclass(frozen=True)
 class ListOf:
     item: TypeExpr
+    skip_invalid: bool = False  # ``x-deserialize-skip-invalid-items``: a bad item is dropped, not fatal
+    min_items: int | None = None
     form = Form.LIST
     inline = False
+
+    @property
+    def expected(self) -> str:
+        if self.min_items is None:
+            return "an array"
+        return f"an array of at least {self.min_items} item" + ("s" if self.min_items != 1 else "")
 
     @property
     def annotation(self) -> str:
@@ -262,7 +295,8 @@ class ListOf:
 
     @property
     def token(self) -> str:
-        return "list_" + self.item.token
+        token = ("listskip_" if self.skip_invalid else "list_") + self.item.token
+        return token if self.min_items is None else f"{token}_min{self.min_items}"
 
     @property
     def fn(self) -> str:

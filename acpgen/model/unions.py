@@ -84,7 +84,11 @@ class _Tree:
                 (o for o in self.u.others if py_class in self.codecs.accepts(o)),
                 key=lambda o: (3 if len(self.codecs.accepts(o)) == len(PY_CLASSES) else _rank(o, py_class), o.token),
             )
-            options.extend(Leaf(o.fn, _label(o)) for o in ranked)
+            known = {o.fn for o in options if isinstance(o, Leaf)}
+            for o in ranked:  # two options the schema writes alike (two nulls) are tried once
+                if o.fn not in known:
+                    known.add(o.fn)
+                    options.append(Leaf(o.fn, _label(o)))
             if not options:
                 continue
             if len(options) == 1:

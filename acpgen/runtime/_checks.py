@@ -9,7 +9,7 @@ method except ``initialize``, and no property except ``protocolVersion`` and ``s
 
 Each problem is a :class:`Problem`: a severity, a kind (the summary groups by it), the
 direction, the method, the message's id and the JSON pointer of the offending value inside the
-message (``/params/update/sessionUpdate``). The kinds, all errors but the last:
+message (``/params/update/sessionUpdate``). The kinds, all errors but the last two:
 
 * ``invalid-json``: the line is not JSON;
 * ``invalid-message``: not a JSON-RPC 2.0 request, notification or response;
@@ -26,17 +26,18 @@ message (``/params/update/sessionUpdate``). The kinds, all errors but the last:
 * ``unknown-session``: the agent names a session that was never created or named;
 * ``capability``: a request the other side did not advertise the capability for;
 * ``protocol-version``: the agreed protocol version is not the one the schema describes;
+* ``repaired`` (a warning): a bad value the schema's ``x-deserialize-*`` annotations let a
+  lenient peer repair (replace by its default, drop from its array, read ``null`` as empty);
 * ``unanswered`` (a warning, from :meth:`Checker.finish`): a request still without a response
   when the connection ended.
 
-A checker made with ``strict=True`` reports warnings as errors. Warnings are also where checks
-that only note leniency belong.
+A checker made with ``strict=True`` reports warnings as errors.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,7 +140,7 @@ class Checker:
         self,
         methods: Iterable[Any],
         models: Any,
-        decode: Callable[[Any, Any], Any],
+        decode_salvaging: Callable[[Any, Any], tuple[Any, Sequence[Any]]],
         decode_error: type[Exception],
         capabilities: Mapping[str, str],
         protocol_version: int,
@@ -154,7 +155,7 @@ class Checker:
             for side in ("agent", "client") if info.side == "protocol" else (info.side,):
                 self._routes.setdefault((side, info.method), {})[info.kind] = info
         self._models = models
-        self._decode = decode
+        self._decode = decode_salvaging
         self._decode_error = decode_error
         self._capabilities = dict(capabilities)
         self._protocol_version = protocol_version
@@ -370,11 +371,17 @@ class Checker:
             return
         checked.typed.append((at, type_name, value))
         try:
-            self._decode(tp, value)
+            _, salvages = self._decode(tp, value)
         except self._decode_error as exc:
             path = str(getattr(exc, "path", ""))
             text = str(getattr(exc, "message", exc))
             self._add(checked, ERROR, kind, at + path, f"{type_name}: {text}")
+            return
+        for (
+            salvage
+        ) in salvages:  # bad values the schema's x-deserialize-* rules let a decoder repair
+            text = f"{type_name}: {salvage.reason}; a lenient peer has it {salvage.action}"
+            self._add(checked, WARNING, "repaired", at + salvage.path, text)
 
     def _add(self, checked: Checked, severity: str, kind: str, pointer: str, text: str) -> None:
         if severity == WARNING and self._strict:

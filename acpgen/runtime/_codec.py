@@ -5,14 +5,16 @@ This module knows nothing about the schema: ``models`` registers a decoder for e
 
 from __future__ import annotations
 
+import contextvars
+import logging
 import types
 import typing
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar, Union, overload
+from typing import Any, NamedTuple, TypeVar, Union, overload
 
 T = TypeVar("T")
 
-__all__ = ["DecodeError", "Model", "decode", "encode"]
+__all__ = ["DecodeError", "Model", "Salvage", "decode", "decode_salvaging", "encode"]
 
 
 class DecodeError(ValueError):
@@ -231,21 +233,27 @@ def register(decoders: dict[Any, Callable[[Any], Any]]) -> None:
 
 
 @overload
-def decode(tp: type[T], data: Any) -> T: ...
+def decode(tp: type[T], data: Any, *, strict: bool = False) -> T: ...
 @overload
-def decode(tp: Any, data: Any) -> Any: ...
-def decode(tp: Any, data: Any) -> Any:
+def decode(tp: Any, data: Any, *, strict: bool = False) -> Any: ...
+def decode(tp: Any, data: Any, *, strict: bool = False) -> Any:
     """Decode JSON ``data`` (as ``json.loads`` returns it) as the schema type ``tp``.
 
     ``tp`` is a generated class, a union or literal alias (``SessionUpdate``, ``StopReason``),
     a scalar alias or builtin (``SessionId``, ``str``), or ``list[...]`` / ``dict[str, ...]`` /
     ``Optional[...]`` of those. Raises :class:`DecodeError` and nothing else on bad data.
+
+    Where the schema says a bad value may be replaced or dropped (``x-deserialize-*``), it is,
+    and each such repair is logged as a warning naming its JSON pointer; ``strict=True`` refuses
+    them like any other bad value (see :func:`decode_salvaging`).
     """
     try:
         decoder = _DECODERS[tp]
     except (KeyError, TypeError):  # not a registered type, or an unhashable type form
         decoder = _decoder(tp)
-    return decoder(data)
+    if strict:
+        return strictly(decoder, data)
+    return leniently(decoder, data)
 
 
 def _decoder(tp: Any) -> Callable[[Any], Any]:
@@ -300,3 +308,134 @@ def encode(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
     raise TypeError(f"encode: cannot encode a {type(value).__name__}")
+
+
+# -- leniency: what the schema's x-deserialize-* annotations let a decoder repair ----------------
+
+
+class Salvage(NamedTuple):
+    """A bad value a lenient decode repaired instead of refusing the whole message."""
+
+    path: str  # JSON pointer of the bad value, from the root of the decoded data
+    action: str  # "replaced by its default", "dropped" or "null read as the empty value"
+    reason: str  # what was wrong with it
+
+    def __str__(self) -> str:
+        return f"at {self.path or '/'}: {self.reason}; {self.action}"
+
+
+_log = logging.getLogger(__name__)
+#: The repairs of the decode under way: (container, key, error, action); None outside decode().
+_REPAIRS: contextvars.ContextVar[list[tuple[Any, Any, DecodeError, str]] | None] = (
+    contextvars.ContextVar("acp_repairs", default=None)
+)
+_STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("acp_strict", default=False)
+
+
+def decode_salvaging(tp: Any, data: Any) -> tuple[Any, tuple[Salvage, ...]]:
+    """:func:`decode`, returning what the leniency rules repaired instead of logging it."""
+    try:
+        decoder = _DECODERS[tp]
+    except (KeyError, TypeError):
+        decoder = _decoder(tp)
+    return _collecting(decoder, data)
+
+
+def leniently(decoder: Callable[[Any], T], data: Any) -> T:
+    """Run a decoder, logging each repair the leniency rules made with its JSON pointer."""
+    value, salvages = _collecting(decoder, data)
+    for salvage in salvages:
+        _log.warning("repaired a bad value: %s", salvage)
+    return value
+
+
+def strictly(decoder: Callable[[Any], T], data: Any) -> T:
+    """Run a decoder that refuses what the leniency rules would repair."""
+    token = _STRICT.set(True)
+    try:
+        return decoder(data)
+    finally:
+        _STRICT.reset(token)
+
+
+def _collecting(decoder: Callable[[Any], T], data: Any) -> tuple[T, tuple[Salvage, ...]]:
+    repairs: list[tuple[Any, Any, DecodeError, str]] = []
+    token = _REPAIRS.set(repairs)
+    strict = _STRICT.set(False)
+    try:
+        value = decoder(data)
+    finally:
+        _STRICT.reset(strict)
+        _REPAIRS.reset(token)
+    if not repairs:
+        return value, ()
+    return value, tuple(_salvage(data, *repair) for repair in repairs)
+
+
+def salvaged(container: Any, key: Any, error: DecodeError, replacement: Any) -> Any:
+    """A field's bad value, which its schema lets the decoder replace: ``replacement``
+    (``None``: absent), recorded; in a strict decode, ``error`` is raised instead."""
+    if _STRICT.get():
+        raise error
+    _repair(container, key, error, "replaced by its default")
+    return replacement
+
+
+def null_as_empty(container: Any, key: Any, empty: Any, what: str) -> Any:
+    """A field's ``null``, which its schema reads as the empty value ``empty``, recorded."""
+    error = expected(what, None)
+    if _STRICT.get():
+        raise error
+    _repair(container, key, error, "null read as the empty value")
+    return empty
+
+
+def list_skipping(item: Callable[[Any], T], value: Any) -> list[T]:
+    """An array whose bad items its schema lets the decoder drop (each drop recorded)."""
+    if value.__class__ is not list:
+        raise expected("an array", value)
+    out: list[T] = []
+    for index, x in enumerate(value):
+        try:
+            out.append(item(x))
+        except DecodeError as error:
+            if _STRICT.get():
+                raise error.at(index) from None
+            _repair(value, index, error, "dropped")
+    return out
+
+
+def _repair(container: Any, key: Any, error: DecodeError, action: str) -> None:
+    repairs = _REPAIRS.get()
+    if repairs is None:  # a decoder called directly: no document root to name the pointer from
+        _log.warning("repaired a bad value: %s", _salvage(container, container, key, error, action))
+    else:
+        repairs.append((container, key, error, action))
+
+
+def _salvage(root: Any, container: Any, key: Any, error: DecodeError, action: str) -> Salvage:
+    where = _pointer_of(root, container)
+    path = (where if where is not None else "") + "/" + _escape(key) + error.path
+    return Salvage(path, action, error.message)
+
+
+def _pointer_of(root: Any, target: Any) -> str | None:
+    """The JSON pointer of the object or array ``target`` (by identity) inside ``root``."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if node.__class__ is dict:
+            stack.extend(
+                (v, path + "/" + _escape(k)) for k, v in node.items() if v.__class__ in (dict, list)
+            )
+        elif node.__class__ is list:
+            stack.extend(
+                (v, f"{path}/{i}") for i, v in enumerate(node) if v.__class__ in (dict, list)
+            )
+    return None
+
+
+def _escape(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 
 from . import methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
-from ._codec import DecodeError, decode
+from ._codec import DecodeError, decode_salvaging
 
 __all__ = ["Tap", "main", "make_checker", "run"]
 
@@ -45,7 +45,7 @@ def make_checker(*, strict: bool = False) -> Checker:
     return Checker(
         methods.METHODS,
         models,
-        decode,
+        decode_salvaging,
         DecodeError,
         methods.CAPABILITIES,
         methods.PROTOCOL_VERSION,

@@ -2,7 +2,7 @@
 # Do not edit: regenerate with `acpgen generate`.
 """ACP bindings generated from schema.unstable.json. Standalone: needs only the standard library."""
 
-from ._codec import DecodeError, decode, encode
+from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
     Accept,
@@ -524,6 +524,7 @@ __all__ = [
     "ResumeSessionRequest",
     "ResumeSessionResponse",
     "Role",
+    "Salvage",
     "SearchAndReplace",
     "Select",
     "Selected",
@@ -609,6 +610,7 @@ __all__ = [
     "WriteTextFileRequest",
     "WriteTextFileResponse",
     "decode",
+    "decode_salvaging",
     "encode",
 ]
 

@@ -54,7 +54,7 @@ class Accept(Model):
     @classmethod
     def from_json(cls, data: Any) -> Accept:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Accept(data)
+        return _codec.leniently(_d_Accept, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -115,7 +115,7 @@ class AcceptNesNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> AcceptNesNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AcceptNesNotification(data)
+        return _codec.leniently(_d_AcceptNesNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -174,7 +174,7 @@ class AgentAuthCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentAuthCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentAuthCapabilities(data)
+        return _codec.leniently(_d_AgentAuthCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -314,7 +314,7 @@ class AgentCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentCapabilities(data)
+        return _codec.leniently(_d_AgentCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -401,7 +401,7 @@ class AgentMessageChunk(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentMessageChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentMessageChunk(data)
+        return _codec.leniently(_d_AgentMessageChunk, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -447,7 +447,7 @@ class AgentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentNotification(data)
+        return _codec.leniently(_d_AgentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -491,7 +491,7 @@ class AgentRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentRequest(data)
+        return _codec.leniently(_d_AgentRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -559,7 +559,7 @@ class AgentThoughtChunk(Model):
     @classmethod
     def from_json(cls, data: Any) -> AgentThoughtChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AgentThoughtChunk(data)
+        return _codec.leniently(_d_AgentThoughtChunk, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -620,7 +620,7 @@ class Annotations(Model):
     @classmethod
     def from_json(cls, data: Any) -> Annotations:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Annotations(data)
+        return _codec.leniently(_d_Annotations, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -697,7 +697,7 @@ class Array(Model):
     @classmethod
     def from_json(cls, data: Any) -> Array:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Array(data)
+        return _codec.leniently(_d_Array, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -775,7 +775,7 @@ class Audio(Model):
     @classmethod
     def from_json(cls, data: Any) -> Audio:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Audio(data)
+        return _codec.leniently(_d_Audio, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -837,7 +837,7 @@ class AudioContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> AudioContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AudioContent(data)
+        return _codec.leniently(_d_AudioContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -906,7 +906,7 @@ class AuthCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthCapabilities(data)
+        return _codec.leniently(_d_AuthCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -984,7 +984,7 @@ class AuthEnvVar(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthEnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthEnvVar(data)
+        return _codec.leniently(_d_AuthEnvVar, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1053,7 +1053,7 @@ class AuthMethodAgent(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodAgent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthMethodAgent(data)
+        return _codec.leniently(_d_AuthMethodAgent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1131,7 +1131,7 @@ class AuthMethodEnvVar(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodEnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthMethodEnvVar(data)
+        return _codec.leniently(_d_AuthMethodEnvVar, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1214,7 +1214,7 @@ class AuthMethodTerminal(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthMethodTerminal:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthMethodTerminal(data)
+        return _codec.leniently(_d_AuthMethodTerminal, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1280,7 +1280,7 @@ class AuthenticateRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthenticateRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthenticateRequest(data)
+        return _codec.leniently(_d_AuthenticateRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1326,7 +1326,7 @@ class AuthenticateResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> AuthenticateResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AuthenticateResponse(data)
+        return _codec.leniently(_d_AuthenticateResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1382,7 +1382,7 @@ class AvailableCommand(Model):
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommand:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AvailableCommand(data)
+        return _codec.leniently(_d_AvailableCommand, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1440,7 +1440,7 @@ class AvailableCommandsUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommandsUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AvailableCommandsUpdate(data)
+        return _codec.leniently(_d_AvailableCommandsUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1495,7 +1495,7 @@ class AvailableCommandsUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> AvailableCommandsUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_AvailableCommandsUpdateSessionUpdate(data)
+        return _codec.leniently(_d_AvailableCommandsUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1552,7 +1552,7 @@ class BlobResourceContents(Model):
     @classmethod
     def from_json(cls, data: Any) -> BlobResourceContents:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_BlobResourceContents(data)
+        return _codec.leniently(_d_BlobResourceContents, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1606,7 +1606,7 @@ class BooleanElicitationPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> BooleanElicitationPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_BooleanElicitationPropertySchema(data)
+        return _codec.leniently(_d_BooleanElicitationPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1661,7 +1661,7 @@ class BooleanPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> BooleanPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_BooleanPropertySchema(data)
+        return _codec.leniently(_d_BooleanPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1743,7 +1743,7 @@ class BooleanSessionConfigOption(Model):
     @classmethod
     def from_json(cls, data: Any) -> BooleanSessionConfigOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_BooleanSessionConfigOption(data)
+        return _codec.leniently(_d_BooleanSessionConfigOption, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1820,7 +1820,7 @@ class BooleanSetSessionConfigOptionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> BooleanSetSessionConfigOptionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_BooleanSetSessionConfigOptionRequest(data)
+        return _codec.leniently(_d_BooleanSetSessionConfigOptionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1871,7 +1871,7 @@ class Cancel(Model):
     @classmethod
     def from_json(cls, data: Any) -> Cancel:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Cancel(data)
+        return _codec.leniently(_d_Cancel, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1927,7 +1927,7 @@ class CancelNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> CancelNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CancelNotification(data)
+        return _codec.leniently(_d_CancelNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -1987,7 +1987,7 @@ class CancelRequestNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> CancelRequestNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CancelRequestNotification(data)
+        return _codec.leniently(_d_CancelRequestNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2030,7 +2030,7 @@ class Cancelled(Model):
     @classmethod
     def from_json(cls, data: Any) -> Cancelled:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Cancelled(data)
+        return _codec.leniently(_d_Cancelled, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2136,7 +2136,7 @@ class ClientCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ClientCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ClientCapabilities(data)
+        return _codec.leniently(_d_ClientCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2211,7 +2211,7 @@ class ClientNesCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ClientNesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ClientNesCapabilities(data)
+        return _codec.leniently(_d_ClientNesCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2262,7 +2262,7 @@ class ClientNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> ClientNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ClientNotification(data)
+        return _codec.leniently(_d_ClientNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2306,7 +2306,7 @@ class ClientRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ClientRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ClientRequest(data)
+        return _codec.leniently(_d_ClientRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2364,7 +2364,7 @@ class CloseNesRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> CloseNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CloseNesRequest(data)
+        return _codec.leniently(_d_CloseNesRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2410,7 +2410,7 @@ class CloseNesResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> CloseNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CloseNesResponse(data)
+        return _codec.leniently(_d_CloseNesResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2468,7 +2468,7 @@ class CloseSessionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> CloseSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CloseSessionRequest(data)
+        return _codec.leniently(_d_CloseSessionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2514,7 +2514,7 @@ class CloseSessionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> CloseSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CloseSessionResponse(data)
+        return _codec.leniently(_d_CloseSessionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2570,7 +2570,7 @@ class CompleteElicitationNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> CompleteElicitationNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CompleteElicitationNotification(data)
+        return _codec.leniently(_d_CompleteElicitationNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2623,7 +2623,7 @@ class ConfigOptionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> ConfigOptionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ConfigOptionUpdate(data)
+        return _codec.leniently(_d_ConfigOptionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2678,7 +2678,7 @@ class ConfigOptionUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> ConfigOptionUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ConfigOptionUpdateSessionUpdate(data)
+        return _codec.leniently(_d_ConfigOptionUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2729,7 +2729,7 @@ class Content(Model):
     @classmethod
     def from_json(cls, data: Any) -> Content:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Content(data)
+        return _codec.leniently(_d_Content, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2794,7 +2794,7 @@ class ContentChunk(Model):
     @classmethod
     def from_json(cls, data: Any) -> ContentChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ContentChunk(data)
+        return _codec.leniently(_d_ContentChunk, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2850,7 +2850,7 @@ class ContentToolCallContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> ContentToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ContentToolCallContent(data)
+        return _codec.leniently(_d_ContentToolCallContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2899,7 +2899,7 @@ class Cost(Model):
     @classmethod
     def from_json(cls, data: Any) -> Cost:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Cost(data)
+        return _codec.leniently(_d_Cost, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -2979,7 +2979,7 @@ class CreateTerminalRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> CreateTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CreateTerminalRequest(data)
+        return _codec.leniently(_d_CreateTerminalRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3045,7 +3045,7 @@ class CreateTerminalResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> CreateTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CreateTerminalResponse(data)
+        return _codec.leniently(_d_CreateTerminalResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3101,7 +3101,7 @@ class CurrentModeUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> CurrentModeUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CurrentModeUpdate(data)
+        return _codec.leniently(_d_CurrentModeUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3159,7 +3159,7 @@ class CurrentModeUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> CurrentModeUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_CurrentModeUpdateSessionUpdate(data)
+        return _codec.leniently(_d_CurrentModeUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3208,7 +3208,7 @@ class Decline(Model):
     @classmethod
     def from_json(cls, data: Any) -> Decline:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Decline(data)
+        return _codec.leniently(_d_Decline, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3276,7 +3276,7 @@ class DidChangeDocumentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> DidChangeDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DidChangeDocumentNotification(data)
+        return _codec.leniently(_d_DidChangeDocumentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3336,7 +3336,7 @@ class DidCloseDocumentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> DidCloseDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DidCloseDocumentNotification(data)
+        return _codec.leniently(_d_DidCloseDocumentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3409,7 +3409,7 @@ class DidFocusDocumentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> DidFocusDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DidFocusDocumentNotification(data)
+        return _codec.leniently(_d_DidFocusDocumentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3485,7 +3485,7 @@ class DidOpenDocumentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> DidOpenDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DidOpenDocumentNotification(data)
+        return _codec.leniently(_d_DidOpenDocumentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3546,7 +3546,7 @@ class DidSaveDocumentNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> DidSaveDocumentNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DidSaveDocumentNotification(data)
+        return _codec.leniently(_d_DidSaveDocumentNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3616,7 +3616,7 @@ class Diff(Model):
     @classmethod
     def from_json(cls, data: Any) -> Diff:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Diff(data)
+        return _codec.leniently(_d_Diff, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3687,7 +3687,7 @@ class DiffToolCallContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> DiffToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DiffToolCallContent(data)
+        return _codec.leniently(_d_DiffToolCallContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3748,7 +3748,7 @@ class DisableProvidersRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> DisableProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DisableProvidersRequest(data)
+        return _codec.leniently(_d_DisableProvidersRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3799,7 +3799,7 @@ class DisableProvidersResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> DisableProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_DisableProvidersResponse(data)
+        return _codec.leniently(_d_DisableProvidersResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3853,7 +3853,7 @@ class Edit(Model):
     @classmethod
     def from_json(cls, data: Any) -> Edit:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Edit(data)
+        return _codec.leniently(_d_Edit, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3900,7 +3900,7 @@ class ElicitationAcceptAction(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationAcceptAction:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationAcceptAction(data)
+        return _codec.leniently(_d_ElicitationAcceptAction, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -3957,7 +3957,7 @@ class ElicitationCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationCapabilities(data)
+        return _codec.leniently(_d_ElicitationCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4014,7 +4014,7 @@ class ElicitationFormCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationFormCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationFormCapabilities(data)
+        return _codec.leniently(_d_ElicitationFormCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4060,7 +4060,7 @@ class ElicitationRequestScope(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationRequestScope:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationRequestScope(data)
+        return _codec.leniently(_d_ElicitationRequestScope, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4121,7 +4121,7 @@ class ElicitationSchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationSchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationSchema(data)
+        return _codec.leniently(_d_ElicitationSchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4189,7 +4189,7 @@ class ElicitationSessionScope(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationSessionScope:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationSessionScope(data)
+        return _codec.leniently(_d_ElicitationSessionScope, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4240,7 +4240,7 @@ class ElicitationUrlCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ElicitationUrlCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ElicitationUrlCapabilities(data)
+        return _codec.leniently(_d_ElicitationUrlCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4290,7 +4290,7 @@ class EmbeddedResource(Model):
     @classmethod
     def from_json(cls, data: Any) -> EmbeddedResource:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_EmbeddedResource(data)
+        return _codec.leniently(_d_EmbeddedResource, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4337,7 +4337,7 @@ class EnumOption(Model):
     @classmethod
     def from_json(cls, data: Any) -> EnumOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_EnumOption(data)
+        return _codec.leniently(_d_EnumOption, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4407,7 +4407,7 @@ class EnvVar(Model):
     @classmethod
     def from_json(cls, data: Any) -> EnvVar:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_EnvVar(data)
+        return _codec.leniently(_d_EnvVar, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4472,7 +4472,7 @@ class EnvVariable(Model):
     @classmethod
     def from_json(cls, data: Any) -> EnvVariable:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_EnvVariable(data)
+        return _codec.leniently(_d_EnvVariable, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4532,7 +4532,7 @@ class Error(Model):
     @classmethod
     def from_json(cls, data: Any) -> Error:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Error(data)
+        return _codec.leniently(_d_Error, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4574,7 +4574,7 @@ class ErrorAgentResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ErrorAgentResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ErrorAgentResponse(data)
+        return _codec.leniently(_d_ErrorAgentResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4612,7 +4612,7 @@ class ErrorClientResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ErrorClientResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ErrorClientResponse(data)
+        return _codec.leniently(_d_ErrorClientResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4676,7 +4676,7 @@ class FileSystemCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> FileSystemCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_FileSystemCapabilities(data)
+        return _codec.leniently(_d_FileSystemCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4767,7 +4767,7 @@ class ForkSessionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ForkSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ForkSessionRequest(data)
+        return _codec.leniently(_d_ForkSessionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4853,7 +4853,7 @@ class ForkSessionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ForkSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ForkSessionResponse(data)
+        return _codec.leniently(_d_ForkSessionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -4931,7 +4931,7 @@ class FormRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> FormRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_FormRequest(data)
+        return _codec.leniently(_d_FormRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5007,7 +5007,7 @@ class FormSession(Model):
     @classmethod
     def from_json(cls, data: Any) -> FormSession:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_FormSession(data)
+        return _codec.leniently(_d_FormSession, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5077,7 +5077,7 @@ class Http(Model):
     @classmethod
     def from_json(cls, data: Any) -> Http:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Http(data)
+        return _codec.leniently(_d_Http, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5134,7 +5134,7 @@ class HttpHeader(Model):
     @classmethod
     def from_json(cls, data: Any) -> HttpHeader:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_HttpHeader(data)
+        return _codec.leniently(_d_HttpHeader, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5199,7 +5199,7 @@ class Image(Model):
     @classmethod
     def from_json(cls, data: Any) -> Image:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Image(data)
+        return _codec.leniently(_d_Image, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5268,7 +5268,7 @@ class ImageContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> ImageContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ImageContent(data)
+        return _codec.leniently(_d_ImageContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5346,7 +5346,7 @@ class Implementation(Model):
     @classmethod
     def from_json(cls, data: Any) -> Implementation:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Implementation(data)
+        return _codec.leniently(_d_Implementation, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5427,7 +5427,7 @@ class InitializeRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> InitializeRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_InitializeRequest(data)
+        return _codec.leniently(_d_InitializeRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5521,7 +5521,7 @@ class InitializeResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> InitializeResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_InitializeResponse(data)
+        return _codec.leniently(_d_InitializeResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5586,7 +5586,7 @@ class Integer(Model):
     @classmethod
     def from_json(cls, data: Any) -> Integer:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Integer(data)
+        return _codec.leniently(_d_Integer, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5657,7 +5657,7 @@ class IntegerPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> IntegerPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_IntegerPropertySchema(data)
+        return _codec.leniently(_d_IntegerPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5720,7 +5720,7 @@ class Jump(Model):
     @classmethod
     def from_json(cls, data: Any) -> Jump:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Jump(data)
+        return _codec.leniently(_d_Jump, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5779,7 +5779,7 @@ class KillTerminalRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> KillTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_KillTerminalRequest(data)
+        return _codec.leniently(_d_KillTerminalRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5826,7 +5826,7 @@ class KillTerminalResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> KillTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_KillTerminalResponse(data)
+        return _codec.leniently(_d_KillTerminalResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5875,7 +5875,7 @@ class ListProvidersRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ListProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ListProvidersRequest(data)
+        return _codec.leniently(_d_ListProvidersRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5928,7 +5928,7 @@ class ListProvidersResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ListProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ListProvidersResponse(data)
+        return _codec.leniently(_d_ListProvidersResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -5999,7 +5999,7 @@ class ListSessionsRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ListSessionsRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ListSessionsRequest(data)
+        return _codec.leniently(_d_ListSessionsRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6065,7 +6065,7 @@ class ListSessionsResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ListSessionsResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ListSessionsResponse(data)
+        return _codec.leniently(_d_ListSessionsResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6153,7 +6153,7 @@ class LoadSessionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> LoadSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LoadSessionRequest(data)
+        return _codec.leniently(_d_LoadSessionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6226,7 +6226,7 @@ class LoadSessionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> LoadSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LoadSessionResponse(data)
+        return _codec.leniently(_d_LoadSessionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6289,7 +6289,7 @@ class LogoutCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> LogoutCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LogoutCapabilities(data)
+        return _codec.leniently(_d_LogoutCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6340,7 +6340,7 @@ class LogoutRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> LogoutRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LogoutRequest(data)
+        return _codec.leniently(_d_LogoutRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6389,7 +6389,7 @@ class LogoutResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> LogoutResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LogoutResponse(data)
+        return _codec.leniently(_d_LogoutResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6447,7 +6447,7 @@ class McpCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> McpCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_McpCapabilities(data)
+        return _codec.leniently(_d_McpCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6507,7 +6507,7 @@ class McpServerHttp(Model):
     @classmethod
     def from_json(cls, data: Any) -> McpServerHttp:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_McpServerHttp(data)
+        return _codec.leniently(_d_McpServerHttp, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6567,7 +6567,7 @@ class McpServerSse(Model):
     @classmethod
     def from_json(cls, data: Any) -> McpServerSse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_McpServerSse(data)
+        return _codec.leniently(_d_McpServerSse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6631,7 +6631,7 @@ class McpServerStdio(Model):
     @classmethod
     def from_json(cls, data: Any) -> McpServerStdio:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_McpServerStdio(data)
+        return _codec.leniently(_d_McpServerStdio, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6700,7 +6700,7 @@ class ModelInfo(Model):
     @classmethod
     def from_json(cls, data: Any) -> ModelInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ModelInfo(data)
+        return _codec.leniently(_d_ModelInfo, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6770,7 +6770,7 @@ class MultiSelectPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> MultiSelectPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_MultiSelectPropertySchema(data)
+        return _codec.leniently(_d_MultiSelectPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6840,7 +6840,7 @@ class NesCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesCapabilities(data)
+        return _codec.leniently(_d_NesCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -6939,7 +6939,7 @@ class NesContextCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesContextCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesContextCapabilities(data)
+        return _codec.leniently(_d_NesContextCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7012,7 +7012,7 @@ class NesDiagnostic(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDiagnostic:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDiagnostic(data)
+        return _codec.leniently(_d_NesDiagnostic, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7057,7 +7057,7 @@ class NesDiagnosticsCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDiagnosticsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDiagnosticsCapabilities(data)
+        return _codec.leniently(_d_NesDiagnosticsCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7108,7 +7108,7 @@ class NesDocumentDidChangeCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidChangeCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentDidChangeCapabilities(data)
+        return _codec.leniently(_d_NesDocumentDidChangeCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7154,7 +7154,7 @@ class NesDocumentDidCloseCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidCloseCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentDidCloseCapabilities(data)
+        return _codec.leniently(_d_NesDocumentDidCloseCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7198,7 +7198,7 @@ class NesDocumentDidFocusCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidFocusCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentDidFocusCapabilities(data)
+        return _codec.leniently(_d_NesDocumentDidFocusCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7242,7 +7242,7 @@ class NesDocumentDidOpenCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidOpenCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentDidOpenCapabilities(data)
+        return _codec.leniently(_d_NesDocumentDidOpenCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7286,7 +7286,7 @@ class NesDocumentDidSaveCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentDidSaveCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentDidSaveCapabilities(data)
+        return _codec.leniently(_d_NesDocumentDidSaveCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7365,7 +7365,7 @@ class NesDocumentEventCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesDocumentEventCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesDocumentEventCapabilities(data)
+        return _codec.leniently(_d_NesDocumentEventCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7436,7 +7436,7 @@ class NesEditHistoryCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesEditHistoryCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesEditHistoryCapabilities(data)
+        return _codec.leniently(_d_NesEditHistoryCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7481,7 +7481,7 @@ class NesEditHistoryEntry(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesEditHistoryEntry:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesEditHistoryEntry(data)
+        return _codec.leniently(_d_NesEditHistoryEntry, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7532,7 +7532,7 @@ class NesEditSuggestion(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesEditSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesEditSuggestion(data)
+        return _codec.leniently(_d_NesEditSuggestion, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7584,7 +7584,7 @@ class NesEventCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesEventCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesEventCapabilities(data)
+        return _codec.leniently(_d_NesEventCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7639,7 +7639,7 @@ class NesExcerpt(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesExcerpt:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesExcerpt(data)
+        return _codec.leniently(_d_NesExcerpt, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7683,7 +7683,7 @@ class NesJumpCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesJumpCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesJumpCapabilities(data)
+        return _codec.leniently(_d_NesJumpCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7728,7 +7728,7 @@ class NesJumpSuggestion(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesJumpSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesJumpSuggestion(data)
+        return _codec.leniently(_d_NesJumpSuggestion, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7786,7 +7786,7 @@ class NesOpenFile(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesOpenFile:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesOpenFile(data)
+        return _codec.leniently(_d_NesOpenFile, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7837,7 +7837,7 @@ class NesOpenFilesCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesOpenFilesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesOpenFilesCapabilities(data)
+        return _codec.leniently(_d_NesOpenFilesCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7885,7 +7885,7 @@ class NesRecentFile(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRecentFile:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRecentFile(data)
+        return _codec.leniently(_d_NesRecentFile, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7936,7 +7936,7 @@ class NesRecentFilesCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRecentFilesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRecentFilesCapabilities(data)
+        return _codec.leniently(_d_NesRecentFilesCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -7981,7 +7981,7 @@ class NesRelatedSnippet(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRelatedSnippet:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRelatedSnippet(data)
+        return _codec.leniently(_d_NesRelatedSnippet, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8024,7 +8024,7 @@ class NesRelatedSnippetsCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRelatedSnippetsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRelatedSnippetsCapabilities(data)
+        return _codec.leniently(_d_NesRelatedSnippetsCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8068,7 +8068,7 @@ class NesRenameCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRenameCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRenameCapabilities(data)
+        return _codec.leniently(_d_NesRenameCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8120,7 +8120,7 @@ class NesRenameSuggestion(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRenameSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRenameSuggestion(data)
+        return _codec.leniently(_d_NesRenameSuggestion, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8169,7 +8169,7 @@ class NesRepository(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesRepository:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesRepository(data)
+        return _codec.leniently(_d_NesRepository, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8213,7 +8213,7 @@ class NesSearchAndReplaceCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesSearchAndReplaceCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesSearchAndReplaceCapabilities(data)
+        return _codec.leniently(_d_NesSearchAndReplaceCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8269,7 +8269,7 @@ class NesSearchAndReplaceSuggestion(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesSearchAndReplaceSuggestion:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesSearchAndReplaceSuggestion(data)
+        return _codec.leniently(_d_NesSearchAndReplaceSuggestion, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8365,7 +8365,7 @@ class NesSuggestContext(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesSuggestContext:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesSuggestContext(data)
+        return _codec.leniently(_d_NesSuggestContext, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8433,7 +8433,7 @@ class NesTextEdit(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesTextEdit:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesTextEdit(data)
+        return _codec.leniently(_d_NesTextEdit, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8484,7 +8484,7 @@ class NesUserAction(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesUserAction:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesUserAction(data)
+        return _codec.leniently(_d_NesUserAction, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8536,7 +8536,7 @@ class NesUserActionsCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> NesUserActionsCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NesUserActionsCapabilities(data)
+        return _codec.leniently(_d_NesUserActionsCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8613,7 +8613,7 @@ class NewSessionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> NewSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NewSessionRequest(data)
+        return _codec.leniently(_d_NewSessionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8697,7 +8697,7 @@ class NewSessionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> NewSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NewSessionResponse(data)
+        return _codec.leniently(_d_NewSessionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8766,7 +8766,7 @@ class Number(Model):
     @classmethod
     def from_json(cls, data: Any) -> Number:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Number(data)
+        return _codec.leniently(_d_Number, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8837,7 +8837,7 @@ class NumberPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> NumberPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_NumberPropertySchema(data)
+        return _codec.leniently(_d_NumberPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8912,7 +8912,7 @@ class PermissionOption(Model):
     @classmethod
     def from_json(cls, data: Any) -> PermissionOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PermissionOption(data)
+        return _codec.leniently(_d_PermissionOption, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -8975,7 +8975,7 @@ class Plan(Model):
     @classmethod
     def from_json(cls, data: Any) -> Plan:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Plan(data)
+        return _codec.leniently(_d_Plan, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9040,7 +9040,7 @@ class PlanEntry(Model):
     @classmethod
     def from_json(cls, data: Any) -> PlanEntry:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PlanEntry(data)
+        return _codec.leniently(_d_PlanEntry, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9100,7 +9100,7 @@ class PlanSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> PlanSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PlanSessionUpdate(data)
+        return _codec.leniently(_d_PlanSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9147,7 +9147,7 @@ class Position(Model):
     @classmethod
     def from_json(cls, data: Any) -> Position:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Position(data)
+        return _codec.leniently(_d_Position, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9228,7 +9228,7 @@ class PromptCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> PromptCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PromptCapabilities(data)
+        return _codec.leniently(_d_PromptCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9322,7 +9322,7 @@ class PromptRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> PromptRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PromptRequest(data)
+        return _codec.leniently(_d_PromptRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9407,7 +9407,7 @@ class PromptResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> PromptResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PromptResponse(data)
+        return _codec.leniently(_d_PromptResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9469,7 +9469,7 @@ class ProviderCurrentConfig(Model):
     @classmethod
     def from_json(cls, data: Any) -> ProviderCurrentConfig:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ProviderCurrentConfig(data)
+        return _codec.leniently(_d_ProviderCurrentConfig, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9537,7 +9537,7 @@ class ProviderInfo(Model):
     @classmethod
     def from_json(cls, data: Any) -> ProviderInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ProviderInfo(data)
+        return _codec.leniently(_d_ProviderInfo, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9596,7 +9596,7 @@ class ProvidersCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> ProvidersCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ProvidersCapabilities(data)
+        return _codec.leniently(_d_ProvidersCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9637,7 +9637,7 @@ class Range(Model):
     @classmethod
     def from_json(cls, data: Any) -> Range:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Range(data)
+        return _codec.leniently(_d_Range, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9702,7 +9702,7 @@ class ReadTextFileRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ReadTextFileRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ReadTextFileRequest(data)
+        return _codec.leniently(_d_ReadTextFileRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9760,7 +9760,7 @@ class ReadTextFileResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ReadTextFileResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ReadTextFileResponse(data)
+        return _codec.leniently(_d_ReadTextFileResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9821,7 +9821,7 @@ class RejectNesNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> RejectNesNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RejectNesNotification(data)
+        return _codec.leniently(_d_RejectNesNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9886,7 +9886,7 @@ class ReleaseTerminalRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ReleaseTerminalRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ReleaseTerminalRequest(data)
+        return _codec.leniently(_d_ReleaseTerminalRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9933,7 +9933,7 @@ class ReleaseTerminalResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ReleaseTerminalResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ReleaseTerminalResponse(data)
+        return _codec.leniently(_d_ReleaseTerminalResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -9987,7 +9987,7 @@ class Rename(Model):
     @classmethod
     def from_json(cls, data: Any) -> Rename:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Rename(data)
+        return _codec.leniently(_d_Rename, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10038,7 +10038,7 @@ class RequestElicitationFormMode(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestElicitationFormMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestElicitationFormMode(data)
+        return _codec.leniently(_d_RequestElicitationFormMode, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10090,7 +10090,7 @@ class RequestElicitationUrlMode(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestElicitationUrlMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestElicitationUrlMode(data)
+        return _codec.leniently(_d_RequestElicitationUrlMode, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10157,7 +10157,7 @@ class RequestPermissionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestPermissionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestPermissionRequest(data)
+        return _codec.leniently(_d_RequestPermissionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10209,7 +10209,7 @@ class RequestPermissionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestPermissionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestPermissionResponse(data)
+        return _codec.leniently(_d_RequestPermissionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10268,7 +10268,7 @@ class Resource(Model):
     @classmethod
     def from_json(cls, data: Any) -> Resource:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Resource(data)
+        return _codec.leniently(_d_Resource, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10341,7 +10341,7 @@ class ResourceLink(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResourceLink:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResourceLink(data)
+        return _codec.leniently(_d_ResourceLink, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10435,7 +10435,7 @@ class ResourceLinkContentBlock(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResourceLinkContentBlock:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResourceLinkContentBlock(data)
+        return _codec.leniently(_d_ResourceLinkContentBlock, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10505,7 +10505,7 @@ class ResultAgentResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResultAgentResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResultAgentResponse(data)
+        return _codec.leniently(_d_ResultAgentResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10550,7 +10550,7 @@ class ResultClientResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResultClientResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResultClientResponse(data)
+        return _codec.leniently(_d_ResultClientResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10632,7 +10632,7 @@ class ResumeSessionRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResumeSessionRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResumeSessionRequest(data)
+        return _codec.leniently(_d_ResumeSessionRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10706,7 +10706,7 @@ class ResumeSessionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ResumeSessionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ResumeSessionResponse(data)
+        return _codec.leniently(_d_ResumeSessionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10776,7 +10776,7 @@ class SearchAndReplace(Model):
     @classmethod
     def from_json(cls, data: Any) -> SearchAndReplace:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SearchAndReplace(data)
+        return _codec.leniently(_d_SearchAndReplace, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10855,7 +10855,7 @@ class Select(Model):
     @classmethod
     def from_json(cls, data: Any) -> Select:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Select(data)
+        return _codec.leniently(_d_Select, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10922,7 +10922,7 @@ class Selected(Model):
     @classmethod
     def from_json(cls, data: Any) -> Selected:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Selected(data)
+        return _codec.leniently(_d_Selected, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -10976,7 +10976,7 @@ class SelectedPermissionOutcome(Model):
     @classmethod
     def from_json(cls, data: Any) -> SelectedPermissionOutcome:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SelectedPermissionOutcome(data)
+        return _codec.leniently(_d_SelectedPermissionOutcome, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11030,7 +11030,7 @@ class SessionAdditionalDirectoriesCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionAdditionalDirectoriesCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionAdditionalDirectoriesCapabilities(data)
+        return _codec.leniently(_d_SessionAdditionalDirectoriesCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11118,7 +11118,7 @@ class SessionCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionCapabilities(data)
+        return _codec.leniently(_d_SessionCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11185,7 +11185,7 @@ class SessionCloseCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionCloseCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionCloseCapabilities(data)
+        return _codec.leniently(_d_SessionCloseCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11230,7 +11230,7 @@ class SessionConfigBoolean(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigBoolean:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionConfigBoolean(data)
+        return _codec.leniently(_d_SessionConfigBoolean, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11272,7 +11272,7 @@ class SessionConfigSelect(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelect:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionConfigSelect(data)
+        return _codec.leniently(_d_SessionConfigSelect, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11327,7 +11327,7 @@ class SessionConfigSelectGroup(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelectGroup:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionConfigSelectGroup(data)
+        return _codec.leniently(_d_SessionConfigSelectGroup, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11387,7 +11387,7 @@ class SessionConfigSelectOption(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionConfigSelectOption:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionConfigSelectOption(data)
+        return _codec.leniently(_d_SessionConfigSelectOption, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11448,7 +11448,7 @@ class SessionElicitationFormMode(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionElicitationFormMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionElicitationFormMode(data)
+        return _codec.leniently(_d_SessionElicitationFormMode, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11509,7 +11509,7 @@ class SessionElicitationUrlMode(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionElicitationUrlMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionElicitationUrlMode(data)
+        return _codec.leniently(_d_SessionElicitationUrlMode, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11564,7 +11564,7 @@ class SessionForkCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionForkCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionForkCapabilities(data)
+        return _codec.leniently(_d_SessionForkCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11643,7 +11643,7 @@ class SessionInfo(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionInfo:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionInfo(data)
+        return _codec.leniently(_d_SessionInfo, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11715,7 +11715,7 @@ class SessionInfoUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionInfoUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionInfoUpdate(data)
+        return _codec.leniently(_d_SessionInfoUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11780,7 +11780,7 @@ class SessionInfoUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionInfoUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionInfoUpdateSessionUpdate(data)
+        return _codec.leniently(_d_SessionInfoUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11837,7 +11837,7 @@ class SessionListCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionListCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionListCapabilities(data)
+        return _codec.leniently(_d_SessionListCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11893,7 +11893,7 @@ class SessionMode(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionMode:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionMode(data)
+        return _codec.leniently(_d_SessionMode, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -11958,7 +11958,7 @@ class SessionModeState(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionModeState:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionModeState(data)
+        return _codec.leniently(_d_SessionModeState, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12024,7 +12024,7 @@ class SessionModelState(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionModelState:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionModelState(data)
+        return _codec.leniently(_d_SessionModelState, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12087,7 +12087,7 @@ class SessionNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionNotification(data)
+        return _codec.leniently(_d_SessionNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12137,7 +12137,7 @@ class SessionResumeCapabilities(Model):
     @classmethod
     def from_json(cls, data: Any) -> SessionResumeCapabilities:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SessionResumeCapabilities(data)
+        return _codec.leniently(_d_SessionResumeCapabilities, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12212,7 +12212,7 @@ class SetProvidersRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetProvidersRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetProvidersRequest(data)
+        return _codec.leniently(_d_SetProvidersRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12267,7 +12267,7 @@ class SetProvidersResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetProvidersResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetProvidersResponse(data)
+        return _codec.leniently(_d_SetProvidersResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12318,7 +12318,7 @@ class SetSessionConfigOptionResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetSessionConfigOptionResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetSessionConfigOptionResponse(data)
+        return _codec.leniently(_d_SetSessionConfigOptionResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12378,7 +12378,7 @@ class SetSessionModeRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModeRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetSessionModeRequest(data)
+        return _codec.leniently(_d_SetSessionModeRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12425,7 +12425,7 @@ class SetSessionModeResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModeResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetSessionModeResponse(data)
+        return _codec.leniently(_d_SetSessionModeResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12488,7 +12488,7 @@ class SetSessionModelRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModelRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetSessionModelRequest(data)
+        return _codec.leniently(_d_SetSessionModelRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12540,7 +12540,7 @@ class SetSessionModelResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> SetSessionModelResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SetSessionModelResponse(data)
+        return _codec.leniently(_d_SetSessionModelResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12601,7 +12601,7 @@ class Sse(Model):
     @classmethod
     def from_json(cls, data: Any) -> Sse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Sse(data)
+        return _codec.leniently(_d_Sse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12668,7 +12668,7 @@ class StartNesRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> StartNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_StartNesRequest(data)
+        return _codec.leniently(_d_StartNesRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12731,7 +12731,7 @@ class StartNesResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> StartNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_StartNesResponse(data)
+        return _codec.leniently(_d_StartNesResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12823,7 +12823,7 @@ class String(Model):
     @classmethod
     def from_json(cls, data: Any) -> String:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_String(data)
+        return _codec.leniently(_d_String, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -12949,7 +12949,7 @@ class StringPropertySchema(Model):
     @classmethod
     def from_json(cls, data: Any) -> StringPropertySchema:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_StringPropertySchema(data)
+        return _codec.leniently(_d_StringPropertySchema, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13068,7 +13068,7 @@ class SuggestNesRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> SuggestNesRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SuggestNesRequest(data)
+        return _codec.leniently(_d_SuggestNesRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13130,7 +13130,7 @@ class SuggestNesResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> SuggestNesResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_SuggestNesResponse(data)
+        return _codec.leniently(_d_SuggestNesResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13185,7 +13185,7 @@ class Terminal(Model):
     @classmethod
     def from_json(cls, data: Any) -> Terminal:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Terminal(data)
+        return _codec.leniently(_d_Terminal, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13258,7 +13258,7 @@ class TerminalAuthMethod(Model):
     @classmethod
     def from_json(cls, data: Any) -> TerminalAuthMethod:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TerminalAuthMethod(data)
+        return _codec.leniently(_d_TerminalAuthMethod, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13325,7 +13325,7 @@ class TerminalExitStatus(Model):
     @classmethod
     def from_json(cls, data: Any) -> TerminalExitStatus:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TerminalExitStatus(data)
+        return _codec.leniently(_d_TerminalExitStatus, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13391,7 +13391,7 @@ class TerminalOutputRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> TerminalOutputRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TerminalOutputRequest(data)
+        return _codec.leniently(_d_TerminalOutputRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13453,7 +13453,7 @@ class TerminalOutputResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> TerminalOutputResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TerminalOutputResponse(data)
+        return _codec.leniently(_d_TerminalOutputResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13515,7 +13515,7 @@ class TerminalToolCallContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> TerminalToolCallContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TerminalToolCallContent(data)
+        return _codec.leniently(_d_TerminalToolCallContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13574,7 +13574,7 @@ class Text(Model):
     @classmethod
     def from_json(cls, data: Any) -> Text:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Text(data)
+        return _codec.leniently(_d_Text, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13631,7 +13631,7 @@ class TextContent(Model):
     @classmethod
     def from_json(cls, data: Any) -> TextContent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TextContent(data)
+        return _codec.leniently(_d_TextContent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13682,7 +13682,7 @@ class TextDocumentContentChangeEvent(Model):
     @classmethod
     def from_json(cls, data: Any) -> TextDocumentContentChangeEvent:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TextDocumentContentChangeEvent(data)
+        return _codec.leniently(_d_TextDocumentContentChangeEvent, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13738,7 +13738,7 @@ class TextResourceContents(Model):
     @classmethod
     def from_json(cls, data: Any) -> TextResourceContents:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TextResourceContents(data)
+        return _codec.leniently(_d_TextResourceContents, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13785,7 +13785,7 @@ class TitledMultiSelectItems(Model):
     @classmethod
     def from_json(cls, data: Any) -> TitledMultiSelectItems:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_TitledMultiSelectItems(data)
+        return _codec.leniently(_d_TitledMultiSelectItems, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13888,7 +13888,7 @@ class ToolCall(Model):
     @classmethod
     def from_json(cls, data: Any) -> ToolCall:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ToolCall(data)
+        return _codec.leniently(_d_ToolCall, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -13965,7 +13965,7 @@ class ToolCallLocation(Model):
     @classmethod
     def from_json(cls, data: Any) -> ToolCallLocation:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ToolCallLocation(data)
+        return _codec.leniently(_d_ToolCallLocation, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14072,7 +14072,7 @@ class ToolCallSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> ToolCallSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ToolCallSessionUpdate(data)
+        return _codec.leniently(_d_ToolCallSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14193,7 +14193,7 @@ class ToolCallUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> ToolCallUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ToolCallUpdate(data)
+        return _codec.leniently(_d_ToolCallUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14320,7 +14320,7 @@ class ToolCallUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> ToolCallUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ToolCallUpdateSessionUpdate(data)
+        return _codec.leniently(_d_ToolCallUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14399,7 +14399,7 @@ class UnstructuredCommandInput(Model):
     @classmethod
     def from_json(cls, data: Any) -> UnstructuredCommandInput:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UnstructuredCommandInput(data)
+        return _codec.leniently(_d_UnstructuredCommandInput, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14442,7 +14442,7 @@ class UntitledMultiSelectItems(Model):
     @classmethod
     def from_json(cls, data: Any) -> UntitledMultiSelectItems:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UntitledMultiSelectItems(data)
+        return _codec.leniently(_d_UntitledMultiSelectItems, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14509,7 +14509,7 @@ class UrlRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> UrlRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UrlRequest(data)
+        return _codec.leniently(_d_UrlRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14590,7 +14590,7 @@ class UrlSession(Model):
     @classmethod
     def from_json(cls, data: Any) -> UrlSession:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UrlSession(data)
+        return _codec.leniently(_d_UrlSession, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14687,7 +14687,7 @@ class Usage(Model):
     @classmethod
     def from_json(cls, data: Any) -> Usage:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Usage(data)
+        return _codec.leniently(_d_Usage, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14760,7 +14760,7 @@ class UsageUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> UsageUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UsageUpdate(data)
+        return _codec.leniently(_d_UsageUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14830,7 +14830,7 @@ class UsageUpdateSessionUpdate(Model):
     @classmethod
     def from_json(cls, data: Any) -> UsageUpdateSessionUpdate:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UsageUpdateSessionUpdate(data)
+        return _codec.leniently(_d_UsageUpdateSessionUpdate, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14903,7 +14903,7 @@ class UserMessageChunk(Model):
     @classmethod
     def from_json(cls, data: Any) -> UserMessageChunk:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_UserMessageChunk(data)
+        return _codec.leniently(_d_UserMessageChunk, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -14977,7 +14977,7 @@ class ValueId(Model):
     @classmethod
     def from_json(cls, data: Any) -> ValueId:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ValueId(data)
+        return _codec.leniently(_d_ValueId, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -15039,7 +15039,7 @@ class WaitForTerminalExitRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> WaitForTerminalExitRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_WaitForTerminalExitRequest(data)
+        return _codec.leniently(_d_WaitForTerminalExitRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -15097,7 +15097,7 @@ class WaitForTerminalExitResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> WaitForTerminalExitResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_WaitForTerminalExitResponse(data)
+        return _codec.leniently(_d_WaitForTerminalExitResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -15146,7 +15146,7 @@ class WorkspaceFolder(Model):
     @classmethod
     def from_json(cls, data: Any) -> WorkspaceFolder:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_WorkspaceFolder(data)
+        return _codec.leniently(_d_WorkspaceFolder, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -15207,7 +15207,7 @@ class WriteTextFileRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> WriteTextFileRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_WriteTextFileRequest(data)
+        return _codec.leniently(_d_WriteTextFileRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -15255,7 +15255,7 @@ class WriteTextFileResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> WriteTextFileResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_WriteTextFileResponse(data)
+        return _codec.leniently(_d_WriteTextFileResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

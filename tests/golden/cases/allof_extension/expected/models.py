@@ -44,7 +44,7 @@ class Base(Model):
     @classmethod
     def from_json(cls, data: Any) -> Base:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Base(data)
+        return _codec.leniently(_d_Base, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -87,7 +87,7 @@ class Derived(Model):
     @classmethod
     def from_json(cls, data: Any) -> Derived:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Derived(data)
+        return _codec.leniently(_d_Derived, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

@@ -49,7 +49,7 @@ class Limits(Model):
     @classmethod
     def from_json(cls, data: Any) -> Limits:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Limits(data)
+        return _codec.leniently(_d_Limits, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

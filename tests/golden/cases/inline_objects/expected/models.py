@@ -50,7 +50,7 @@ class Request(Model):
     @classmethod
     def from_json(cls, data: Any) -> Request:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Request(data)
+        return _codec.leniently(_d_Request, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -90,7 +90,7 @@ class RequestEnvValue(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestEnvValue:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestEnvValue(data)
+        return _codec.leniently(_d_RequestEnvValue, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -124,7 +124,7 @@ class RequestOptionsItem(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestOptionsItem:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestOptionsItem(data)
+        return _codec.leniently(_d_RequestOptionsItem, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -161,7 +161,7 @@ class RequestToolCall(Model):
     @classmethod
     def from_json(cls, data: Any) -> RequestToolCall:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_RequestToolCall(data)
+        return _codec.leniently(_d_RequestToolCall, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

@@ -2,7 +2,7 @@
 # Do not edit: regenerate with `acpgen generate --schema schema.json --package golden`.
 """ACP bindings generated from schema.json. Standalone: needs only the standard library."""
 
-from ._codec import DecodeError, decode, encode
+from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
     Holder,
@@ -17,8 +17,10 @@ __all__ = [
     "Holder",
     "MethodInfo",
     "Pair",
+    "Salvage",
     "Value",
     "decode",
+    "decode_salvaging",
     "encode",
 ]
 

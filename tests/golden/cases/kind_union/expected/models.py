@@ -43,7 +43,7 @@ class Holder(Model):
     @classmethod
     def from_json(cls, data: Any) -> Holder:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Holder(data)
+        return _codec.leniently(_d_Holder, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -82,7 +82,7 @@ class Pair(Model):
     @classmethod
     def from_json(cls, data: Any) -> Pair:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Pair(data)
+        return _codec.leniently(_d_Pair, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

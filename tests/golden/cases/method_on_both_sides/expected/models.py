@@ -40,7 +40,7 @@ class LogNotification(Model):
     @classmethod
     def from_json(cls, data: Any) -> LogNotification:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_LogNotification(data)
+        return _codec.leniently(_d_LogNotification, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -74,7 +74,7 @@ class PingRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> PingRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PingRequest(data)
+        return _codec.leniently(_d_PingRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -108,7 +108,7 @@ class PingResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> PingResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_PingResponse(data)
+        return _codec.leniently(_d_PingResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

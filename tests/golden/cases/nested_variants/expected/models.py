@@ -46,7 +46,7 @@ class FormRequest(Model):
     @classmethod
     def from_json(cls, data: Any) -> FormRequest:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_FormRequest(data)
+        return _codec.leniently(_d_FormRequest, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -88,7 +88,7 @@ class FormSession(Model):
     @classmethod
     def from_json(cls, data: Any) -> FormSession:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_FormSession(data)
+        return _codec.leniently(_d_FormSession, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -126,7 +126,7 @@ class Url(Model):
     @classmethod
     def from_json(cls, data: Any) -> Url:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Url(data)
+        return _codec.leniently(_d_Url, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

@@ -51,7 +51,7 @@ class Entry(Model):
     @classmethod
     def from_json(cls, data: Any) -> Entry:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Entry(data)
+        return _codec.leniently(_d_Entry, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

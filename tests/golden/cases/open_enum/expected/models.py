@@ -43,7 +43,7 @@ class Turn(Model):
     @classmethod
     def from_json(cls, data: Any) -> Turn:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Turn(data)
+        return _codec.leniently(_d_Turn, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

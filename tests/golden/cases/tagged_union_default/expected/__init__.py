@@ -2,7 +2,7 @@
 # Do not edit: regenerate with `acpgen generate --schema schema.json --package golden`.
 """ACP bindings generated from schema.json. Standalone: needs only the standard library."""
 
-from ._codec import DecodeError, decode, encode
+from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
     Http,
@@ -18,9 +18,11 @@ __all__ = [
     "Http",
     "McpServer",
     "MethodInfo",
+    "Salvage",
     "Sse",
     "Stdio",
     "decode",
+    "decode_salvaging",
     "encode",
 ]
 

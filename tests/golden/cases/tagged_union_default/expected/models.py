@@ -42,7 +42,7 @@ class Http(Model):
     @classmethod
     def from_json(cls, data: Any) -> Http:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Http(data)
+        return _codec.leniently(_d_Http, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -79,7 +79,7 @@ class Sse(Model):
     @classmethod
     def from_json(cls, data: Any) -> Sse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Sse(data)
+        return _codec.leniently(_d_Sse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -117,7 +117,7 @@ class Stdio(Model):
     @classmethod
     def from_json(cls, data: Any) -> Stdio:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Stdio(data)
+        return _codec.leniently(_d_Stdio, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""

@@ -43,7 +43,7 @@ class Error(Model):
     @classmethod
     def from_json(cls, data: Any) -> Error:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Error(data)
+        return _codec.leniently(_d_Error, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -81,7 +81,7 @@ class ErrorResponse(Model):
     @classmethod
     def from_json(cls, data: Any) -> ErrorResponse:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_ErrorResponse(data)
+        return _codec.leniently(_d_ErrorResponse, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
@@ -119,7 +119,7 @@ class Result(Model):
     @classmethod
     def from_json(cls, data: Any) -> Result:
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _d_Result(data)
+        return _codec.leniently(_d_Result, data)
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
