@@ -46,16 +46,22 @@ class Method:
     id: str  # "session_prompt": the upstream meta.json id, also the handler name
     side: str  # a Side value, or an x-side value acpgen does not know (kept, with a warning)
     kind: Kind
-    params_type: str  # $def name of the params type
-    result_type: str | None  # $def name of the result type; None for notifications
+    params_type: str  # Python name of the params type (its $def name, made a usable class name)
+    result_type: str | None  # Python name of the result type; None for notifications
     unstable: bool
     summary: str  # one line from the schema's description
     pointer: str  # JSON pointer of the params type
 
     @property
     def handler_name(self) -> str:
-        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes."""
-        return python_identifier(self.id, HANDLER_RESERVED)
+        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes.
+
+        An id starting with ``_`` gets an ``on`` prefix: names starting with ``_`` belong to the
+        generated classes (``_request``, ``_notify``, ``__init__``, ``__slots__``, ...), and
+        Python mangles ``__x`` inside a class.
+        """
+        name = python_identifier(self.id, HANDLER_RESERVED)
+        return python_identifier("on" + name, HANDLER_RESERVED) if name.startswith("_") else name
 
     @property
     def is_request(self) -> bool:

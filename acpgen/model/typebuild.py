@@ -28,6 +28,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
 from ..schema.loader import LoadedSchema
 from ..schema.pointers import SCHEMA_MAPS, def_name
+from .cycles import alias_cycles
 from .names import pascal_case, type_name, unique_field_names, variant_names
 from .types import (
     KIND_WORDS,
@@ -585,7 +586,11 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
     names = variant_names(wanted, taken, b.overrides, b.names_source)
 
     assembler = _Assembler(b, classes, unions, exprs, names, def_names)
-    return assembler.model()
+    model = assembler.model()
+    cycles = alias_cycles(model.types)
+    if cycles:
+        raise DiagnosticError(cycles)
+    return model
 
 
 class _Assembler:
