@@ -5,27 +5,34 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
-import jinja2
 
 from . import __version__
-from .config import ConfigError, load_config
+from .config import Config, ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
-from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
+from .generate import (
+    DEFAULT_OUT,
+    DEFAULT_PACKAGE,
+    Options,
+    build_spec,
+    check_options,
+    generate,
+    regenerate_command,
+)
 from .model.selection import SIDES
 from .output.drift import find_drift, summary
 from .output.formatting import FormattingError
 from .output.manifest import manifest_for, manifest_path
 from .output.reuse import reuse_from_output
-from .output.writer import WriteError, write_output
+from .output.writer import WriteError, check_out_folder, write_output
+from .render.errors import template_problem
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
-DEFAULT_OUT = "generated"
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -40,7 +47,7 @@ def schema_option(func: F) -> F:
         "--schema",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
-        help="ACP JSON Schema file. Default: the bundled schema (ACP v0.12.2, unstable).",
+        help="ACP JSON Schema file. Default: [tool.acpgen] schema, else the bundled one (ACP v0.12.2, unstable).",
     )(func)
 
 
@@ -48,8 +55,18 @@ def schema_option(func: F) -> F:
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+class _Command(click.Command):
+    """A command whose line in ``acpgen --help`` is its docstring's first paragraph, never cut short
+    (click would cut it to fit the terminal, ending it with "...")."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return " ".join((self.short_help or self.help or "").split("\n\n")[0].split())
+
+
 class _Group(click.Group):
     """Usage errors as one line (``error: ...``, exit 2) instead of click's usage block."""
+
+    command_class = _Command
 
     def main(  # type: ignore[override]
         self,
@@ -85,7 +102,12 @@ def main() -> None:
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True, help="Output format."
 )
 def methods(schema: Path | None, fmt: str) -> None:
-    """Print the method table derived from the schema's x-method / x-side annotations."""
+    """Print the schema's method table.
+
+    One row per method and handling side, read from the schema's x-method / x-side annotations.
+    """
+    if schema is None:
+        schema = _config().values.get("schema")
     try:
         spec, warnings = build_spec(Options(schema=schema))
     except DiagnosticError as exc:
@@ -147,18 +169,25 @@ class Run:
 
     options: Options
     out: Path
+    origins: dict[str, str] = field(default_factory=dict)  # Options field -> where a config value came from
 
     @property
     def manifest(self) -> str:
         return manifest_path(self.options.package)
 
 
-def resolve(flags: dict[str, Any]) -> Run:
+def _config() -> Config:
+    """The ``[tool.acpgen]`` settings that apply here; exits 2 on a bad table."""
     try:
-        config = load_config(Path.cwd())
+        return load_config(Path.cwd())
     except ConfigError as exc:
         _fail(str(exc))
-    values = {**config.values, **{key.replace("_", "-"): v for key, v in flags.items() if v is not None}}
+
+
+def resolve(flags: dict[str, Any]) -> Run:
+    config = _config()
+    given = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
+    values = {**config.values, **given}
     options = Options(
         schema=values.get("schema"),
         package=values.get("package", DEFAULT_PACKAGE),
@@ -167,21 +196,27 @@ def resolve(flags: dict[str, Any]) -> Run:
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
     )
-    return Run(options=options, out=values.get("out", Path(DEFAULT_OUT)))
+    out = values.get("out", Path(DEFAULT_OUT))
+    # The header's command is the one to run where the settings apply: the configured project's
+    # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
+    base = config.source.parent if config.source is not None else Path.cwd()
+    options = replace(options, command=regenerate_command(options, base, out))
+    origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in given}
+    return Run(options=options, out=out, origins=origins)
 
 
 def render(run: Run) -> dict[str, str]:
     """Every file of the output, the manifest included; exits 2 on any error."""
     try:
-        check_options(run.options)
+        check_options(run.options, run.origins)
         output = generate(run.options, reuse_from_output(run.out, run.options.package))
     except DiagnosticError as exc:
         _report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
-    except (jinja2.TemplateError, FormattingError) as exc:
-        _fail(f"template: {_one_line(exc)}")
+    except FormattingError as exc:
+        _fail(_one_line(exc))
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
-        _fail(f"generation failed: {type(exc).__name__}: {_one_line(exc)}")
+        _fail(template_problem(exc, run.options.templates))
     _report(output.warnings)
     return {**output.files, run.manifest: manifest_for(output.files, output.renders, output.schema_sha256).to_text()}
 
@@ -190,7 +225,11 @@ def render(run: Run) -> dict[str, str]:
 @output_options
 @click.option("--force", is_flag=True, help="Overwrite files in the way that acpgen did not write.")
 def generate_command(force: bool, **flags: Any) -> None:
-    """Generate the bindings package into OUT, replacing the previous output atomically."""
+    """Write the bindings package below the output folder.
+
+    All or nothing: every file is rendered first, then the changed ones replace the previous
+    output; on any failure the previous output stays as it was.
+    """
     run = resolve(flags)
     files = render(run)
     try:
@@ -205,19 +244,29 @@ def generate_command(force: bool, **flags: Any) -> None:
 
 @main.command(name="check")
 @output_options
-def check_command(**flags: Any) -> None:
-    """Exit 0 when OUT holds exactly what generate would write; else print a diff and exit 1."""
+@click.option("--summary", "summary_only", is_flag=True, help="Name the files that differ; print no diff.")
+def check_command(summary_only: bool = False, **flags: Any) -> None:
+    """Check that the output folder holds what generate would write.
+
+    Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
+    name each on standard error, and exit 1. A missing output folder is one line.
+    """
     run = resolve(flags)
     files = render(run)
     try:
+        check_out_folder(run.out)
+        if not run.out.exists():
+            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
+            sys.exit(EXIT_DRIFT)
         drift = find_drift(run.out, files, run.manifest)
     except (WriteError, OSError) as exc:
         _fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
     if not drift:
         click.echo(f"acpgen check: {run.out} is up to date", err=True)
         return
-    for item in drift:
-        click.echo(item.diff, nl=False)
+    if not summary_only:
+        for item in drift:
+            click.echo(item.diff, nl=False)
     click.echo(f"acpgen check: {summary(drift)}; run `acpgen generate`", err=True)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import keyword
+import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from .schema.bundled import bundled_schema
 from .schema.loader import load_schema
 
 DEFAULT_PACKAGE = "acp_bindings"
+DEFAULT_OUT = "generated"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -75,6 +78,8 @@ class Options:
     side: str = "both"  # "agent", "client" or "both": what the generated package serves
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
+    #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,11 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     every_method, warnings = build_method_table(schema)
     methods = select_methods(every_method, stable_only=options.stable_only)
-    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "")
+    overrides = load_names_file(options.names)
+    try:
+        types = build_types(schema, overrides, options.names.name if options.names else "")
+    except DiagnosticError as exc:  # the schema's problems name the schema file
+        raise DiagnosticError([d if d.source else d.in_source(schema.name) for d in exc.diagnostics]) from None
     dropped = tuple(m for m in every_method if m not in methods)
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
@@ -152,7 +161,7 @@ def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] 
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
         schema_sha256=spec.source.sha256,
-        command=regenerate_command(options),
+        command=options.command or regenerate_command(options),
     )
     renderer = _Renderer(options.templates, header, {"spec": spec, "header": header, "package": options.package}, reuse)
     root = options.package.replace(".", "/")
@@ -200,20 +209,61 @@ class _Renderer:
         return self.reuse.format(text, path), sha256_text(text)
 
 
-def check_options(options: Options) -> None:
-    if not _PACKAGE_RE.match(options.package):
-        raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
+#: How an option is named in an error when the caller says nothing else: its flag.
+FLAGS = {"package": "--package", "side": "--side", "templates": "--templates"}
+
+
+def check_options(options: Options, origins: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`DiagnosticError` for an option no run can use.
+
+    ``origins`` names where a value came from (``{"package": "pyproject.toml: [tool.acpgen]
+    package"}``); by default its flag.
+    """
+    where = {**FLAGS, **(origins or {})}
+    problem = _package_problem(options.package)
+    if problem:
+        raise DiagnosticError([error(None, f"{where['package']} {options.package!r} is not a dotted Python name: {problem}")])
     if options.side not in SIDES:
-        raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
+        raise DiagnosticError([error(None, f"{where['side']} {options.side!r} is not one of {', '.join(SIDES)}")])
     if options.templates is not None and not options.templates.is_dir():
-        raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
+        raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
 
 
-def regenerate_command(options: Options) -> str:
-    """The command that remakes the output, with no absolute path in it."""
+def _package_problem(package: str) -> str:
+    """Why ``package`` cannot be imported as ``import <package>``; "" when it can."""
+    if not _PACKAGE_RE.match(package):
+        return "each part must be a Python identifier (letters, digits, _), joined by dots"
+    keywords = [part for part in package.split(".") if keyword.iskeyword(part)]
+    if keywords:
+        return f"{keywords[0]!r} is a Python keyword"
+    return ""
+
+
+def regenerate_command(options: Options, base: Path | None = None, out: Path | None = None) -> str:
+    """The command that remakes the output, with no absolute path in it.
+
+    ``base``: the folder the command is run in (a configured project's ``pyproject.toml`` folder,
+    else the working folder); paths are shown relative to it, and a path outside it by its name
+    only. Without ``base`` every path is shown by its name. ``out``: the output folder, shown
+    when it is not the default (``generated``) and lies inside ``base``.
+    """
+
+    def relative(path: Path) -> str | None:
+        """``path`` relative to ``base``; None when it lies outside (or there is no base)."""
+        if base is None:
+            return None
+        found = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base)))
+        return None if found.parts[:1] == ("..",) else found.as_posix()
+
+    def shown(path: Path) -> str:
+        return relative(path) or path.name
+
     parts = ["acpgen", "generate"]
     if options.schema is not None:
-        parts += ["--schema", options.schema.name]
+        parts += ["--schema", shown(options.schema)]
+    out_shown = relative(out) if out is not None else None
+    if out_shown is not None and out_shown != DEFAULT_OUT:
+        parts += ["--out", out_shown]
     if options.package != DEFAULT_PACKAGE:
         parts += ["--package", options.package]
     if options.side != "both":
@@ -221,9 +271,9 @@ def regenerate_command(options: Options) -> str:
     if options.stable_only:
         parts.append("--stable-only")
     if options.templates is not None:
-        parts += ["--templates", options.templates.name]
+        parts += ["--templates", shown(options.templates)]
     if options.names is not None:
-        parts += ["--names", options.names.name]
+        parts += ["--names", shown(options.names)]
     return " ".join(parts)
 
 

@@ -49,8 +49,9 @@ def test_settings_come_from_the_nearest_pyproject(cli, project):
     assert result.exit_code == 0, result.stderr
     package = project / "src" / "demo" / "_vendor" / "acp"
     assert methods_of(package) == ["ping", "log/line"]  # session/fork is unstable
-    assert "regenerate with `acpgen generate --schema acp.json --package demo._vendor.acp --side agent --stable-only`" \
-        in (package / "__init__.py").read_text()
+    # run from the project's folder (pyproject.toml's), with paths relative to it
+    command = "acpgen generate --schema schemas/acp.json --out src --package demo._vendor.acp --side agent --stable-only"
+    assert f"regenerate with `{command}`" in (package / "__init__.py").read_text()
     assert cli("check").exit_code == 0
 
 
