@@ -200,7 +200,7 @@ def resolve(flags: dict[str, Any]) -> Run:
     # The header's command is the one to run where the settings apply: the configured project's
     # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
     base = config.source.parent if config.source is not None else Path.cwd()
-    options = replace(options, command=regenerate_command(options, base, out))
+    options = replace(options, command=regenerate_command(options, base))
     origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in given}
     return Run(options=options, out=out, origins=origins)
 

@@ -239,13 +239,13 @@ def _package_problem(package: str) -> str:
     return ""
 
 
-def regenerate_command(options: Options, base: Path | None = None, out: Path | None = None) -> str:
+def regenerate_command(options: Options, base: Path | None = None) -> str:
     """The command that remakes the output, with no absolute path in it.
 
     ``base``: the folder the command is run in (a configured project's ``pyproject.toml`` folder,
     else the working folder); paths are shown relative to it, and a path outside it by its name
-    only. Without ``base`` every path is shown by its name. ``out``: the output folder, shown
-    when it is not the default (``generated``) and lies inside ``base``.
+    only. Without ``base`` every path is shown by its name. The output folder is not part of it:
+    the bytes never depend on where they are written (``[tool.acpgen] out`` or ``--out`` says).
     """
 
     def relative(path: Path) -> str | None:
@@ -261,9 +261,6 @@ def regenerate_command(options: Options, base: Path | None = None, out: Path | N
     parts = ["acpgen", "generate"]
     if options.schema is not None:
         parts += ["--schema", shown(options.schema)]
-    out_shown = relative(out) if out is not None else None
-    if out_shown is not None and out_shown != DEFAULT_OUT:
-        parts += ["--out", out_shown]
     if options.package != DEFAULT_PACKAGE:
         parts += ["--package", options.package]
     if options.side != "both":
