@@ -233,6 +233,7 @@ def generate_command(force: bool, **flags: Any) -> None:
     run = resolve(flags)
     files = render(run)
     try:
+        check_out_folder(run.out, run.origins.get("out", "--out"))
         plan = write_output(run.out, files, run.manifest, force=force)
     except WriteError as exc:
         _fail(str(exc))
@@ -254,7 +255,7 @@ def check_command(summary_only: bool = False, **flags: Any) -> None:
     run = resolve(flags)
     files = render(run)
     try:
-        check_out_folder(run.out)
+        check_out_folder(run.out, run.origins.get("out", "--out"))
         if not run.out.exists():
             click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
             sys.exit(EXIT_DRIFT)

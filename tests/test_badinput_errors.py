@@ -58,6 +58,15 @@ def test_a_missing_templates_folder_from_pyproject_names_the_key(cli, tmp_path, 
     assert one_error_line(cli("generate")) == "error: pyproject.toml: [tool.acpgen] templates 'mine' is not a folder"
 
 
+@pytest.mark.parametrize("command", ["generate", "check"])
+def test_an_out_from_pyproject_that_is_a_file_names_the_key(cli, tmp_path, monkeypatch, command):
+    (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nout = "build"\n')
+    (tmp_path / "build").write_text("a file\n")
+    monkeypatch.chdir(tmp_path)
+    assert one_error_line(cli(command)) == "error: pyproject.toml: [tool.acpgen] out build is not a folder"
+    assert one_error_line(cli(command, "--out", "build")) == "error: --out build is not a folder"
+
+
 @pytest.mark.parametrize(
     ("value", "why"),
     [("class", "a Python keyword"), ("__all__", "it starts with __"), ("str", "a name the generated code uses itself")],
