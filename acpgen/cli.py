@@ -207,6 +207,10 @@ def resolve(flags: dict[str, Any]) -> Run:
 
 def render(run: Run) -> dict[str, str]:
     """Every file of the output, the manifest included; exits 2 on any error."""
+    for key in ("schema", "names"):  # a file named in pyproject.toml: say so (a flag's is named by its file)
+        path = getattr(run.options, key)
+        if key in run.origins and path is not None and not path.is_file():
+            _fail(f"{run.origins[key]} {path.as_posix()!r} is not a file")
     try:
         check_options(run.options, run.origins)
         output = generate(run.options, reuse_from_output(run.out, run.options.package))

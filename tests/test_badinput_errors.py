@@ -58,6 +58,16 @@ def test_a_missing_templates_folder_from_pyproject_names_the_key(cli, tmp_path, 
     assert one_error_line(cli("generate")) == "error: pyproject.toml: [tool.acpgen] templates 'mine' is not a folder"
 
 
+@pytest.mark.parametrize("key", ["schema", "names"])
+def test_a_missing_file_from_pyproject_names_the_key(cli, tmp_path, monkeypatch, key):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.acpgen]\n{key} = "conf/missing.json"\n')
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    line = one_error_line(cli("generate"))
+    assert line == f"error: ../pyproject.toml: [tool.acpgen] {key} '../conf/missing.json' is not a file"
+    assert not (tmp_path / "sub" / "generated").exists()
+
+
 @pytest.mark.parametrize("command", ["generate", "check"])
 def test_an_out_from_pyproject_that_is_a_file_names_the_key(cli, tmp_path, monkeypatch, command):
     (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nout = "build"\n')
