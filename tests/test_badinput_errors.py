@@ -320,6 +320,18 @@ def test_a_method_whose_id_meets_the_generated_classes_internals_still_works(tmp
         "assert acp.Agent.__init__ is object.__init__ and '__slots__' not in vars(acp.Agent)\n"
         "assert acp.AgentProxy._request is acp._rpc.Proxy._request and acp.AgentProxy._notify is acp._rpc.Proxy._notify\n"
         f"assert acp.agent.AGENT_ROUTES[{wire!r}].handler == 'on{wire}'\n"
+        # a call through the proxy reaches the handler and comes back, over an in-memory pair
+        "import asyncio\n"
+        "from acp_bindings import models\n"
+        "async def handle(self, params):\n"
+        "    return models.PromptResponse(stop_reason='end_turn')\n"
+        f"setattr(A, 'on{wire}', handle)\n"
+        "async def main():\n"
+        "    async with acp.in_memory_pair(A(), acp.Client()) as (agent_conn, client_conn):\n"
+        f"        call = getattr(client_conn.agent, 'on{wire}')\n"
+        "        result = await call(models.PromptRequest(session_id='s', prompt=[]))\n"
+        "        assert result.stop_reason == 'end_turn', result\n"
+        "asyncio.run(main())\n"
     ))
     assert result.returncode == 0, result.stderr
 
