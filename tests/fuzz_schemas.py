@@ -256,7 +256,7 @@ def mutate(rng: random.Random, doc: dict[str, Any]) -> tuple[dict[str, Any], str
         mutation = rng.choice(MUTATIONS)
         try:
             doc, what = mutation(rng, doc)
-        except (IndexError, KeyError, TypeError, AttributeError):
+        except (IndexError, KeyError, TypeError, AttributeError, RecursionError):  # e.g. no $defs left, or too deep
             what = f"{mutation.__name__}: nothing to mutate"
         said.append(f"{mutation.__name__}: {what}")
     return doc, "; ".join(said)
