@@ -1,7 +1,9 @@
-# Two commands set everything up on a fresh machine:
-#   make generate   -- install acpgen into .venv and generate generated/ from the bundled schema
+# Two commands set everything up on a fresh machine (Python 3.10+, make; Node.js 20+ and npm for
+# the tests):
+#   make generate   -- install acpgen alone into .venv and generate generated/ from the bundled schema
 #   make test       -- install acpgen with its test dependencies and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
+#   make fuzz-schemas -- generate from many mutated corpus schemas and print what went wrong
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
@@ -9,16 +11,23 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff bench-inspect
+.PHONY: generate test check clean corpus fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# What generation needs: acpgen and its dependencies, nothing else.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+# What the tests need besides: the test extra.
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP) $(TEST_STAMP)
 
 generate: $(STAMP)
 	$(BIN)/acpgen generate
@@ -34,18 +43,24 @@ $(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
 check: $(STAMP)
 	$(BIN)/acpgen check
 
-test: check $(NODE_STAMP)
+test: $(TEST_STAMP) check $(NODE_STAMP)
 	$(BIN)/python -m pytest -q
 
 # Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
 corpus: $(STAMP)
 	$(BIN)/python tests/support/corpus_harness.py
 
+# The schema fuzzer's long run: FUZZ_COUNT mutations of corpus schemas from seed FUZZ_SEED.
+FUZZ_COUNT ?= 500
+FUZZ_SEED ?= 1
+fuzz-schemas: $(TEST_STAMP)
+	$(BIN)/python tests/support/fuzz_schemas.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED)
+
 # Codec throughput and import time against the official ACP Python SDK (ratios, same run).
-bench-codec: $(STAMP)
+bench-codec: $(TEST_STAMP)
 	$(BIN)/python bench/bench_codec.py
 
-bench-generate: $(STAMP)
+bench-generate: $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/bench_generate.py
 
@@ -54,7 +69,7 @@ bench-diff: $(STAMP)
 	$(BIN)/python bench/bench_diff.py
 
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
-bench-rpc: $(STAMP)
+bench-rpc: $(TEST_STAMP)
 	$(BIN)/python bench/bench_rpc.py
 
 # Round trips and streamed updates per second with and without the inspector in between (ratios, same run).

@@ -6,20 +6,17 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
-import jinja2
 
-from . import __version__
-from .config import ConfigError, load_config
+from .config import Config, ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
 from .diff import diff_schemas
 from .diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
 from .diff.report import summary as diff_summary
-from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
 from .model.selection import SIDES
 from .output.drift import find_drift, summary
 from .output.formatting import FormattingError
@@ -31,14 +28,24 @@ from .output.manifest import (
     schema_copy_path,
 )
 from .output.reuse import reuse_from_output
-from .output.writer import WriteError, write_output
+from .output.writer import WriteError, check_out_folder, write_output
+from .pipeline import (
+    DEFAULT_OUT,
+    DEFAULT_PACKAGE,
+    Options,
+    build_spec,
+    check_options,
+    generate,
+    regenerate_command,
+)
+from .render.errors import template_problem
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema, parse_schema
 from .validate import DIRECTIONS, TranscriptError, Validator
+from .version import __version__
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
-DEFAULT_OUT = "generated"
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -53,7 +60,7 @@ def schema_option(func: F) -> F:
         "--schema",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
-        help="ACP JSON Schema file. Default: the bundled schema (ACP v0.12.2, unstable).",
+        help="ACP JSON Schema file. Default: [tool.acpgen] schema, else the bundled one (ACP v0.12.2, unstable).",
     )(func)
 
 
@@ -61,8 +68,18 @@ def schema_option(func: F) -> F:
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+class _Command(click.Command):
+    """A command whose line in ``acpgen --help`` is its docstring's first paragraph, never cut short
+    (click would cut it to fit the terminal, ending it with "...")."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return " ".join((self.short_help or self.help or "").split("\n\n")[0].split())
+
+
 class _Group(click.Group):
     """Usage errors as one line (``error: ...``, exit 2) instead of click's usage block."""
+
+    command_class = _Command
 
     def main(  # type: ignore[override]
         self,
@@ -98,7 +115,12 @@ def main() -> None:
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True, help="Output format."
 )
 def methods(schema: Path | None, fmt: str) -> None:
-    """Print the method table derived from the schema's x-method / x-side annotations."""
+    """Print the schema's method table.
+
+    One row per method and handling side, read from the schema's x-method / x-side annotations.
+    """
+    if schema is None:
+        schema = _config().values.get("schema")
     try:
         spec, warnings = build_spec(Options(schema=schema))
     except DiagnosticError as exc:
@@ -163,18 +185,25 @@ class Run:
 
     options: Options
     out: Path
+    origins: dict[str, str] = field(default_factory=dict)  # Options field -> where a config value came from
 
     @property
     def manifest(self) -> str:
         return manifest_path(self.options.package)
 
 
-def resolve(flags: dict[str, Any]) -> Run:
+def _config() -> Config:
+    """The ``[tool.acpgen]`` settings that apply here; exits 2 on a bad table."""
     try:
-        config = load_config(Path.cwd())
+        return load_config(Path.cwd())
     except ConfigError as exc:
         _fail(str(exc))
-    values = {**config.values, **{key.replace("_", "-"): v for key, v in flags.items() if v is not None}}
+
+
+def resolve(flags: dict[str, Any]) -> Run:
+    config = _config()
+    given = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
+    values = {**config.values, **given}
     options = Options(
         schema=values.get("schema"),
         package=values.get("package", DEFAULT_PACKAGE),
@@ -183,13 +212,23 @@ def resolve(flags: dict[str, Any]) -> Run:
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
     )
-    return Run(options=options, out=values.get("out", Path(DEFAULT_OUT)))
+    out = values.get("out", Path(DEFAULT_OUT))
+    # The header's command is the one to run where the settings apply: the configured project's
+    # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
+    base = config.source.parent if config.source is not None else Path.cwd()
+    options = replace(options, command=regenerate_command(options, base))
+    origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in given}
+    return Run(options=replace(options, origins=origins), out=out, origins=origins)
 
 
 def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
+    for key in ("schema", "names"):  # a file named in pyproject.toml: say so (a flag's is named by its file)
+        path = getattr(run.options, key)
+        if key in run.origins and path is not None and not path.is_file():
+            _fail(f"{run.origins[key]} {path.as_posix()!r} is not a file")
     previous = read_manifest(run.out, run.options.package)
     locked = previous.names if previous is not None and not renew_names else None
     try:
@@ -198,10 +237,10 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     except DiagnosticError as exc:
         _report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
-    except (jinja2.TemplateError, FormattingError) as exc:
-        _fail(f"template: {_one_line(exc)}")
+    except FormattingError as exc:
+        _fail(_one_line(exc))
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
-        _fail(f"generation failed: {type(exc).__name__}: {_one_line(exc)}")
+        _fail(template_problem(exc, run.options.templates))
     _report(output.warnings)
     manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names)
     return {**output.files, run.manifest: manifest.to_text()}
@@ -216,10 +255,16 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     help="Name every class and field by the rules, not as the manifest of the previous output records.",
 )
 def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
-    """Generate the bindings package into OUT, replacing the previous output atomically."""
+    """Write the bindings package below the output folder.
+
+    All or nothing: every file is rendered first, then the changed ones replace the previous
+    output; on any failure the previous output stays as it was. Names the previous output's
+    manifest records are kept (--renew-names: named by the rules again).
+    """
     run = resolve(flags)
     files = render(run, renew_names)
     try:
+        check_out_folder(run.out, run.origins.get("out", "--out"))
         plan = write_output(run.out, files, run.manifest, force=force)
     except WriteError as exc:
         _fail(str(exc))
@@ -231,19 +276,29 @@ def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
 
 @main.command(name="check")
 @output_options
-def check_command(**flags: Any) -> None:
-    """Exit 0 when OUT holds exactly what generate would write; else print a diff and exit 1."""
+@click.option("--summary", "summary_only", is_flag=True, help="Name the files that differ; print no diff.")
+def check_command(summary_only: bool = False, **flags: Any) -> None:
+    """Check that the output folder holds what generate would write.
+
+    Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
+    name each on standard error, and exit 1. A missing output folder is one line.
+    """
     run = resolve(flags)
     files = render(run)
     try:
+        check_out_folder(run.out, run.origins.get("out", "--out"))
+        if not run.out.exists():
+            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
+            sys.exit(EXIT_DRIFT)
         drift = find_drift(run.out, files, run.manifest)
     except (WriteError, OSError) as exc:
         _fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
     if not drift:
         click.echo(f"acpgen check: {run.out} is up to date", err=True)
         return
-    for item in drift:
-        click.echo(item.diff, nl=False)
+    if not summary_only:
+        for item in drift:
+            click.echo(item.diff, nl=False)
     advice = "run `acpgen generate`"
     previous = read_manifest(run.out, run.options.package)
     if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:

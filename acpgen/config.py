@@ -34,6 +34,11 @@ class ConfigError(Exception):
 class Config:
     source: Path | None = None  # the pyproject.toml the values came from
     values: dict[str, Any] = field(default_factory=dict)  # key -> str, bool or Path (resolved)
+    shown: str = PYPROJECT  # ``source`` as the user names it from the working folder
+
+    def origin(self, key: str) -> str:
+        """Where a value of this table came from, for an error: ``pyproject.toml: [tool.acpgen] package``."""
+        return f"{self.shown}: [tool.acpgen] {key}"
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -80,7 +85,7 @@ def load_config(start: Path) -> Config:
             values[key] = Path(os.path.relpath(path.parent / value, start))
         else:
             values[key] = value
-    return Config(source=path, values=values)
+    return Config(source=path, values=values, shown=shown)
 
 
 def _shown(path: Path, start: Path) -> str:

@@ -13,18 +13,23 @@ class Severity(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One problem, located by a JSON pointer into the schema document ("" is the root)."""
+    """One problem, located by a JSON pointer into the document ``source`` names ("" is the root).
+
+    ``pointer=None``: a problem that is not in a document (a bad option); ``message`` then names
+    where the value came from (``--package``, ``pyproject.toml: [tool.acpgen] package``).
+    """
 
     severity: Severity
-    pointer: str
+    pointer: str | None
     message: str
     source: str = ""
 
     def format(self) -> str:
-        """One line: ``<source>: <severity>: #<pointer>: <message>``."""
+        """One line: ``<source>: <severity>: #<pointer>: <message>`` (no pointer: no ``#...:``)."""
         message = " ".join(self.message.split())
         prefix = f"{self.source}: " if self.source else ""
-        return f"{prefix}{self.severity.value}: #{self.pointer}: {message}"
+        where = f"#{self.pointer}: " if self.pointer is not None else ""
+        return f"{prefix}{self.severity.value}: {where}{message}"
 
     def in_source(self, source: str) -> Diagnostic:
         return Diagnostic(self.severity, self.pointer, self.message, source)
@@ -51,7 +56,7 @@ def pointer(*tokens: str | int) -> str:
     return "".join("/" + escape_pointer_token(t) for t in tokens)
 
 
-def error(ptr: str, message: str) -> Diagnostic:
+def error(ptr: str | None, message: str) -> Diagnostic:
     return Diagnostic(Severity.ERROR, ptr, message)
 
 

@@ -33,8 +33,8 @@ from typing import Any
 import jsonschema
 from jsonschema.validators import validator_for
 
-from .generate import Options, generate
 from .output.reuse import Reuse
+from .pipeline import Options, generate
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
 

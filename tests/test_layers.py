@@ -1,7 +1,7 @@
 """acpgen's layers, as the folder tree shows them: every import points down the chain, none forms
 a cycle, and the runtime copied into generated packages imports nothing of acpgen.
 
-    diagnostics -> schema -> model -> render -> output -> generate, diff -> validate -> config, cli
+    diagnostics -> schema -> model -> render -> output -> pipeline, diff -> validate -> config, cli -> the package's facade
 
 A module may import from its own layer and the layers before it. Imports inside functions (the
 lazy ones) count too.
@@ -18,13 +18,14 @@ PACKAGE = ROOT / "acpgen"
 
 #: Layer of each top-level module or subpackage of acpgen, in chain order.
 LAYERS = {
-    "acpgen": 0,  # the package's __init__: the version
+    "acpgen": 9,  # the package's __init__: the library's facade, importing the pipeline on first use
+    "acpgen.version": 0,
     "acpgen.diagnostics": 0,
     "acpgen.schema": 1,
     "acpgen.model": 2,
     "acpgen.render": 3,
     "acpgen.output": 4,
-    "acpgen.generate": 5,
+    "acpgen.pipeline": 5,
     "acpgen.diff": 5,  # compares the models of two schemas, as generation renders one
     "acpgen.validate": 6,  # checks a transcript with a generated package
     "acpgen.config": 7,
@@ -39,9 +40,12 @@ def module_name(path: Path) -> str:
 
 
 def layer_of(module: str) -> int:
-    while module not in LAYERS:
-        module = module.rpartition(".")[0]
-    return LAYERS[module]
+    """The layer of ``module``: its own entry, or its subpackage's (the package root is not one)."""
+    name = module
+    while name not in LAYERS or (name == "acpgen" and module != "acpgen"):
+        name = name.rpartition(".")[0]
+        assert name, f"{module} is in no layer: add it to LAYERS"
+    return LAYERS[name]
 
 
 def imports_of(path: Path, source: str | None = None) -> set[str]:

@@ -22,6 +22,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, error, pointer, warning
 from ..schema.loader import LoadedSchema
 from ..schema.pointers import def_name
+from .names import type_name
 from .naming import method_id
 from .spec import BOTH, KNOWN_SIDES, Kind, Method, Side
 
@@ -85,8 +86,8 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
                 id=method_id(wire_name) + suffix,
                 side=side,
                 kind=kind,
-                params_type=entry.name,
-                result_type=result[0].name if result else None,
+                params_type=type_name(entry.name),  # the Python names models.py gives them
+                result_type=type_name(result[0].name) if result else None,
                 unstable=any(d.lstrip().startswith(UNSTABLE_MARK) for d in descriptions),
                 summary=summarize(next((d for d in descriptions if summarize(d)), "")),
                 pointer=pointer("$defs", entry.name),

@@ -22,11 +22,12 @@ The rules (documented in README.md, section "Generated names"):
 from __future__ import annotations
 
 import json
+import keyword
 import re
 from collections import defaultdict
 from pathlib import Path
 
-from ..diagnostics import DiagnosticError, error
+from ..diagnostics import DiagnosticError, error, pointer
 from .namelock import NameLock, variant_key
 from .naming import python_identifier, snake_case
 
@@ -79,8 +80,18 @@ def field_name(wire_name: str) -> str:
 
 
 def type_name(def_name: str) -> str:
-    """The Python name of a ``$def``: its name, made an identifier, never a reserved name."""
-    return python_identifier(def_name, RESERVED_TYPE_NAMES)
+    """The Python name of a ``$def``: its name, made an identifier, never a reserved name.
+
+    A name starting with ``__`` (a dunder such as ``__all__``, or a name Python mangles inside a
+    class body) gets a ``T`` prefix.
+    """
+    name = python_identifier(def_name, RESERVED_TYPE_NAMES)
+    return python_identifier("T" + name, RESERVED_TYPE_NAMES) if name.startswith("__") else name
+
+
+def usable_class_name(name: str) -> bool:
+    """Whether a names file may give a class this name: one ``type_name`` leaves as it is."""
+    return isinstance(name, str) and name.isidentifier() and type_name(name) == name
 
 
 def unique_field_names(
@@ -119,11 +130,25 @@ def load_names_file(path: Path | None) -> dict[str, str]:
         raise DiagnosticError([error("", "names file must be a JSON object of \"Union/label\": \"Name\"").in_source(source)])
     problems = []
     for key, value in data.items():
-        if not isinstance(value, str) or not value.isidentifier() or value in RESERVED_TYPE_NAMES:
-            problems.append(error("", f"names file: {key!r} maps to {value!r}, which is not a usable class name"))
+        if not usable_class_name(value):
+            why = _why_unusable(value)
+            problems.append(error(pointer(key), f"names file: {key!r} maps to {value!r}, which is not a usable class name"
+                                                f" ({why})"))
     if problems:
         raise DiagnosticError([p.in_source(source) for p in problems])
     return dict(data)
+
+
+def _why_unusable(value: object) -> str:
+    if not isinstance(value, str):
+        return "not a string"
+    if not value.isidentifier():
+        return "not a Python identifier"
+    if keyword.iskeyword(value) or keyword.issoftkeyword(value):
+        return "a Python keyword"
+    if value.startswith("__"):
+        return "it starts with __"
+    return "a name the generated code uses itself"
 
 
 def variant_names(

@@ -59,15 +59,18 @@ def served_sides(side: str, methods: tuple[Method, ...] = ()) -> tuple[str, ...]
     return handling_sides(methods) if side == "both" else (side,)
 
 
-def build_roles(methods: tuple[Method, ...], side: str, taken: frozenset[str] = frozenset()) -> tuple[Role, ...]:
-    """One role per served side. ``taken``: the type names, which a side's own names must not meet.
+def build_roles(
+    methods: tuple[Method, ...], side: str, taken: frozenset[str] = frozenset(), where: str = "--side"
+) -> tuple[Role, ...]:
+    """One role per served side. ``taken``: the type names, which a side's own names must not meet;
+    ``where``: where ``side`` came from, for the error.
 
     Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
     whose names cannot be made (an x-side named like a module, or whose class names are a type's).
     """
     sides = handling_sides(methods)
     if side != "both" and side not in sides:
-        raise DiagnosticError([error("", f"--side {side!r} is not one of {', '.join((*sides, 'both'))}")])
+        raise DiagnosticError([error(None, f"{where} {side!r} is not one of {', '.join((*sides, 'both'))}")])
     roles = []
     for served in served_sides(side, methods):
         if served in _NAMES:

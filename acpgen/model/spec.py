@@ -45,16 +45,22 @@ class Method:
     id: str  # "session_prompt": the upstream meta.json id, also the handler name
     side: str  # a Side value, or an x-side value acpgen does not know (kept, with a warning)
     kind: Kind
-    params_type: str  # $def name of the params type
-    result_type: str | None  # $def name of the result type; None for notifications
+    params_type: str  # Python name of the params type (its $def name, made a usable class name)
+    result_type: str | None  # Python name of the result type; None for notifications
     unstable: bool
     summary: str  # one line from the schema's description
     pointer: str  # JSON pointer of the params type
 
     @property
     def handler_name(self) -> str:
-        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes."""
-        return python_identifier(self.id, HANDLER_RESERVED)
+        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes.
+
+        An id starting with ``_`` gets an ``on`` prefix: names starting with ``_`` belong to the
+        generated classes (``_request``, ``_notify``, ``__init__``, ``__slots__``, ...), and
+        Python mangles ``__x`` inside a class.
+        """
+        name = python_identifier(self.id, HANDLER_RESERVED)
+        return python_identifier("on" + name, HANDLER_RESERVED) if name.startswith("_") else name
 
     @property
     def is_request(self) -> bool:
@@ -105,6 +111,27 @@ class Role:
     def exports(self) -> tuple[str, ...]:
         """The side module's classes, in the order isort and ruff sort them."""
         return import_order((self.base_class, self.connection_class, self.proxy_class))
+
+    @property
+    def doc(self) -> str:
+        """The handler base's docstring."""
+        if self.peer_side == self.side:
+            what = f"Handles the ``{self.side}`` methods (``x-side: {self.side}``), called by the peer."
+            peer = "peer"
+        else:
+            what = f"Handles the methods {_a(self.peer_side)} calls on {_a(self.side)}."
+            peer = self.peer_side
+        return (
+            f"{what}\n\nSubclass it and override the methods you support. A request whose method is not "
+            "overridden is answered with -32601 (method not found); a notification nobody handles is ignored "
+            "(logged at debug level). Raise :class:`RequestError` to answer with your own error code. Call the "
+            f"{peer} through ``self.{self.peer_attr}`` once connected."
+        )
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "an agent", "a client"."""
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from ..schema.loader import LoadedSchema
 from ..schema.pointers import def_name
 from .classes import ClassDef, Field, Tag
 from .codecs import Codecs
+from .cycles import alias_cycles
 from .exprs import ExprReader, is_literal_union, leniency
 from .namelock import NameLock, def_key, field_key, variant_key
 from .names import type_name, unique_field_names, variant_names
@@ -51,7 +52,11 @@ def build_types(schema: LoadedSchema, overrides: dict[str, str] | None = None, n
     reader = _DefReader(schema.defs, NameLock(locked))
     reader.read()
     names = reader.variant_names(overrides or {}, names_source)
-    return _Assembler(reader, names).model()
+    model = _Assembler(reader, names).model()
+    cycles = alias_cycles(model.types)
+    if cycles:
+        raise DiagnosticError(cycles)
+    return model
 
 
 def _stop_on(problems: list[Any]) -> None:

@@ -1,8 +1,11 @@
 """Format generated Python with black, in-process, in a mode fixed here.
 
 The mode never comes from the caller's configuration (no pyproject.toml is read), and the black
-version is pinned in acpgen's requirements, so the same input gives the same bytes everywhere.
-black is imported on first use: a run that reuses every formatted file never needs it.
+version is pinned exactly in acpgen's ``black`` extra, so the same input gives the same bytes
+everywhere. Only a module that reads a user's template, or has a line
+:func:`acpgen.render.layout.fit` cannot lay out, is formatted by black: the built-in output never
+needs it, so acpgen installs beside any black. black is imported on first use; without it, such
+a module is an error that says so.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ import functools
 from typing import Any
 
 from ..render.layout import LINE_LENGTH
+
+#: What to install for :func:`format_python`.
+BLACK_EXTRA = "acpgen[black]"
 
 
 @functools.cache
@@ -33,7 +39,13 @@ class FormattingError(Exception):
 
 
 def format_python(source: str, filename: str = "<generated>") -> str:
-    black, mode = _black()
+    try:
+        black, mode = _black()
+    except ImportError:
+        raise FormattingError(
+            f"{filename}: this module is formatted by black (it reads your templates, or has a line acpgen"
+            f" cannot lay out itself), and black is not installed: pip install '{BLACK_EXTRA}'"
+        ) from None
     try:
         return black.format_str(source, mode=mode)
     except black.InvalidInput as exc:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from ..version import __version__
 
 MANIFEST_NAME = "acpgen-manifest.json"
 SCHEMA_COPY_NAME = "acpgen-schema.json"

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
 from ..schema.bundled import bundled_schema_sha256
+from ..version import __version__
 from .formatting import ensure_parses, format_python
 from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
 

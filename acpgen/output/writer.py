@@ -49,13 +49,13 @@ def owned_files(out: Path, manifest_rel: str, *, force: bool = False) -> frozens
         raise WriteError(f"{path} is not an acpgen manifest ({exc}); remove it or pass --force") from None
 
 
-def check_out_folder(out: Path) -> None:
-    """``out`` must be a folder, or not exist below a folder."""
+def check_out_folder(out: Path, name: str = "--out") -> None:
+    """``out`` must be a folder, or not exist below a folder. ``name``: where ``out`` came from."""
     for path in (out, *out.parents):
         if path.is_dir():
             return
         if path.exists() or path.is_symlink():
-            what = "--out" if path == out else "a parent of --out"
+            what = name if path == out else f"a parent of {name}"
             raise WriteError(f"{what} {path} is not a folder")
 
 

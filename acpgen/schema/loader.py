@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
+from .depth import too_deep
 from .pointers import resolve_ref
 
 
@@ -55,9 +56,14 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset())
     except json.JSONDecodeError as exc:
         message = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         raise DiagnosticError([error("", message).in_source(name)])
+    except RecursionError:
+        raise DiagnosticError([error("", "nested too deeply for Python's JSON parser").in_source(name)]) from None
     if not isinstance(document, dict):
         message = f"a schema must be a JSON object, found {_json_type(document)}"
         raise DiagnosticError([error("", message).in_source(name)])
+    deep = too_deep(document)
+    if deep is not None:
+        raise DiagnosticError([deep.in_source(name)])
     sha256 = hashlib.sha256(raw).hexdigest()
     meta_problems = [] if sha256 in validated else validate_meta_schema(document)
     problems = [*meta_problems, *check_refs(document)]

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from support import write_package
 
-from acpgen.generate import RUNTIME_MODULES, Options, generate
+from acpgen.pipeline import RUNTIME_MODULES, Options, generate
 
 CASES = Path(__file__).resolve().parent / "cases"
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "schema.json").is_file())

@@ -9,7 +9,7 @@ import pytest
 from acpgen.render.environment import runtime_source
 from support import CORPUS, bundled_document, mini_schema
 
-from acpgen.generate import Options, build_spec, generate
+from acpgen.pipeline import Options, build_spec, generate
 from acpgen.model.capabilities import KNOWN
 
 PKG = "acp_bindings"

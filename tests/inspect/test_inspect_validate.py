@@ -19,7 +19,7 @@ from support import schema_instances
 from support import CORPUS
 from support.runtime import INTEROP, STUB_AGENT, child_env, make_workspace
 
-from acpgen.generate import Options, build_spec
+from acpgen.pipeline import Options, build_spec
 
 INSPECT = (sys.executable, "-m", "acp_bindings.inspect")
 TS_CLIENT = ("node", str(INTEROP / "ts_client.mjs"))

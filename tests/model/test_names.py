@@ -8,7 +8,7 @@ import pytest
 from support import CORPUS, bundled_document, generate_and_import, schema_with
 
 from acpgen.diagnostics import DiagnosticError
-from acpgen.generate import Options, build_spec, generate
+from acpgen.pipeline import Options, build_spec, generate
 from acpgen.model.typebuild import build_types
 from acpgen.schema.loader import LoadedSchema
 

@@ -6,7 +6,7 @@ import dataclasses
 import importlib
 import sys
 
-from acpgen.generate import Header, Options, build_spec
+from acpgen.pipeline import Header, Options, build_spec
 from acpgen.render.environment import make_environment, runtime_source
 
 

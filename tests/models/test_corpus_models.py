@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from support import CORPUS, corpus_index, write_package
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.model.names import type_name
 from acpgen.output.reuse import Reuse
 

@@ -18,7 +18,7 @@ import sys
 import pytest
 from support import DATA, INTEROP, write_package
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 
 SCHEMA = DATA / "sdk-schemas" / "v1-schema.unstable.json"  # the schema the SDK's v1 unstable decoders are made from
 

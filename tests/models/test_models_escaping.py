@@ -10,7 +10,7 @@ import pytest
 from support import generate_and_import, schema_with
 
 from acpgen.diagnostics import DiagnosticError
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 
 HOSTILE = 'Ends with a quote" and """triple""" \\ backslash \\""" {{ jinja }} {% if x %} __import__("os").exit(3)'
 

@@ -9,7 +9,7 @@ import textwrap
 
 from support import BINDINGS, ROOT, schema_with, write_package
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.output.formatting import format_python
 
 PACKAGE = BINDINGS / "acp_bindings"

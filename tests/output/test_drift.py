@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support import ROOT, mini_schema, one_error_line, tree
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.output import formatting
 from acpgen.output.reuse import reuse_from_output
 

@@ -7,7 +7,7 @@ import os
 import pytest
 from support import ROOT, mini_schema, one_error_line, tree
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 
 PKG = "acp_bindings"
 
@@ -57,12 +57,14 @@ def test_a_template_that_raises_on_the_last_file_changes_nothing(cli, generated,
     last = f"{modules[-1].rsplit('/', 1)[1]}.jinja"  # the module rendered last
     (templates / last).write_text("{{ spec.no_such_thing }}\n")
     result = cli("generate", "--schema", change_schema(write_schema), "--out", out, "--templates", templates)
-    assert one_error_line(result) == "error: template: 'acpgen.model.spec.Spec object' has no attribute 'no_such_thing'"
+    # the user's file and line, not a bare "template:"
+    assert one_error_line(result) == (f"error: {templates / last}:1: 'acpgen.model.spec.Spec object' has no attribute"
+                                      " 'no_such_thing'")
     assert tree(out) == before
 
     (templates / last).write_text("{{ 1 // 0 }}\n")
     result = cli("generate", "--schema", change_schema(write_schema), "--out", out, "--templates", templates)
-    assert one_error_line(result) == "error: generation failed: ZeroDivisionError: integer division or modulo by zero"
+    assert one_error_line(result) == f"error: {templates / last}:1: ZeroDivisionError: integer division or modulo by zero"
     assert tree(out) == before
 
 
@@ -184,10 +186,11 @@ def test_output_folder_not_writable(cli, generated, write_schema):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--side", "editor"], "error: #: --side 'editor' is not one of agent, client, both"),
+        (["--side", "editor"], "error: --side 'editor' is not one of agent, client, both"),
         (["--sid", "agent"], "error: No such option '--sid'. Did you mean '--side'?"),
-        (["--package", "my-pkg"], "error: #: --package 'my-pkg' is not a dotted Python name"),
-        (["--templates", "no/such/folder"], "error: #: --templates 'no/such/folder' is not a folder"),
+        (["--package", "my-pkg"], ("error: --package 'my-pkg' is not a dotted Python name: each part must be a Python"
+                                      " identifier (letters, digits, _), joined by dots")),
+        (["--templates", "no/such/folder"], "error: --templates 'no/such/folder' is not a folder"),
     ],
 )
 def test_unknown_option_values_and_a_missing_templates_folder(cli, generated, args, message):

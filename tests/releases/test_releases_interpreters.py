@@ -17,7 +17,7 @@ import jinja2
 import markupsafe
 from support import BUNDLED, ROOT, mini_schema
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.model.naming import ESCAPED_KEYWORDS, python_identifier
 
 #: Generates in a child interpreter and prints {path: text} as JSON. Meta-schema validation (the
@@ -26,7 +26,7 @@ from acpgen.model.naming import ESCAPED_KEYWORDS, python_identifier
 SNIPPET = """
 import hashlib, json, sys
 from pathlib import Path
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.output.reuse import Reuse
 schema = Path(sys.argv[1])
 reuse = Reuse(validated_schemas=frozenset({hashlib.sha256(schema.read_bytes()).hexdigest()}))

@@ -23,7 +23,7 @@ from support import CORPUS, DATA, mini_schema, write_package
 from support.runtime import run_async_tests
 
 from acpgen.diagnostics import DiagnosticError
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.model.method_table import build_method_table
 from acpgen.schema.loader import load_schema
 
@@ -183,7 +183,7 @@ def test_a_side_the_schema_does_not_declare_is_refused(cli, tmp_path):
     result = cli("generate", "--schema", CORPUS / "v0.13.0--schema.unstable.json", "--out", tmp_path, "--side",
                  "proxy")
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == ["error: #: --side 'proxy' is not one of agent, client, both"]
+    assert result.stderr.splitlines() == ["error: --side 'proxy' is not one of agent, client, both"]
     assert list(tmp_path.iterdir()) == []
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from support import CORPUS, ROOT, mini_schema
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.output import formatting
 from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text

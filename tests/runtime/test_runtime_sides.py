@@ -14,7 +14,7 @@ import pytest
 from support import BINDINGS, mini_schema
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
 
-from acpgen.generate import Options, generate, output_modules
+from acpgen.pipeline import Options, generate, output_modules
 
 RUNTIME = {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py"}
 ONLY = {"agent": {"agent.py", "stub_agent.py"}, "client": {"client.py", "stub_client.py"}, "both": RUNTIME}

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.schema.loader import LoadedSchema, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -34,7 +34,7 @@ from typing import Any
 
 import jsonschema
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.model.names import pascal_case, type_name
 from acpgen.output.reuse import Reuse
 

@@ -99,4 +99,4 @@ def test_bad_package_name(cli, tmp_path, package):
     out = tmp_path / "out"
     result = cli("generate", "--package", package, "--out", out)
     assert result.exit_code == 2 and not out.exists()
-    assert f"error: #: --package {package!r} is not a dotted Python name" in result.stderr
+    assert f"error: --package {package!r} is not a dotted Python name" in result.stderr

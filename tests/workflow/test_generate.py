@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acpgen.generate import Options, build_spec, generate
+from acpgen.pipeline import Options, build_spec, generate
 from acpgen.output.manifest import manifest_path
 
 MANIFEST = manifest_path("acp_bindings")

@@ -8,7 +8,7 @@ import sys
 
 from support import ROOT
 
-from acpgen.generate import Options, generate
+from acpgen.pipeline import Options, generate
 
 
 def test_wheel_generates_from_any_directory(tmp_path):

@@ -48,8 +48,9 @@ def test_settings_come_from_the_nearest_pyproject(cli, project):
     assert result.exit_code == 0, result.stderr
     package = project / "src" / "demo" / "_vendor" / "acp"
     assert methods_of(package) == ["ping", "log/line"]  # session/fork is unstable
-    assert "regenerate with `acpgen generate --schema acp.json --package demo._vendor.acp --side agent --stable-only`" \
-        in (package / "__init__.py").read_text()
+    # run from the project's folder (pyproject.toml's), with paths relative to it
+    command = "acpgen generate --schema schemas/acp.json --package demo._vendor.acp --side agent --stable-only"
+    assert f"regenerate with `{command}`" in (package / "__init__.py").read_text()
     assert cli("check").exit_code == 0
 
 
@@ -79,7 +80,7 @@ def test_no_table_means_the_defaults(cli, tmp_path, monkeypatch):
         ('stable-only = "yes"', "error: pyproject.toml: [tool.acpgen] stable-only must be true or false, found 'yes'"),
         ("out = 3", "error: pyproject.toml: [tool.acpgen] out must be a non-empty string, found 3"),
         # the schema says which sides there are: checked once it is read
-        ('side = "editor"', "error: #: --side 'editor' is not one of agent, client, both"),
+        ('side = "editor"', "error: pyproject.toml: [tool.acpgen] side 'editor' is not one of agent, client, both"),
         ("out = [", "error: pyproject.toml: not valid TOML: "),
     ],
 )

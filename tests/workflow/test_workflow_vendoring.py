@@ -13,7 +13,7 @@ import sys
 import pytest
 from support import BINDINGS
 
-from acpgen.generate import Options, build_spec
+from acpgen.pipeline import Options, build_spec
 
 PACKAGE = "myproject._vendor.acp"
 

@@ -22,7 +22,7 @@ _CODEC = _rpc.Codec(decode, encode, DecodeError)
 
 
 class Client:
-    """Handles the methods a agent calls on a client.
+    """Handles the methods an agent calls on a client.
 
     Subclass it and override the methods you support. A request whose method is not overridden is
     answered with -32601 (method not found); a notification nobody handles is ignored (logged at

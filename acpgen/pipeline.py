@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import keyword
+import os
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -9,7 +11,6 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
@@ -25,8 +26,10 @@ from .render.environment import make_environment, reads_user_templates, runtime_
 from .render.layout import Unfitted
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
+from .version import __version__
 
 DEFAULT_PACKAGE = "acp_bindings"
+DEFAULT_OUT = "generated"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -84,6 +87,11 @@ class Options:
     side: str = "both"  # "agent", "client", another side the schema declares, or "both" (all of them)
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
+    #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
+    command: str | None = None
+    #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
+    #: an option not named here is named by its flag.
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -130,7 +138,11 @@ def spec_of(
     schema: LoadedSchema, options: Options, reuse: Reuse = NOTHING, locked: Mapping[str, str] | None = None
 ) -> tuple[Spec, tuple[Diagnostic, ...]]:
     every_method, warnings = build_method_table(schema)
-    types = build_types(schema, load_names_file(options.names), options.names.name if options.names else "", locked)
+    overrides = load_names_file(options.names)
+    try:
+        types = build_types(schema, overrides, options.names.name if options.names else "", locked)
+    except DiagnosticError as exc:  # the schema's problems name the schema file
+        raise DiagnosticError([d if d.source else d.in_source(schema.name) for d in exc.diagnostics]) from None
     every_method = _renamed_params(every_method, types.names)
     methods = select_methods(every_method, stable_only=options.stable_only)
     dropped = tuple(m for m in every_method if m not in methods)
@@ -145,7 +157,8 @@ def spec_of(
         capabilities=build_capabilities(schema, methods),
     )
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
-    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings
+    where = options.origins.get("side", "--side")
+    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names), where)), warnings
 
 
 def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tuple[Method, ...]:
@@ -194,7 +207,7 @@ def generate(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
         schema_sha256=spec.source.sha256,
-        command=regenerate_command(options),
+        command=options.command or regenerate_command(options),
     )
     renderer = _Renderer(options.templates, header, {"spec": spec, "header": header, "package": options.package}, reuse)
     root = options.package.replace(".", "/")
@@ -254,18 +267,53 @@ class _Renderer:
         return self.reuse.format(text, path), sha256_text(text)
 
 
+#: How an option is named in an error when the caller says nothing else: its flag.
+FLAGS = {"package": "--package", "side": "--side", "templates": "--templates"}
+
+
 def check_options(options: Options) -> None:
-    if not _PACKAGE_RE.match(options.package):
-        raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
+    """Raise :class:`DiagnosticError` for an option no run can use, naming where it came from
+    (``options.origins``, else its flag). A ``side`` is checked once the schema is read."""
+    where = {**FLAGS, **options.origins}
+    problem = _package_problem(options.package)
+    if problem:
+        raise DiagnosticError([error(None, f"{where['package']} {options.package!r} is not a dotted Python name: {problem}")])
     if options.templates is not None and not options.templates.is_dir():
-        raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
+        raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
 
 
-def regenerate_command(options: Options) -> str:
-    """The command that remakes the output, with no absolute path in it."""
+def _package_problem(package: str) -> str:
+    """Why ``package`` cannot be imported as ``import <package>``; "" when it can."""
+    if not _PACKAGE_RE.match(package):
+        return "each part must be a Python identifier (letters, digits, _), joined by dots"
+    keywords = [part for part in package.split(".") if keyword.iskeyword(part)]
+    if keywords:
+        return f"{keywords[0]!r} is a Python keyword"
+    return ""
+
+
+def regenerate_command(options: Options, base: Path | None = None) -> str:
+    """The command that remakes the output, with no absolute path in it.
+
+    ``base``: the folder the command is run in (a configured project's ``pyproject.toml`` folder,
+    else the working folder); paths are shown relative to it, and a path outside it by its name
+    only. Without ``base`` every path is shown by its name. The output folder is not part of it:
+    the bytes never depend on where they are written (``[tool.acpgen] out`` or ``--out`` says).
+    """
+
+    def relative(path: Path) -> str | None:
+        """``path`` relative to ``base``; None when it lies outside (or there is no base)."""
+        if base is None:
+            return None
+        found = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base)))
+        return None if found.parts[:1] == ("..",) else found.as_posix()
+
+    def shown(path: Path) -> str:
+        return relative(path) or path.name
+
     parts = ["acpgen", "generate"]
     if options.schema is not None:
-        parts += ["--schema", options.schema.name]
+        parts += ["--schema", shown(options.schema)]
     if options.package != DEFAULT_PACKAGE:
         parts += ["--package", options.package]
     if options.side != "both":
@@ -273,9 +321,9 @@ def regenerate_command(options: Options) -> str:
     if options.stable_only:
         parts.append("--stable-only")
     if options.templates is not None:
-        parts += ["--templates", options.templates.name]
+        parts += ["--templates", shown(options.templates)]
     if options.names is not None:
-        parts += ["--names", options.names.name]
+        parts += ["--names", shown(options.names)]
     return " ".join(parts)
 
 
