@@ -602,8 +602,8 @@ class Connection:
     async def _watch_writer(self, wait_closed: Callable[[], Any]) -> None:
         try:
             await wait_closed()
-        except Exception:
-            pass
+        except (OSError, RuntimeError):
+            logger.debug("%s: the writer closed with an error", self._name, exc_info=True)
         self._shutdown("the peer went away")
 
     def _refuse(self, head: bytes, tail: bytes, error: RequestError) -> None:
@@ -859,7 +859,7 @@ def _decode_json(text: str) -> Any:
 _decode_strict = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant).decode
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
-_SCALAR = rb'(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|' + _STRING + rb"|null|true|false)"
+_SCALAR = rb"(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|" + _STRING + rb"|null|true|false)"
 _STRING_AT = re.compile(_STRING)
 _VALUE_AT = re.compile(rb"\s*:\s*" + _SCALAR)
 _NEXT_AT_TOP = re.compile(rb'["\[\]{}]')
@@ -867,9 +867,7 @@ _NEXT_INSIDE = re.compile(rb'["\]}]')
 #: A key with a scalar value, inside a run of them.
 _MEMBER = re.compile(rb"(" + _STRING + rb")\s*:\s*" + _SCALAR)
 #: The scalar members that end a JSON object: the last bytes of ``..., "id": 7}``.
-_MEMBERS_AT_END = re.compile(
-    rb"((?:[,{]\s*" + _STRING + rb"\s*:\s*" + _SCALAR + rb"\s*)+)\}\s*\Z"
-)
+_MEMBERS_AT_END = re.compile(rb"((?:[,{]\s*" + _STRING + rb"\s*:\s*" + _SCALAR + rb"\s*)+)\}\s*\Z")
 
 
 def _top_level_members(data: bytes) -> dict[bytes, bytes]:
