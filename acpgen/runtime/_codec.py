@@ -270,10 +270,7 @@ def decode(tp: Any, data: Any) -> Any:
         decoder = _DECODERS[tp]
     except (KeyError, TypeError):  # not a registered type, or an unhashable type form
         decoder = _decoder(tp)
-    try:
-        return decoder(data)
-    except RecursionError:
-        raise DecodeError("nested too deeply to decode") from None
+    return decoder(data)
 
 
 def _decoder(tp: Any) -> Callable[[Any], Any]:
