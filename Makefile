@@ -3,12 +3,13 @@
 #   make test       -- install acpgen with its test dependencies and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
+#   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc
+.PHONY: generate test check clean bench-codec bench-generate bench-rpc fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,10 @@ bench-generate: $(STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# Fuzz both sides of the runtime over real pipes, 100,000 lines each; prints what went wrong.
+fuzz: $(STAMP)
+	$(BIN)/python tests/wire_fuzz.py --lines 100000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

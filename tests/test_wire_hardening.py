@@ -171,6 +171,17 @@ async def test_invalid_utf8_is_a_parse_error(data):
     await connection.close()
 
 
+async def test_a_request_cancelled_in_the_same_read_that_brought_it_is_answered():
+    connection, peer = await _serve_raw(Slow())
+    cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 4}}
+    peer.send_bytes(_request(4, "authenticate", {"methodId": "m"}) + json.dumps(cancel).encode() + b"\n")
+    reply = _strict(await _line(peer))
+    assert reply["id"] == 4 and reply["error"]["code"] == -32800
+    peer.writer.close()  # and nothing is left in flight: the connection closes
+    await asyncio.wait_for(connection.wait_closed(), 5)
+    await connection.close()
+
+
 # -- ids and request objects ---------------------------------------------------------------------
 
 

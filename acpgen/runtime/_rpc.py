@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
+import functools
 import json
 import logging
 import math
@@ -712,6 +713,18 @@ class Connection:
             return
         self._cancelled_by_peer.add(target)
         task.cancel()
+        task.add_done_callback(functools.partial(self._cancelled_before_start, target))
+
+    def _cancelled_before_start(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it ran never enters its ``try``: answer it here."""
+        if self._incoming.get(request_id) is not task:
+            return  # it ran, and answered
+        del self._incoming[request_id]
+        self._cancelled_by_peer.discard(request_id)
+        if not self._closed.done():
+            self._reply(request_id, error=RequestError.request_cancelled())
+        if self._eof is not None and not self._incoming:
+            self._shutdown(self._eof)
 
     async def _run_request(self, request_id: Any, method: str, params: Any) -> None:
         try:
@@ -815,11 +828,13 @@ def _settle(future: asyncio.Future[Any], result: Any, error: RequestError | None
 
 
 def _valid_id(value: Any) -> bool:
-    """A JSON-RPC id: a string, a number (not a boolean) or null."""
+    """A JSON-RPC id: a string, a finite number (not a boolean) or null."""
+    if isinstance(value, float):
+        return math.isfinite(value)
     return (
         value is None
         or isinstance(value, str)
-        or (isinstance(value, (int, float)) and not isinstance(value, bool))
+        or (isinstance(value, int) and not isinstance(value, bool))
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import itertools
 import json
 import logging
@@ -81,6 +82,8 @@ class _Refused(Exception):
     """A path the file service will not touch: the message says why (answered -32602)."""
 
 
+#: The errors of a path that cannot name a file (answered -32602, like a path outside the cwd).
+_PATH_ERRORS = frozenset({errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EISDIR})
 #: Symbolic links followed, at most, while resolving one path (as the kernel does).
 _MAX_LINKS = 40
 
@@ -248,8 +251,16 @@ class StubClient(Client):
             raise RequestError.invalid_params({"path": path, "message": str(exc)}) from None
         except FileNotFoundError:
             raise RequestError.resource_not_found(path) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        except OSError as exc:
+            if exc.errno not in _PATH_ERRORS:
+                raise RequestError.internal_error(
+                    {"path": path, "message": exc.strerror or str(exc)}
+                ) from None
+            raise RequestError.invalid_params(
+                {"path": path, "message": exc.strerror or str(exc)}
+            ) from None
+        except UnicodeDecodeError as exc:
+            message = f"the file is not UTF-8 text: {exc}"
             raise RequestError.internal_error({"path": path, "message": message}) from None
 
     def inside(self, path: Any) -> str:
