@@ -118,10 +118,16 @@ def _resolve(root: int, root_path: str, parts: list[str]) -> tuple[int, str]:
                     raise
                 return stack.pop(), name  # a file yet to be written
             if stat.S_ISLNK(info.st_mode):
-                links += 1
+                links += 1  # a retry below counts too, so a path that keeps changing ends
                 if links > _MAX_LINKS:
                     raise _Refused("too many levels of symbolic links")
-                target = os.readlink(name, dir_fd=stack[-1])
+                try:
+                    target = os.readlink(name, dir_fd=stack[-1])
+                except OSError as exc:
+                    if exc.errno != errno.EINVAL:
+                        raise
+                    todo.append(name)  # no longer a link: it changed under us, look again
+                    continue
                 if target.startswith("/"):
                     if target != root_path and not target.startswith(root_path.rstrip("/") + "/"):
                         raise _Refused("path leads outside the session's cwd")
@@ -136,7 +142,13 @@ def _resolve(root: int, root_path: str, parts: list[str]) -> tuple[int, str]:
             if not stat.S_ISDIR(info.st_mode):
                 raise NotADirectoryError(f"{name} is not a directory")
             flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-            stack.append(os.open(name, flags, dir_fd=stack[-1]))
+            try:
+                stack.append(os.open(name, flags, dir_fd=stack[-1]))
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or links >= _MAX_LINKS:
+                    raise
+                links += 1
+                todo.append(name)  # no longer a folder: it changed under us, look again
         raise _Refused("path names a directory, not a file")
     finally:
         for fd in stack:
