@@ -601,6 +601,8 @@ class Connection:
     async def _watch_writer(self, wait_closed: Callable[[], Any]) -> None:
         try:
             await wait_closed()
+        except NotImplementedError:  # a writer that cannot tell: answers go on until written
+            return
         except (OSError, RuntimeError):
             logger.debug("%s: the writer closed with an error", self._name, exc_info=True)
         self._shutdown("the peer went away")
