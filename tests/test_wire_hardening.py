@@ -106,7 +106,7 @@ async def test_a_request_in_flight_when_the_peer_stops_writing_is_answered():
 
 
 def test_a_deep_line_waiting_at_start_up_does_not_kill_the_agent():
-    deep = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":' + _deep(5000).encode() + b"}\n"
+    deep = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":' + _deep(30_000).encode() + b"}\n"
     answers = _one_shot(deep + _request(2, "initialize", {"protocolVersion": 1}))
     assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [(1, -32700), (2, None)]
 
@@ -116,9 +116,9 @@ def test_a_deep_line_waiting_at_start_up_does_not_kill_the_agent():
 
 async def test_deeply_nested_lines_are_refused_with_their_id_and_the_same_read_goes_on():
     connection, peer = await _serve_raw(Slow())
-    id_first = '{"jsonrpc":"2.0","id":1,"method":"_x","params":{"a":' + _deep(3000) + "}}"
-    id_last = '{"jsonrpc":"2.0","method":"_x","params":{"a":' + _deep(3000) + '},"id":"three"}'
-    nested_id = '{"jsonrpc":"2.0","method":"_x","params":{"id":9,"a":' + _deep(3000) + "},\"id\":5}"
+    id_first = '{"jsonrpc":"2.0","id":1,"method":"_x","params":{"a":' + _deep(30_000) + "}}"
+    id_last = '{"jsonrpc":"2.0","method":"_x","params":{"a":' + _deep(30_000) + '},"id":"three"}'
+    nested_id = '{"jsonrpc":"2.0","method":"_x","params":{"id":9,"a":' + _deep(30_000) + "},\"id\":5}"
     big = '{"jsonrpc":"2.0","id":6,"method":"_x","params":{"a":' + _deep(40_000) + "}}"  # > 64 KiB
     lines = [id_first, _request(2, "_x", {}).decode(), id_last, nested_id, big, _request(7, "_x", {}).decode()]
     peer.send_bytes("\n".join(line.rstrip("\n") for line in lines).encode() + b"\n")  # one write
