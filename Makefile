@@ -9,7 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc fuzz
+.PHONY: generate test check clean bench-codec bench-generate bench-rpc bench-shutdown fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ bench-generate: $(STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# Time to answer everything and exit once stdin closes, N against 2N requests (ratio 2: linear).
+bench-shutdown: $(STAMP)
+	$(BIN)/python bench/bench_shutdown.py
 
 # Fuzz both sides of the runtime over real pipes, 100,000 lines each; prints what went wrong.
 fuzz: $(STAMP)
