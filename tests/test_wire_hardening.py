@@ -82,12 +82,28 @@ def _one_shot(data: bytes) -> list[dict]:
 
 
 def test_requests_written_just_before_the_end_of_input_are_all_answered():
+    # 5,000 answers are more than a pipe holds: the agent must flush them all before it exits
     data = _request(1, "initialize", {"protocolVersion": 1}) + b"".join(
-        _request(n, "session/new", {"cwd": "/", "mcpServers": []}) for n in range(2, 52)
+        _request(n, "session/new", {"cwd": "/", "mcpServers": []}) for n in range(2, 5001)
     )
     answers = _one_shot(data)
-    assert sorted(a["id"] for a in answers) == list(range(1, 52))
+    assert sorted(a["id"] for a in answers) == list(range(1, 5001))
     assert all("result" in a for a in answers)
+
+
+def test_answers_waiting_for_a_slow_reader_are_all_sent_before_the_agent_exits(tmp_path):
+    requests = tmp_path / "requests.jsonl"  # a file: read to its end at once
+    requests.write_bytes(b"".join(_request(n, "initialize", {"protocolVersion": 1}) for n in range(3000)))
+    with requests.open("rb") as stdin:
+        process = subprocess.Popen(STUB_AGENT, stdin=stdin, stdout=subprocess.PIPE, env=child_env())
+    assert process.stdout is not None
+    try:
+        process.wait(3)  # time to go wrong: to exit with answers still unsent (more than a pipe holds)
+    except subprocess.TimeoutExpired:
+        pass
+    answers = process.stdout.read().splitlines()
+    assert process.wait(60) == 0
+    assert sorted(_strict(line)["id"] for line in answers) == list(range(3000))
 
 
 def test_a_last_request_without_its_newline_is_answered():

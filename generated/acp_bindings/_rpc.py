@@ -302,27 +302,26 @@ class Connection:
         await self._flushed()
 
     async def _flushed(self) -> None:
-        """Wait until the writer has sent everything and closed, while the peer reads."""
+        """Wait until the writer has sent everything and closed. After the peer's end of input
+        (the answers to what it sent wait there) as long as it takes; when this side closes
+        first, while the peer makes progress reading."""
         wait_closed = getattr(self._writer, "wait_closed", None)
         if wait_closed is None:
             return
-        waiter = asyncio.ensure_future(wait_closed())
+        waiter = asyncio.ensure_future(wait_closed())  # never cancelled: it ends with the pipe
         left = None
-        try:
-            while True:
-                done, _ = await asyncio.wait({waiter}, timeout=_FLUSH_PATIENCE)
-                if done:
-                    if not waiter.cancelled():
-                        waiter.exception()  # retrieved: a pipe closing with an error is fine
-                    return
-                size = self._transport.get_write_buffer_size() if self._transport else 0
-                if left is not None and size >= left:  # the peer does not read: give up
-                    logger.warning("%s: dropped %d unsent bytes on close", self._name, size)
-                    self._transport.abort()
-                    return
-                left = size
-        finally:
-            waiter.cancel()
+        while True:
+            done, _ = await asyncio.wait({waiter}, timeout=_FLUSH_PATIENCE)
+            if done:
+                if not waiter.cancelled():
+                    waiter.exception()  # retrieved: a pipe closing with an error is fine
+                return
+            size = self._transport.get_write_buffer_size() if self._transport else 0
+            if self._eof is None and left is not None and size >= left:  # not read: give up
+                logger.warning("%s: dropped %d unsent bytes on close", self._name, size)
+                self._transport.abort()
+                return
+            left = size
 
     def _shutdown(self, reason: str) -> None:
         """Stop talking: calls still waiting for an answer fail, requests being handled are
@@ -602,7 +601,7 @@ class Connection:
 
     async def _watch_writer(self, wait_closed: Callable[[], Any]) -> None:
         try:
-            await wait_closed()
+            await asyncio.shield(wait_closed())  # cancelled on close: the writer's waiter stays
         except NotImplementedError:  # a writer that cannot tell: answers go on until written
             return
         except (OSError, RuntimeError):
@@ -1111,7 +1110,7 @@ class _WriteProtocol(asyncio.streams.FlowControlMixin):
             self._gone.set_result(None)
 
     def _get_close_waiter(self, stream: object) -> asyncio.Future[None]:
-        return self._gone
+        return asyncio.shield(self._gone)  # a waiter cancelled must not cancel the others
 
 
 async def stdio_streams() -> tuple[PipeReader, MessageWriter]:
