@@ -7,13 +7,14 @@
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
+#   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect
+.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +76,14 @@ bench-rpc: $(TEST_STAMP)
 # Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
 bench-inspect: $(STAMP)
 	$(BIN)/python bench/bench_inspect.py
+
+# Time to answer everything and exit once stdin closes, N against 2N requests (ratio 2: linear).
+bench-shutdown: $(STAMP)
+	$(BIN)/python bench/bench_shutdown.py
+
+# Fuzz both sides of the runtime over real pipes, 100,000 lines each; prints what went wrong.
+fuzz: $(STAMP)
+	$(BIN)/python tests/support/wire_fuzz.py --lines 100000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

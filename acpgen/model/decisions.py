@@ -70,6 +70,13 @@ class ByKind:
     form = Form.KIND
 
     @property
+    def float_as_int(self) -> Decision | None:
+        """The integer branch's decision, for an integer-valued float (``1.0``), when no branch
+        takes floats."""
+        kinds = dict(self.branches)
+        return kinds["int"] if "int" in kinds and "float" not in kinds else None
+
+    @property
     def tests(self) -> tuple[tuple[str, Decision], ...]:
         """Each branch as (the condition on the value ``d``, whose class is ``c``, its decision)."""
         return tuple(("d is None" if k == "NoneType" else f"c is {k}", d) for k, d in self.branches)

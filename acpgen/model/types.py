@@ -161,6 +161,16 @@ class Scalar:
         """Checked by an inline test rather than by a helper decoder."""
         return not self.constrained
 
+    def coerce(self, var: str) -> str | None:
+        """The expression that turns a value failing :meth:`rejects` into this type where JSON
+        Schema counts it as one (an integer-valued number, ``1.0`` or ``1E2``, is an integer),
+        raising a DecodeError otherwise; None when nothing can."""
+        if self.kind is not JsonKind.INTEGER:
+            return None
+        if not self.bounded:
+            return f"_codec.integer({var})"
+        return f"_codec.integer({var}, {py_literal(self.minimum)}, {py_literal(self.maximum)})"
+
     @property
     def pattern_name(self) -> str:
         """The module-level compiled ``pattern`` its checks use."""
@@ -239,6 +249,14 @@ class Literals:
     @property
     def annotation(self) -> str:
         return self.closed_annotation + (f" | {self.base.annotation}" if self.open else "")
+
+    @property
+    def lookup_test(self) -> str:
+        """The condition on ``d`` under which a closed set's decoder looks it up in its table (an
+        integer-valued float finds its integer there)."""
+        if self.base.kind is JsonKind.INTEGER:
+            return "d.__class__ is int or d.__class__ is float"
+        return f"d.__class__ is {self.base.classes[0]}"
 
     @property
     def table_entries(self) -> tuple[str, ...]:
@@ -322,6 +340,9 @@ class MapOf:
 
     def rejects(self, var: str) -> str:
         return f"{var}.__class__ is not dict"
+
+    def coerce(self, var: str) -> str | None:
+        return None
 
     @property
     def token(self) -> str:

@@ -189,9 +189,34 @@ def _d_str(value: Any) -> str:
     return result
 
 
+def integer(value: Any, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an integer within the bounds, or a :class:`DecodeError`.
+
+    An integer-valued number such as ``1.0`` or ``1E2`` (a float once parsed) is an integer in
+    JSON Schema: it becomes the ``int`` it stands for, and is sent back out as ``1`` or ``100``.
+    """
+    number = int(value) if value.__class__ is float and value.is_integer() else value
+    if (
+        number.__class__ is not int
+        or (minimum is not None and number < minimum)
+        or (maximum is not None and number > maximum)
+    ):
+        if minimum is not None and maximum is not None:
+            what = f"an integer in [{minimum}, {maximum}]"
+        elif minimum is not None:
+            what = f"an integer >= {minimum}"
+        elif maximum is not None:
+            what = f"an integer <= {maximum}"
+        else:
+            what = "an integer"
+        raise expected(what, value)
+    result: int = number
+    return result
+
+
 def _d_int(value: Any) -> int:
     if value.__class__ is not int:
-        raise expected("an integer", value)
+        return integer(value)
     result: int = value
     return result
 

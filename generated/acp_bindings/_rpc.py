@@ -10,10 +10,17 @@ notifications of its own. Wire rules it keeps:
 * notifications that name the same ``sessionId`` are handled one after another, in arrival order;
 * a response is released to its caller only after every notification that arrived before it has
   been handled, so a prompt's result never overtakes the updates sent before it;
-* invalid JSON answers -32700, a message that is not a JSON-RPC 2.0 object (or a batch) -32600,
-  a message above ``max_message_size`` bytes a -32600 refusal; the connection keeps serving;
+* a line that is not JSON (bad syntax, invalid UTF-8, ``NaN``/``Infinity``) answers -32700 with id
+  null; JSON this side cannot hold (nested beyond the parser's depth, a number beyond the float
+  range) answers -32700 with the message's id when it can be found; a message that is not a
+  JSON-RPC 2.0 object (or a batch) -32600, with its id if valid; a message above
+  ``max_message_size`` bytes a -32600 refusal with its id; the connection keeps serving;
+* output is strict JSON: a value with ``NaN`` or an infinity is never sent;
 * ``$/cancel_request`` cancels the named request's task, which is answered with -32800;
-* when the peer goes away every pending call fails at once with :class:`ConnectionClosed`.
+* when the peer stops writing (end of input) the calls still waiting for it fail at once with
+  :class:`ConnectionClosed`, and every request already read is still answered before closing;
+* when the peer stops reading, this side stops reading too once more than 1 MiB of output waits
+  (back pressure), and goes on when it drains.
 
 Nothing here writes to stdout except through the writer it is given; logs go to ``logging``.
 """
@@ -23,8 +30,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
+import functools
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -60,9 +69,10 @@ CANCEL_REQUEST = "$/cancel_request"
 
 _READ_CHUNK = 1 << 16
 _FLUSH_AT = 1 << 16  # bytes of gathered messages written at once, and the back-pressure mark
-_encode_json = json.JSONEncoder(separators=(",", ":")).encode
-_HEAD_KEPT = 1 << 12  # bytes of an oversized message kept to find its id
-_ID_IN_HEAD = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+_PAUSE_READING_AT = 1 << 20  # bytes waiting to be written above which reading pauses
+_FLUSH_PATIENCE = 1.0  # seconds without progress after which closing gives up on a peer's reading
+_encode_json = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+_HEAD_KEPT = 1 << 12  # bytes of an oversized message kept at each end to find its id
 _in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_in_notification", default=False
 )
@@ -164,6 +174,19 @@ class PipeReader(asyncio.Protocol):
         self._connection: Connection | None = None
         self._early: list[bytes] = []
         self._eof: str | None = None
+        self._transport: asyncio.BaseTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+
+    def pause_reading(self) -> None:
+        """Stop reading the pipe (back pressure), until :meth:`resume_reading`."""
+        if isinstance(self._transport, asyncio.ReadTransport) and not self._transport.is_closing():
+            self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        if isinstance(self._transport, asyncio.ReadTransport) and not self._transport.is_closing():
+            self._transport.resume_reading()
 
     def attach(self, connection: Connection) -> None:
         self._connection = connection
@@ -226,7 +249,6 @@ class Connection:
         self._held: collections.deque[tuple[int, asyncio.Future[Any], Any, RequestError | None]] = (
             collections.deque()
         )
-        self._drain_lock = asyncio.Lock()
         self._loop = asyncio.get_running_loop()
         self._out: list[str] = []  # messages gathered during this loop iteration
         self._out_size = 0
@@ -235,6 +257,12 @@ class Connection:
         self._parts: list[bytes] = []  # the incomplete line read so far
         self._size = 0
         self._oversized = False
+        self._tail = b""  # the last bytes of an oversized line
+        self._eof: str | None = None  # why the peer stopped writing, once it has
+        self._transport: Any = getattr(writer, "transport", None)
+        self._drain_waiters: set[asyncio.Future[None]] = set()
+        self._drainer: asyncio.Task[None] | None = None
+        self._reading_paused: asyncio.Event | None = None  # set again when reading goes on
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._close_reason = "connection closed"
 
@@ -271,6 +299,29 @@ class Connection:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._flushed()
+
+    async def _flushed(self) -> None:
+        """Wait until the writer has sent everything and closed. After the peer's end of input
+        (the answers to what it sent wait there) as long as it takes; when this side closes
+        first, while the peer makes progress reading."""
+        wait_closed = getattr(self._writer, "wait_closed", None)
+        if wait_closed is None:
+            return
+        waiter = asyncio.ensure_future(wait_closed())  # never cancelled: it ends with the pipe
+        left = None
+        while True:
+            done, _ = await asyncio.wait({waiter}, timeout=_FLUSH_PATIENCE)
+            if done:
+                if not waiter.cancelled():
+                    waiter.exception()  # retrieved: a pipe closing with an error is fine
+                return
+            size = self._transport.get_write_buffer_size() if self._transport else 0
+            if self._eof is None and left is not None and size >= left:  # not read: give up
+                logger.warning("%s: dropped %d unsent bytes on close", self._name, size)
+                self._transport.abort()
+                return
+            left = size
 
     def _shutdown(self, reason: str) -> None:
         """Stop talking: calls still waiting for an answer fail, requests being handled are
@@ -304,7 +355,7 @@ class Connection:
         calls and wake-ups for the peer), or as soon as they pass ``_FLUSH_AT`` bytes."""
         if self._closed.done():
             raise ConnectionClosed(self._close_reason)
-        data = _encode_json(message)
+        data = _encode_json(message)  # ValueError for NaN or an infinity: never sent
         if not self._flush_scheduled:
             self._flush_scheduled = True
             self._loop.call_soon(self._flush)
@@ -332,21 +383,77 @@ class Connection:
             self._shutdown("the peer closed the connection")
             raise ConnectionClosed(self._close_reason)
         self._writer.write(data)
+        if (
+            self._reading_paused is None
+            and self._transport is not None
+            and self._transport.get_write_buffer_size() > _PAUSE_READING_AT
+        ):
+            self._pause_reading()
+
+    def _pause_reading(self) -> None:
+        """The peer is not reading: read no more from it until what waits has been written."""
+        logger.debug("%s: the peer is not reading; reading paused", self._name)
+        self._reading_paused = asyncio.Event()
+        if isinstance(self._reader, PipeReader):
+            self._reader.pause_reading()
+        resume = self._loop.create_task(self._resume_reading())
+        self._workers.add(resume)
+        resume.add_done_callback(self._workers.discard)
+
+    async def _resume_reading(self) -> None:
+        try:
+            await self._wait_drained()
+        except ConnectionClosed:
+            pass
+        finally:
+            paused, self._reading_paused = self._reading_paused, None
+            if paused is not None:
+                paused.set()
+            if isinstance(self._reader, PipeReader):
+                self._reader.resume_reading()
 
     async def _drain(self) -> None:
         """Wait while the transport holds more than its high-water mark (back pressure)."""
-        transport = getattr(self._writer, "transport", None)
+        transport = self._transport
         if transport is None or transport.get_write_buffer_size() < _FLUSH_AT:
             return
+        await self._wait_drained()
+
+    async def _wait_drained(self) -> None:
+        """Wait for the writer to drain. One task drains it for every waiter, so that any
+        number of waiters cost linear time, even when they are all cancelled at once."""
+        if self._closed.done():
+            raise ConnectionClosed(self._close_reason)
+        if self._drainer is None:
+            self._drainer = self._loop.create_task(self._drain_writer())
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        self._drain_waiters.add(waiter)
         try:
-            async with self._drain_lock:
-                await self._writer.drain()
+            await waiter
+        finally:
+            self._drain_waiters.discard(waiter)
+
+    async def _drain_writer(self) -> None:
+        error: ConnectionClosed | None = None
+        try:
+            await self._writer.drain()
         except (ConnectionError, RuntimeError) as exc:
             self._shutdown(f"connection lost while writing: {exc}")
-            raise ConnectionClosed(self._close_reason) from exc
+            error = ConnectionClosed(self._close_reason)
+        finally:
+            self._drainer = None
+            waiters, self._drain_waiters = self._drain_waiters, set()
+            for waiter in waiters:
+                if not waiter.done():
+                    if error is None:
+                        waiter.set_result(None)
+                    else:
+                        waiter.set_exception(error)
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and return the JSON result; raises :class:`RequestError` or :class:`ConnectionClosed`."""
+        if self._eof is not None and not self._closed.done():
+            raise ConnectionClosed(self._eof)  # no answer could come
         request_id = self._next_id
         self._next_id += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -389,7 +496,13 @@ class Connection:
         else:
             message["error"] = error.to_json()
         try:
-            self._write(message)
+            try:
+                self._write(message)
+            except (ValueError, TypeError, RecursionError):  # data that cannot be sent as JSON
+                if error is None:
+                    raise
+                message["error"] = {"code": error.code, "message": error.message}
+                self._write(message)
         except ConnectionClosed:
             logger.debug(
                 "%s: dropped the response to %r: connection closed", self._name, request_id
@@ -401,81 +514,134 @@ class Connection:
         assert isinstance(self._reader, asyncio.StreamReader)
         reason = "the peer closed the connection"
         try:
-            while chunk := await self._reader.read(_READ_CHUNK):
+            while True:
+                if self._reading_paused is not None:
+                    await self._reading_paused.wait()
+                chunk = await self._reader.read(_READ_CHUNK)
+                if not chunk:
+                    break
                 self.feed_data(chunk)
         except asyncio.CancelledError:
-            reason = self._close_reason
+            self._shutdown(self._close_reason)
+            return
         except Exception as exc:
             reason = f"reading failed: {exc}"
             logger.debug("%s: read loop failed", self._name, exc_info=True)
-        self._shutdown(reason)
+        self.feed_eof(reason)
 
     def feed_data(self, chunk: bytes) -> None:
         """Take bytes from the peer: split them into lines, handle each complete message."""
         start = 0
-        while not self._closed.done():
+        while not self._closed.done() and self._eof is None:
             end = chunk.find(b"\n", start)
             if end < 0:
-                rest = chunk[start:]
-                self._size += len(rest)
-                if self._oversized:
-                    pass
-                elif self._size > self._max:
-                    self._oversized = True
-                    self._parts = [(b"".join(self._parts) + rest[:_HEAD_KEPT])[:_HEAD_KEPT]]
-                elif rest:
-                    self._parts.append(rest)
+                self._take(chunk[start:])
                 return
-            piece = chunk[start:end]
-            self._size += len(piece)
+            if self._parts or self._oversized or end - start > self._max:
+                self._take(chunk[start:end])
+                self._end_of_line()
+            else:  # the common case: a whole line in this chunk
+                self._handle_line(chunk[start:end])
             start = end + 1
-            if self._oversized or self._size > self._max:
-                head = (
-                    b"".join(self._parts)
-                    if self._oversized
-                    else b"".join(self._parts) + piece[:_HEAD_KEPT]
-                )
-                self._refuse_oversized(head[:_HEAD_KEPT], self._size)
-            elif self._parts:
-                self._parts.append(piece)
-                self._on_line(b"".join(self._parts))
-            else:
-                self._on_line(piece)
-            self._parts = []
-            self._size = 0
-            self._oversized = False
+
+    def _take(self, piece: bytes) -> None:
+        """Keep ``piece`` of the line being read; of an oversized one, only its two ends."""
+        if not piece:
+            return
+        self._size += len(piece)
+        if self._oversized:
+            self._tail = (self._tail + piece)[-_HEAD_KEPT:]
+        elif self._size > self._max:
+            self._oversized = True
+            whole = b"".join(self._parts) + piece
+            self._parts = [whole[:_HEAD_KEPT]]
+            self._tail = whole[-_HEAD_KEPT:]
+        else:
+            self._parts.append(piece)
+
+    def _end_of_line(self) -> None:
+        """A line is complete: forget it as the current one, then handle it."""
+        parts, size, oversized, tail = self._parts, self._size, self._oversized, self._tail
+        self._parts, self._size, self._oversized, self._tail = [], 0, False, b""
+        if oversized:
+            text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
+            logger.warning("%s: refused a message: %s", self._name, text)
+            self._refuse(parts[0], tail, RequestError.invalid_request({"details": text}))
+        else:
+            self._handle_line(b"".join(parts))
+
+    def _handle_line(self, line: bytes) -> None:
+        try:
+            self._on_line(line)
+        except Exception:  # a bug here must not stop the connection, nor lose the next lines
+            logger.exception("%s: a message could not be handled", self._name)
 
     def feed_eof(self, reason: str = "the peer closed the connection") -> None:
-        """The peer is gone: close, failing every pending call."""
-        self._shutdown(reason)
+        """The peer stopped writing: the last line (even without its newline) is handled, calls
+        still waiting for an answer fail, and the connection closes once every request already
+        read has been answered."""
+        if self._eof is not None or self._closed.done():
+            return
+        if self._parts or self._oversized:
+            self._end_of_line()
+        self._eof = reason
+        error = ConnectionClosed(reason)
+        pending, self._pending = self._pending, {}
+        for future, _ in pending.values():
+            if not future.done():
+                future.set_exception(error)
+        if not self._incoming:
+            self._shutdown(reason)
+            return
+        wait_closed = getattr(self._writer, "wait_closed", None)
+        if wait_closed is not None:  # if the peer stops reading too, stop answering
+            watch = self._loop.create_task(self._watch_writer(wait_closed))
+            self._workers.add(watch)
+            watch.add_done_callback(self._workers.discard)
 
-    def _refuse_oversized(self, head: bytes, size: int) -> None:
-        text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
-        logger.warning("%s: refused a message: %s", self._name, text)
-        error = RequestError.invalid_request({"details": text})
-        params_at = head.find(b'"params"')
-        match = _ID_IN_HEAD.search(head if params_at < 0 else head[:params_at])
+    async def _watch_writer(self, wait_closed: Callable[[], Any]) -> None:
+        try:
+            await asyncio.shield(wait_closed())  # cancelled on close: the writer's waiter stays
+        except NotImplementedError:  # a writer that cannot tell: answers go on until written
+            return
+        except (OSError, RuntimeError):
+            logger.debug("%s: the writer closed with an error", self._name, exc_info=True)
+        self._shutdown("the peer went away")
+
+    def _refuse(self, head: bytes, tail: bytes, error: RequestError) -> None:
+        """Answer a message this side cannot take in, known only by its first and last bytes:
+        with its id when it can be found, else with id null."""
+        members = _top_level_members(head)
+        end = _MEMBERS_AT_END.search(tail)
+        if end is not None:
+            for key, value in _MEMBER.findall(end.group(1)):
+                members.setdefault(key, value)
         request_id: Any = None
-        if match is not None:
+        raw = members.get(b'"id"')
+        if raw is not None:
             try:
-                request_id = json.loads(match.group(1))
+                request_id = json.loads(raw)
             except ValueError:
                 request_id = None
-        if b'"method"' in head or request_id is None:
+            if not _valid_id(request_id):
+                request_id = None
+        if b'"method"' in members or request_id is None:
             self._reply(request_id, error=error)
         elif request_id in self._pending:
-            self._resolve(
-                request_id,
-                None,
-                RequestError(-32603, "Internal error", {"details": f"response {text}"}),
-            )
+            self._resolve(request_id, None, RequestError.internal_error(error.to_json()))
+        else:
+            logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
 
     def _on_line(self, line: bytes) -> None:
         try:
-            message = json.loads(line)
-        except ValueError as exc:
+            message = _decode_json(line.decode())
+        except (_Unrepresentable, RecursionError) as exc:  # JSON, but not JSON we can hold
+            details = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            self._refuse(line, line[-_HEAD_KEPT:], RequestError.parse_error({"details": details}))
+            return
+        except ValueError as exc:  # not JSON: bad syntax, invalid UTF-8, NaN or Infinity
             if line.strip():
-                self._reply(None, error=RequestError.parse_error({"details": str(exc)}))
+                self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
             return
         if not isinstance(message, dict):
             what = (
@@ -492,7 +658,7 @@ class Connection:
             self._reply(
                 None,
                 error=RequestError.invalid_request(
-                    {"details": "id must be a string or an integer"}
+                    {"details": "id must be a string, a number or null"}
                 ),
             )
             return
@@ -523,10 +689,8 @@ class Connection:
                 if not isinstance(method, str)
                 else "params must be an object"
             )
-            if has_id:
-                self._reply(request_id, error=RequestError.invalid_request({"details": what}))
-            else:
-                logger.warning("%s: dropped an invalid notification: %s", self._name, what)
+            # an invalid request object is answered even without an id (with id null)
+            self._reply(request_id, error=RequestError.invalid_request({"details": what}))
             return
         if has_id:
             if request_id in self._incoming:
@@ -552,6 +716,18 @@ class Connection:
             return
         self._cancelled_by_peer.add(target)
         task.cancel()
+        task.add_done_callback(functools.partial(self._cancelled_before_start, target))
+
+    def _cancelled_before_start(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it ran never enters its ``try``: answer it here."""
+        if self._incoming.get(request_id) is not task:
+            return  # it ran, and answered
+        del self._incoming[request_id]
+        self._cancelled_by_peer.discard(request_id)
+        if not self._closed.done():
+            self._reply(request_id, error=RequestError.request_cancelled())
+        if self._eof is not None and not self._incoming:
+            self._shutdown(self._eof)
 
     async def _run_request(self, request_id: Any, method: str, params: Any) -> None:
         try:
@@ -564,8 +740,11 @@ class Connection:
                 self._reply(request_id, error=RequestError.request_cancelled())
             else:
                 raise
-        except ConnectionClosed:
-            logger.debug("%s: no response to %r: connection closed", self._name, request_id)
+        except ConnectionClosed as exc:
+            if self._closed.done():
+                logger.debug("%s: no response to %r: connection closed", self._name, request_id)
+            else:  # the handler's own call to the peer failed: the peer stopped writing
+                self._reply(request_id, error=RequestError.internal_error({"details": str(exc)}))
         except Exception as exc:
             logger.exception("%s: handler for %s failed", self._name, method)
             self._reply(
@@ -575,6 +754,8 @@ class Connection:
         finally:
             self._incoming.pop(request_id, None)
             self._cancelled_by_peer.discard(request_id)
+            if self._eof is not None and not self._incoming:
+                self._shutdown(self._eof)  # every request read before the end is answered
         try:
             await self._drain()
         except ConnectionClosed:
@@ -650,11 +831,103 @@ def _settle(future: asyncio.Future[Any], result: Any, error: RequestError | None
 
 
 def _valid_id(value: Any) -> bool:
+    """A JSON-RPC id: a string, a finite number (not a boolean) or null."""
+    if isinstance(value, float):
+        return math.isfinite(value)
     return (
-        (isinstance(value, int) and not isinstance(value, bool))
+        value is None
         or isinstance(value, str)
-        or value is None
+        or (isinstance(value, int) and not isinstance(value, bool))
     )
+
+
+# -- reading JSON strictly, and finding the id of a message that cannot be read ------------------
+
+
+class _Unrepresentable(ValueError):
+    """Valid JSON that Python cannot hold as it is: a number beyond the float range."""
+
+
+class _NotJson(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``, which JSON does not have."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Unrepresentable(f"the number {text[:40]} is beyond the float range")
+    return value
+
+
+def _decode_json(text: str) -> Any:
+    try:
+        return _decode_strict(text)
+    except (json.JSONDecodeError, _NotJson, _Unrepresentable):
+        raise
+    except ValueError as exc:  # from int(): more digits than Python converts
+        raise _Unrepresentable(str(exc)) from None
+
+
+_decode_strict = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant).decode
+
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_SCALAR = rb"(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|" + _STRING + rb"|null|true|false)"
+_STRING_AT = re.compile(_STRING)
+_VALUE_AT = re.compile(rb"\s*:\s*" + _SCALAR)
+_NEXT_AT_TOP = re.compile(rb'["\[\]{}]')
+_NEXT_INSIDE = re.compile(rb'["\]}]')
+#: A key with a scalar value, inside a run of them.
+_MEMBER = re.compile(rb"(" + _STRING + rb")\s*:\s*" + _SCALAR)
+#: The scalar members that end a JSON object: the last bytes of ``..., "id": 7}``.
+_MEMBERS_AT_END = re.compile(rb"((?:[,{]\s*" + _STRING + rb"\s*:\s*" + _SCALAR + rb"\s*)+)\}\s*\Z")
+
+
+def _top_level_members(data: bytes) -> dict[bytes, bytes]:
+    """The scalar members of the JSON object that ``data`` starts with (as far as it goes), raw
+    key -> raw value; nested values are skipped without being parsed."""
+    found: dict[bytes, bytes] = {}
+    start = re.match(rb"\s*\{", data)
+    if start is None:
+        return found
+    pos, depth = start.end(), 1
+    while True:
+        if depth == 1:
+            token = _NEXT_AT_TOP.search(data, pos)
+            if token is None:
+                return found
+            at = token.start()
+            char = data[at : at + 1]
+            if char == b'"':
+                key = _STRING_AT.match(data, at)
+                if key is None:
+                    return found
+                value = _VALUE_AT.match(data, key.end())
+                if value is not None:
+                    found[key.group()] = value.group(1)
+                pos = key.end() if value is None else value.end()
+                continue
+            if char == b"}" or char == b"]":
+                return found
+            depth += 1
+            pos = at + 1
+        else:
+            token = _NEXT_INSIDE.search(data, pos)
+            if token is None:
+                return found
+            at = token.start()
+            depth += data.count(b"[", pos, at) + data.count(b"{", pos, at)
+            if data[at : at + 1] == b'"':
+                string = _STRING_AT.match(data, at)
+                if string is None:
+                    return found
+                pos = string.end()
+            else:
+                depth -= 1
+                pos = at + 1
 
 
 class _MemoryWriter:
@@ -824,6 +1097,23 @@ class PeerConnection:
         await self.close()
 
 
+class _WriteProtocol(asyncio.streams.FlowControlMixin):
+    """The protocol of a pipe written through a :class:`asyncio.StreamWriter`: flow control, and
+    ``writer.wait_closed()`` (which waits until everything written has gone out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self._gone.done():
+            self._gone.set_result(None)
+
+    def _get_close_waiter(self, stream: object) -> asyncio.Future[None]:
+        return asyncio.shield(self._gone)  # a waiter cancelled must not cancel the others
+
+
 async def stdio_streams() -> tuple[PipeReader, MessageWriter]:
     """This process's stdin and stdout as the wire.
 
@@ -842,7 +1132,7 @@ async def stdio_streams() -> tuple[PipeReader, MessageWriter]:
         _feed_from_thread(loop, reader, stdin)
     writer: MessageWriter
     try:
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, wire)
+        transport, protocol = await loop.connect_write_pipe(_WriteProtocol, wire)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
     except ValueError:  # a regular file: write it directly
         writer = _FileWriter(wire)
@@ -874,7 +1164,7 @@ async def spawn(
     reader = PipeReader()
     await loop.connect_read_pipe(lambda: reader, os.fdopen(from_child, "rb", buffering=0))
     transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(to_child, "wb", buffering=0)
+        _WriteProtocol, os.fdopen(to_child, "wb", buffering=0)
     )
     return process, reader, asyncio.StreamWriter(transport, protocol, None, loop)
 

@@ -28078,6 +28078,8 @@ def _d_RequestId(d: Any) -> RequestId:
         return _d_integer_m9223372036854775808_9223372036854775807(d)
     if d is None:
         return None
+    if c is float and d.is_integer():
+        return _d_integer_m9223372036854775808_9223372036854775807(int(d))
     raise _codec.expected(
         "a string or an integer or null",
         d,
@@ -29129,7 +29131,7 @@ def _d_ElicitationStringType(d: Any) -> ElicitationStringType:
 
 def _d_ErrorCode(d: Any) -> ErrorCode:
     if d.__class__ is not int or not -2147483648 <= d <= 2147483647:
-        raise _codec.expected("an integer in [-2147483648, 2147483647]", d)
+        d = _codec.integer(d, -2147483648, 2147483647)
     result: ErrorCode = d
     return result
 
@@ -29287,7 +29289,7 @@ def _d_PositionEncodingKind(d: Any) -> PositionEncodingKind:
 
 def _d_ProtocolVersion(d: Any) -> ProtocolVersion:
     if d.__class__ is not int or not 0 <= d <= 65535:
-        raise _codec.expected("an integer in [0, 65535]", d)
+        d = _codec.integer(d, 0, 65535)
     result: ProtocolVersion = d
     return result
 
@@ -29473,28 +29475,28 @@ def _d_boolean(d: Any) -> bool:
 
 def _d_integer_0_18446744073709551615(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 18446744073709551615:
-        raise _codec.expected("an integer in [0, 18446744073709551615]", d)
+        d = _codec.integer(d, 0, 18446744073709551615)
     result: int = d
     return result
 
 
 def _d_integer_0_4294967295(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 4294967295:
-        raise _codec.expected("an integer in [0, 4294967295]", d)
+        d = _codec.integer(d, 0, 4294967295)
     result: int = d
     return result
 
 
 def _d_integer_0_65535(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 65535:
-        raise _codec.expected("an integer in [0, 65535]", d)
+        d = _codec.integer(d, 0, 65535)
     result: int = d
     return result
 
 
 def _d_integer_m9223372036854775808_9223372036854775807(d: Any) -> int:
     if d.__class__ is not int or not -9223372036854775808 <= d <= 9223372036854775807:
-        raise _codec.expected("an integer in [-9223372036854775808, 9223372036854775807]", d)
+        d = _codec.integer(d, -9223372036854775808, 9223372036854775807)
     result: int = d
     return result
 

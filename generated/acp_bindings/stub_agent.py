@@ -3,16 +3,19 @@
 """A stub agent on stdio, to test a real client against: ``python -m acp_bindings.stub_agent``.
 
 * ``initialize`` answers the client's protocol version if it is supported, else the latest one,
-  and advertises what this stub really does: it echoes every kind of content block back, and it
-  cannot load sessions;
-* ``session/new`` returns a fresh session id;
+  and advertises what this stub really does: it echoes every kind of content block back, it
+  cannot load sessions and it needs no authentication;
+* ``session/new`` returns a fresh session id, once ``initialize`` has succeeded (before: -32600);
+  a relative ``cwd`` is refused (-32602);
 * ``session/prompt`` streams the prompt back as ``agent_message_chunk`` updates (text in runs of
   whole words, at most 64 updates per block; other blocks as they came; a ``resource_link`` to a
   ``file://`` URI is read through ``fs/read_text_file`` when the client can read files) and ends
   with ``end_turn``;
 * ``session/cancel`` makes a running prompt end with ``cancelled``;
-* every other request gets a minimal valid response where the schema allows one (an empty
-  object), else -32601.
+* ``authenticate`` is refused (-32602): this stub advertises no authentication method;
+* every other request is answered -32601: this stub advertises none of the capabilities they
+  need (``session/load``, ``session/resume``, ``session/close``, ``session/set_mode``, ``logout``,
+  ...).
 
 ``--delay SECONDS`` waits between updates (to test cancellation).
 """
@@ -24,12 +27,13 @@ import asyncio
 import itertools
 import logging
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from . import models
-from ._codec import DecodeError, decode, encode
+from ._codec import decode, encode
 from ._rpc import RequestError
 from .agent import Agent, run_agent
 from .methods import PROTOCOL_VERSION
@@ -64,128 +68,13 @@ def text_chunks(text: str, most: int = MAX_CHUNKS_PER_BLOCK) -> list[str]:
     return chunks
 
 
-def _minimal(result_type: Any, method: str) -> Any:
-    """An empty result, where the schema allows one; else -32601."""
-    try:
-        return decode(result_type, {})
-    except DecodeError:
-        raise RequestError.method_not_found(method) from None
-
-
-class _MinimalAgent(Agent):
-    """Answers every request with a minimal valid response where the schema allows one."""
-
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
-        result: models.AuthenticateResponse = _minimal(models.AuthenticateResponse, "authenticate")
-        return result
-
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
-        result: models.InitializeResponse = _minimal(models.InitializeResponse, "initialize")
-        return result
-
-    async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
-        result: models.LogoutResponse = _minimal(models.LogoutResponse, "logout")
-        return result
-
-    async def nes_close(self, params: models.CloseNesRequest) -> models.CloseNesResponse:
-        result: models.CloseNesResponse = _minimal(models.CloseNesResponse, "nes/close")
-        return result
-
-    async def nes_start(self, params: models.StartNesRequest) -> models.StartNesResponse:
-        result: models.StartNesResponse = _minimal(models.StartNesResponse, "nes/start")
-        return result
-
-    async def nes_suggest(self, params: models.SuggestNesRequest) -> models.SuggestNesResponse:
-        result: models.SuggestNesResponse = _minimal(models.SuggestNesResponse, "nes/suggest")
-        return result
-
-    async def providers_disable(
-        self, params: models.DisableProvidersRequest
-    ) -> models.DisableProvidersResponse:
-        result: models.DisableProvidersResponse = _minimal(
-            models.DisableProvidersResponse, "providers/disable"
-        )
-        return result
-
-    async def providers_list(
-        self, params: models.ListProvidersRequest
-    ) -> models.ListProvidersResponse:
-        result: models.ListProvidersResponse = _minimal(
-            models.ListProvidersResponse, "providers/list"
-        )
-        return result
-
-    async def providers_set(
-        self, params: models.SetProvidersRequest
-    ) -> models.SetProvidersResponse:
-        result: models.SetProvidersResponse = _minimal(models.SetProvidersResponse, "providers/set")
-        return result
-
-    async def session_close(
-        self, params: models.CloseSessionRequest
-    ) -> models.CloseSessionResponse:
-        result: models.CloseSessionResponse = _minimal(models.CloseSessionResponse, "session/close")
-        return result
-
-    async def session_fork(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
-        result: models.ForkSessionResponse = _minimal(models.ForkSessionResponse, "session/fork")
-        return result
-
-    async def session_list(self, params: models.ListSessionsRequest) -> models.ListSessionsResponse:
-        result: models.ListSessionsResponse = _minimal(models.ListSessionsResponse, "session/list")
-        return result
-
-    async def session_load(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
-        result: models.LoadSessionResponse = _minimal(models.LoadSessionResponse, "session/load")
-        return result
-
-    async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
-        result: models.NewSessionResponse = _minimal(models.NewSessionResponse, "session/new")
-        return result
-
-    async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        result: models.PromptResponse = _minimal(models.PromptResponse, "session/prompt")
-        return result
-
-    async def session_resume(
-        self, params: models.ResumeSessionRequest
-    ) -> models.ResumeSessionResponse:
-        result: models.ResumeSessionResponse = _minimal(
-            models.ResumeSessionResponse, "session/resume"
-        )
-        return result
-
-    async def session_set_config_option(
-        self, params: models.SetSessionConfigOptionRequest
-    ) -> models.SetSessionConfigOptionResponse:
-        result: models.SetSessionConfigOptionResponse = _minimal(
-            models.SetSessionConfigOptionResponse, "session/set_config_option"
-        )
-        return result
-
-    async def session_set_mode(
-        self, params: models.SetSessionModeRequest
-    ) -> models.SetSessionModeResponse:
-        result: models.SetSessionModeResponse = _minimal(
-            models.SetSessionModeResponse, "session/set_mode"
-        )
-        return result
-
-    async def session_set_model(
-        self, params: models.SetSessionModelRequest
-    ) -> models.SetSessionModelResponse:
-        result: models.SetSessionModelResponse = _minimal(
-            models.SetSessionModelResponse, "session/set_model"
-        )
-        return result
-
-
-class StubAgent(_MinimalAgent):
+class StubAgent(Agent):
     """The stub's behaviour: negotiate, create sessions, echo prompts, honour cancellation."""
 
     def __init__(self, delay: float = 0.0) -> None:
         self.delay = delay
         self.can_read_files = False
+        self.initialized = False
         self._ids = itertools.count(1)
         # session id -> the cancel event of its running prompt
         self._sessions: dict[str, asyncio.Event] = {}
@@ -208,9 +97,21 @@ class StubAgent(_MinimalAgent):
                 "agentInfo": {"name": "acp-bindings-stub-agent", "version": str(PROTOCOL_VERSION)},
             },
         )
+        self.initialized = True
         return response
 
+    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+        raise RequestError.invalid_params(
+            {"methodId": params.method_id, "message": "this agent advertises no auth method"}
+        )
+
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+        if not self.initialized:
+            raise RequestError.invalid_request({"details": "call initialize first"})
+        if not os.path.isabs(params.cwd):
+            raise RequestError.invalid_params(
+                {"path": "/cwd", "message": "cwd must be an absolute path"}
+            )
         session_id = f"stub-session-{next(self._ids)}"
         self._sessions[session_id] = asyncio.Event()
         response: models.NewSessionResponse = decode(

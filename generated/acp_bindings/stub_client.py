@@ -2,15 +2,19 @@
 # Do not edit: regenerate with `acpgen generate`.
 """A stub client, to test a real agent against.
 
-``python -m acp_bindings.stub_client [--prompt TEXT] [--reject] [--allow-terminal] -- AGENT_CMD [ARGS...]``
+``python -m acp_bindings.stub_client [--prompt TEXT] [--reject] [--allow-terminal] [--auth METHOD_ID] -- AGENT_CMD [ARGS...]``
 
 Spawns the agent and runs ``initialize`` -> ``session/new`` (cwd = the current directory) ->
-``session/prompt``. Each ``session/update`` params object is printed as one JSON line on stdout,
+``session/prompt``. If ``session/new`` answers -32000 (authentication required), it calls
+``authenticate`` with ``--auth METHOD_ID`` (one the agent advertises) or else the first
+``env_var`` method whose variables are all set, and tries ``session/new`` once more. Each ``session/update`` params object is printed as one JSON line on stdout,
 then one line ``{"stopReason": ...}``; the exit status is 0. If the agent fails, a one-line
 message goes to stderr and the exit status is 1.
 
 While the prompt runs it answers the agent: ``fs/read_text_file`` and ``fs/write_text_file`` only
-for paths inside the session's cwd (anything else is refused, never read or written);
+for regular files inside the session's cwd (anything else is refused, never read or written:
+paths are opened one component at a time from the cwd, links resolved without leaving it;
+writes go to a temporary file renamed over the target);
 ``session/request_permission`` with the first allow option (``--reject``: the first reject
 option); ``terminal/*`` is refused unless ``--allow-terminal`` is given.
 """
@@ -20,10 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import itertools
 import json
 import logging
 import os
+import secrets
+import stat
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -34,7 +41,7 @@ from ._rpc import ConnectionClosed, RequestError
 from .client import Client, spawn_agent
 from .methods import PROTOCOL_VERSION
 
-__all__ = ["StubClient", "main"]
+__all__ = ["NoAuthMethod", "StubClient", "auth_method", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,28 +78,144 @@ class _Terminal:
         )
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+class _Refused(Exception):
+    """A path the file service will not touch: the message says why (answered -32602)."""
 
 
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
+#: The errors of a path that cannot name a file (answered -32602, like a path outside the cwd).
+_PATH_ERRORS = frozenset({errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EISDIR})
+#: Symbolic links followed, at most, while resolving one path (as the kernel does).
+_MAX_LINKS = 40
+
+
+def _resolve(root: int, root_path: str, parts: list[str]) -> tuple[int, str]:
+    """The directory holding the last of ``parts`` inside the directory ``root`` (an open
+    descriptor, whose real path is ``root_path``), and the last part's name.
+
+    The walk opens one component at a time relative to the directory before it, never following
+    a link by path: ``..`` steps back (never above ``root``) and a symbolic link is read and
+    resolved here, refused if it leads outside ``root``. A folder swapped for a link in between
+    makes an open fail (``O_NOFOLLOW``), never leave ``root``. The caller closes the returned
+    descriptor.
+    """
+    stack = [os.dup(root)]  # the directories walked into; stack[0] is root
+    todo = list(reversed(parts))  # the components still to walk, the next one last
+    links = 0
+    try:
+        while todo:
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if len(stack) == 1:
+                    raise _Refused("path is outside the session's cwd")
+                os.close(stack.pop())
+                continue
+            try:
+                info = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
+            except FileNotFoundError:
+                if todo:
+                    raise
+                return stack.pop(), name  # a file yet to be written
+            if stat.S_ISLNK(info.st_mode):
+                links += 1  # a retry below counts too, so a path that keeps changing ends
+                if links > _MAX_LINKS:
+                    raise _Refused("too many levels of symbolic links")
+                try:
+                    target = os.readlink(name, dir_fd=stack[-1])
+                except OSError as exc:
+                    if exc.errno != errno.EINVAL:
+                        raise
+                    todo.append(name)  # no longer a link: it changed under us, look again
+                    continue
+                if target.startswith("/"):
+                    if target != root_path and not target.startswith(root_path.rstrip("/") + "/"):
+                        raise _Refused("path leads outside the session's cwd")
+                    for fd in stack[1:]:
+                        os.close(fd)
+                    del stack[1:]
+                    target = target[len(root_path) :]
+                todo.extend(reversed(target.split("/")))
+                continue
+            if not todo:
+                return stack.pop(), name
+            if not stat.S_ISDIR(info.st_mode):
+                raise NotADirectoryError(f"{name} is not a directory")
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                stack.append(os.open(name, flags, dir_fd=stack[-1]))
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or links >= _MAX_LINKS:
+                    raise
+                links += 1
+                todo.append(name)  # no longer a folder: it changed under us, look again
+        raise _Refused("path names a directory, not a file")
+    finally:
+        for fd in stack:
+            os.close(fd)
+
+
+def _read_text(root: int, root_path: str, parts: list[str]) -> str:
+    folder, name = _resolve(root, root_path, parts)
+    try:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(name, flags, dir_fd=folder)  # a FIFO opens at once, then is refused
+    finally:
+        os.close(folder)
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _Refused("path is not a regular file")
+        return handle.read().decode("utf-8")
+
+
+def _write_text(root: int, root_path: str, parts: list[str], data: bytes) -> None:
+    """Write ``data`` atomically: a temporary file in the same folder, renamed over the name."""
+    folder, name = _resolve(root, root_path, parts)
+    try:
+        mode = 0o666
+        try:
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat.S_ISREG(info.st_mode):
+                raise _Refused("path is not a regular file")
+            mode = stat.S_IMODE(info.st_mode)
+        temporary = f".{name[:200]}.{secrets.token_hex(8)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temporary, flags, mode, dir_fd=folder)
+        try:
+            with open(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
+    finally:
+        os.close(folder)
 
 
 class StubClient(Client):
     """Prints updates, serves files inside ``cwd``, grants (or refuses) permissions."""
 
     def __init__(
-        self, cwd: str, *, reject: bool = False, allow_terminal: bool = False, out: Any = None
+        self,
+        cwd: str,
+        *,
+        reject: bool = False,
+        allow_terminal: bool = False,
+        auth: str | None = None,
+        out: Any = None,
     ) -> None:
         self.cwd = os.path.realpath(cwd)
         self.reject = reject
         self.allow_terminal = allow_terminal
+        self.auth = auth
         self.out = out if out is not None else sys.stdout
         self._terminals: dict[str, _Terminal] = {}
         self._ids = itertools.count(1)
+        self._root: int | None = None  # the cwd, opened once: every file is opened from it
 
     def emit(self, value: Any) -> None:
         self.out.write(json.dumps(value, separators=(",", ":")) + "\n")
@@ -101,11 +224,60 @@ class StubClient(Client):
     async def session_update(self, params: models.SessionNotification) -> None:
         self.emit(encode(params))
 
+    def _checked(self, path: Any) -> str:
+        """``path``, if it is an absolute path of valid text; else the request is refused."""
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise RequestError.invalid_params({"path": path, "message": "path must be absolute"})
+        if "\0" in path:
+            raise RequestError.invalid_params({"path": path, "message": "path holds a NUL byte"})
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError.invalid_params(
+                {"path": path, "message": "path is not valid Unicode"}
+            ) from None
+        return path
+
+    def _parts(self, path: Any) -> list[str]:
+        """The components of ``path`` below the cwd, as written (``..`` and links are resolved
+        while opening); a path that does not start with the cwd is refused."""
+        checked = self._checked(path)
+        prefix = self.cwd.rstrip("/") + "/"
+        if not checked.startswith(prefix):
+            raise RequestError.invalid_params(
+                {"path": path, "message": "path is outside the session's cwd"}
+            )
+        return checked[len(prefix) :].split("/")
+
+    def _root_fd(self) -> int:
+        if self._root is None:
+            self._root = os.open(self.cwd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return self._root
+
+    async def _files(self, path: str, action: Any, *args: Any) -> Any:
+        """Run a file action in a thread; its failures become the request's error."""
+        parts = self._parts(path)
+        try:
+            return await asyncio.to_thread(action, self._root_fd(), self.cwd, parts, *args)
+        except _Refused as exc:
+            raise RequestError.invalid_params({"path": path, "message": str(exc)}) from None
+        except FileNotFoundError:
+            raise RequestError.resource_not_found(path) from None
+        except OSError as exc:
+            if exc.errno not in _PATH_ERRORS:
+                raise RequestError.internal_error(
+                    {"path": path, "message": exc.strerror or str(exc)}
+                ) from None
+            raise RequestError.invalid_params(
+                {"path": path, "message": exc.strerror or str(exc)}
+            ) from None
+        except UnicodeDecodeError as exc:
+            message = f"the file is not UTF-8 text: {exc}"
+            raise RequestError.internal_error({"path": path, "message": message}) from None
+
     def inside(self, path: Any) -> str:
         """``path`` resolved, if it lies inside the session's cwd; else the request is refused."""
-        if not isinstance(path, str) or not os.path.isabs(path):
-            raise RequestError.invalid_params({"path": path, "message": "path must be absolute"})
-        resolved = os.path.realpath(path)
+        resolved = os.path.realpath(self._checked(path))
         if os.path.commonpath([resolved, self.cwd]) != self.cwd:
             raise RequestError.invalid_params(
                 {"path": path, "message": "path is outside the session's cwd"}
@@ -116,15 +288,7 @@ class StubClient(Client):
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
         request = encode(params)
-        path = self.inside(request["path"])
-        try:
-            text = await asyncio.to_thread(_read_text, path)
-        except FileNotFoundError:
-            raise RequestError.resource_not_found(request["path"]) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RequestError.internal_error(
-                {"path": request["path"], "message": str(exc)}
-            ) from None
+        text = await self._files(request["path"], _read_text)
         line, limit = request.get("line"), request.get("limit")
         if line is not None or limit is not None:
             lines = text.splitlines(keepends=True)
@@ -139,13 +303,13 @@ class StubClient(Client):
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
         request = encode(params)
-        path = self.inside(request["path"])
         try:
-            await asyncio.to_thread(_write_text, path, request["content"])
-        except OSError as exc:
-            raise RequestError.internal_error(
-                {"path": request["path"], "message": str(exc)}
+            data = request["content"].encode("utf-8")  # before the file is touched
+        except UnicodeEncodeError:
+            raise RequestError.invalid_params(
+                {"path": "/content", "message": "content is not valid Unicode"}
             ) from None
+        await self._files(request["path"], _write_text, data)
         response: models.WriteTextFileResponse = decode(models.WriteTextFileResponse, {})
         return response
 
@@ -252,12 +416,42 @@ class StubClient(Client):
         return response
 
     async def close(self) -> None:
-        """Kill and forget every terminal still open."""
+        """Kill and forget every terminal still open; close the cwd."""
         for terminal in self._terminals.values():
             with contextlib.suppress(ProcessLookupError):
                 terminal.process.kill()
             await terminal.process.wait()
         self._terminals.clear()
+        if self._root is not None:
+            os.close(self._root)
+            self._root = None
+
+
+class NoAuthMethod(Exception):
+    """The agent requires authentication and no advertised method can be used."""
+
+
+def auth_method(methods: Any, wanted: str | None, env: Any = None) -> str:
+    """The id of the auth method to use: ``wanted`` if the agent advertises it, else the first
+    ``env_var`` method whose variables (the ones not optional) are all set."""
+    env = os.environ if env is None else env
+    advertised = [m for m in methods or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    ids = ", ".join(m["id"] for m in advertised) or "none"
+    if wanted is not None:
+        if any(m["id"] == wanted for m in advertised):
+            return wanted
+        raise NoAuthMethod(f"--auth {wanted} is not one of the agent's auth methods ({ids})")
+    for method in advertised:
+        variables = method.get("vars") if method.get("type") == "env_var" else None
+        if isinstance(variables, list) and all(
+            isinstance(v, dict) and (v.get("optional") is True or v.get("name") in env)
+            for v in variables
+        ):
+            result: str = method["id"]
+            return result
+    raise NoAuthMethod(
+        f"the agent requires authentication: pick one of its methods with --auth ({ids})"
+    )
 
 
 async def run(client: StubClient, command: Sequence[str], prompt: str) -> str:
@@ -268,7 +462,7 @@ async def run(client: StubClient, command: Sequence[str], prompt: str) -> str:
     }
     try:
         async with spawn_agent(client, command[0], *command[1:]) as connection:
-            await connection.agent.initialize(
+            initialized = await connection.agent.initialize(
                 decode(
                     models.InitializeRequest,
                     {
@@ -281,9 +475,17 @@ async def run(client: StubClient, command: Sequence[str], prompt: str) -> str:
                     },
                 )
             )
-            session = await connection.agent.session_new(
-                decode(models.NewSessionRequest, {"cwd": client.cwd, "mcpServers": []})
-            )
+            new_session = decode(models.NewSessionRequest, {"cwd": client.cwd, "mcpServers": []})
+            try:
+                session = await connection.agent.session_new(new_session)
+            except RequestError as exc:
+                if exc.code != -32000:  # not "authentication required"
+                    raise
+                method_id = auth_method(encode(initialized).get("authMethods"), client.auth)
+                await connection.agent.authenticate(
+                    decode(models.AuthenticateRequest, {"methodId": method_id})
+                )
+                session = await connection.agent.session_new(new_session)
             session_id = encode(session)["sessionId"]
             response = await connection.agent.session_prompt(
                 decode(
@@ -309,13 +511,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--allow-terminal", action="store_true", help="run terminal/* requests")
     parser.add_argument(
+        "--auth",
+        metavar="METHOD_ID",
+        help="the auth method to use if the agent requires authentication (default: the first"
+        " env_var method whose variables are all set)",
+    )
+    parser.add_argument(
         "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="stub_client: %(levelname)s %(message)s")
-    client = StubClient(os.getcwd(), reject=args.reject, allow_terminal=args.allow_terminal)
+    client = StubClient(
+        os.getcwd(), reject=args.reject, allow_terminal=args.allow_terminal, auth=args.auth
+    )
     try:
         asyncio.run(run(client, args.command, args.prompt))
+    except NoAuthMethod as exc:
+        print(f"stub_client: {exc}", file=sys.stderr)
+        return 1
     except RequestError as exc:
         print(
             f"stub_client: the agent answered with an error: {exc} {json.dumps(exc.data)}",

@@ -63,7 +63,7 @@ def test_paths_inside_lists_and_maps():
 def test_out_of_range_integers_and_wrong_scalars():
     assert _error(acp.InitializeRequest, {"protocolVersion": 70000}).path == "/protocolVersion"
     assert _error(acp.InitializeRequest, {"protocolVersion": True}).path == "/protocolVersion"
-    assert _error(acp.InitializeRequest, {"protocolVersion": 1.0}).path == "/protocolVersion"
+    assert _error(acp.InitializeRequest, {"protocolVersion": 1.5}).path == "/protocolVersion"
     assert _error(acp.Error, {"code": 2**31, "message": "x"}).path == "/code"
     assert _error(acp.RequestId, 2**63).path == ""
 

@@ -84,27 +84,26 @@ async def test_stub_agent_negotiates_the_protocol_version(requested, answered):
     assert capabilities["promptCapabilities"] == {"image": True, "audio": True, "embeddedContext": True}
 
 
-async def test_stub_agent_answers_other_requests_minimally_where_the_schema_allows():
+async def test_stub_agent_refuses_the_methods_it_does_not_advertise():
     special = {"initialize", "session/new", "session/prompt"}
     checked = 0
     async with await _with_stub_agent(acp.Client()) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         for method in acp.METHODS:
             if method.side != "agent" or method.kind != "request" or method.method in special:
                 continue
             params = decode(getattr(models, method.params), minimal(method.params))
-            call = getattr(connection.agent, method.id)(params)
-            if is_valid(method.result, {}):
-                assert encode(await call) == {}, method.method
-            else:
-                with pytest.raises(acp.RequestError) as caught:
-                    await call
-                assert caught.value.code == -32601, method.method
+            with pytest.raises(acp.RequestError) as caught:
+                await getattr(connection.agent, method.id)(params)
+            # no auth method is advertised: authenticate names an unknown one
+            assert caught.value.code == (-32602 if method.method == "authenticate" else -32601), method.method
             checked += 1
     assert checked >= 10
 
 
 async def test_session_new_returns_fresh_ids_and_unknown_sessions_are_refused():
     async with await _with_stub_agent(acp.Client()) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         new = models.NewSessionRequest(cwd="/", mcp_servers=[])
         first, second = await connection.agent.session_new(new), await connection.agent.session_new(new)
         assert first.session_id != second.session_id
@@ -125,6 +124,7 @@ async def test_session_cancel_ends_a_running_prompt_with_cancelled():
                 await self.agent.session_cancel(models.CancelNotification(session_id=params.session_id))
 
     async with await _with_stub_agent(Canceller(), "--delay", "0.2") as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
         prompt = {"sessionId": session.session_id, "prompt": [{"type": "text", "text": "a b c d e f g h i j"}]}
         response = await connection.agent.session_prompt(decode(models.PromptRequest, prompt))

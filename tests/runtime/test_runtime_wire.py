@@ -255,6 +255,7 @@ async def test_peer_killed_mid_request_fails_the_pending_call_within_a_second():
             started.set()
 
     async with acp.spawn_agent(Watch(), *STUB_AGENT, "--delay", "5", env=child_env()) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
         call = asyncio.ensure_future(
             connection.agent.session_prompt(decode(models.PromptRequest, _prompt("one two", session.session_id)))
@@ -272,6 +273,7 @@ async def test_peer_killed_mid_request_fails_the_pending_call_within_a_second():
 
 async def test_a_thousand_concurrent_requests_are_all_answered():
     async with acp.spawn_agent(acp.Client(), *STUB_AGENT, env=child_env()) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         calls = [
             connection.agent.session_new(models.NewSessionRequest(cwd=f"/{i}", mcp_servers=[])) for i in range(1000)
         ]
@@ -307,6 +309,7 @@ async def test_updates_are_handled_before_the_prompt_response_over_many_runs():
             order.append(encode(params)["update"]["content"]["text"])
 
     async with acp.spawn_agent(Slow(), *STUB_AGENT, env=child_env()) as connection:
+        await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
         for run in range(50):
             order.clear()

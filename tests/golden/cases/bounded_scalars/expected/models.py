@@ -125,7 +125,7 @@ _K_Limits = frozenset({"port", "ratio", "retries", "session"})
 
 def _d_Port(d: Any) -> Port:
     if d.__class__ is not int or not 0 <= d <= 65535:
-        raise _codec.expected("an integer in [0, 65535]", d)
+        d = _codec.integer(d, 0, 65535)
     result: Port = d
     return result
 
@@ -139,14 +139,14 @@ def _d_SessionId(d: Any) -> SessionId:
 
 def _d_integer_0_127(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 127:
-        raise _codec.expected("an integer in [0, 127]", d)
+        d = _codec.integer(d, 0, 127)
     result: int = d
     return result
 
 
 def _d_integer_0_65535(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 65535:
-        raise _codec.expected("an integer in [0, 65535]", d)
+        d = _codec.integer(d, 0, 65535)
     result: int = d
     return result
 

@@ -171,6 +171,8 @@ def _d_Value(d: Any) -> Value:
         return _d_integer(d)
     if d is None:
         return None
+    if c is float and d.is_integer():
+        return _d_integer(int(d))
     raise _codec.expected(
         "an object or a string or an integer or null",
         d,
@@ -179,7 +181,7 @@ def _d_Value(d: Any) -> Value:
 
 def _d_integer(d: Any) -> int:
     if d.__class__ is not int:
-        raise _codec.expected("an integer", d)
+        d = _codec.integer(d)
     result: int = d
     return result
 

@@ -291,7 +291,7 @@ def _d_Status(d: Any) -> Status:
 
 def _d_integer_0_4294967295(d: Any) -> int:
     if d.__class__ is not int or not 0 <= d <= 4294967295:
-        raise _codec.expected("an integer in [0, 4294967295]", d)
+        d = _codec.integer(d, 0, 4294967295)
     result: int = d
     return result
 

@@ -161,7 +161,7 @@ def _du_FormRequest(d: Any) -> FormRequest:
         k = "requestId"
         v2 = d["requestId"]
         if v2.__class__ is not int:
-            raise _codec.expected("an integer", v2)
+            v2 = _codec.integer(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:

@@ -105,7 +105,7 @@ def _d_Entry(d: Any) -> Entry:
         else:
             p += 1
             if v3.__class__ is not int:
-                raise _codec.expected("an integer", v3)
+                v3 = _codec.integer(v3)
         k = "tags"
         v4 = d.get("tags", _ABSENT)
         if v4 is _ABSENT:

@@ -144,7 +144,7 @@ def _d_Error(d: Any) -> Error:
         k = "code"
         v1 = d["code"]
         if v1.__class__ is not int:
-            raise _codec.expected("an integer", v1)
+            v1 = _codec.integer(v1)
         k = "message"
         v2 = d["message"]
         if v2.__class__ is not str:
@@ -172,7 +172,7 @@ def _d_ErrorResponse(d: Any) -> ErrorResponse:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not int:
-            raise _codec.expected("an integer", v1)
+            v1 = _codec.integer(v1)
         k = "error"
         v2 = d["error"]
         v2 = _d_Error(v2)
@@ -199,7 +199,7 @@ def _d_Result(d: Any) -> Result:
         k = "id"
         v1 = d["id"]
         if v1.__class__ is not int:
-            raise _codec.expected("an integer", v1)
+            v1 = _codec.integer(v1)
         k = "result"
         v2 = d["result"]
     except KeyError:
