@@ -1,7 +1,8 @@
 """Golden pairs: one tiny schema per feature, each beside the modules acpgen makes of it.
 
-``cases/<feature>/schema.json`` is the input; ``cases/<feature>/expected/`` holds every module
-rendered from a template (the runtime modules, copied verbatim, are left out); ``examples.json``
+``cases/<feature>/schema.json`` is the input; ``cases/<feature>/expected/`` holds its
+``models.py`` and, for a schema with methods, every other module rendered from a template (the
+runtime modules, copied verbatim, are left out); ``examples.json``
 maps type names to wire instances that must round-trip exactly through the generated package.
 Each package is also imported and type-checked with ``mypy --strict``.
 
@@ -31,10 +32,17 @@ UPDATE = os.environ.get("ACPGEN_UPDATE_GOLDEN") == "1"
 
 
 def rendered(case: str) -> dict[str, str]:
-    """The case's modules as generation renders them, by module name."""
-    files = generate(Options(schema=CASES / case / "schema.json", package=PACKAGE)).files
+    """The case's modules as generation renders them, by module name: ``models.py``, and for a
+    case whose schema has methods every other module rendered from a template."""
+    schema = CASES / case / "schema.json"
+    files = generate(Options(schema=schema, package=PACKAGE)).files
     modules = {rel.split("/", 1)[1]: text for rel, text in files.items()}
-    return {name: text for name, text in modules.items() if name.endswith(".py") and name not in RUNTIME_MODULES}
+    has_methods = '"x-method"' in schema.read_text()
+    return {
+        name: text
+        for name, text in modules.items()
+        if name.endswith(".py") and name not in RUNTIME_MODULES and (has_methods or name == "models.py")
+    }
 
 
 def test_there_is_a_case_per_feature():
