@@ -196,6 +196,15 @@ class Spec:
         return import_order(self.type_names)
 
     @property
+    def lenient(self) -> bool:
+        """Some value may be repaired (``x-deserialize-*``): a union decoder that tries its options
+        then takes back the repairs of an option that fails."""
+        fields = (f for c in self.classes for f in c.fields)
+        return any(f.salvage_with is not None or f.null_reads_as is not None for f in fields) or any(
+            getattr(h, "skip_invalid", False) for h in self.type_helpers
+        )
+
+    @property
     def uses_patterns(self) -> bool:
         """Some string is checked against a ``pattern`` (the models module imports ``re``)."""
         return any(getattr(h, "pattern", None) is not None for h in self.type_helpers)

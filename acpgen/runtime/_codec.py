@@ -5,8 +5,8 @@ This module knows nothing about the schema: ``models`` registers a decoder for e
 
 from __future__ import annotations
 
-import contextvars
 import logging
+import threading
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -278,7 +278,15 @@ def decode(tp: Any, data: Any, *, strict: bool = False) -> Any:
         decoder = _decoder(tp)
     if strict:
         return strictly(decoder, data)
-    return leniently(decoder, data)
+    try:
+        value = decoder(data)
+    except DecodeError:
+        if _REPAIRS:
+            _taken(data)
+        raise
+    if _REPAIRS:
+        _log_repairs(data)
+    return value
 
 
 def _decoder(tp: Any) -> Callable[[Any], Any]:
@@ -350,11 +358,30 @@ class Salvage(NamedTuple):
 
 
 _log = logging.getLogger(__name__)
-#: The repairs of the decode under way: (container, key, error, action); None outside decode().
-_REPAIRS: contextvars.ContextVar[list[tuple[Any, Any, DecodeError, str]] | None] = (
-    contextvars.ContextVar("acp_repairs", default=None)
-)
-_STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("acp_strict", default=False)
+
+
+#: The repairs decodes under way have made: (thread, container, key, error, action). Empty but
+#: for the moment a lenient decode repairs something, so a decode of valid input only tests it.
+_REPAIRS: list[tuple[int, Any, Any, DecodeError, str]] = []
+
+
+class _Strictness(threading.local):
+    strict = False
+
+
+_strictness = _Strictness()
+
+
+def _repaired(container: Any, key: Any, error: DecodeError, action: str) -> None:
+    _REPAIRS.append((threading.get_ident(), container, key, error, action))
+
+
+def _taken(data: Any) -> tuple[Salvage, ...]:
+    """This thread's repairs, taken off the list, with their pointers from the root ``data``."""
+    me = threading.get_ident()
+    mine = [r for r in _REPAIRS if r[0] == me]
+    _REPAIRS[:] = [r for r in _REPAIRS if r[0] != me]
+    return tuple(_salvage(data, *repair[1:]) for repair in mine)
 
 
 def decode_salvaging(tp: Any, data: Any) -> tuple[Any, tuple[Salvage, ...]]:
@@ -363,55 +390,70 @@ def decode_salvaging(tp: Any, data: Any) -> tuple[Any, tuple[Salvage, ...]]:
         decoder = _DECODERS[tp]
     except (KeyError, TypeError):
         decoder = _decoder(tp)
-    return _collecting(decoder, data)
+    try:
+        value = decoder(data)
+    except DecodeError:
+        _taken(data)
+        raise
+    return value, _taken(data) if _REPAIRS else ()
 
 
 def leniently(decoder: Callable[[Any], T], data: Any) -> T:
-    """Run a decoder, logging each repair the leniency rules made with its JSON pointer."""
-    value, salvages = _collecting(decoder, data)
-    for salvage in salvages:
-        _log.warning("repaired a bad value: %s", salvage)
+    """Run a decoder, logging each repair the leniency rules made with its JSON pointer. On
+    valid input this costs one test of an empty list."""
+    try:
+        value = decoder(data)
+    except DecodeError:
+        if _REPAIRS:
+            _taken(data)
+        raise
+    if _REPAIRS:
+        _log_repairs(data)
     return value
 
 
 def strictly(decoder: Callable[[Any], T], data: Any) -> T:
     """Run a decoder that refuses what the leniency rules would repair."""
-    token = _STRICT.set(True)
+    before, _strictness.strict = _strictness.strict, True
     try:
         return decoder(data)
     finally:
-        _STRICT.reset(token)
+        _strictness.strict = before
 
 
-def _collecting(decoder: Callable[[Any], T], data: Any) -> tuple[T, tuple[Salvage, ...]]:
-    repairs: list[tuple[Any, Any, DecodeError, str]] = []
-    token = _REPAIRS.set(repairs)
-    strict = _STRICT.set(False)
-    try:
-        value = decoder(data)
-    finally:
-        _STRICT.reset(strict)
-        _REPAIRS.reset(token)
-    if not repairs:
-        return value, ()
-    return value, tuple(_salvage(data, *repair) for repair in repairs)
+def mark() -> int:
+    """Where the repairs stand: a union decoder trying its options takes a mark first, so that
+    the repairs of an option that then fails can be taken back."""
+    return len(_REPAIRS)
+
+
+def rewind(to: int) -> None:
+    """Forget this thread's repairs made since :func:`mark` gave ``to``: they belonged to an
+    option that failed."""
+    me = threading.get_ident()
+    _REPAIRS[to:] = [r for r in _REPAIRS[to:] if r[0] != me]
+
+
+def _log_repairs(data: Any) -> None:
+    for salvage in _taken(data):
+        _log.warning("repaired a bad value: %s", salvage)
 
 
 def salvaged(container: Any, key: Any, error: DecodeError, replacement: Any) -> Any:
     """A field's bad value, which its schema lets the decoder replace: ``replacement``
     (``None``: absent), recorded; in a strict decode, ``error`` is raised instead."""
-    if _STRICT.get():
+    if _strictness.strict:
         raise error
-    _repair(container, key, error, "replaced by its default")
+    _repaired(container, key, error, "replaced by its default")
     return replacement
 
 
 def null_as_empty(container: Any, key: Any, empty: Any, what: str) -> Any:
     """A field's ``null``, which its schema reads as the empty value ``empty``, recorded."""
     error = expected(what, None)
-    if _STRICT.get():
+    if _strictness.strict:
         raise error
-    _repair(container, key, error, "null read as the empty value")
+    _repaired(container, key, error, "null read as the empty value")
     return empty
 
 
@@ -424,18 +466,10 @@ def list_skipping(item: Callable[[Any], T], value: Any) -> list[T]:
         try:
             out.append(item(x))
         except DecodeError as error:
-            if _STRICT.get():
+            if _strictness.strict:
                 raise error.at(index) from None
-            _repair(value, index, error, "dropped")
+            _repaired(value, index, error, "dropped")
     return out
-
-
-def _repair(container: Any, key: Any, error: DecodeError, action: str) -> None:
-    repairs = _REPAIRS.get()
-    if repairs is None:  # a decoder called directly: no document root to name the pointer from
-        _log.warning("repaired a bad value: %s", _salvage(container, container, key, error, action))
-    else:
-        repairs.append((container, key, error, action))
 
 
 def _salvage(root: Any, container: Any, key: Any, error: DecodeError, action: str) -> Salvage:

@@ -115,3 +115,23 @@ def test_the_typescript_sdk_decodes_the_same_bad_inputs_the_same_way(acp):
     for (type_name, bad, repaired, _), result in zip(CASES, results):
         assert result == {"ok": repaired}, (type_name, bad)
         assert acp.encode(acp.decode(getattr(acp, type_name), bad)) == result["ok"]
+
+
+def test_the_repairs_of_a_union_option_that_fails_are_taken_back(tmp_path):
+    """An untagged union tries its options: one that repairs a field and then fails anyway leaves
+    no repair behind once another option decodes the value."""
+    from support import generate_and_import, schema_with
+
+    acp = generate_and_import(schema_with({
+        "Status": {"type": "string", "enum": ["on", "off"]},
+        "Long": {"type": "object", "required": ["z", "q"], "properties": {
+            "status": {"$ref": "#/$defs/Status", "x-deserialize-default-on-error": True},
+            "z": {"type": "string"}, "q": {"type": "integer"}}},
+        "Short": {"type": "object", "required": ["w"], "properties": {"w": {"type": "integer"}}},
+        "Either": {"anyOf": [{"$ref": "#/$defs/Long"}, {"$ref": "#/$defs/Short"}]},
+    }), tmp_path)
+    data = {"status": "bogus", "z": 5, "q": 1, "w": 1}
+    value, salvages = acp.decode_salvaging(acp.Either, data)
+    assert type(value).__name__ == "Short" and salvages == ()
+    value, salvages = acp.decode_salvaging(acp.Either, {"status": "bogus", "z": "s", "q": 1})
+    assert type(value).__name__ == "Long" and [s.path for s in salvages] == ["/status"]
