@@ -17,6 +17,7 @@ from .config import ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
 from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
 from .model.selection import SIDES
+from .render.pydantic_models import FLAVOURS
 from .output.drift import find_drift, summary
 from .output.formatting import FormattingError
 from .output.manifest import manifest_for, manifest_path
@@ -135,6 +136,13 @@ def output_options(func: F) -> F:
         click.option(
             "--names", type=click.Path(path_type=Path), default=None, help="File pinning or overriding generated names."
         ),
+        click.option(
+            "--models",
+            type=click.Choice(FLAVOURS),
+            default=None,
+            help="The flavour of models.py: standard-library dataclasses, or pydantic v2 (needs acpgen[pydantic]). "
+            "[default: dataclasses]",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -166,6 +174,7 @@ def resolve(flags: dict[str, Any]) -> Run:
         side=values.get("side", "both"),
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
+        models=values.get("models", "dataclasses"),
     )
     return Run(options=options, out=values.get("out", Path(DEFAULT_OUT)))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .output.manifest import sha256_text
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted
+from .render.pydantic_models import FLAVOURS, INSTALL_HINT, SUPPORT_MODULE, render_models, support_source
 from .schema.bundled import bundled_schema
 from .schema.loader import load_schema
 
@@ -75,6 +77,7 @@ class Options:
     side: str = "both"  # "agent", "client" or "both": what the generated package serves
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
+    models: str = "dataclasses"  # the flavour of models.py: "dataclasses" or "pydantic"
 
 
 @dataclass(frozen=True)
@@ -126,17 +129,24 @@ def build_spec(options: Options, reuse: Reuse = NOTHING) -> tuple[Spec, tuple[Di
     return spec, warnings
 
 
-def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:
+def output_modules(
+    side: str, stubs: Collection[str] = ("agent", "client"), models: str = "dataclasses"
+) -> tuple[str, ...]:
     """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
 
-    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``).
+    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``). ``models``:
+    the flavour; a pydantic package also has the models' support module.
     """
     served = set(served_sides(side))
-    return tuple(
+    names = tuple(
         name
         for name in OUTPUT_MODULES
         if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
     )
+    if models == "pydantic":
+        at = names.index("models.py")
+        names = (*names[:at], SUPPORT_MODULE, *names[at:])
+    return names
 
 
 def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] | None = None) -> Output:
@@ -154,11 +164,12 @@ def generate(options: Options, reuse: Reuse = NOTHING, *, only: Collection[str] 
         schema_sha256=spec.source.sha256,
         command=regenerate_command(options),
     )
-    renderer = _Renderer(options.templates, header, {"spec": spec, "header": header, "package": options.package}, reuse)
+    context = {"spec": spec, "header": header, "package": options.package, "flavour": options.models}
+    renderer = _Renderer(options.templates, header, context, reuse)
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
+    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}, models=options.models):
         if only is None or name in only:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)
@@ -185,6 +196,8 @@ class _Renderer:
     def module(self, name: str, path: str) -> tuple[str, str]:
         """The module's text and the sha256 of its render (the text before formatting)."""
         template = f"{name}.jinja"
+        if self.context["flavour"] == "pydantic" and name in PYDANTIC_MODULES:
+            return self._pydantic_module(name, path)
         if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{runtime_source(name)}"
             return text, sha256_text(text)
@@ -200,11 +213,31 @@ class _Renderer:
         return self.reuse.format(text, path), sha256_text(text)
 
 
+    def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
+        """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black) and its
+        support module (copied, like a runtime module)."""
+        if name == SUPPORT_MODULE:
+            text = f"{self.header.text}\n{support_source()}"
+            return text, sha256_text(text)
+        spec = self.context["spec"]
+        assert isinstance(spec, Spec)
+        text = render_models(spec, self.header.text, self.env)
+        return self.reuse.format(text, path), sha256_text(text)
+
+
+#: The modules the pydantic flavour makes its own way.
+PYDANTIC_MODULES = frozenset({"models.py", SUPPORT_MODULE})
+
+
 def check_options(options: Options) -> None:
     if not _PACKAGE_RE.match(options.package):
         raise DiagnosticError([error("", f"--package {options.package!r} is not a dotted Python name")])
     if options.side not in SIDES:
         raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
+    if options.models not in FLAVOURS:
+        raise DiagnosticError([error("", f"--models {options.models!r} is not one of {', '.join(FLAVOURS)}")])
+    if options.models == "pydantic" and importlib.util.find_spec("datamodel_code_generator") is None:
+        raise DiagnosticError([error("", INSTALL_HINT)])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
 
@@ -224,6 +257,8 @@ def regenerate_command(options: Options) -> str:
         parts += ["--templates", options.templates.name]
     if options.names is not None:
         parts += ["--names", options.names.name]
+    if options.models != "dataclasses":
+        parts += ["--models", options.models]
     return " ".join(parts)
 
 
