@@ -21,7 +21,17 @@ from ..model.decisions import Dispatch, Leaf
 from ..model.literals import py_literal
 from ..model.spec import Spec
 from ..model.typedefs import DefKind, TypeDef
-from ..model.types import AnyValue, JsonKind, ListOf, Literals, MapOf, Nullable, Ref, Scalar, TypeExpr
+from ..model.types import (
+    AnyValue,
+    JsonKind,
+    ListOf,
+    Literals,
+    MapOf,
+    Nullable,
+    Ref,
+    Scalar,
+    TypeExpr,
+)
 from .environment import TEMPLATES, docstring
 
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.

@@ -302,7 +302,8 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 def encode(value: Any) -> Any:
     """The JSON form of a model value (a class instance, a list or dict of them, or plain JSON)."""
     if isinstance(value, _MODELS):
-        return value.to_json()
+        model: Any = value  # a Model, or an instance of another registered base: has to_json()
+        return model.to_json()
     if value is None or isinstance(value, (str, int, float)):  # bool is an int
         return value
     if isinstance(value, list):

@@ -33,7 +33,7 @@ STRATEGIES = InstanceStrategies(DOCUMENT)
 _CLASS = re.compile(r"^class (\w+)\(", re.MULTILINE)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DOCUMENT["$defs"]})
 
@@ -166,7 +166,7 @@ def _rebuild(value: Any) -> Any:
 
 def test_class_names_are_those_of_the_dataclass_flavour():
     acp, dataclass_acp = pydantic_bindings(), bindings()
-    assert set(_CLASS.findall((pydantic_bindings_file("models.py")))) == {
+    assert set(_CLASS.findall(pydantic_bindings_file("models.py"))) == {
         c for c in _CLASS.findall(importlib.import_module("acp_bindings.models").__loader__.get_source(
             "acp_bindings.models")) if c != "Model"}
     assert sorted(acp.models.__all__) == sorted(dataclass_acp.models.__all__)

@@ -16,7 +16,6 @@ from pathlib import Path
 from types import ModuleType
 
 from acpgen.generate import Options, generate
-
 from support import write_package
 
 PYDANTIC_PACKAGE = "acp_pydantic"

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic_core import PydanticUndefined, core_schema
 
 from ._codec import DecodeError, describe
@@ -96,7 +102,7 @@ class _NotNull:
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         schema = handler(source)
         if schema.get("type") == "nullable":
-            inner: core_schema.CoreSchema = schema["schema"]  # type: ignore[typeddict-item]
+            inner: core_schema.CoreSchema = schema["schema"]
             return inner
         return schema
 
@@ -145,9 +151,8 @@ def _follow(node: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[
         return [], node
     segment, rest = loc[0], loc[1:]
     best: tuple[list[str | int], Any] | None = None
-    if (node.__class__ is dict and segment in node) or (
-        node.__class__ is list and segment.__class__ is int and 0 <= segment < len(node)  # type: ignore[operator]
-    ):
+    inside = isinstance(node, dict) and segment in node
+    if inside or (isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)):
         path, value = _follow(node[segment], rest, missing)
         best = ([segment, *path], value)
     elif missing and not rest:
