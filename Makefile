@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean bench-codec bench-generate bench-rpc
+.PHONY: generate test check clean bench-codec bench-generate bench-rpc bench-pydantic test-pydantic-exhaustive
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,14 @@ bench-generate: $(STAMP)
 # Round trips and streamed updates per second: generated runtime against the official Python SDK.
 bench-rpc: $(STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# The pydantic flavour against the official SDK: codec, import time, generation (ratios, same run).
+bench-pydantic: $(STAMP)
+	$(BIN)/python bench/bench_pydantic.py
+
+# The pydantic flavour's round trips with ten times more examples per type.
+test-pydantic-exhaustive: $(STAMP)
+	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q tests/models/test_pydantic_models.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

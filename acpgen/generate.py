@@ -236,10 +236,17 @@ def check_options(options: Options) -> None:
         raise DiagnosticError([error("", f"--side {options.side!r} is not one of {', '.join(SIDES)}")])
     if options.models not in FLAVOURS:
         raise DiagnosticError([error("", f"--models {options.models!r} is not one of {', '.join(FLAVOURS)}")])
-    if options.models == "pydantic" and importlib.util.find_spec("datamodel_code_generator") is None:
+    if options.models == "pydantic" and not _has_datamodel_code_generator():
         raise DiagnosticError([error("", INSTALL_HINT)])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error("", f"--templates {str(options.templates)!r} is not a folder")])
+
+
+def _has_datamodel_code_generator() -> bool:
+    try:
+        return importlib.util.find_spec("datamodel_code_generator") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def regenerate_command(options: Options) -> str:

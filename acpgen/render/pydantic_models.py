@@ -230,3 +230,4 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
 def _same_name(name: str) -> str:
     """datamodel-code-generator's class-name hook: every ``$def`` already has its final name."""
     return name
+

@@ -70,7 +70,7 @@ class AcpModel(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = self.model_dump(by_alias=True, exclude_unset=True)
+        out: dict[str, Any] = self.__pydantic_serializer__.to_python(self, by_alias=True, exclude_unset=True)
         return out
 
 
@@ -123,11 +123,12 @@ def decoder(tp: Any) -> Callable[[Any], Any]:
 
     def decode(data: Any) -> Any:
         nonlocal validate
-        if validate is None:
+        if validate is None:  # built on first use: the validator of a class, else of a type adapter
             if isinstance(tp, type) and issubclass(tp, BaseModel):
-                validate = tp.model_validate
+                tp.model_rebuild()
+                validate = tp.__pydantic_validator__.validate_python
             else:
-                validate = TypeAdapter(tp).validate_python
+                validate = TypeAdapter(tp).validator.validate_python
         try:
             return validate(data)
         except ValidationError as error:
