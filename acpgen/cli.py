@@ -17,12 +17,12 @@ from .config import ConfigError, load_config
 from .diagnostics import Diagnostic, DiagnosticError
 from .generate import DEFAULT_PACKAGE, Options, build_spec, check_options, generate
 from .model.selection import SIDES
-from .render.pydantic_models import FLAVOURS
 from .output.drift import find_drift, summary
 from .output.formatting import FormattingError
 from .output.manifest import manifest_for, manifest_path
 from .output.reuse import reuse_from_output
 from .output.writer import WriteError, write_output
+from .render.pydantic_models import FLAVOURS
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2

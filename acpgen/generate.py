@@ -22,7 +22,13 @@ from .output.manifest import sha256_text
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted
-from .render.pydantic_models import FLAVOURS, INSTALL_HINT, SUPPORT_MODULE, render_models, support_source
+from .render.pydantic_models import (
+    FLAVOURS,
+    INSTALL_HINT,
+    SUPPORT_MODULE,
+    render_models,
+    support_source,
+)
 from .schema.bundled import bundled_schema
 from .schema.loader import load_schema
 

@@ -27,9 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_codec import SMALL, import_time, large_prompt, throughputs  # noqa: E402
+from bench_codec import SMALL, import_time, large_prompt, throughputs
 
-from acpgen.generate import Options, generate  # noqa: E402
+from acpgen.generate import Options, generate
 
 BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
 PACKAGE = "acp_pydantic_bench"
