@@ -56,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput measurement")
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per import / generate figure")
+    parser.add_argument("--skip-generate", action="store_true", help="leave out the generation figure")
     args = parser.parse_args()
     import acp
     from acp import schema as sdk
@@ -99,6 +100,8 @@ def main() -> None:
         print(f"{'import + first decode (median, s)':40} {base_first:12.4f} {our_first:19.4f} "
               f"{our_first / base_first:6.3f}x (lower is better)")
 
+        if args.skip_generate:
+            return
         python = sys.executable
         baseline_cmd = [python, "-m", "datamodel_code_generator", "--input", str(BUNDLED), "--input-file-type",
                         "jsonschema", "--output-model-type", "pydantic_v2.BaseModel", "--formatters", "black",

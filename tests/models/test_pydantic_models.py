@@ -50,7 +50,7 @@ def test_every_def_is_a_pydantic_type():
 
 @pytest.mark.parametrize("name", DEF_NAMES)
 def test_round_trip_is_exact(name: str) -> None:
-    acp = pydantic_bindings()
+    acp, dataclass_acp = pydantic_bindings(), bindings()
     tp = getattr(acp, name)
     check = validator(name)
 
@@ -62,6 +62,8 @@ def test_round_trip_is_exact(name: str) -> None:
         value = acp.decode(tp, wire)
         assert acp.encode(value) == wire
         assert json.loads(json.dumps(acp.encode(value))) == wire
+        # the same variant as the dataclass flavour picks
+        assert type(value).__name__ == type(dataclass_acp.decode(getattr(dataclass_acp, name), wire)).__name__
 
     run()
 

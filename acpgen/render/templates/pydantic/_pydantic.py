@@ -43,6 +43,15 @@ class AcpModel(BaseModel):
         defer_build=True,  # a class builds its validator when first used: a fast import
         protected_namespaces=(),
     )
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """A tag has its value as default for constructors (``Text(text=...)``), but decoding
+        requires it, as the schema does: the validator, built later, sees it required (else a
+        union would take an untagged object for the variant whose tag has a default)."""
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, _alias, _value in _init_info(cls)[0]:
+            cls.__pydantic_fields__[name].default = PydanticUndefined
+
     def __init__(self, /, **data: Any) -> None:
         tags, optional = _INIT.get(type(self)) or _init_info(type(self))
         if None in data.values():
