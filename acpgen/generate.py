@@ -18,6 +18,7 @@ from .model.roles import build_roles, served_sides
 from .model.selection import SIDES, select_methods, select_types
 from .model.spec import SchemaSource, Spec
 from .model.typebuild import build_types
+from .output.formatting import ensure_parses, format_python
 from .output.manifest import sha256_text
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
@@ -26,6 +27,7 @@ from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
     SUPPORT_MODULE,
+    black_where_needed,
     render_models,
     support_source,
 )
@@ -220,15 +222,18 @@ class _Renderer:
 
 
     def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
-        """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black) and its
-        support module (copied, like a runtime module)."""
+        """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
+        layout is not black's) and its support module (copied, like a runtime module)."""
         if name == SUPPORT_MODULE:
             text = f"{self.header.text}\n{support_source()}"
             return text, sha256_text(text)
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         text = render_models(spec, self.header.text, self.env)
-        return self.reuse.format(text, path), sha256_text(text)
+        known = self.reuse.outputs.get(sha256_text(text))
+        if known is None:
+            known = ensure_parses(black_where_needed(text, format_python), path)
+        return known, sha256_text(text)
 
 
 #: The modules the pydantic flavour makes its own way.

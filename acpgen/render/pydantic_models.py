@@ -11,6 +11,8 @@ that registers each type's decoder with ``_codec``.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
@@ -189,9 +191,9 @@ def module_header(header_text: str, schema_name: str) -> str:
 
 
 def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
-    """``models.py`` of the pydantic flavour (not yet formatted)."""
+    """``models.py`` of the pydantic flavour, before :func:`black_where_needed`."""
     try:
-        from datamodel_code_generator import DataModelType, InputFileType, PythonVersion
+        from datamodel_code_generator import DataModelType, Formatter, InputFileType, PythonVersion
         from datamodel_code_generator import generate as dmcg_generate
     except ImportError:
         raise DiagnosticError([error("", INSTALL_HINT)]) from None
@@ -220,14 +222,43 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
         use_attribute_docstrings=True,
         use_double_quotes=True,
         disable_timestamp=True,
-        formatters=[],
+        formatters=[Formatter.BUILTIN],  # black's layout but for what black_where_needed fixes
+        builtin_format_line_length=100,
     )
     assert isinstance(body, str)
     footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
-    return body.rstrip() + "\n" + footer
+    return body.rstrip("\n") + "\n\n\n" + footer.lstrip("\n")
 
 
 def _same_name(name: str) -> str:
     """datamodel-code-generator's class-name hook: every ``$def`` already has its final name."""
     return name
 
+
+
+def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:
+    """``text`` (datamodel-code-generator's output, laid out by its built-in formatter) in black's
+    style: black formats each top-level statement that the built-in formatter leaves too long or
+    wraps, the rest is black's style already. Black formats top-level statements independently,
+    so this is what black makes of the whole module (tests compare the two), reading a tenth of it.
+    """
+    lines = text.split("\n")
+    spans: list[tuple[int, int]] = []
+    for node in ast.parse(text).body:
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+        spans.append((start, node.end_lineno or node.lineno))
+    out: list[str] = []
+    done = 0
+    for start, end in spans:
+        chunk = lines[start:end]
+        if any(_needs_black(line, line_length) for line in chunk):
+            out.extend(lines[done:start])
+            out.extend(format_python("\n".join(chunk) + "\n").rstrip("\n").split("\n"))
+            done = end
+    out.extend(lines[done:])
+    return "\n".join(out)
+
+
+def _needs_black(line: str, line_length: int) -> bool:
+    code = line.rstrip()
+    return len(line) > line_length or code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))
