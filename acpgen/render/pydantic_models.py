@@ -193,7 +193,12 @@ def module_header(header_text: str, schema_name: str) -> str:
 def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
     """``models.py`` of the pydantic flavour, before :func:`black_where_needed`."""
     try:
-        from datamodel_code_generator import DataModelType, Formatter, InputFileType, PythonVersion
+        from datamodel_code_generator import (
+            DataModelType,
+            Formatter,
+            InputFileType,
+            PythonVersion,
+        )
         from datamodel_code_generator import generate as dmcg_generate
     except ImportError:
         raise DiagnosticError([error("", INSTALL_HINT)]) from None
