@@ -229,11 +229,12 @@ class _Renderer:
             return text, sha256_text(text)
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
-        text = render_models(spec, self.header.text, self.env)
-        known = self.reuse.outputs.get(sha256_text(text))
+        body, footer = render_models(spec, self.header.text, self.env)
+        render = sha256_text(body + footer)
+        known = self.reuse.outputs.get(render)
         if known is None:
-            known = ensure_parses(black_where_needed(text, format_python), path)
-        return known, sha256_text(text)
+            known = ensure_parses(black_where_needed(body, format_python) + footer, path)
+        return known, render
 
 
 #: The modules the pydantic flavour makes its own way.

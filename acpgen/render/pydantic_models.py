@@ -190,8 +190,9 @@ def module_header(header_text: str, schema_name: str) -> str:
     )
 
 
-def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
-    """``models.py`` of the pydantic flavour, before :func:`black_where_needed`."""
+def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tuple[str, str]:
+    """``models.py`` of the pydantic flavour: datamodel-code-generator's part (for
+    :func:`black_where_needed`), and acpgen's footer, in black's style already."""
     try:
         from datamodel_code_generator import (
             DataModelType,
@@ -232,7 +233,7 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> str:
     )
     assert isinstance(body, str)
     footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
-    return body.rstrip("\n") + "\n\n\n" + footer.lstrip("\n")
+    return body.rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
 
 
 def _same_name(name: str) -> str:
@@ -243,27 +244,57 @@ def _same_name(name: str) -> str:
 
 def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:
     """``text`` (datamodel-code-generator's output, laid out by its built-in formatter) in black's
-    style: black formats each top-level statement that the built-in formatter leaves too long or
-    wraps, the rest is black's style already. Black formats top-level statements independently,
-    so this is what black makes of the whole module (tests compare the two), reading a tenth of it.
+    style. Black formats each statement the built-in formatter leaves too long or wraps
+    otherwise; the rest is black's style already. A statement of a class body (a field, a
+    docstring) is formatted alone, inside a class of its own. Black lays out each
+    statement of a block on its own, so this is what black makes of the whole module (tests
+    compare the two), while black reads a few hundred lines instead of five thousand.
     """
     lines = text.split("\n")
-    spans: list[tuple[int, int]] = []
-    for node in ast.parse(text).body:
+    tree = ast.parse(text)
+    in_strings = _string_lines(tree)
+
+    def flagged(start: int, end: int) -> bool:
+        return any(_needs_black(lines[i], line_length, i + 1 in in_strings) for i in range(start, end))
+
+    replacements: list[tuple[int, int, list[str]]] = []  # (first line, end line, black's lines)
+    for node in tree.body:
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
-        spans.append((start, node.end_lineno or node.lineno))
+        end = node.end_lineno or node.lineno
+        if not flagged(start, end):
+            continue
+        if isinstance(node, ast.ClassDef) and not flagged(start, node.body[0].lineno - 1):
+            for member in node.body:
+                first, last = member.lineno - 1, member.end_lineno or member.lineno
+                if flagged(first, last):
+                    source = "class _:\n" + "\n".join(lines[first:last]) + "\n"
+                    replacements.append((first, last, format_python(source).rstrip("\n").split("\n")[1:]))
+        else:
+            replacements.append((start, end, format_python("\n".join(lines[start:end]) + "\n").rstrip("\n").split("\n")))
     out: list[str] = []
     done = 0
-    for start, end in spans:
-        chunk = lines[start:end]
-        if any(_needs_black(line, line_length) for line in chunk):
-            out.extend(lines[done:start])
-            out.extend(format_python("\n".join(chunk) + "\n").rstrip("\n").split("\n"))
-            done = end
+    for first, last, formatted in replacements:
+        out.extend(lines[done:first])
+        out.extend(formatted)
+        done = last
     out.extend(lines[done:])
     return "\n".join(out)
 
 
-def _needs_black(line: str, line_length: int) -> bool:
+def _string_lines(tree: ast.Module) -> set[int]:
+    """The lines inside a multi-line string statement (a docstring) after its first."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            found.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
+def _needs_black(line: str, line_length: int, in_string: bool) -> bool:
+    """Black might lay out the statement holding ``line`` otherwise: too long, or wrapped."""
+    if len(line) > line_length:
+        return True
+    if in_string:
+        return False
     code = line.rstrip()
-    return len(line) > line_length or code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))
+    return code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))
