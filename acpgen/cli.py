@@ -139,9 +139,10 @@ def output_options(func: F) -> F:
         click.option(
             "--models",
             type=click.Choice(FLAVOURS),
+            metavar="FLAVOUR",
             default=None,
-            help="The flavour of models.py: standard-library dataclasses, or pydantic v2 (needs acpgen[pydantic]). "
-            "[default: dataclasses]",
+            help="The flavour of models.py: dataclasses (standard library) or pydantic (v2; needs "
+            "acpgen[pydantic]). [default: dataclasses]",
         ),
     ]
     for decorator in reversed(decorators):

@@ -90,3 +90,18 @@ def test_without_datamodel_code_generator_one_line_says_how_to_install(tmp_path)
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert lines[0].endswith("--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'")
     assert not (tmp_path / "out").exists()
+
+
+def test_readme_example_runs_on_a_pydantic_package(tmp_path):
+    import re
+
+    from support import ROOT, write_package
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Choosing a flavour") :]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None and "--models pydantic" in code.group(1)
+    write_package(generate(Options(models="pydantic")).files, tmp_path)
+    (tmp_path / "example.py").write_text(code.group(1))
+    result = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert result.returncode == 0, result.stderr
