@@ -105,3 +105,26 @@ def test_readme_example_runs_on_a_pydantic_package(tmp_path):
     (tmp_path / "example.py").write_text(code.group(1))
     result = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0, result.stderr
+
+
+def test_side_stable_only_names_and_check(cli, tmp_path):
+    import json
+
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"ContentBlock/text": "TextBlock"}))
+    args = ["--models", "pydantic", "--side", "agent", "--stable-only", "--names", str(names), "--out", str(tmp_path / "gen")]
+    assert cli("generate", *args).exit_code == 0
+    package = tmp_path / "gen" / "acp_bindings"
+    models = (package / "models.py").read_text()
+    assert "class TextBlock(AcpModel):" in models and "class Text(AcpModel):" not in models
+    assert not (package / "client.py").exists() and (package / "agent.py").exists()
+    plain = generate(Options(side="agent", stable_only=True, names=names), only={"models.py"}).files["acp_bindings/models.py"]
+    import re
+
+    pattern = re.compile(r"^class (\w+)\(", re.MULTILINE)
+    assert set(pattern.findall(models)) == set(pattern.findall(plain)) - {"Model"}
+    manifest = json.loads((package / "acpgen-manifest.json").read_text())
+    assert "acp_bindings/_pydantic.py" in json.dumps(manifest)
+    assert cli("check", *args).exit_code == 0
+    (package / "models.py").write_text(models.replace("class TextBlock(", "class TextBlok("))
+    assert cli("check", *args).exit_code == 1
