@@ -35,6 +35,7 @@ def blocks(data: list[object]) -> list[ContentBlock]:
 
 
 wire: dict[str, object] = build().to_json()
+text: Text = Text.from_json({{"type": "text", "text": "hi"}})
 schema: dict[str, object] = SessionNotification.model_json_schema()
 '''
 

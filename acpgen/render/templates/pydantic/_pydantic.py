@@ -8,7 +8,7 @@ and registers a decoder for every named type with ``_codec.register``, so ``_cod
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -22,6 +22,8 @@ from pydantic_core import PydanticUndefined, core_schema
 from ._codec import DecodeError, describe
 
 __all__ = ["AcpModel", "NotNull", "decoder"]
+
+_M = TypeVar("_M", bound="AcpModel")
 
 
 class AcpModel(BaseModel):
@@ -43,6 +45,7 @@ class AcpModel(BaseModel):
         defer_build=True,  # a class builds its validator when first used: a fast import
         protected_namespaces=(),
     )
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         """A tag has its value as default for constructors (``Text(text=...)``), but decoding
@@ -53,7 +56,7 @@ class AcpModel(BaseModel):
             cls.__pydantic_fields__[name].default = PydanticUndefined
 
     def __init__(self, /, **data: Any) -> None:
-        tags, optional = _INIT.get(type(self)) or _init_info(type(self))
+        tags, optional = _INIT[type(self)]
         if None in data.values():
             data = {k: v for k, v in data.items() if v is not None or k not in optional}
         for name, alias, value in tags:
@@ -73,9 +76,10 @@ class AcpModel(BaseModel):
         return extra
 
     @classmethod
-    def from_json(cls, data: Any) -> Any:
+    def from_json(cls: type[_M], data: Any) -> _M:  # noqa: PYI019 - typing.Self is 3.11+
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return decoder(cls)(data)
+        value: _M = decoder(cls)(data)
+        return value
 
     def to_json(self) -> dict[str, Any]:
         """The wire form: a dict ready for ``json.dumps``."""
