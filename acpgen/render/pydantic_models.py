@@ -165,12 +165,17 @@ def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
 
 
 def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
-    """Per class, for the class template: its tags with their values, and the optional
+    """Per class, for the class template, by wire name: each property's Python name and alias
+    (a literal, or None when it is the Python name), the tags' values, and the optional
     properties whose JSON ``null`` the schema refuses."""
     return {
         cls.name: {
-            "acp_tags": {t.py_name: py_literal(t.value) for t in cls.tags},
-            "acp_not_null": [f.py_name for f in cls.fields if not f.required and not f.nullable],
+            "acp_fields": {
+                item.wire_name: (item.py_name, None if item.py_name == item.wire_name else py_literal(item.wire_name))
+                for item in (*cls.tags, *cls.fields)
+            },
+            "acp_tags": {t.wire_name: py_literal(t.value) for t in cls.tags},
+            "acp_not_null": [f.wire_name for f in cls.fields if not f.required and not f.nullable],
         }
         for cls in classes
     }
@@ -228,8 +233,7 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         use_attribute_docstrings=True,
         use_double_quotes=True,
         disable_timestamp=True,
-        formatters=[Formatter.BUILTIN],  # black's layout but for what black_where_needed fixes
-        builtin_format_line_length=100,
+        formatters=[],  # its built-in formatter fails on some Python versions: acpgen formats
     )
     assert isinstance(body, str)
     footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
@@ -243,12 +247,14 @@ def _same_name(name: str) -> str:
 
 
 def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:
-    """``text`` (datamodel-code-generator's output, laid out by its built-in formatter) in black's
-    style. Black formats each statement the built-in formatter leaves too long or wraps
-    otherwise; the rest is black's style already. A statement of a class body (a field, a
-    docstring) is formatted alone, inside a class of its own. Black lays out each
+    """``text`` (datamodel-code-generator's output) in black's style, with black reading a few
+    hundred of its lines instead of five thousand.
+
+    acpgen's templates write black's layout; black formats each statement they leave too long,
+    wrapped or with a single-quoted string (a statement of a class body alone, inside a class of
+    its own), and the blank lines between top-level statements are black's. Black lays out each
     statement of a block on its own, so this is what black makes of the whole module (tests
-    compare the two), while black reads a few hundred lines instead of five thousand.
+    compare the two).
     """
     lines = text.split("\n")
     tree = ast.parse(text)
@@ -257,28 +263,52 @@ def black_where_needed(text: str, format_python: Callable[[str], str], line_leng
     def flagged(start: int, end: int) -> bool:
         return any(_needs_black(lines[i], line_length, i + 1 in in_strings) for i in range(start, end))
 
-    replacements: list[tuple[int, int, list[str]]] = []  # (first line, end line, black's lines)
+    def black_class_member(first: int, last: int, leading: bool) -> list[str]:
+        # In a class of its own; after a statement unless it leads its class: black treats the
+        # string that leads a class as its docstring, the others as attribute docstrings.
+        head = "class _:\n" if leading else "class _:\n    _ = 0\n"
+        formatted = format_python(head + "\n".join(lines[first:last]) + "\n")
+        return formatted.rstrip("\n").split("\n")[head.count("\n") :]
+
+    out: list[str] = []
+    previous: ast.stmt | None = None
+    previous_end = 0
     for node in tree.body:
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
         end = node.end_lineno or node.lineno
+        if previous is None:
+            out.extend(lines[:start])
+        else:
+            out.extend([""] * _blank_lines(previous, node, sum(not line.strip() for line in lines[previous_end:start])))
         if not flagged(start, end):
-            continue
-        if isinstance(node, ast.ClassDef) and not flagged(start, node.body[0].lineno - 1):
-            for member in node.body:
+            out.extend(lines[start:end])
+        elif isinstance(node, ast.ClassDef) and not flagged(start, node.body[0].lineno - 1):
+            done = start
+            for index, member in enumerate(node.body):
                 first, last = member.lineno - 1, member.end_lineno or member.lineno
                 if flagged(first, last):
-                    source = "class _:\n" + "\n".join(lines[first:last]) + "\n"
-                    replacements.append((first, last, format_python(source).rstrip("\n").split("\n")[1:]))
+                    out.extend(lines[done:first])
+                    out.extend(black_class_member(first, last, leading=index == 0))
+                    done = last
+            out.extend(lines[done:end])
         else:
-            replacements.append((start, end, format_python("\n".join(lines[start:end]) + "\n").rstrip("\n").split("\n")))
-    out: list[str] = []
-    done = 0
-    for first, last, formatted in replacements:
-        out.extend(lines[done:first])
-        out.extend(formatted)
-        done = last
-    out.extend(lines[done:])
+            out.extend(format_python("\n".join(lines[start:end]) + "\n").rstrip("\n").split("\n"))
+        previous, previous_end = node, end
+    out.extend(lines[previous_end:])
     return "\n".join(out)
+
+
+def _blank_lines(previous: ast.stmt, node: ast.stmt, found: int) -> int:
+    """The blank lines black puts between two top-level statements that have ``found``."""
+    if isinstance(node, _DEFINITIONS) or isinstance(previous, _DEFINITIONS):
+        return 2
+    if isinstance(previous, _IMPORTS) and not isinstance(node, _IMPORTS):
+        return 1
+    return min(found, 2)
+
+
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_IMPORTS = (ast.Import, ast.ImportFrom)
 
 
 def _string_lines(tree: ast.Module) -> set[int]:
@@ -297,4 +327,4 @@ def _needs_black(line: str, line_length: int, in_string: bool) -> bool:
     if in_string:
         return False
     code = line.rstrip()
-    return code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))
+    return "'" in code or code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))
