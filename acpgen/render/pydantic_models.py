@@ -199,12 +199,7 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
     """``models.py`` of the pydantic flavour: datamodel-code-generator's part (for
     :func:`black_where_needed`), and acpgen's footer, in black's style already."""
     try:
-        from datamodel_code_generator import (
-            DataModelType,
-            Formatter,
-            InputFileType,
-            PythonVersion,
-        )
+        from datamodel_code_generator import DataModelType, InputFileType, PythonVersion
         from datamodel_code_generator import generate as dmcg_generate
     except ImportError:
         raise DiagnosticError([error("", INSTALL_HINT)]) from None
