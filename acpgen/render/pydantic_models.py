@@ -166,8 +166,8 @@ def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
 
 def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     """Per class, for the class template, by wire name: each property's Python name and alias
-    (a literal, or None when it is the Python name), the tags' values, and the optional
-    properties whose JSON ``null`` the schema refuses."""
+    (a literal, or None when it is the Python name), the tags' values, the optional properties
+    whose JSON ``null`` the schema refuses, and the properties that may be ``null``."""
     return {
         cls.name: {
             "acp_fields": {
@@ -176,6 +176,7 @@ def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
             },
             "acp_tags": {t.wire_name: py_literal(t.value) for t in cls.tags},
             "acp_not_null": [f.wire_name for f in cls.fields if not f.required and not f.nullable],
+            "acp_nullable": [f.wire_name for f in cls.fields if f.nullable or isinstance(f.type, AnyValue)],
         }
         for cls in classes
     }
@@ -191,7 +192,7 @@ def module_header(header_text: str, schema_name: str) -> str:
     )
     return (
         f"{header_text}\n{docstring(doc)}\n\nfrom __future__ import annotations\n\n"
-        "from . import _codec\nfrom ._pydantic import AcpModel, NotNull, decoder"
+        "from . import _codec\nfrom ._pydantic import AcpModel, NotNull, NullSeen, decoder"
     )
 
 

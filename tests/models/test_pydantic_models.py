@@ -136,6 +136,13 @@ def test_nulls_extras_and_constructors():
         "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}}
     assert acp.decode(acp.SessionNotification, built.to_json()) == built
     assert acp.Text.from_json({"type": "text", "text": "a"}) == acp.Text(text="a")
+    # no null in a field (the fast encoding) but one in an unknown property, and a nested one
+    for wire in ({**NOTE, "x-null": None}, {**NOTE, "update": {**NOTE["update"], "messageId": None}}):
+        assert acp.encode(acp.decode(acp.SessionNotification, wire)) == wire
+    # a decoded value changed afterwards: None still means absent
+    note = acp.decode(acp.SessionNotification, NOTE)
+    note.update.content.annotations = acp.Annotations(priority=1.0)
+    assert acp.encode(note)["update"]["content"]["annotations"] == {"priority": 1.0}
 
 
 @pytest.mark.parametrize("name", ["SessionNotification", "PromptRequest", "InitializeResponse", "RequestPermissionRequest"])

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     GetCoreSchemaHandler,
     TypeAdapter,
@@ -21,7 +22,23 @@ from pydantic_core import PydanticUndefined, core_schema
 
 from ._codec import DecodeError, describe
 
-__all__ = ["AcpModel", "NotNull", "decoder"]
+__all__ = ["AcpModel", "NotNull", "NullSeen", "decoder"]
+
+#: How many JSON nulls decoding has met in fields that may be null (see ``AcpModel.to_json``).
+_NULLS_SEEN = [0]
+
+
+def _count_null(value: Any) -> Any:
+    if value is None:
+        _NULLS_SEEN[0] += 1
+    return value
+
+
+#: On every field that may be JSON ``null``: counts the nulls decoding meets. A Python call only
+#: where such a property is present; most are absent.
+NullSeen = BeforeValidator(_count_null)
+#: In the fields set of a value decoded from JSON with no ``null`` in a field (see ``to_json``).
+_NULL_FREE = "\x00null-free"
 
 _M = TypeVar("_M", bound="AcpModel")
 
@@ -82,8 +99,17 @@ class AcpModel(BaseModel):
         return value
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = self.__pydantic_serializer__.to_python(self, by_alias=True, exclude_unset=True)
+        """The wire form: a dict ready for ``json.dumps``.
+
+        It has the properties that were set (``exclude_unset``). A value decoded from JSON with
+        no ``null`` in a field has ``None`` only where a property was absent, so pydantic-core's
+        faster ``exclude_defaults`` (which keeps unknown properties and tags) sends the same.
+        """
+        serializer = self.__pydantic_serializer__
+        if _NULL_FREE in self.__pydantic_fields_set__:
+            out: dict[str, Any] = serializer.to_python(self, by_alias=True, exclude_defaults=True)
+        else:
+            out = serializer.to_python(self, by_alias=True, exclude_unset=True)
         return out
 
 
@@ -142,10 +168,14 @@ def decoder(tp: Any) -> Callable[[Any], Any]:
                 validate = tp.__pydantic_validator__.validate_python
             else:
                 validate = TypeAdapter(tp).validator.validate_python
+        seen = _NULLS_SEEN[0]
         try:
-            return validate(data)
+            value = validate(data)
         except ValidationError as error:
             raise decode_error(error, data) from None
+        if seen == _NULLS_SEEN[0] and isinstance(value, AcpModel):
+            value.__pydantic_fields_set__.add(_NULL_FREE)
+        return value
 
     _DECODERS[tp] = decode
     return decode
