@@ -14,7 +14,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown
+.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,14 @@ bench-shutdown: $(STAMP)
 # Fuzz both sides of the runtime over real pipes, 100,000 lines each; prints what went wrong.
 fuzz: $(STAMP)
 	$(BIN)/python tests/support/wire_fuzz.py --lines 100000
+
+# The pydantic flavour against the official SDK: codec, import time, generation (ratios, same run).
+bench-pydantic: $(STAMP)
+	$(BIN)/python bench/bench_pydantic.py
+
+# The pydantic flavour's round trips with ten times more examples per type.
+test-pydantic-exhaustive: $(STAMP)
+	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q tests/models/test_pydantic_models.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

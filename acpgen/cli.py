@@ -39,6 +39,7 @@ from .pipeline import (
     regenerate_command,
 )
 from .render.errors import template_problem
+from .render.pydantic_models import FLAVOURS
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema, parse_schema
 from .validate import DIRECTIONS, TranscriptError, Validator
@@ -173,6 +174,14 @@ def output_options(func: F) -> F:
         click.option(
             "--names", type=click.Path(path_type=Path), default=None, help="File pinning or overriding generated names."
         ),
+        click.option(
+            "--models",
+            type=click.Choice(FLAVOURS),
+            metavar="FLAVOUR",
+            default=None,
+            help="The flavour of models.py: dataclasses (standard library) or pydantic (v2; needs "
+            "acpgen[pydantic]). [default: dataclasses]",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -211,6 +220,7 @@ def resolve(flags: dict[str, Any]) -> Run:
         side=values.get("side", "both"),
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
+        models=values.get("models", "dataclasses"),
     )
     out = values.get("out", Path(DEFAULT_OUT))
     # The header's command is the one to run where the settings apply: the configured project's

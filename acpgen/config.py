@@ -2,7 +2,7 @@
 
 The nearest is the first ``pyproject.toml`` found in the working folder or above it. Keys are the
 long option names (``schema``, ``out``, ``package``, ``side``, ``stable-only``, ``templates``,
-``names``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
+``names``, ``models``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
+from .render.pydantic_models import FLAVOURS
 
 PYPROJECT = "pyproject.toml"
 _PATHS = ("schema", "out", "templates", "names")
-_STRINGS = ("package", "side")
+_STRINGS = ("package", "side", "models")
 _BOOLS = ("stable-only",)
 KEYS = (*_PATHS, *_STRINGS, *_BOOLS)
 
@@ -81,6 +82,8 @@ def load_config(start: Path) -> Config:
             values[key] = value
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, found {value!r}")
+        elif key == "models" and value not in FLAVOURS:
+            raise ConfigError(f"{where} must be one of {', '.join(FLAVOURS)}, found {value!r}")
         elif key in _PATHS:
             values[key] = Path(os.path.relpath(path.parent / value, start))
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
 import os
 import re
@@ -20,10 +21,19 @@ from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
 from .model.spec import Method, SchemaSource, Spec
 from .model.typebuild import build_types
+from .output.formatting import ensure_parses, format_python
 from .output.manifest import schema_copy_path, sha256_text
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted
+from .render.pydantic_models import (
+    FLAVOURS,
+    INSTALL_HINT,
+    SUPPORT_MODULE,
+    black_where_needed,
+    render_models,
+    support_source,
+)
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .version import __version__
@@ -87,6 +97,7 @@ class Options:
     side: str = "both"  # "agent", "client", another side the schema declares, or "both" (all of them)
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
+    models: str = "dataclasses"  # the flavour of models.py: "dataclasses" or "pydantic"
     #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
     command: str | None = None
     #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
@@ -172,17 +183,24 @@ def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tu
                  for m in methods)
 
 
-def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> tuple[str, ...]:
+def output_modules(
+    side: str, stubs: Collection[str] = ("agent", "client"), models: str = "dataclasses"
+) -> tuple[str, ...]:
     """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
 
-    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``).
+    ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``). ``models``:
+    the flavour; a pydantic package also has the models' support module.
     """
     served = set(served_sides(side))
-    return tuple(
+    names = tuple(
         name
         for name in OUTPUT_MODULES
         if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
     )
+    if models == "pydantic":
+        at = names.index("models.py")
+        names = (*names[:at], SUPPORT_MODULE, *names[at:])
+    return names
 
 
 def generate(
@@ -209,11 +227,12 @@ def generate(
         schema_sha256=spec.source.sha256,
         command=options.command or regenerate_command(options),
     )
-    renderer = _Renderer(options.templates, header, {"spec": spec, "header": header, "package": options.package}, reuse)
+    context = {"spec": spec, "header": header, "package": options.package, "flavour": options.models}
+    renderer = _Renderer(options.templates, header, context, reuse)
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
+    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}, models=options.models):
         if only is None or name in only:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)
@@ -252,6 +271,8 @@ class _Renderer:
         """
         template = template or f"{name}.jinja"
         context = {**self.context, **context}
+        if self.context["flavour"] == "pydantic" and name in PYDANTIC_MODULES:
+            return self._pydantic_module(name, path)
         if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{runtime_source(name)}"
             return text, sha256_text(text)
@@ -267,8 +288,28 @@ class _Renderer:
         return self.reuse.format(text, path), sha256_text(text)
 
 
+    def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
+        """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
+        layout is not black's) and its support module (copied, like a runtime module)."""
+        if name == SUPPORT_MODULE:
+            text = f"{self.header.text}\n{support_source()}"
+            return text, sha256_text(text)
+        spec = self.context["spec"]
+        assert isinstance(spec, Spec)
+        body, footer = render_models(spec, self.header.text, self.env)
+        render = sha256_text(body + footer)
+        known = self.reuse.outputs.get(render)
+        if known is None:
+            known = ensure_parses(black_where_needed(body, format_python) + footer, path)
+        return known, render
+
+
+#: The modules the pydantic flavour makes its own way.
+PYDANTIC_MODULES = frozenset({"models.py", SUPPORT_MODULE})
+
+
 #: How an option is named in an error when the caller says nothing else: its flag.
-FLAGS = {"package": "--package", "side": "--side", "templates": "--templates"}
+FLAGS = {"package": "--package", "side": "--side", "templates": "--templates", "models": "--models"}
 
 
 def check_options(options: Options) -> None:
@@ -278,8 +319,19 @@ def check_options(options: Options) -> None:
     problem = _package_problem(options.package)
     if problem:
         raise DiagnosticError([error(None, f"{where['package']} {options.package!r} is not a dotted Python name: {problem}")])
+    if options.models not in FLAVOURS:
+        raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
+    if options.models == "pydantic" and not _has_datamodel_code_generator():
+        raise DiagnosticError([error(None, INSTALL_HINT)])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
+
+
+def _has_datamodel_code_generator() -> bool:
+    try:
+        return importlib.util.find_spec("datamodel_code_generator") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _package_problem(package: str) -> str:
@@ -324,6 +376,8 @@ def regenerate_command(options: Options, base: Path | None = None) -> str:
         parts += ["--templates", shown(options.templates)]
     if options.names is not None:
         parts += ["--names", shown(options.names)]
+    if options.models != "dataclasses":
+        parts += ["--models", options.models]
     return " ".join(parts)
 
 

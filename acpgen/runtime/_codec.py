@@ -252,9 +252,17 @@ _DECODERS: dict[Any, Callable[[Any], Any]] = {
 }
 
 
-def register(decoders: dict[Any, Callable[[Any], Any]]) -> None:
-    """Called by ``models``: the decoder of every named type (classes, unions, literal sets)."""
+#: The bases whose instances ``encode`` sends as their ``to_json()``.
+_MODELS: tuple[type, ...] = (Model,)
+
+
+def register(decoders: dict[Any, Callable[[Any], Any]], model: type | None = None) -> None:
+    """Called by ``models``: the decoder of every named type (classes, unions, literal sets), and
+    the base of its classes when it is not :class:`Model` (each instance has ``to_json()``)."""
+    global _MODELS
     _DECODERS.update(decoders)
+    if model is not None and model not in _MODELS:
+        _MODELS = (*_MODELS, model)
 
 
 @overload
@@ -332,8 +340,9 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 
 def encode(value: Any) -> Any:
     """The JSON form of a model value (a class instance, a list or dict of them, or plain JSON)."""
-    if isinstance(value, Model):
-        return value.to_json()
+    if isinstance(value, _MODELS):
+        model: Any = value  # a Model, or an instance of another registered base: has to_json()
+        return model.to_json()
     if value is None or isinstance(value, (str, int, float)):  # bool is an int
         return value
     if isinstance(value, list):

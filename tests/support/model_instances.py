@@ -94,7 +94,7 @@ class InstanceStrategies:
         return base.flatmap(add_extra)
 
     def node(self, node: Any, depth: int) -> st.SearchStrategy[Any]:
-        if node is True or node == {} or (isinstance(node, dict) and not set(node) - {"description", "title"}):
+        if node is True or node == {} or (isinstance(node, dict) and not {k for k in node if not k.startswith("x-")} - {"description", "title"}):
             return any_json
         if "$ref" in node and len(node) == 1:
             return self.node(self.resolve(node["$ref"]), depth)

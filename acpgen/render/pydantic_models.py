@@ -1,0 +1,326 @@
+"""The pydantic flavour of ``models.py``: pydantic v2 classes made by datamodel-code-generator.
+
+acpgen's type model decides everything (names, fields, tags, unions, what ``null`` means). This
+module writes that model as a JSON Schema in which every class, union, literal set and alias is a
+``$def`` of its final Python name and every property names its Python name (``aliases``), so
+datamodel-code-generator has nothing left to name or number. It runs through its Python API
+with acpgen's class template (``templates/pydantic/pydantic_v2/``), and a class-name hook that
+keeps each name as given. acpgen adds what it cannot write: the module's header and the footer
+that registers each type's decoder with ``_codec``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+
+from ..diagnostics import DiagnosticError, error
+from ..model.classes import ClassDef
+from ..model.decisions import Dispatch, Leaf
+from ..model.literals import py_literal
+from ..model.spec import Spec
+from ..model.typedefs import DefKind, TypeDef
+from ..model.types import (
+    AnyValue,
+    JsonKind,
+    ListOf,
+    Literals,
+    MapOf,
+    Nullable,
+    Ref,
+    Scalar,
+    TypeExpr,
+)
+from .environment import TEMPLATES, docstring
+
+#: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
+FLAVOURS = ("dataclasses", "pydantic")
+INSTALL_HINT = "--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'"
+#: The support module every pydantic package carries beside ``models.py``.
+SUPPORT_MODULE = "_pydantic.py"
+PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
+
+
+def support_source() -> str:
+    return (PYDANTIC_TEMPLATES / SUPPORT_MODULE).read_text(encoding="utf-8")
+
+
+def flavour_schema(types: tuple[TypeDef, ...]) -> dict[str, Any]:
+    """The type model as a JSON Schema whose ``$defs`` are exactly the generated types."""
+    defs: dict[str, Any] = {}
+    bounded: dict[str, Any] = {}
+    for t in types:
+        for cls in t.classes:
+            defs[cls.name] = _class_schema(cls, bounded)
+        if t.kind is DefKind.UNION:
+            defs[t.name] = _union_schema(t, bounded)
+        elif t.kind is not DefKind.CLASS:
+            assert t.target is not None
+            defs[t.name] = _expr_schema(t.target, None if isinstance(t.target, Scalar) else bounded)
+        if t.description and t.kind is not DefKind.CLASS:
+            defs[t.name]["description"] = t.description
+    defs.update(bounded)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": dict(sorted(defs.items()))}
+
+
+def _class_schema(cls: ClassDef, bounded: dict[str, Any]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for tag in cls.tags:
+        properties[tag.wire_name] = {"const": tag.value}
+    for f in cls.fields:
+        node = _expr_schema(f.type, bounded)
+        if f.description:
+            node = {**node, "description": f.description} if "$ref" not in node else {"allOf": [node], "description": f.description}
+        properties[f.wire_name] = node
+    required = [t.wire_name for t in cls.tags] + [f.wire_name for f in cls.fields if f.required]
+    node: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": True}
+    if required:
+        node["required"] = required
+    if cls.description:
+        node["description"] = cls.description
+    return node
+
+
+def _union_schema(t: TypeDef, bounded: dict[str, Any]) -> dict[str, Any]:
+    members = [_expr_schema(o, bounded) for o in t.options]
+    key = _discriminator(t)
+    if key is None:
+        return {"anyOf": members}
+    return {"oneOf": members, "discriminator": {"propertyName": key}}
+
+
+def _discriminator(t: TypeDef) -> str | None:
+    """The tag a union is discriminated by in pydantic-core, when every member is a class with its
+    own value of that tag and nothing else decodes (no default, no nested decision)."""
+    decision = t.decision
+    if not isinstance(decision, Dispatch) or decision.default is not None:
+        return None
+    if len(decision.cases) != len(t.options) or not all(isinstance(d, Leaf) for _, d in decision.cases):
+        return None
+    by_name = {c.name: c for c in t.classes}
+    for option in t.options:
+        cls = by_name.get(option.name) if isinstance(option, Ref) else None
+        if cls is None or [tag.wire_name for tag in cls.tags] != [decision.key]:
+            return None
+    return decision.key
+
+
+_KIND_TYPES = {
+    JsonKind.NULL: "null",
+    JsonKind.BOOLEAN: "boolean",
+    JsonKind.INTEGER: "integer",
+    JsonKind.NUMBER: "number",
+    JsonKind.STRING: "string",
+}
+
+
+def _expr_schema(t: TypeExpr, bounded: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON Schema of ``t``. A bounded scalar is a ``$ref`` to a private alias, added to
+    ``bounded``: datamodel-code-generator would lift it into a numbered alias of its own."""
+    if isinstance(t, Scalar):
+        if t.bounded and bounded is not None:
+            name = bounded_name(t)
+            if bounded.setdefault(name, _expr_schema(t)) != _expr_schema(t):
+                name = "_" + "".join(part.capitalize() for part in t.token.split("_"))
+                bounded[name] = _expr_schema(t)
+            return {"$ref": f"#/$defs/{name}"}
+        node: dict[str, Any] = {"type": _KIND_TYPES[t.kind]}
+        if t.minimum is not None:
+            node["minimum"] = t.minimum
+        if t.maximum is not None:
+            node["maximum"] = t.maximum
+        return node
+    if isinstance(t, AnyValue):
+        return {}
+    if isinstance(t, Literals):
+        closed = {"type": _KIND_TYPES[t.base.kind], "enum": list(t.values)}
+        return {"anyOf": [closed, _expr_schema(t.base, bounded)]} if t.open else closed
+    if isinstance(t, Ref):
+        return {"$ref": f"#/$defs/{t.name}"}
+    if isinstance(t, ListOf):
+        return {"type": "array", "items": _expr_schema(t.item, bounded)}
+    if isinstance(t, MapOf):
+        return {"type": "object", "additionalProperties": _expr_schema(t.value, bounded)}
+    if isinstance(t, Nullable):
+        return {"anyOf": [_expr_schema(t.inner, bounded), {"type": "null"}]}
+    raise AssertionError(t)
+
+
+def bounded_name(t: Scalar) -> str:
+    """The private alias of a bounded scalar: ``_Uint32``, else from its bounds."""
+    return "_" + (t.format or t.token).capitalize()
+
+
+def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
+    """Every property's Python name, ``Class.wireName`` -> ``py_name``: acpgen's naming rules."""
+    found: dict[str, str] = {}
+    for cls in classes:
+        for item in (*cls.tags, *cls.fields):
+            if item.py_name != item.wire_name:
+                found[f"{cls.name}.{item.wire_name}"] = item.py_name
+    return found
+
+
+def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
+    """Per class, for the class template, by wire name: each property's Python name and alias
+    (a literal, or None when it is the Python name), the tags' values, the optional properties
+    whose JSON ``null`` the schema refuses, and the properties that may be ``null``."""
+    return {
+        cls.name: {
+            "acp_fields": {
+                item.wire_name: (item.py_name, None if item.py_name == item.wire_name else py_literal(item.wire_name))
+                for item in (*cls.tags, *cls.fields)
+            },
+            "acp_tags": {t.wire_name: py_literal(t.value) for t in cls.tags},
+            "acp_not_null": [f.wire_name for f in cls.fields if not f.required and not f.nullable],
+            "acp_nullable": [f.wire_name for f in cls.fields if f.nullable or isinstance(f.type, AnyValue)],
+        }
+        for cls in classes
+    }
+
+
+def module_header(header_text: str, schema_name: str) -> str:
+    doc = (
+        f"Every type of {schema_name}: pydantic v2 models, unions and literal sets, with exact JSON codecs.\n\n"
+        "Made by datamodel-code-generator from acpgen's type model. Needs pydantic (v2) and nothing else "
+        "outside the standard library. Each class has ``from_json(data)`` and ``to_json()``; optional "
+        "fields are ``None`` when absent, an explicit ``null`` sent by the peer is sent back out, and "
+        "properties a class does not know are kept (``extra``) and sent back out too."
+    )
+    return (
+        f"{header_text}\n{docstring(doc)}\n\nfrom __future__ import annotations\n\n"
+        "from . import _codec\nfrom ._pydantic import AcpModel, NotNull, NullSeen, decoder"
+    )
+
+
+def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tuple[str, str]:
+    """``models.py`` of the pydantic flavour: datamodel-code-generator's part (for
+    :func:`black_where_needed`), and acpgen's footer, in black's style already."""
+    try:
+        from datamodel_code_generator import DataModelType, InputFileType, PythonVersion
+        from datamodel_code_generator import generate as dmcg_generate
+    except ImportError:
+        raise DiagnosticError([error("", INSTALL_HINT)]) from None
+    classes = spec.classes
+    body = dmcg_generate(
+        flavour_schema(spec.types),
+        input_file_type=InputFileType.JsonSchema,
+        output_model_type=DataModelType.PydanticV2BaseModel,
+        target_python_version=PythonVersion.PY_310,
+        custom_template_dir=PYDANTIC_TEMPLATES,
+        custom_class_name_generator=_same_name,
+        custom_file_header=module_header(header_text, spec.source.name),
+        disable_future_imports=True,  # the header has it: it must come first
+        aliases=_aliases(classes),
+        extra_template_data=_template_data(classes),
+        skip_root_model=True,
+        use_type_alias=True,
+        use_union_operator=True,
+        use_standard_collections=True,
+        use_annotated=True,
+        field_constraints=True,
+        enum_field_as_literal="all",
+        strict_nullable=True,
+        use_schema_description=True,
+        use_field_description=True,
+        use_attribute_docstrings=True,
+        use_double_quotes=True,
+        disable_timestamp=True,
+        formatters=[],  # its built-in formatter fails on some Python versions: acpgen formats
+    )
+    assert isinstance(body, str)
+    footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
+    return body.rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
+
+
+def _same_name(name: str) -> str:
+    """datamodel-code-generator's class-name hook: every ``$def`` already has its final name."""
+    return name
+
+
+
+def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:
+    """``text`` (datamodel-code-generator's output) in black's style, with black reading a few
+    hundred of its lines instead of five thousand.
+
+    acpgen's templates write black's layout; black formats each statement they leave too long,
+    wrapped or with a single-quoted string (a statement of a class body alone, inside a class of
+    its own), and the blank lines between top-level statements are black's. Black lays out each
+    statement of a block on its own, so this is what black makes of the whole module (tests
+    compare the two).
+    """
+    lines = text.split("\n")
+    tree = ast.parse(text)
+    in_strings = _string_lines(tree)
+
+    def flagged(start: int, end: int) -> bool:
+        return any(_needs_black(lines[i], line_length, i + 1 in in_strings) for i in range(start, end))
+
+    def black_class_member(first: int, last: int, leading: bool) -> list[str]:
+        # In a class of its own; after a statement unless it leads its class: black treats the
+        # string that leads a class as its docstring, the others as attribute docstrings.
+        head = "class _:\n" if leading else "class _:\n    _ = 0\n"
+        formatted = format_python(head + "\n".join(lines[first:last]) + "\n")
+        return formatted.rstrip("\n").split("\n")[head.count("\n") :]
+
+    out: list[str] = []
+    previous: ast.stmt | None = None
+    previous_end = 0
+    for node in tree.body:
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+        end = node.end_lineno or node.lineno
+        if previous is None:
+            out.extend(lines[:start])
+        else:
+            out.extend([""] * _blank_lines(previous, node, sum(not line.strip() for line in lines[previous_end:start])))
+        if not flagged(start, end):
+            out.extend(lines[start:end])
+        elif isinstance(node, ast.ClassDef) and not flagged(start, node.body[0].lineno - 1):
+            done = start
+            for index, member in enumerate(node.body):
+                first, last = member.lineno - 1, member.end_lineno or member.lineno
+                if flagged(first, last):
+                    out.extend(lines[done:first])
+                    out.extend(black_class_member(first, last, leading=index == 0))
+                    done = last
+            out.extend(lines[done:end])
+        else:
+            out.extend(format_python("\n".join(lines[start:end]) + "\n").rstrip("\n").split("\n"))
+        previous, previous_end = node, end
+    out.extend(lines[previous_end:])
+    return "\n".join(out)
+
+
+def _blank_lines(previous: ast.stmt, node: ast.stmt, found: int) -> int:
+    """The blank lines black puts between two top-level statements that have ``found``."""
+    if isinstance(node, _DEFINITIONS) or isinstance(previous, _DEFINITIONS):
+        return 2
+    if isinstance(previous, _IMPORTS) and not isinstance(node, _IMPORTS):
+        return 1
+    return min(found, 2)
+
+
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _string_lines(tree: ast.Module) -> set[int]:
+    """The lines inside a multi-line string statement (a docstring) after its first."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            found.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
+def _needs_black(line: str, line_length: int, in_string: bool) -> bool:
+    """Black might lay out the statement holding ``line`` otherwise: too long, or wrapped."""
+    if len(line) > line_length:
+        return True
+    if in_string:
+        return False
+    code = line.rstrip()
+    return "'" in code or code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))

@@ -1,0 +1,230 @@
+"""The base of the pydantic flavour's models, and their decoders for ``_codec``.
+
+Plain pydantic v2: ``models`` (made by datamodel-code-generator) subclasses :class:`AcpModel`
+and registers a decoder for every named type with ``_codec.register``, so ``_codec.decode`` /
+``_codec.encode`` (and the runtime above them) work on these models as on the dataclass ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic_core import PydanticUndefined, core_schema
+
+from ._codec import DecodeError, describe
+
+__all__ = ["AcpModel", "NotNull", "NullSeen", "decoder"]
+
+#: How many JSON nulls decoding has met in fields that may be null (see ``AcpModel.to_json``).
+_NULLS_SEEN = [0]
+
+
+def _count_null(value: Any) -> Any:
+    if value is None:
+        _NULLS_SEEN[0] += 1
+    return value
+
+
+#: On every field that may be JSON ``null``: counts the nulls decoding meets. A Python call only
+#: where such a property is present; most are absent.
+NullSeen = BeforeValidator(_count_null)
+#: In the fields set of a value decoded from JSON with no ``null`` in a field (see ``to_json``).
+_NULL_FREE = "\x00null-free"
+
+_M = TypeVar("_M", bound="AcpModel")
+
+
+class AcpModel(BaseModel):
+    """The base of every generated class.
+
+    Wire names are aliases; constructors take the Python names (``session_id=...``). Properties
+    a class does not define are kept (``extra="allow"``, also as :attr:`extra`) and sent back out.
+    ``to_json()`` sends what was set: an absent optional property stays absent, an explicit
+    ``null`` the peer sent is sent back as ``null``. A constructor argument ``None`` for an
+    optional property means absent, as in the dataclass flavour; a tag is always sent.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        strict=True,  # JSON kinds as the schema says: no "1" for 1, no true for 1
+        defer_build=True,  # a class builds its validator when first used: a fast import
+        protected_namespaces=(),
+    )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """A tag has its value as default for constructors (``Text(text=...)``), but decoding
+        requires it, as the schema does: the validator, built later, sees it required (else a
+        union would take an untagged object for the variant whose tag has a default)."""
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, _alias, _value in _init_info(cls)[0]:
+            cls.__pydantic_fields__[name].default = PydanticUndefined
+
+    def __init__(self, /, **data: Any) -> None:
+        tags, optional = _INIT[type(self)]
+        if None in data.values():
+            data = {k: v for k, v in data.items() if v is not None or k not in optional}
+        for name, alias, value in tags:
+            if name not in data and alias not in data:
+                data[name] = value
+        super().__init__(**data)
+
+    # Decoding validates in pydantic-core alone: this constructor is for Python callers only.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Properties the schema does not define for this type, kept as they came and sent back out."""
+        extra = self.__pydantic_extra__
+        if extra is None:
+            extra = self.__pydantic_extra__ = {}
+        return extra
+
+    @classmethod
+    def from_json(cls: type[_M], data: Any) -> _M:  # noqa: PYI019 - typing.Self is 3.11+
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        value: _M = decoder(cls)(data)
+        return value
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``.
+
+        It has the properties that were set (``exclude_unset``). A value decoded from JSON with
+        no ``null`` in a field has ``None`` only where a property was absent, so pydantic-core's
+        faster ``exclude_defaults`` (which keeps unknown properties and tags) sends the same.
+        """
+        serializer = self.__pydantic_serializer__
+        if _NULL_FREE in self.__pydantic_fields_set__:
+            out: dict[str, Any] = serializer.to_python(self, by_alias=True, exclude_defaults=True)
+        else:
+            out = serializer.to_python(self, by_alias=True, exclude_unset=True)
+        return out
+
+
+#: Per class: its tags (Python name, wire name, value), and the names and aliases of its
+#: optional fields.
+_INIT: dict[type, tuple[tuple[tuple[str, str | None, Any], ...], frozenset[str]]] = {}
+
+
+def _init_info(cls: type[AcpModel]) -> tuple[tuple[tuple[str, str | None, Any], ...], frozenset[str]]:
+    tags: list[tuple[str, str | None, Any]] = []
+    optional: set[str] = set()
+    for name, field in cls.model_fields.items():
+        if field.is_required():
+            continue
+        if field.default is not None and field.default is not PydanticUndefined:
+            tags.append((name, field.alias, field.default))  # only tags have a default
+        else:
+            optional.add(name)
+            if field.alias:
+                optional.add(field.alias)
+    init = _INIT[cls] = (tuple(tags), frozenset(optional))
+    return init
+
+
+class _NotNull:
+    """In ``Annotated[X | None, NotNull] = None``: the property may be absent (``None``) but JSON
+    ``null`` is refused, as the schema says. Checked by pydantic-core, not by a Python call."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        schema = handler(source)
+        if schema.get("type") == "nullable":
+            inner: core_schema.CoreSchema = schema["schema"]
+            return inner
+        return schema
+
+    def __repr__(self) -> str:
+        return "NotNull"
+
+
+NotNull = _NotNull()
+
+
+def decoder(tp: Any) -> Callable[[Any], Any]:
+    """The decoder of a generated class or alias: pydantic's validation, whose errors become a
+    :class:`DecodeError` with the JSON pointer of the offending value."""
+    found = _DECODERS.get(tp)
+    if found is not None:
+        return found
+    validate: Callable[[Any], Any] | None = None
+
+    def decode(data: Any) -> Any:
+        nonlocal validate
+        if validate is None:  # built on first use: the validator of a class, else of a type adapter
+            if isinstance(tp, type) and issubclass(tp, BaseModel):
+                tp.model_rebuild()
+                validate = tp.__pydantic_validator__.validate_python
+            else:
+                validate = TypeAdapter(tp).validator.validate_python
+        seen = _NULLS_SEEN[0]
+        try:
+            value = validate(data)
+        except ValidationError as error:
+            raise decode_error(error, data) from None
+        if seen == _NULLS_SEEN[0] and isinstance(value, AcpModel):
+            value.__pydantic_fields_set__.add(_NULL_FREE)
+        return value
+
+    _DECODERS[tp] = decode
+    return decode
+
+
+_DECODERS: dict[Any, Callable[[Any], Any]] = {}
+
+
+def _follow(node: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[str | int], Any]:
+    """The place in ``node`` that pydantic's location ``loc`` names, and the value there.
+
+    ``loc`` also holds the labels of union members (a tag value, a class name), which are not
+    places in the data; a label can equal a key (``text``), so this takes the reading that
+    follows the most segments into the data.
+    """
+    if not loc:
+        return [], node
+    segment, rest = loc[0], loc[1:]
+    best: tuple[list[str | int], Any] | None = None
+    inside = isinstance(node, dict) and segment in node
+    if inside or (isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)):
+        path, value = _follow(node[segment], rest, missing)
+        best = ([segment, *path], value)
+    elif missing and not rest:
+        return [segment], None
+    skipped = _follow(node, rest, missing)
+    if best is None or len(skipped[0]) > len(best[0]):
+        return skipped
+    return best
+
+
+def decode_error(error: ValidationError, data: Any) -> DecodeError:
+    """The deepest of pydantic's errors, its location read as a JSON pointer into ``data``."""
+    details = max(error.errors(include_url=False), key=lambda e: len(e["loc"]))
+    missing = details["type"] == "missing"
+    path, node = _follow(data, tuple(details["loc"]), missing)
+    message = details["msg"]
+    if details["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        # pydantic names the tag "'py_name' | 'wireName'": the wire name is the one in the data, else the last
+        names = [n.strip("'") for n in str(details.get("ctx", {}).get("discriminator", "")).split(" | ")]
+        key = next((n for n in names if node.__class__ is dict and n in node), names[-1])
+        path.append(key)
+        allowed = details.get("ctx", {}).get("expected_tags", "")
+        if details["type"] == "union_tag_not_found":
+            message = f"required tag {key!r} is missing (one of {allowed})"
+        else:
+            message = f"expected one of {allowed}, got {describe(node.get(key) if node.__class__ is dict else node)}"
+    elif details["type"] == "missing":
+        message = f"required property {path[-1]!r} is missing"
+    else:
+        message = f"{message[0].lower()}{message[1:]}, got {describe(details['input'])}"
+    return DecodeError(message, tuple(path))

@@ -1,0 +1,131 @@
+"""``--models pydantic`` on the command line and in ``[tool.acpgen]``: the same bytes twice, the
+regenerate command in the header, mypy --strict with pydantic's plugin, and a one-line error
+when datamodel-code-generator is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from support import one_error_line
+from support.flavours import PYDANTIC_PACKAGE, pydantic_folder
+
+from acpgen.pipeline import Options, generate
+
+USER_CODE = f'''
+from {PYDANTIC_PACKAGE} import AgentMessageChunk, ContentBlock, DecodeError, SessionNotification, Text, decode
+
+
+def build() -> SessionNotification:
+    return SessionNotification(session_id="s", update=AgentMessageChunk(content=Text(text="hi")))
+
+
+def read(data: object) -> str:
+    note: SessionNotification = decode(SessionNotification, data)
+    if isinstance(note.update, AgentMessageChunk) and isinstance(note.update.content, Text):
+        return note.update.content.text
+    return note.session_id
+
+
+def blocks(data: list[object]) -> list[ContentBlock]:
+    try:
+        return [decode(ContentBlock, d) for d in data]
+    except DecodeError as error:
+        raise ValueError(error.path) from error
+
+
+wire: dict[str, object] = build().to_json()
+text: Text = Text.from_json({{"type": "text", "text": "hi"}})
+schema: dict[str, object] = SessionNotification.model_json_schema()
+'''
+
+
+def test_same_bytes_twice():
+    folder = pydantic_folder()
+    again = generate(Options(package=PYDANTIC_PACKAGE, models="pydantic")).files
+    for rel, text in again.items():
+        assert (folder / rel).read_text() == text, rel
+    assert "acpgen generate --package acp_pydantic --models pydantic" in again[f"{PYDANTIC_PACKAGE}/models.py"]
+    assert f"{PYDANTIC_PACKAGE}/_pydantic.py" in again
+
+
+def test_mypy_strict_with_the_pydantic_plugin(tmp_path):
+    folder = pydantic_folder()
+    (tmp_path / "use_pydantic.py").write_text(USER_CODE)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = pydantic.mypy\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--config-file", str(tmp_path / "mypy.ini"),
+         "--cache-dir", str(tmp_path / "cache"), PYDANTIC_PACKAGE, str(tmp_path / "use_pydantic.py")],
+        capture_output=True, text=True, cwd=folder, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_config_selects_the_flavour(cli, tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nmodels = "pydantic"\nout = "gen"\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("generate")
+    assert result.exit_code == 0, result.stderr
+    assert "class SessionNotification(AcpModel):" in (tmp_path / "gen/acp_bindings/models.py").read_text()
+    assert cli("check").exit_code == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nmodels = "attrs"\n')
+    assert "models must be one of dataclasses, pydantic" in one_error_line(cli("generate"))
+
+
+BLOCKED = """
+import sys
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "datamodel_code_generator":
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, Missing())
+from acpgen.cli import main
+main(["generate", "--models", "pydantic", "--out", "out"])
+"""
+
+
+def test_without_datamodel_code_generator_one_line_says_how_to_install(tmp_path):
+    result = subprocess.run([sys.executable, "-c", BLOCKED], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert lines[0].endswith("--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'")
+    assert not (tmp_path / "out").exists()
+
+
+def test_readme_example_runs_on_a_pydantic_package(tmp_path):
+    import re
+
+    from support import ROOT, write_package
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Choosing a flavour") :]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None and "--models pydantic" in code.group(1)
+    write_package(generate(Options(models="pydantic")).files, tmp_path)
+    (tmp_path / "example.py").write_text(code.group(1))
+    result = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_side_stable_only_names_and_check(cli, tmp_path):
+    import json
+
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"ContentBlock/text": "TextBlock"}))
+    args = ["--models", "pydantic", "--side", "agent", "--stable-only", "--names", str(names), "--out", str(tmp_path / "gen")]
+    assert cli("generate", *args).exit_code == 0
+    package = tmp_path / "gen" / "acp_bindings"
+    models = (package / "models.py").read_text()
+    assert "class TextBlock(AcpModel):" in models and "class Text(AcpModel):" not in models
+    assert not (package / "client.py").exists() and (package / "agent.py").exists()
+    plain = generate(Options(side="agent", stable_only=True, names=names), only={"models.py"}).files["acp_bindings/models.py"]
+    import re
+
+    pattern = re.compile(r"^class (\w+)\(", re.MULTILINE)
+    assert set(pattern.findall(models)) == set(pattern.findall(plain)) - {"Model"}
+    manifest = json.loads((package / "acpgen-manifest.json").read_text())
+    assert "acp_bindings/_pydantic.py" in json.dumps(manifest)
+    assert cli("check", *args).exit_code == 0
+    (package / "models.py").write_text(models.replace("class TextBlock(", "class TextBlok("))
+    assert cli("check", *args).exit_code == 1
