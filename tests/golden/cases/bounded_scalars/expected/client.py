@@ -43,12 +43,13 @@ class Client:
         """Called when a connection starts serving this object; keeps ``connection.agent`` as ``self.agent``."""
         self._agent = connection.agent
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
@@ -106,7 +107,9 @@ async def spawn_agent(
     """Start an agent process and connect ``client`` to its stdin and stdout.
 
     ``async with spawn_agent(MyClient(), "my-agent", "--flag") as conn: await conn.agent.initialize(...)``.
-    The agent's stderr is inherited unless ``stderr`` says otherwise (e.g. ``subprocess.DEVNULL``).
+    The agent's stderr is passed through to ours unless ``stderr`` says otherwise (e.g.
+    ``subprocess.DEVNULL``); if the agent goes away, :class:`ConnectionClosed` says with what exit
+    status and the last lines of its stderr.
     On exit the agent's stdin is closed; an agent that does not exit within ``grace`` seconds is
     terminated, then killed. The process is ``conn.process``.
     """
@@ -118,3 +121,4 @@ async def spawn_agent(
     finally:
         await connection.close()
         await _rpc.stop_process(process, grace)
+        await reader.finished()

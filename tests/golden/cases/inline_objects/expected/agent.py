@@ -40,12 +40,13 @@ class Agent:
         """Called when a connection starts serving this object; keeps ``connection.client`` as ``self.client``."""
         self._client = connection.client
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
