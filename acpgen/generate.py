@@ -11,6 +11,7 @@ import jinja2
 
 from . import __version__
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .model.calls import variant_hints
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
@@ -144,6 +145,7 @@ def spec_of(
         names=types.names,
         capabilities=build_capabilities(schema, methods),
     )
+    spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings
 

@@ -220,8 +220,8 @@ class Connection:
         self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
         self._incoming: dict[Any, asyncio.Task[None]] = {}
         self._cancelled_by_peer: set[Any] = set()
-        self._cancelled_by_us: set[int] = set()  # our requests cancelled: their late answers are dropped quietly
-        self._seen_message = False  # a JSON-RPC message has arrived: later garbage is not start-up noise
+        self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
+        self._seen_message = False  # a message arrived: later garbage is not start-up output
         self._queues: dict[Any, collections.deque[tuple[int, str, Any]]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._seq = 0  # notifications received so far
@@ -635,10 +635,15 @@ class Connection:
         if request_id not in self._pending:
             if request_id in self._cancelled_by_us:
                 self._cancelled_by_us.discard(request_id)
-                logger.debug("%s: dropped the late response to cancelled request %r", self._name, request_id)
+                logger.debug(
+                    "%s: dropped the late response to cancelled request %r", self._name, request_id
+                )
             elif request_id is None and error is not None:
-                logger.warning("%s: the peer reported an error about no request of ours: %s", self._name,
-                               _error_text(error))
+                logger.warning(
+                    "%s: the peer reported an error about no request of ours: %s",
+                    self._name,
+                    _error_text(error),
+                )
             else:
                 logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
             return
@@ -819,6 +824,18 @@ class Proxy:
         await self._connection.notify(method, params)
 
 
+def params_of(
+    params_type: Callable[..., Any], args: tuple[Any, ...], fields: dict[str, Any]
+) -> Any:
+    """A typed proxy call's params object: the one given (``args``), else one built from its keywords."""
+    if not args:
+        return params_type(**fields)
+    if len(args) > 1 or fields:
+        name = getattr(params_type, "__name__", "params object")
+        raise TypeError(f"pass one {name}, or its fields as keywords, not both")
+    return args[0]
+
+
 def _check_extension(method: str) -> None:
     if not method.startswith("_"):
         raise ValueError(f"extension method names start with '_', got {method!r}")
@@ -958,7 +975,9 @@ class ProcessReader(PipeReader):
         if self._stderr_done is not None:
             waits.append(self._stderr_done)
         await asyncio.wait(waits, timeout=self.grace)
-        PipeReader._lost(self, describe_exit(reason, self.process.returncode, tuple(self.stderr_tail)))
+        PipeReader._lost(
+            self, describe_exit(reason, self.process.returncode, tuple(self.stderr_tail))
+        )
 
 
 def describe_exit(reason: str, returncode: int | None, stderr_tail: tuple[str, ...]) -> str:

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from typing import Any, final
+from typing import Any, final, overload
 
 from . import _rpc
 from ._codec import DecodeError, decode, encode
@@ -81,12 +81,21 @@ CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
 class AgentProxy(_rpc.Proxy):
     """Calls the agent's methods: one typed method per method, named by its id."""
 
-    async def ping(self, params: PingRequest) -> PingResponse:
+    @overload
+    async def ping(self, params: PingRequest, /) -> PingResponse: ...
+
+    @overload
+    async def ping(self, *, seq: int, extra: dict[str, Any] | None = None) -> PingResponse: ...
+
+    async def ping(self, *params: PingRequest, **fields: Any) -> PingResponse:
         """Either side may ping the other.
 
         Sends ``ping`` (request).
+
+        Pass a ``PingRequest``, or its fields as keywords.
         """
-        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", params))
+        value = _rpc.params_of(PingRequest, params, fields)
+        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", value))
         return result
 
 
