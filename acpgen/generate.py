@@ -37,6 +37,7 @@ OUTPUT_MODULES = (
     "_codec.py",
     "methods.py",
     "models.py",
+    "helpers.py",
     "_rpc.py",
     "agent.py",
     "client.py",

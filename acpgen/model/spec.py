@@ -11,7 +11,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import calls
+from . import calls, helpers
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
 from .literals import py_literal
@@ -152,6 +152,15 @@ class Spec:
     @property
     def classes(self) -> tuple[ClassDef, ...]:
         return type_classes(self.types)
+
+    @functools.cached_property
+    def helper_groups(self) -> tuple[helpers.HelperGroup, ...]:
+        """The helpers module's namespaces: one per tagged union (see acpgen.model.helpers)."""
+        return helpers.build_helpers(self.types)
+
+    @property
+    def helper_imports(self) -> tuple[tuple[str, ...], bool]:
+        return helpers.helper_imports(self.helper_groups)
 
     @functools.cached_property
     def checked_unions(self) -> dict[str, tuple[str, ...]]:
