@@ -38,6 +38,7 @@ OUTPUT_MODULES = (
     "methods.py",
     "models.py",
     "helpers.py",
+    "session.py",
     "_rpc.py",
     "agent.py",
     "client.py",

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import calls, helpers
+from . import calls, helpers, session
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
 from .literals import py_literal
@@ -152,6 +152,11 @@ class Spec:
     @property
     def classes(self) -> tuple[ClassDef, ...]:
         return type_classes(self.types)
+
+    @functools.cached_property
+    def session_updates(self) -> session.SessionUpdates:
+        """What the session module can fold and send (see acpgen.model.session)."""
+        return session.session_updates(self.types)
 
     @functools.cached_property
     def helper_groups(self) -> tuple[helpers.HelperGroup, ...]:
