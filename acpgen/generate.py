@@ -37,7 +37,7 @@ OUTPUT_MODULES = (
     "_codec.py",
     "methods.py",
     "models.py",
-    "helpers.py",
+    "builders.py",
     "session.py",
     "_rpc.py",
     "agent.py",
@@ -60,6 +60,13 @@ MODULE_SIDES = {
     "_checks.py": ("agent", "client"),
     "inspect.py": ("agent", "client"),
 }
+#: What a package for one side carries of the other (its test peer), so that it can drive itself
+#: end to end: an agent package has the client module, ``in_memory_pair`` and the stub client; a
+#: client package the agent module, ``in_memory_pair`` and the stub agent. They are not exported
+#: from the package root (``from <package>.client import Client``).
+TEST_PEERS = {"agent": "client", "client": "agent"}
+PEER_MODULES = frozenset({"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py"})
+
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
 OTHER_SIDE_TEMPLATE = "side.py.jinja"
 
@@ -149,7 +156,16 @@ def spec_of(
     )
     spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
-    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names))), warnings
+    taken = frozenset(spec.type_names)
+    peer = TEST_PEERS.get(options.side)
+    return (
+        replace(
+            spec,
+            roles=build_roles(methods, options.side, taken),
+            test_peers=build_roles(methods, peer, taken) if peer else (),
+        ),
+        warnings,
+    )
 
 
 def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tuple[Method, ...]:
@@ -169,10 +185,12 @@ def output_modules(side: str, stubs: Collection[str] = ("agent", "client")) -> t
     ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``).
     """
     served = set(served_sides(side))
+    carried = served | ({TEST_PEERS[side]} if side in TEST_PEERS else set())
     return tuple(
         name
         for name in OUTPUT_MODULES
-        if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
+        if set(MODULE_SIDES.get(name, ())) <= (carried if name in PEER_MODULES else served)
+        and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
     )
 
 
@@ -204,7 +222,7 @@ def generate(
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}):
+    for name in output_modules(spec.side, stubs={r.side for r in (*spec.roles, *spec.test_peers) if r.stub}):
         if only is None or name in only:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)

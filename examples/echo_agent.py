@@ -4,11 +4,8 @@ import asyncio
 
 import acp_bindings as acp
 from acp_bindings import models
-from acp_bindings.helpers import (
-    content_block as content,
-    session_update as update,
-    tool_call_content,
-)
+from acp_bindings.builders import content_block as content, session_update as update
+from acp_bindings.builders import tool_call_content
 from acp_bindings.session import ToolCallTracker
 
 ALLOW = models.PermissionOption(option_id="allow", name="Allow", kind="allow_once")

@@ -2,7 +2,7 @@
 that keep a message from leaving without its tag.
 
 * A class's keyword parameters (:func:`keyword_parameters`) are its constructor's: the proxy's
-  flat call (``await client.session_update(session_id=..., update=...)``) and the helpers
+  flat call (``await client.session_update(session_id=..., update=...)``) and the builders
   (``update.tool_call(...)``) take exactly these, with the same annotations and defaults, so mypy
   checks a flat call as it checks the constructor.
 * A field whose type is a union of classes (or a list or an optional one of them) is checked in
@@ -30,7 +30,7 @@ EXTRA_ANNOTATION = "dict[str, Any] | None"
 
 @dataclass(frozen=True)
 class Parameter:
-    """One keyword parameter of a constructor, a flat call or a helper."""
+    """One keyword parameter of a constructor, a flat call or a builder."""
 
     name: str
     annotation: str

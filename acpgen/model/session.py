@@ -32,6 +32,16 @@ PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "usage": ("usage_update", ()),
 }
 
+#: The fields whose annotations the module prints, by part.
+PRINTED = {
+    "user_message": ("content",),
+    "plan": ("entries",),
+    "available_commands": ("available_commands",),
+    "current_mode": ("current_mode_id",),
+    "config_options": ("config_options",),
+    "tool_call": ("status",),
+}
+
 
 @dataclass(frozen=True)
 class SessionUpdates:
@@ -82,22 +92,12 @@ class SessionUpdates:
         """The schema has what the tool-call tracker sends: both variants, with a status."""
         return self.tool_calls and self.field("tool_call", "status") and self.field("tool_call_update", "status")
 
-    #: The fields whose annotations the module prints, by part.
-    _PRINTED = {
-        "user_message": ("content",),
-        "plan": ("entries",),
-        "available_commands": ("available_commands",),
-        "current_mode": ("current_mode_id",),
-        "config_options": ("config_options",),
-        "tool_call": ("status",),
-    }
-
     @property
     def literal(self) -> bool:
         """A printed annotation is an inline ``Literal[...]``."""
         return any(
             "Literal" in annotation_names(self._field(part, name).type)
-            for part, fields in self._PRINTED.items()
+            for part, fields in PRINTED.items()
             for name in fields
             if self.field(part, name)
         )
@@ -107,7 +107,7 @@ class SessionUpdates:
         """The model names the module imports, in import order."""
         names = {c.name for c in self.parts.values()}
         names |= {n for n in (self.notification, self.tool_call_update_class) if n}
-        for part, fields in self._PRINTED.items():
+        for part, fields in PRINTED.items():
             for name in fields:
                 if self.field(part, name):
                     names |= annotation_names(self._field(part, name).type)

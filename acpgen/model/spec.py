@@ -11,7 +11,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import calls, helpers, session
+from . import builders, calls, session
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
 from .literals import py_literal
@@ -133,6 +133,7 @@ class Spec:
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: a handling side, or "both" (every one)
     roles: tuple[Role, ...] = ()  # one per served side: agent, client, then the others by name
+    test_peers: tuple[Role, ...] = ()  # a one-side package's peer, carried so it can test itself
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
     capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
@@ -141,8 +142,13 @@ class Spec:
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
 
+    def carries(self, side: str) -> bool:
+        """The package has ``side``'s module: it serves it, or carries it as its test peer."""
+        return any(r.side == side for r in (*self.roles, *self.test_peers))
+
     def role(self, side: str) -> Role:
-        return next(r for r in self.roles if r.side == side)
+        """A served side's role, or a test peer's."""
+        return next(r for r in (*self.roles, *self.test_peers) if r.side == side)
 
     @property
     def other_roles(self) -> tuple[Role, ...]:
@@ -159,13 +165,13 @@ class Spec:
         return session.session_updates(self.types)
 
     @functools.cached_property
-    def helper_groups(self) -> tuple[helpers.HelperGroup, ...]:
-        """The helpers module's namespaces: one per tagged union (see acpgen.model.helpers)."""
-        return helpers.build_helpers(self.types)
+    def builder_groups(self) -> tuple[builders.BuilderGroup, ...]:
+        """The builders module's namespaces: one per tagged union (see acpgen.model.builders)."""
+        return builders.builder_groups(self.types)
 
     @property
-    def helper_imports(self) -> tuple[tuple[str, ...], bool]:
-        return helpers.helper_imports(self.helper_groups)
+    def builder_imports(self) -> tuple[tuple[str, ...], bool]:
+        return builders.builder_imports(self.builder_groups)
 
     @functools.cached_property
     def checked_unions(self) -> dict[str, tuple[str, ...]]:

@@ -97,7 +97,7 @@ def test_the_example_client_drives_the_typescript_sdk_agent(tmp_path):
 
 USER_MODULE = '''
 from acp_bindings import Agent, models
-from acp_bindings.helpers import content_block as content, mcp_server, session_update as update
+from acp_bindings.builders import content_block as content, mcp_server, session_update as update
 
 
 class MyAgent(Agent):
@@ -130,7 +130,7 @@ WRONG_LINES = {
 def test_mypy_strict_passes_the_examples_and_flags_every_wrong_keyword_or_type(tmp_path):
     (tmp_path / "user_flat.py").write_text(USER_MODULE)
     body = "".join(f"        {line}\n" for line in WRONG_LINES)
-    wrong = "from acp_bindings import Agent, models\nfrom acp_bindings.helpers import content_block as content, "
+    wrong = "from acp_bindings import Agent, models\nfrom acp_bindings.builders import content_block as content, "
     wrong += "session_update as update\n\n\nclass Wrong(Agent):\n    async def go(self, sid: str) -> None:\n" + body
     (tmp_path / "user_wrong.py").write_text(wrong)
     files = [str(EXAMPLES / "echo_agent.py"), str(EXAMPLES / "echo_client.py"), "user_flat.py", "user_wrong.py"]

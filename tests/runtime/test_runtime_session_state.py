@@ -15,7 +15,7 @@ import sys
 import acp_bindings as acp
 import pytest
 from acp_bindings import models
-from acp_bindings.helpers import content_block, tool_call_content
+from acp_bindings.builders import content_block, tool_call_content
 from acp_bindings.session import SessionState, ToolCallTracker
 from support import DATA, ROOT
 from support.runtime import run_async_tests

@@ -6,10 +6,9 @@ One namespace per union, named after it in snake_case; one function per variant,
 tag: ``content_block.text("hi")``, ``session_update.agent_message_chunk(block)``. A variant's
 one required field, when it has exactly one, is positional; every other field is a keyword,
 exactly as the class's constructor takes it. Import a namespace under a short name: ``from
-golden.helpers import content_block as content, session_update as update``.
+golden.builders import content_block as content, session_update as update``.
 """
 
 from __future__ import annotations
-
 
 __all__: list[str] = []

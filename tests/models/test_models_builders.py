@@ -1,4 +1,4 @@
-"""The helpers module and the variant checks: every helper builds its variant with the tag, the
+"""The builders module and the variant checks: every builder makes its variant with the tag, the
 value round-trips through its union, and a value that is not a variant is refused by name."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import inspect
 from typing import Any
 
 import pytest
-from acp_bindings import decode, encode, helpers, models
+from acp_bindings import builders, decode, encode, models
 from acpgen.generate import Options, build_spec
 from support import bundled_document
 from support.schema_instances import _build, minimal
@@ -43,13 +43,13 @@ def _instance(cls_name: str) -> Any:
     return decode(getattr(models, cls_name), data)
 
 
-HELPERS = [
-    (group.namespace, h.name, h.cls, group.union) for group in SPEC.helper_groups for h in group.helpers
+BUILDERS = [
+    (group.namespace, h.name, h.cls, group.union) for group in SPEC.builder_groups for h in group.builders
 ]
 
 
-def test_the_everyday_unions_have_helpers_named_after_their_tags():
-    names = {(ns, name) for ns, name, _, _ in HELPERS}
+def test_the_everyday_unions_have_builders_named_after_their_tags():
+    names = {(ns, name) for ns, name, _, _ in BUILDERS}
     for expected in [
         ("content_block", "text"),
         ("content_block", "resource_link"),
@@ -63,21 +63,21 @@ def test_the_everyday_unions_have_helpers_named_after_their_tags():
         ("mcp_server", "stdio"),
     ]:
         assert expected in names
-    assert helpers.content_block.text("hi").to_json() == {"type": "text", "text": "hi"}
+    assert builders.content_block.text("hi").to_json() == {"type": "text", "text": "hi"}
 
 
-@pytest.mark.parametrize(("namespace", "name", "cls_name", "union"), HELPERS, ids=[f"{n}.{h}" for n, h, _, _ in HELPERS])
-def test_every_helper_builds_its_variant_which_round_trips_with_its_tag(namespace, name, cls_name, union):
+@pytest.mark.parametrize(("namespace", "name", "cls_name", "union"), BUILDERS, ids=[f"{n}.{h}" for n, h, _, _ in BUILDERS])
+def test_every_builder_makes_its_variant_which_round_trips_with_its_tag(namespace, name, cls_name, union):
     value = _instance(cls_name)
-    helper = getattr(getattr(helpers, namespace), name)
+    builder = getattr(getattr(builders, namespace), name)
     args, kwargs = [], {}
-    for parameter in inspect.signature(helper).parameters.values():
+    for parameter in inspect.signature(builder).parameters.values():
         field = getattr(value, parameter.name)
         if parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
             args.append(field)
         else:
             kwargs[parameter.name] = field
-    built = helper(*args, **kwargs)
+    built = builder(*args, **kwargs)
     assert type(built) is getattr(models, cls_name) and built == value
     wire = encode(built)
     for tag in CLASSES[cls_name].tags:
@@ -127,7 +127,7 @@ def test_a_plain_dict_where_a_variant_belongs_is_refused():
 def test_optional_union_fields_accept_none_and_variants():
     call = models.ToolCallSessionUpdate(tool_call_id="t", title="x")
     assert call.content is None
-    call = helpers.session_update.tool_call(
-        tool_call_id="t", title="x", content=[helpers.tool_call_content.content(helpers.content_block.text("y"))]
+    call = builders.session_update.tool_call(
+        tool_call_id="t", title="x", content=[builders.tool_call_content.content(builders.content_block.text("y"))]
     )
     assert encode(call)["content"] == [{"type": "content", "content": {"type": "text", "text": "y"}}]

@@ -1,11 +1,11 @@
-"""The helpers module: one short constructor per variant of every tagged union, the tag filled in.
+"""The builders module: one short constructor per variant of every tagged union, the tag filled in.
 
 Which unions: every union the schema tags (its decoder dispatches on a tag property), so a new
-release's new variants and unions get helpers with no list to keep. Each union is a namespace
+release's new variants and unions get builders with no list to keep. Each union is a namespace
 named after it in snake_case (``ContentBlock`` -> ``content_block``); each variant a function
 named after its tag value (``content_block.text("hi")``, ``session_update.tool_call(...)``; a
 nested variant joins its tags, ``create_elicitation_request.form_session``; the variant without
-a tag, after its class with the union's name taken out: ``mcp_server.stdio``). A helper takes
+a tag, after its class with the union's name taken out: ``mcp_server.stdio``). A builder takes
 the variant class's constructor keywords (see :mod:`.calls`), and its one required field, when
 it has exactly one, positionally.
 """
@@ -21,12 +21,12 @@ from .naming import import_order, python_identifier, snake_case
 from .typedefs import DefKind, TypeDef
 from .types import Ref
 
-#: Names a helper function cannot take (the namespace class's own attributes).
+#: Names a builder cannot take (the namespace class's own attributes).
 _RESERVED = frozenset({"mro", "list", "dict", "str", "int", "float", "bool", "type", "object", "staticmethod"})
 
 
 @dataclass(frozen=True)
-class Helper:
+class Builder:
     """One constructor of one variant."""
 
     name: str  # the function's name: the tag value in snake_case
@@ -59,15 +59,15 @@ class Helper:
 
 
 @dataclass(frozen=True)
-class HelperGroup:
-    """The helpers of one union: a namespace of static methods."""
+class BuilderGroup:
+    """The builders of one union: a namespace of static methods."""
 
     namespace: str  # "content_block"
     union: str  # "ContentBlock"
-    helpers: tuple[Helper, ...]
+    builders: tuple[Builder, ...]
 
 
-def build_helpers(types: tuple[TypeDef, ...]) -> tuple[HelperGroup, ...]:
+def builder_groups(types: tuple[TypeDef, ...]) -> tuple[BuilderGroup, ...]:
     """One group per tagged union, by union name."""
     classes = {c.name: c for t in types for c in t.classes}
     groups = []
@@ -80,24 +80,24 @@ def build_helpers(types: tuple[TypeDef, ...]) -> tuple[HelperGroup, ...]:
         for option in t.options:  # a variant that is a $def of its own (McpServer's stdio)
             if isinstance(option, Ref) and option.name in classes and option.name not in listed:
                 variants.append(classes[option.name])
-        helpers: list[Helper] = []
+        builders: list[Builder] = []
         names: set[str] = set()
         for cls in variants:
-            name = _helper_name(cls, t.name)
+            name = _builder_name(cls, t.name)
             while name in names:
                 name += "_"
             names.add(name)
-            helpers.append(_helper(name, cls))
+            builders.append(_builder(name, cls))
         namespace = python_identifier(snake_case(t.name))
         while namespace in taken:
             namespace += "_"
         taken.add(namespace)
-        if helpers:
-            groups.append(HelperGroup(namespace, t.name, tuple(helpers)))
+        if builders:
+            groups.append(BuilderGroup(namespace, t.name, tuple(builders)))
     return tuple(groups)
 
 
-def _helper_name(cls: ClassDef, union: str) -> str:
+def _builder_name(cls: ClassDef, union: str) -> str:
     if cls.union == union and cls.labels and cls.tags:
         base = "_".join(snake_case(str(label)) for label in cls.labels)
     else:
@@ -110,16 +110,16 @@ def _helper_name(cls: ClassDef, union: str) -> str:
     return python_identifier(base or snake_case(cls.name), _RESERVED)
 
 
-def _helper(name: str, cls: ClassDef) -> Helper:
+def _builder(name: str, cls: ClassDef) -> Builder:
     params = keyword_parameters(cls)
     required = [p for p in params if p.required]
     positional = required[0] if len(required) == 1 else None
     keywords = tuple(p for p in params if p is not positional)
     tags = tuple((t.wire_name, t.value_literal) for t in cls.tags)
-    return Helper(name, cls.name, tags, positional, keywords)
+    return Builder(name, cls.name, tags, positional, keywords)
 
 
-def helper_imports(groups: tuple[HelperGroup, ...]) -> tuple[tuple[str, ...], bool]:
-    """What the helpers module imports from ``models``, and whether it needs ``Literal``."""
-    uses = frozenset().union(*(h.uses for g in groups for h in g.helpers))
+def builder_imports(groups: tuple[BuilderGroup, ...]) -> tuple[tuple[str, ...], bool]:
+    """What the builders module imports from ``models``, and whether it needs ``Literal``."""
+    uses = frozenset().union(*(h.uses for g in groups for h in g.builders))
     return import_order(uses - {"Literal"}), "Literal" in uses
