@@ -222,6 +222,7 @@ class Connection:
         self._cancelled_by_peer: set[Any] = set()
         self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
         self._seen_message = False  # a message arrived: later garbage is not start-up output
+        self._noise = b""  # the first line that was not JSON, when it came before any message
         self._queues: dict[Any, collections.deque[tuple[int, str, Any]]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._seq = 0  # notifications received so far
@@ -412,7 +413,7 @@ class Connection:
         except Exception as exc:
             reason = f"reading failed: {exc}"
             logger.debug("%s: read loop failed", self._name, exc_info=True)
-        self._shutdown(reason)
+        self._shutdown(self._with_noise(reason))
 
     def feed_data(self, chunk: bytes) -> None:
         """Take bytes from the peer: split them into lines, handle each complete message."""
@@ -451,7 +452,13 @@ class Connection:
 
     def feed_eof(self, reason: str = "the peer closed the connection") -> None:
         """The peer is gone: close, failing every pending call."""
-        self._shutdown(reason)
+        self._shutdown(self._with_noise(reason))
+
+    def _with_noise(self, reason: str) -> str:
+        """``reason``, and what the peer wrote instead of messages when it wrote nothing else."""
+        if self._noise and not self._seen_message:
+            return f"{reason}; it sent no message, only text that is not JSON: {self._noise!r}"
+        return reason
 
     def _refuse_oversized(self, head: bytes, size: int) -> None:
         text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
@@ -480,6 +487,8 @@ class Connection:
         except ValueError as exc:
             if line.strip():
                 logger.warning("%s: %s", self._name, _noise_text(line, self._seen_message))
+                if not self._seen_message and not self._noise:
+                    self._noise = line[:200]
                 self._reply(None, error=RequestError.parse_error({"details": str(exc)}))
             return
         self._seen_message = True

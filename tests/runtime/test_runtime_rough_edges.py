@@ -98,6 +98,22 @@ async def test_bytes_before_the_first_message_are_reported_as_what_they_are(capl
     assert not [r for r in caplog.records if "unknown id" in r.getMessage()]
 
 
+PRINT_AND_EXIT_AGENT = "print('usage: my-agent --acp', flush=True); raise SystemExit(2)"
+
+
+async def test_a_peer_that_prints_and_exits_says_so_in_the_connection_closed_message():
+    command = (sys.executable, "-c", PRINT_AND_EXIT_AGENT)
+    async with acp.spawn_agent(acp.Client(), *command, env=child_env()) as connection:
+        with pytest.raises(acp.ConnectionClosed) as caught:
+            await asyncio.wait_for(
+                connection.agent.initialize(models.InitializeRequest(protocol_version=acp.PROTOCOL_VERSION)), 20
+            )
+    assert str(caught.value) == (
+        "the peer closed the connection: the process exited with status 2; "
+        "it sent no message, only text that is not JSON: b'usage: my-agent --acp'"
+    )
+
+
 async def test_an_error_with_no_id_is_reported_as_the_peers_error(caplog):
     (ours_reader, ours_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
     connection = acp.AgentSideConnection(acp.Agent(), ours_reader, ours_writer)
