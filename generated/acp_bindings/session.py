@@ -39,11 +39,11 @@ from .models import (
     UserMessageChunk,
 )
 
-__all__ = ["Message", "SessionState", "ToolCallTracker"]
+__all__ = ["MessageState", "SessionState", "ToolCallTracker"]
 
 
 @dataclass
-class Message:
+class MessageState:
     """One message of a session: the chunks that share a message id, or that came in a row."""
 
     role: str
@@ -78,9 +78,9 @@ class SessionState:
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
         """The session's id: the first notification's, unless given."""
-        self.messages: list[Message] = []
+        self.messages: list[MessageState] = []
         """User messages, agent messages and thoughts, in the order they started."""
-        self._by_id: dict[tuple[str, str], Message] = {}
+        self._by_id: dict[tuple[str, str], MessageState] = {}
         self.tool_calls: dict[str, ToolCallSessionUpdate] = {}
         """Every tool call by id, as its latest updates leave it (status, content, ...)."""
         self.plan: list[PlanEntry] = []
@@ -138,12 +138,12 @@ class SessionState:
         if message_id is not None:
             message = self._by_id.get((role, message_id))
             if message is None:
-                message = self._by_id[(role, message_id)] = Message(role, message_id)
+                message = self._by_id[(role, message_id)] = MessageState(role, message_id)
                 self.messages.append(message)
         elif last is not None and last.role == role and last.message_id is None:
             message = last
         else:
-            message = Message(role, None)
+            message = MessageState(role, None)
             self.messages.append(message)
         message.chunks.append(content)
 

@@ -5,7 +5,7 @@
 from ._codec import DecodeError, decode, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
-    Protocol,
+    Protocol_,
     StopReason,
     Turn,
 )
@@ -15,7 +15,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "DecodeError",
     "MethodInfo",
-    "Protocol",
+    "Protocol_",
     "StopReason",
     "Turn",
     "decode",
