@@ -54,7 +54,7 @@ RUNTIME_NAMES = frozenset(
         "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
         "in_memory_pair", "models", "methods", "agent", "client", "proxy", "pair", "stub_agent", "stub_client",
         "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
-        "overload", "builders", "session", "MessageState", "SessionState", "ToolCallTracker", "Protocol",
+        "overload", "builders", "session", "MessageState", "SessionState", "ToolCallTracker",
         "dataclasses", "itertools",
     }
 )

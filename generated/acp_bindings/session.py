@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol as _Protocol
 
 from .models import (
     AgentMessageChunk,
@@ -148,7 +149,7 @@ class SessionState:
         message.chunks.append(content)
 
 
-class _Sender(Protocol):
+class _Sender(_Protocol):
     async def session_update(self, params: SessionNotification, /) -> None: ...
 
 

@@ -5,7 +5,7 @@
 from ._codec import DecodeError, decode, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
-    Protocol_,
+    Protocol,
     StopReason,
     Turn,
 )
@@ -15,7 +15,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "DecodeError",
     "MethodInfo",
-    "Protocol_",
+    "Protocol",
     "StopReason",
     "Turn",
     "decode",

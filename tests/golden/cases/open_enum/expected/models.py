@@ -39,13 +39,13 @@ class Turn(Model):
 
     __slots__ = ("protocol", "stop")
 
-    protocol: Protocol_ | None
+    protocol: Protocol | None
     stop: StopReason
 
     def __init__(
         self,
         *,
-        protocol: Protocol_ | None = None,
+        protocol: Protocol | None = None,
         stop: StopReason,
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
@@ -72,7 +72,7 @@ class Turn(Model):
         return out
 
 
-Protocol_ = Literal["anthropic", "openai"] | str
+Protocol = Literal["anthropic", "openai"] | str
 """Known values, and any other string a newer peer sends."""
 
 
@@ -91,10 +91,10 @@ def _d_Turn(d: Any) -> Turn:
             v1 = None
         elif v1 is None:
             p += 1
-            v1 = _d_Protocol_(None)
+            v1 = _d_Protocol(None)
         else:
             p += 1
-            v1 = _d_Protocol_(v1)
+            v1 = _d_Protocol(v1)
         k = "stop"
         v2 = d["stop"]
         v2 = _d_StopReason(v2)
@@ -113,10 +113,10 @@ def _d_Turn(d: Any) -> Turn:
 _K_Turn = frozenset({"protocol", "stop"})
 
 
-def _d_Protocol_(d: Any) -> Protocol_:
+def _d_Protocol(d: Any) -> Protocol:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
-    result: Protocol_ = d
+    result: Protocol = d
     return result
 
 
@@ -142,13 +142,13 @@ _EXTENDS: tuple[tuple[str, str, str], ...] = ()
 _codec.register(
     {
         Turn: _d_Turn,
-        Protocol_: _d_Protocol_,
+        Protocol: _d_Protocol,
         StopReason: _d_StopReason,
     }
 )
 
 __all__ = [
-    "Protocol_",
+    "Protocol",
     "StopReason",
     "Turn",
 ]
