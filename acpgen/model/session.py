@@ -99,17 +99,19 @@ class SessionUpdates:
             "Literal" in annotation_names(self._field(part, name).type)
             for part, fields in PRINTED.items()
             for name in fields
-            if self.field(part, name)
+            if self.field(part, name) and (part != "tool_call" or self.tracker)
         )
 
     @property
     def imports(self) -> tuple[str, ...]:
         """The model names the module imports, in import order."""
-        names = {c.name for c in self.parts.values()}
-        names |= {n for n in (self.notification, self.tool_call_update_class) if n}
+        folded = {part for part in self.parts if self.tool_calls or part not in ("tool_call", "tool_call_update")}
+        names = {self.parts[part].name for part in folded}
+        names |= {self.notification} if self.notification else set()
+        names |= {self.tool_call_update_class} if self.tracker and self.tool_call_update_class else set()
         for part, fields in PRINTED.items():
             for name in fields:
-                if self.field(part, name):
+                if self.field(part, name) and (part != "tool_call" or self.tracker):
                     names |= annotation_names(self._field(part, name).type)
         return import_order(names - {"Literal"})
 
