@@ -373,7 +373,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``elicitation/complete`` (notification, unstable).
 
-        Pass a ``CompleteElicitationNotification``, or its fields as keywords.
+        Takes its params object (``CompleteElicitationNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(CompleteElicitationNotification, params, fields)
         await self._notify("elicitation/complete", value)
@@ -412,7 +412,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``fs/read_text_file`` (request).
 
-        Pass a ``ReadTextFileRequest``, or its fields as keywords.
+        Takes its params object (``ReadTextFileRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ReadTextFileRequest, params, fields)
         result: ReadTextFileResponse = _CODEC.decode(
@@ -443,7 +443,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``fs/write_text_file`` (request).
 
-        Pass a ``WriteTextFileRequest``, or its fields as keywords.
+        Takes its params object (``WriteTextFileRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(WriteTextFileRequest, params, fields)
         result: WriteTextFileResponse = _CODEC.decode(
@@ -474,7 +474,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``session/request_permission`` (request).
 
-        Pass a ``RequestPermissionRequest``, or its fields as keywords.
+        Takes its params object (``RequestPermissionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(RequestPermissionRequest, params, fields)
         result: RequestPermissionResponse = _CODEC.decode(
@@ -500,7 +500,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``session/update`` (notification).
 
-        Pass a ``SessionNotification``, or its fields as keywords.
+        Takes its params object (``SessionNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(SessionNotification, params, fields)
         await self._notify("session/update", value)
@@ -529,7 +529,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``terminal/create`` (request).
 
-        Pass a ``CreateTerminalRequest``, or its fields as keywords.
+        Takes its params object (``CreateTerminalRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(CreateTerminalRequest, params, fields)
         result: CreateTerminalResponse = _CODEC.decode(
@@ -557,7 +557,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``terminal/kill`` (request).
 
-        Pass a ``KillTerminalRequest``, or its fields as keywords.
+        Takes its params object (``KillTerminalRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(KillTerminalRequest, params, fields)
         result: KillTerminalResponse = _CODEC.decode(
@@ -585,7 +585,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``terminal/output`` (request).
 
-        Pass a ``TerminalOutputRequest``, or its fields as keywords.
+        Takes its params object (``TerminalOutputRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(TerminalOutputRequest, params, fields)
         result: TerminalOutputResponse = _CODEC.decode(
@@ -615,7 +615,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``terminal/release`` (request).
 
-        Pass a ``ReleaseTerminalRequest``, or its fields as keywords.
+        Takes its params object (``ReleaseTerminalRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ReleaseTerminalRequest, params, fields)
         result: ReleaseTerminalResponse = _CODEC.decode(
@@ -645,7 +645,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``terminal/wait_for_exit`` (request).
 
-        Pass a ``WaitForTerminalExitRequest``, or its fields as keywords.
+        Takes its params object (``WaitForTerminalExitRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(WaitForTerminalExitRequest, params, fields)
         result: WaitForTerminalExitResponse = _CODEC.decode(

@@ -264,7 +264,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``authenticate`` (request).
 
-        Pass a ``AuthenticateRequest``, or its fields as keywords.
+        Takes its params object (``AuthenticateRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(AuthenticateRequest, params, fields)
         result: AuthenticateResponse = _CODEC.decode(
@@ -294,7 +294,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``document/didChange`` (notification, unstable).
 
-        Pass a ``DidChangeDocumentNotification``, or its fields as keywords.
+        Takes its params object (``DidChangeDocumentNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(DidChangeDocumentNotification, params, fields)
         await self._notify("document/didChange", value)
@@ -319,7 +319,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``document/didClose`` (notification, unstable).
 
-        Pass a ``DidCloseDocumentNotification``, or its fields as keywords.
+        Takes its params object (``DidCloseDocumentNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(DidCloseDocumentNotification, params, fields)
         await self._notify("document/didClose", value)
@@ -347,7 +347,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``document/didFocus`` (notification, unstable).
 
-        Pass a ``DidFocusDocumentNotification``, or its fields as keywords.
+        Takes its params object (``DidFocusDocumentNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(DidFocusDocumentNotification, params, fields)
         await self._notify("document/didFocus", value)
@@ -373,7 +373,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``document/didOpen`` (notification, unstable).
 
-        Pass a ``DidOpenDocumentNotification``, or its fields as keywords.
+        Takes its params object (``DidOpenDocumentNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(DidOpenDocumentNotification, params, fields)
         await self._notify("document/didOpen", value)
@@ -396,7 +396,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``document/didSave`` (notification, unstable).
 
-        Pass a ``DidSaveDocumentNotification``, or its fields as keywords.
+        Takes its params object (``DidSaveDocumentNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(DidSaveDocumentNotification, params, fields)
         await self._notify("document/didSave", value)
@@ -420,7 +420,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``initialize`` (request).
 
-        Pass a ``InitializeRequest``, or its fields as keywords.
+        Takes its params object (``InitializeRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(InitializeRequest, params, fields)
         result: InitializeResponse = _CODEC.decode(
@@ -441,7 +441,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``logout`` (request, unstable).
 
-        Pass a ``LogoutRequest``, or its fields as keywords.
+        Takes its params object (``LogoutRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(LogoutRequest, params, fields)
         result: LogoutResponse = _CODEC.decode(LogoutResponse, await self._request("logout", value))
@@ -465,7 +465,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``nes/accept`` (notification, unstable).
 
-        Pass a ``AcceptNesNotification``, or its fields as keywords.
+        Takes its params object (``AcceptNesNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(AcceptNesNotification, params, fields)
         await self._notify("nes/accept", value)
@@ -487,7 +487,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``nes/close`` (request, unstable).
 
-        Pass a ``CloseNesRequest``, or its fields as keywords.
+        Takes its params object (``CloseNesRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(CloseNesRequest, params, fields)
         result: CloseNesResponse = _CODEC.decode(
@@ -514,7 +514,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``nes/reject`` (notification, unstable).
 
-        Pass a ``RejectNesNotification``, or its fields as keywords.
+        Takes its params object (``RejectNesNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(RejectNesNotification, params, fields)
         await self._notify("nes/reject", value)
@@ -538,7 +538,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``nes/start`` (request, unstable).
 
-        Pass a ``StartNesRequest``, or its fields as keywords.
+        Takes its params object (``StartNesRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(StartNesRequest, params, fields)
         result: StartNesResponse = _CODEC.decode(
@@ -569,7 +569,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``nes/suggest`` (request, unstable).
 
-        Pass a ``SuggestNesRequest``, or its fields as keywords.
+        Takes its params object (``SuggestNesRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(SuggestNesRequest, params, fields)
         result: SuggestNesResponse = _CODEC.decode(
@@ -594,7 +594,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``providers/disable`` (request, unstable).
 
-        Pass a ``DisableProvidersRequest``, or its fields as keywords.
+        Takes its params object (``DisableProvidersRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(DisableProvidersRequest, params, fields)
         result: DisableProvidersResponse = _CODEC.decode(
@@ -617,7 +617,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``providers/list`` (request, unstable).
 
-        Pass a ``ListProvidersRequest``, or its fields as keywords.
+        Takes its params object (``ListProvidersRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ListProvidersRequest, params, fields)
         result: ListProvidersResponse = _CODEC.decode(
@@ -647,7 +647,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``providers/set`` (request, unstable).
 
-        Pass a ``SetProvidersRequest``, or its fields as keywords.
+        Takes its params object (``SetProvidersRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(SetProvidersRequest, params, fields)
         result: SetProvidersResponse = _CODEC.decode(
@@ -672,7 +672,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/cancel`` (notification).
 
-        Pass a ``CancelNotification``, or its fields as keywords.
+        Takes its params object (``CancelNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(CancelNotification, params, fields)
         await self._notify("session/cancel", value)
@@ -696,7 +696,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/close`` (request).
 
-        Pass a ``CloseSessionRequest``, or its fields as keywords.
+        Takes its params object (``CloseSessionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(CloseSessionRequest, params, fields)
         result: CloseSessionResponse = _CODEC.decode(
@@ -724,7 +724,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/fork`` (request, unstable).
 
-        Pass a ``ForkSessionRequest``, or its fields as keywords.
+        Takes its params object (``ForkSessionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ForkSessionRequest, params, fields)
         result: ForkSessionResponse = _CODEC.decode(
@@ -753,7 +753,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/list`` (request).
 
-        Pass a ``ListSessionsRequest``, or its fields as keywords.
+        Takes its params object (``ListSessionsRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ListSessionsRequest, params, fields)
         result: ListSessionsResponse = _CODEC.decode(
@@ -781,7 +781,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/load`` (request).
 
-        Pass a ``LoadSessionRequest``, or its fields as keywords.
+        Takes its params object (``LoadSessionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(LoadSessionRequest, params, fields)
         result: LoadSessionResponse = _CODEC.decode(
@@ -808,7 +808,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/new`` (request).
 
-        Pass a ``NewSessionRequest``, or its fields as keywords.
+        Takes its params object (``NewSessionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(NewSessionRequest, params, fields)
         result: NewSessionResponse = _CODEC.decode(
@@ -835,7 +835,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/prompt`` (request).
 
-        Pass a ``PromptRequest``, or its fields as keywords.
+        Takes its params object (``PromptRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(PromptRequest, params, fields)
         result: PromptResponse = _CODEC.decode(
@@ -865,7 +865,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/resume`` (request).
 
-        Pass a ``ResumeSessionRequest``, or its fields as keywords.
+        Takes its params object (``ResumeSessionRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(ResumeSessionRequest, params, fields)
         result: ResumeSessionResponse = _CODEC.decode(
@@ -907,7 +907,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/set_mode`` (request).
 
-        Pass a ``SetSessionModeRequest``, or its fields as keywords.
+        Takes its params object (``SetSessionModeRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(SetSessionModeRequest, params, fields)
         result: SetSessionModeResponse = _CODEC.decode(
@@ -937,7 +937,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``session/set_model`` (request, unstable).
 
-        Pass a ``SetSessionModelRequest``, or its fields as keywords.
+        Takes its params object (``SetSessionModelRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(SetSessionModelRequest, params, fields)
         result: SetSessionModelResponse = _CODEC.decode(

@@ -81,7 +81,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``log/line`` (notification).
 
-        Pass a ``LogNotification``, or its fields as keywords.
+        Takes its params object (``LogNotification``), or its fields as keywords.
         """
         value = _rpc.params_of(LogNotification, params, fields)
         await self._notify("log/line", value)
@@ -97,7 +97,7 @@ class ClientProxy(_rpc.Proxy):
 
         Sends ``ping`` (request).
 
-        Pass a ``PingRequest``, or its fields as keywords.
+        Takes its params object (``PingRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(PingRequest, params, fields)
         result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", value))

@@ -92,7 +92,7 @@ class AgentProxy(_rpc.Proxy):
 
         Sends ``ping`` (request).
 
-        Pass a ``PingRequest``, or its fields as keywords.
+        Takes its params object (``PingRequest``), or its fields as keywords.
         """
         value = _rpc.params_of(PingRequest, params, fields)
         result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", value))
