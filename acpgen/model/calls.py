@@ -23,6 +23,9 @@ from .literals import py_literal
 from .typedefs import DefKind, TypeDef
 from .types import ListOf, Literals, MapOf, Nullable, Ref, TypeExpr
 
+#: Black's line length, as the templates lay code out (``acpgen/render/layout.py``).
+_LINE_LENGTH = 100
+
 #: The keyword every constructor takes for properties the class does not define.
 EXTRA = "extra"
 EXTRA_ANNOTATION = "dict[str, Any] | None"
@@ -76,8 +79,16 @@ class VariantCheck:
 
     @property
     def lines(self) -> tuple[str, ...]:
-        """The statements, without indentation; an optional field's check is under an ``if``."""
-        call = f"_check_variant{'s' if self.items else ''}({self.field}, {py_literal(self.union)})"
+        """The statements, without indentation (the constructor's body is at 8 spaces). A value
+        is tested inline (``isinstance`` against the union's tuple of classes: no call on the way
+        of a valid value); a list, or a test too long for a line, through ``_check_variant[s]``."""
+        union = py_literal(self.union)
+        if not self.items:
+            test = f"not isinstance({self.field}, _V_{self.union})"
+            test = f"{self.field} is not None and {test}" if self.optional else test
+            if len(f"{' ' * 8}if {test}:") <= _LINE_LENGTH:
+                return (f"if {test}:", f"    raise _not_variant({self.field}, {union})")
+        call = f"_check_variant{'s' if self.items else ''}({self.field}, {union})"
         return (f"if {self.field} is not None:", f"    {call}") if self.optional else (call,)
 
 

@@ -18,14 +18,19 @@ _new = object.__new__
 _ABSENT: Any = object()
 
 
+def _not_variant(value: Any, union: str) -> TypeError:
+    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
+    untagged. It names the variant that extends the value's class, else every variant."""
+    name = value.__class__.__name__
+    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
+    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
+    article = "an" if union[:1] in "AEIOU" else "a"
+    return TypeError(f"{name} is not {article} {union}; use {hint}")
+
+
 def _check_variant(value: Any, union: str) -> None:
-    """Refuse a value that is not one of ``union``'s variant classes: it would go out untagged."""
     if not isinstance(value, _VARIANTS[union]):
-        name = value.__class__.__name__
-        use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-        hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-        article = "an" if union[:1] in "AEIOU" else "a"
-        raise TypeError(f"{name} is not {article} {union}; use {hint}")
+        raise _not_variant(value, union)
 
 
 def _check_variants(values: Any, union: str) -> None:
@@ -407,7 +412,8 @@ class AgentMessageChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -566,7 +572,8 @@ class AgentThoughtChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -702,7 +709,8 @@ class Array(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(items, "MultiSelectItems")
+        if not isinstance(items, _V_MultiSelectItems):
+            raise _not_variant(items, "MultiSelectItems")
         self.default = default
         self.description = description
         self.items = items
@@ -2741,7 +2749,8 @@ class Content(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self._extra = extra
@@ -2806,7 +2815,8 @@ class ContentChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -2864,7 +2874,8 @@ class ContentToolCallContent(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self._extra = extra
@@ -4304,7 +4315,8 @@ class EmbeddedResource(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(resource, "EmbeddedResourceResource")
+        if not isinstance(resource, _V_EmbeddedResourceResource):
+            raise _not_variant(resource, "EmbeddedResourceResource")
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
@@ -6791,7 +6803,8 @@ class MultiSelectPropertySchema(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(items, "MultiSelectItems")
+        if not isinstance(items, _V_MultiSelectItems):
+            raise _not_variant(items, "MultiSelectItems")
         self.default = default
         self.description = description
         self.items = items
@@ -10239,7 +10252,8 @@ class RequestPermissionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(outcome, "RequestPermissionOutcome")
+        if not isinstance(outcome, _V_RequestPermissionOutcome):
+            raise _not_variant(outcome, "RequestPermissionOutcome")
         self.meta = meta
         self.outcome = outcome
         self._extra = extra
@@ -10298,7 +10312,8 @@ class Resource(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(resource, "EmbeddedResourceResource")
+        if not isinstance(resource, _V_EmbeddedResourceResource):
+            raise _not_variant(resource, "EmbeddedResourceResource")
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
@@ -12122,7 +12137,8 @@ class SessionNotification(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(update, "SessionUpdate")
+        if not isinstance(update, _V_SessionUpdate):
+            raise _not_variant(update, "SessionUpdate")
         self.meta = meta
         self.session_id = session_id
         self.update = update
@@ -14949,7 +14965,8 @@ class UserMessageChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
-        _check_variant(content, "ContentBlock")
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id

@@ -18,14 +18,19 @@ _new = object.__new__
 _ABSENT: Any = object()
 
 
+def _not_variant(value: Any, union: str) -> TypeError:
+    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
+    untagged. It names the variant that extends the value's class, else every variant."""
+    name = value.__class__.__name__
+    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
+    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
+    article = "an" if union[:1] in "AEIOU" else "a"
+    return TypeError(f"{name} is not {article} {union}; use {hint}")
+
+
 def _check_variant(value: Any, union: str) -> None:
-    """Refuse a value that is not one of ``union``'s variant classes: it would go out untagged."""
     if not isinstance(value, _VARIANTS[union]):
-        name = value.__class__.__name__
-        use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-        hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-        article = "an" if union[:1] in "AEIOU" else "a"
-        raise TypeError(f"{name} is not {article} {union}; use {hint}")
+        raise _not_variant(value, union)
 
 
 def _check_variants(values: Any, union: str) -> None:
