@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff bench-inspect
+.PHONY: generate test check clean corpus bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ bench-rpc: $(STAMP)
 # Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
 bench-inspect: $(STAMP)
 	$(BIN)/python bench/bench_inspect.py
+
+# Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
+bench-build: $(STAMP)
+	$(BIN)/python bench/bench_build.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache
