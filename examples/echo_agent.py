@@ -4,7 +4,8 @@ import asyncio
 
 import acp_bindings as acp
 from acp_bindings import models
-from acp_bindings.builders import content_block as content, session_update as update
+from acp_bindings.builders import content_block as content
+from acp_bindings.builders import session_update as update
 from acp_bindings.builders import tool_call_content
 from acp_bindings.session import ToolCallTracker
 

@@ -11,7 +11,8 @@ import sys
 
 import acp_bindings as acp
 from acp_bindings import models
-from acp_bindings.builders import content_block as content, request_permission_outcome as outcome
+from acp_bindings.builders import content_block as content
+from acp_bindings.builders import request_permission_outcome as outcome
 from acp_bindings.session import SessionState
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from acp_bindings import builders, decode, encode, models
-from acpgen.generate import Options, build_spec
 from support import bundled_document
 from support.schema_instances import _build, minimal
+
+from acpgen.generate import Options, build_spec
 
 SPEC = build_spec(Options())[0]
 CLASSES = {c.name: c for c in SPEC.classes}
@@ -110,8 +111,8 @@ def test_the_traps_of_the_issue_are_refused_when_built():
         (lambda: models.RequestPermissionResponse(outcome=models.SelectedPermissionOutcome(option_id="o")),
          "SelectedPermissionOutcome is not a RequestPermissionOutcome; use Selected(...)"),
         (lambda: models.ToolCallUpdateSessionUpdate(tool_call_id="t", content=[models.Text(text="x")]),
-         "Text is not a ToolCallContent; use one of ContentToolCallContent, DiffToolCallContent, "
-         "TerminalToolCallContent"),
+         ("Text is not a ToolCallContent; use one of ContentToolCallContent, DiffToolCallContent, "
+          "TerminalToolCallContent")),
     ]
     for build, message in cases:
         with pytest.raises(TypeError) as refused:

@@ -92,8 +92,10 @@ async def test_bytes_before_the_first_message_are_reported_as_what_they_are(capl
             assert refused.value.code == -32601  # the connection survived the noise
     noise = [r.getMessage() for r in caplog.records if "not JSON" in r.getMessage()]
     assert noise == [
-        "client: the peer wrote 24 bytes that are not JSON before its first message (a stray print?): "
-        "b'Loading model weights...'"
+        (
+            "client: the peer wrote 24 bytes that are not JSON before its first message (a stray print?): "
+            "b'Loading model weights...'"
+        )
     ]
     assert not [r for r in caplog.records if "unknown id" in r.getMessage()]
 
