@@ -14,7 +14,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive
+.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,10 @@ bench-pydantic: $(STAMP)
 # The pydantic flavour's round trips with ten times more examples per type.
 test-pydantic-exhaustive: $(STAMP)
 	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q tests/models/test_pydantic_models.py
+
+# Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
+bench-build: $(STAMP)
+	$(BIN)/python bench/bench_build.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

@@ -156,7 +156,8 @@ def output_options(func: F) -> F:
             default=None,
             help=(
                 f"The side the package serves: its handler base and the other side's proxy; one of {', '.join(SIDES)},"
-                " or another side the schema declares (proxy). [default: both: every side]"
+                " or another side the schema declares (proxy). An agent or client package also carries the other"
+                " side, unexported, to test itself (in_memory_pair, its stub). [default: both: every side]"
             ),
         ),
         click.option(

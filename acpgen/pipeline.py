@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .model.calls import variant_hints
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
@@ -49,6 +50,8 @@ OUTPUT_MODULES = (
     "_codec.py",
     "methods.py",
     "models.py",
+    "builders.py",
+    "session.py",
     "_rpc.py",
     "agent.py",
     "client.py",
@@ -70,6 +73,13 @@ MODULE_SIDES = {
     "_checks.py": ("agent", "client"),
     "inspect.py": ("agent", "client"),
 }
+#: What a package for one side carries of the other (its test peer), so that it can drive itself
+#: end to end: an agent package has the client module, ``in_memory_pair`` and the stub client; a
+#: client package the agent module, ``in_memory_pair`` and the stub agent. They are not exported
+#: from the package root (``from <package>.client import Client``).
+TEST_PEERS = {"agent": "client", "client": "agent"}
+PEER_MODULES = frozenset({"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py"})
+
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
 OTHER_SIDE_TEMPLATE = "side.py.jinja"
 
@@ -167,9 +177,19 @@ def spec_of(
         names=types.names,
         capabilities=build_capabilities(schema, methods),
     )
+    spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
+    taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")
-    return replace(spec, roles=build_roles(methods, options.side, frozenset(spec.type_names), where)), warnings
+    peer = TEST_PEERS.get(options.side)
+    return (
+        replace(
+            spec,
+            roles=build_roles(methods, options.side, taken, where),
+            test_peers=build_roles(methods, peer, taken) if peer else (),
+        ),
+        warnings,
+    )
 
 
 def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tuple[Method, ...]:
@@ -192,10 +212,12 @@ def output_modules(
     the flavour; a pydantic package also has the models' support module.
     """
     served = set(served_sides(side))
+    carried = served | ({TEST_PEERS[side]} if side in TEST_PEERS else set())
     names = tuple(
         name
         for name in OUTPUT_MODULES
-        if set(MODULE_SIDES.get(name, ())) <= served and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
+        if set(MODULE_SIDES.get(name, ())) <= (carried if name in PEER_MODULES else served)
+        and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
     )
     if models == "pydantic":
         at = names.index("models.py")
@@ -232,7 +254,8 @@ def generate(
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs={r.side for r in spec.roles if r.stub}, models=options.models):
+    stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
+    for name in output_modules(spec.side, stubs=stubs, models=options.models):
         if only is None or name in only:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)

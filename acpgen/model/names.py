@@ -56,6 +56,8 @@ RUNTIME_NAMES = frozenset(
         "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
         "in_memory_pair", "models", "methods", "agent", "client", "proxy", "pair", "stub_agent", "stub_client",
         "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
+        "overload", "builders", "session", "MessageState", "SessionState", "ToolCallTracker",
+        "dataclasses", "itertools",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

@@ -102,7 +102,9 @@ def build_roles(
 
 
 #: The modules every package may have: an x-side that would take one of their names cannot be served.
-FIXED_MODULES = frozenset({"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "_codec", "_rpc"})
+FIXED_MODULES = frozenset(
+    {"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "_codec", "_rpc", "builders", "session"}
+)
 
 
 def _other_side_names(side: str, taken: frozenset[str]) -> tuple[str, str]:

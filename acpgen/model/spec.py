@@ -7,9 +7,11 @@ from the data and two runs over the same schema build equal values.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from . import builders, calls, session
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
 from .literals import py_literal
@@ -158,15 +160,22 @@ class Spec:
     methods: tuple[Method, ...]  # sorted by (side, wire name, kind)
     side: str = "both"  # which side the generated package serves: a handling side, or "both" (every one)
     roles: tuple[Role, ...] = ()  # one per served side: agent, client, then the others by name
+    test_peers: tuple[Role, ...] = ()  # a one-side package's peer, carried so it can test itself
     types: tuple[TypeDef, ...] = ()  # every named type, sorted by name (see acpgen.model.types)
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
     capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
+    variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
 
+    def carries(self, side: str) -> bool:
+        """The package has ``side``'s module: it serves it, or carries it as its test peer."""
+        return any(r.side == side for r in (*self.roles, *self.test_peers))
+
     def role(self, side: str) -> Role:
-        return next(r for r in self.roles if r.side == side)
+        """A served side's role, or a test peer's."""
+        return next(r for r in (*self.roles, *self.test_peers) if r.side == side)
 
     @property
     def other_roles(self) -> tuple[Role, ...]:
@@ -176,6 +185,67 @@ class Spec:
     @property
     def classes(self) -> tuple[ClassDef, ...]:
         return type_classes(self.types)
+
+    @functools.cached_property
+    def session_updates(self) -> session.SessionUpdates:
+        """What the session module can fold and send (see acpgen.model.session)."""
+        return session.session_updates(self.types)
+
+    @functools.cached_property
+    def builder_groups(self) -> tuple[builders.BuilderGroup, ...]:
+        """The builders module's namespaces: one per tagged union (see acpgen.model.builders)."""
+        return builders.builder_groups(self.types)
+
+    @property
+    def builder_imports(self) -> tuple[tuple[str, ...], bool]:
+        return builders.builder_imports(self.builder_groups)
+
+    @functools.cached_property
+    def checked_unions(self) -> dict[str, tuple[str, ...]]:
+        """The unions of classes whose values constructors check (see acpgen.model.calls)."""
+        return calls.checked_unions(self.types)
+
+    def variant_checks(self, cls: ClassDef) -> tuple[calls.VariantCheck, ...]:
+        return calls.variant_checks(cls, self.checked_unions)
+
+    @property
+    def variant_table_entries(self) -> tuple[str, ...]:
+        return calls.table_entries(self.checked_unions)
+
+    @property
+    def variant_hint_entries(self) -> tuple[str, ...]:
+        return calls.hint_entries(self.variant_hints)
+
+    @functools.cached_property
+    def _classes_by_name(self) -> dict[str, ClassDef]:
+        return {c.name: c for c in self.classes}
+
+    def flat_calls(self, role: Role) -> bool:
+        """Some method of ``role``'s proxy takes its params' fields as keywords (``@overload``)."""
+        return any(self.flat_parameters(m) is not None for m in role.calls)
+
+    def _flat_uses(self, role: Role) -> frozenset[str]:
+        return frozenset(n for m in role.calls for p in self.flat_parameters(m) or () for n in p.uses)
+
+    def side_model_names(self, role: Role) -> tuple[str, ...]:
+        """What a side module imports from ``models``: the params and result types of its methods
+        and the types its proxy's keyword parameters name."""
+        return import_order(set(role.model_names) | (self._flat_uses(role) - {"Literal"}))
+
+    def side_typing_names(self, role: Role) -> str:
+        """What a side module imports from ``typing``, in ``from typing import ...`` order."""
+        names = ["Any", "final"]
+        if "Literal" in self._flat_uses(role):
+            names.insert(1, "Literal")
+        if self.flat_calls(role):
+            names.append("overload")
+        return ", ".join(names)
+
+    def flat_parameters(self, method: Method) -> tuple[calls.Parameter, ...] | None:
+        """The keyword parameters a proxy method takes besides a params object: its params
+        class's constructor's; None when the params type is not a class (a union)."""
+        cls = self._classes_by_name.get(method.params_type)
+        return None if cls is None or cls.union is not None else calls.keyword_parameters(cls)
 
     @property
     def aliases(self) -> tuple[TypeDef, ...]:

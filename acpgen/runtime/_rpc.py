@@ -49,6 +49,7 @@ __all__ = [
     "MessageWriter",
     "PeerConnection",
     "PipeReader",
+    "ProcessReader",
     "Proxy",
     "RequestError",
     "Route",
@@ -240,6 +241,9 @@ class Connection:
         self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
         self._incoming: dict[Any, asyncio.Task[None]] = {}
         self._cancelled_by_peer: set[Any] = set()
+        self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
+        self._seen_message = False  # a message arrived: later garbage is not start-up output
+        self._noise = b""  # the first line that was not JSON, when it came before any message
         self._queues: dict[Any, collections.deque[tuple[int, str, Any]]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._seq = 0  # notifications received so far
@@ -465,6 +469,7 @@ class Connection:
             return await future
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.done():
+                self._cancelled_by_us.add(request_id)
                 try:
                     self._write(
                         {
@@ -583,19 +588,25 @@ class Connection:
         if self._parts or self._oversized:
             self._end_of_line()
         self._eof = reason
-        error = ConnectionClosed(reason)
+        error = ConnectionClosed(self._with_noise(reason))
         pending, self._pending = self._pending, {}
         for future, _ in pending.values():
             if not future.done():
                 future.set_exception(error)
         if not self._incoming:
-            self._shutdown(reason)
+            self._shutdown(self._with_noise(reason))
             return
         wait_closed = getattr(self._writer, "wait_closed", None)
         if wait_closed is not None:  # if the peer stops reading too, stop answering
             watch = self._loop.create_task(self._watch_writer(wait_closed))
             self._workers.add(watch)
             watch.add_done_callback(self._workers.discard)
+
+    def _with_noise(self, reason: str) -> str:
+        """``reason``, and what the peer wrote instead of messages when it wrote nothing else."""
+        if self._noise and not self._seen_message:
+            return f"{reason}; it sent no message, only text that is not JSON: {self._noise!r}"
+        return reason
 
     async def _watch_writer(self, wait_closed: Callable[[], Any]) -> None:
         try:
@@ -639,8 +650,12 @@ class Connection:
             return
         except ValueError as exc:  # not JSON: bad syntax, invalid UTF-8, NaN or Infinity
             if line.strip():
+                logger.warning("%s: %s", self._name, _noise_text(line, self._seen_message))
+                if not self._seen_message and not self._noise:
+                    self._noise = line[:200]
                 self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
             return
+        self._seen_message = True
         if not isinstance(message, dict):
             what = (
                 "batches are not supported"
@@ -806,7 +821,19 @@ class Connection:
 
     def _on_response(self, request_id: Any, result: Any, error: RequestError | None) -> None:
         if request_id not in self._pending:
-            logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
+            if request_id in self._cancelled_by_us:
+                self._cancelled_by_us.discard(request_id)
+                logger.debug(
+                    "%s: dropped the late response to cancelled request %r", self._name, request_id
+                )
+            elif request_id is None and error is not None:
+                logger.warning(
+                    "%s: the peer reported an error about no request of ours: %s",
+                    self._name,
+                    _error_text(error),
+                )
+            else:
+                logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
             return
         self._resolve(request_id, result, error)
 
@@ -817,6 +844,17 @@ class Connection:
         else:
             # Hold it until every notification that arrived before it has been handled.
             self._held.append((self._seq, future, result, error))
+
+
+def _noise_text(line: bytes, seen_message: bool) -> str:
+    """What a line that is not JSON is: start-up output before the first message, or garbage."""
+    shown = line[:200] + (b"..." if len(line) > 200 else b"")
+    when = "between messages" if seen_message else "before its first message"
+    return f"the peer wrote {len(line)} bytes that are not JSON {when} (a stray print?): {shown!r}"
+
+
+def _error_text(error: RequestError) -> str:
+    return f"{error.code} {error.message}" + (f" ({error.data})" if error.data is not None else "")
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: RequestError | None) -> None:
@@ -1014,7 +1052,7 @@ class TypedDispatcher:
         entry = self._requests.get(method)
         if entry is None:
             if method.startswith("_"):
-                return await self._ext_method(method, params if isinstance(params, dict) else {})
+                return await self._ext_method(method, {} if params is None else params)
             raise RequestError.method_not_found(method)
         handler, params_type = entry
         result = await handler(self._decode(method, params_type, params))
@@ -1024,7 +1062,7 @@ class TypedDispatcher:
         entry = self._notifications.get(method)
         if entry is None:
             if method.startswith("_"):
-                await self._ext_notification(method, params if isinstance(params, dict) else {})
+                await self._ext_notification(method, {} if params is None else params)
             else:
                 logger.debug("%s: ignored notification %s: no handler", self._name, method)
             return
@@ -1055,15 +1093,27 @@ class Proxy:
     async def _notify(self, method: str, params: Any) -> None:
         await self._connection.notify(method, self._codec.encode(params))
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
+    async def ext_method(self, method: str, params: dict[str, Any] | list[Any]) -> Any:
         """Call an extension method (its wire name starts with ``_``); returns the JSON result."""
         _check_extension(method)
         return await self._connection.request(method, params)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+    async def ext_notification(self, method: str, params: dict[str, Any] | list[Any]) -> None:
         """Send an extension notification (its wire name starts with ``_``)."""
         _check_extension(method)
         await self._connection.notify(method, params)
+
+
+def params_of(
+    params_type: Callable[..., Any], args: tuple[Any, ...], fields: dict[str, Any]
+) -> Any:
+    """A typed proxy call's params object: the one given (``args``), else one built from its keywords."""
+    if not args:
+        return params_type(**fields)
+    if len(args) > 1 or fields:
+        name = getattr(params_type, "__name__", "params object")
+        raise TypeError(f"pass one {name}, or its fields as keywords, not both")
+    return args[0]
 
 
 def _check_extension(method: str) -> None:
@@ -1143,14 +1193,25 @@ async def spawn(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     stderr: int | None = None,
-) -> tuple[asyncio.subprocess.Process, PipeReader, asyncio.StreamWriter]:
-    """Start ``command`` with its stdin and stdout connected to the returned reader and writer."""
+) -> tuple[asyncio.subprocess.Process, ProcessReader, asyncio.StreamWriter]:
+    """Start ``command`` with its stdin and stdout connected to the returned reader and writer.
+
+    With ``stderr=None`` the child's stderr is passed through to ours line by line, and its last
+    lines are kept: when the child goes away, the reason every pending call fails with names its
+    exit status and those lines (see :class:`ProcessReader`).
+    """
     loop = asyncio.get_running_loop()
     child_stdin, to_child = os.pipe()
     from_child, child_stdout = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            command, *args, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+            command,
+            *args,
+            stdin=child_stdin,
+            stdout=child_stdout,
+            stderr=asyncio.subprocess.PIPE if stderr is None else stderr,
+            cwd=cwd,
+            env=env,
         )
     except BaseException:
         os.close(to_child)
@@ -1159,12 +1220,74 @@ async def spawn(
     finally:
         os.close(child_stdin)
         os.close(child_stdout)
-    reader = PipeReader()
+    reader = ProcessReader(process)
     await loop.connect_read_pipe(lambda: reader, os.fdopen(from_child, "rb", buffering=0))
     transport, protocol = await loop.connect_write_pipe(
         _WriteProtocol, os.fdopen(to_child, "wb", buffering=0)
     )
     return process, reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+class ProcessReader(PipeReader):
+    """Reads a child process's stdout; when it ends, says how the child went away.
+
+    The reason pending calls fail with names the exit status (waiting up to ``grace`` seconds for
+    the child to exit) and the last lines it wrote to a piped stderr, which is passed through.
+    """
+
+    TAIL_LINES = 10
+
+    def __init__(self, process: asyncio.subprocess.Process, grace: float = 2.0) -> None:
+        super().__init__()
+        self.process = process
+        self.grace = grace
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=self.TAIL_LINES)
+        self._stderr_done: asyncio.Future[None] | None = None
+        self._report_task: asyncio.Future[None] | None = None
+        if process.stderr is not None:
+            self._stderr_done = asyncio.ensure_future(self._pass_stderr(process.stderr))
+
+    async def _pass_stderr(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            self.stderr_tail.append(line.decode(errors="replace").rstrip("\r\n"))
+            out = getattr(sys.stderr, "buffer", None)
+            if out is not None:
+                out.write(line)
+            else:
+                sys.stderr.write(line.decode(errors="replace"))
+            sys.stderr.flush()
+
+    def _lost(self, reason: str) -> None:
+        if self._report_task is None:
+            self._report_task = asyncio.ensure_future(self._report(reason))
+
+    async def finished(self) -> None:
+        """Wait until the child's stderr is passed through and its end is reported."""
+        for task in (self._stderr_done, self._report_task):
+            if task is not None:
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def _report(self, reason: str) -> None:
+        waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(self.process.wait())]
+        if self._stderr_done is not None:
+            waits.append(self._stderr_done)
+        await asyncio.wait(waits, timeout=self.grace)
+        PipeReader._lost(
+            self, describe_exit(reason, self.process.returncode, tuple(self.stderr_tail))
+        )
+
+
+def describe_exit(reason: str, returncode: int | None, stderr_tail: tuple[str, ...]) -> str:
+    """``reason`` with how the peer process ended: its exit status and the last lines of its stderr."""
+    if returncode is None:
+        text = f"{reason} (the process is still running)"
+    elif returncode < 0:
+        text = f"{reason}: the process was killed by signal {-returncode}"
+    else:
+        text = f"{reason}: the process exited with status {returncode}"
+    if stderr_tail:
+        text += "; the last lines of its stderr:\n" + "\n".join(f"  {line}" for line in stderr_tail)
+    return text
 
 
 def _feed_from_thread(loop: asyncio.AbstractEventLoop, reader: PipeReader, source: Any) -> None:

@@ -6,7 +6,7 @@ the :class:`AgentSideConnection` that ties them to a pair of streams, and :func:
 from __future__ import annotations
 
 import asyncio
-from typing import Any, final
+from typing import Any, final, overload
 
 from . import _rpc
 from ._codec import DecodeError, decode, encode
@@ -32,6 +32,8 @@ from .models import (
     DidSaveDocumentNotification,
     DisableProvidersRequest,
     DisableProvidersResponse,
+    ElicitationId,
+    EnvVariable,
     ForkSessionRequest,
     ForkSessionResponse,
     InitializeRequest,
@@ -48,6 +50,7 @@ from .models import (
     LogoutResponse,
     NewSessionRequest,
     NewSessionResponse,
+    PermissionOption,
     PromptRequest,
     PromptResponse,
     ReadTextFileRequest,
@@ -59,7 +62,9 @@ from .models import (
     RequestPermissionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    SessionId,
     SessionNotification,
+    SessionUpdate,
     SetProvidersRequest,
     SetProvidersResponse,
     SetSessionConfigOptionRequest,
@@ -74,6 +79,7 @@ from .models import (
     SuggestNesResponse,
     TerminalOutputRequest,
     TerminalOutputResponse,
+    ToolCallUpdate,
     WaitForTerminalExitRequest,
     WaitForTerminalExitResponse,
     WriteTextFileRequest,
@@ -298,12 +304,13 @@ class Agent:
         """
         raise RequestError.method_not_found("session/set_model")
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
@@ -347,12 +354,29 @@ AGENT_ROUTES: tuple[_rpc.Route, ...] = (
 class ClientProxy(_rpc.Proxy):
     """Calls the client's methods: one typed method per method, named by its id."""
 
-    async def elicitation_complete(self, params: CompleteElicitationNotification) -> None:
+    @overload
+    async def elicitation_complete(self, params: CompleteElicitationNotification, /) -> None: ...
+
+    @overload
+    async def elicitation_complete(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        elicitation_id: ElicitationId,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def elicitation_complete(
+        self, *params: CompleteElicitationNotification, **fields: Any
+    ) -> None:
         """Notification that a URL-based elicitation has completed.
 
         Sends ``elicitation/complete`` (notification, unstable).
+
+        Takes its params object (``CompleteElicitationNotification``), or its fields as keywords.
         """
-        await self._notify("elicitation/complete", params)
+        value = _rpc.params_of(CompleteElicitationNotification, params, fields)
+        await self._notify("elicitation/complete", value)
 
     async def elicitation_create(
         self, params: CreateElicitationRequest
@@ -366,94 +390,266 @@ class ClientProxy(_rpc.Proxy):
         )
         return result
 
-    async def fs_read_text_file(self, params: ReadTextFileRequest) -> ReadTextFileResponse:
+    @overload
+    async def fs_read_text_file(self, params: ReadTextFileRequest, /) -> ReadTextFileResponse: ...
+
+    @overload
+    async def fs_read_text_file(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        limit: int | None = None,
+        line: int | None = None,
+        path: str,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> ReadTextFileResponse: ...
+
+    async def fs_read_text_file(
+        self, *params: ReadTextFileRequest, **fields: Any
+    ) -> ReadTextFileResponse:
         """Reads content from a text file in the client's file system.
 
         Sends ``fs/read_text_file`` (request).
+
+        Takes its params object (``ReadTextFileRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ReadTextFileRequest, params, fields)
         result: ReadTextFileResponse = _CODEC.decode(
-            ReadTextFileResponse, await self._request("fs/read_text_file", params)
+            ReadTextFileResponse, await self._request("fs/read_text_file", value)
         )
         return result
 
-    async def fs_write_text_file(self, params: WriteTextFileRequest) -> WriteTextFileResponse:
+    @overload
+    async def fs_write_text_file(
+        self, params: WriteTextFileRequest, /
+    ) -> WriteTextFileResponse: ...
+
+    @overload
+    async def fs_write_text_file(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        content: str,
+        path: str,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> WriteTextFileResponse: ...
+
+    async def fs_write_text_file(
+        self, *params: WriteTextFileRequest, **fields: Any
+    ) -> WriteTextFileResponse:
         """Writes content to a text file in the client's file system.
 
         Sends ``fs/write_text_file`` (request).
+
+        Takes its params object (``WriteTextFileRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(WriteTextFileRequest, params, fields)
         result: WriteTextFileResponse = _CODEC.decode(
-            WriteTextFileResponse, await self._request("fs/write_text_file", params)
+            WriteTextFileResponse, await self._request("fs/write_text_file", value)
         )
         return result
 
+    @overload
     async def session_request_permission(
-        self, params: RequestPermissionRequest
+        self, params: RequestPermissionRequest, /
+    ) -> RequestPermissionResponse: ...
+
+    @overload
+    async def session_request_permission(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        options: list[PermissionOption],
+        session_id: SessionId,
+        tool_call: ToolCallUpdate,
+        extra: dict[str, Any] | None = None,
+    ) -> RequestPermissionResponse: ...
+
+    async def session_request_permission(
+        self, *params: RequestPermissionRequest, **fields: Any
     ) -> RequestPermissionResponse:
         """Requests permission from the user for a tool call operation.
 
         Sends ``session/request_permission`` (request).
+
+        Takes its params object (``RequestPermissionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(RequestPermissionRequest, params, fields)
         result: RequestPermissionResponse = _CODEC.decode(
-            RequestPermissionResponse, await self._request("session/request_permission", params)
+            RequestPermissionResponse, await self._request("session/request_permission", value)
         )
         return result
 
-    async def session_update(self, params: SessionNotification) -> None:
+    @overload
+    async def session_update(self, params: SessionNotification, /) -> None: ...
+
+    @overload
+    async def session_update(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        update: SessionUpdate,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def session_update(self, *params: SessionNotification, **fields: Any) -> None:
         """Handles session update notifications from the agent.
 
         Sends ``session/update`` (notification).
-        """
-        await self._notify("session/update", params)
 
-    async def terminal_create(self, params: CreateTerminalRequest) -> CreateTerminalResponse:
+        Takes its params object (``SessionNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(SessionNotification, params, fields)
+        await self._notify("session/update", value)
+
+    @overload
+    async def terminal_create(self, params: CreateTerminalRequest, /) -> CreateTerminalResponse: ...
+
+    @overload
+    async def terminal_create(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        args: list[str] | None = None,
+        command: str,
+        cwd: str | None = None,
+        env: list[EnvVariable] | None = None,
+        output_byte_limit: int | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> CreateTerminalResponse: ...
+
+    async def terminal_create(
+        self, *params: CreateTerminalRequest, **fields: Any
+    ) -> CreateTerminalResponse:
         """Executes a command in a new terminal
 
         Sends ``terminal/create`` (request).
+
+        Takes its params object (``CreateTerminalRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(CreateTerminalRequest, params, fields)
         result: CreateTerminalResponse = _CODEC.decode(
-            CreateTerminalResponse, await self._request("terminal/create", params)
+            CreateTerminalResponse, await self._request("terminal/create", value)
         )
         return result
 
-    async def terminal_kill(self, params: KillTerminalRequest) -> KillTerminalResponse:
+    @overload
+    async def terminal_kill(self, params: KillTerminalRequest, /) -> KillTerminalResponse: ...
+
+    @overload
+    async def terminal_kill(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        terminal_id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> KillTerminalResponse: ...
+
+    async def terminal_kill(
+        self, *params: KillTerminalRequest, **fields: Any
+    ) -> KillTerminalResponse:
         """Kills the terminal command without releasing the terminal
 
         Sends ``terminal/kill`` (request).
+
+        Takes its params object (``KillTerminalRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(KillTerminalRequest, params, fields)
         result: KillTerminalResponse = _CODEC.decode(
-            KillTerminalResponse, await self._request("terminal/kill", params)
+            KillTerminalResponse, await self._request("terminal/kill", value)
         )
         return result
 
-    async def terminal_output(self, params: TerminalOutputRequest) -> TerminalOutputResponse:
+    @overload
+    async def terminal_output(self, params: TerminalOutputRequest, /) -> TerminalOutputResponse: ...
+
+    @overload
+    async def terminal_output(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        terminal_id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> TerminalOutputResponse: ...
+
+    async def terminal_output(
+        self, *params: TerminalOutputRequest, **fields: Any
+    ) -> TerminalOutputResponse:
         """Gets the terminal output and exit status
 
         Sends ``terminal/output`` (request).
+
+        Takes its params object (``TerminalOutputRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(TerminalOutputRequest, params, fields)
         result: TerminalOutputResponse = _CODEC.decode(
-            TerminalOutputResponse, await self._request("terminal/output", params)
+            TerminalOutputResponse, await self._request("terminal/output", value)
         )
         return result
 
-    async def terminal_release(self, params: ReleaseTerminalRequest) -> ReleaseTerminalResponse:
+    @overload
+    async def terminal_release(
+        self, params: ReleaseTerminalRequest, /
+    ) -> ReleaseTerminalResponse: ...
+
+    @overload
+    async def terminal_release(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        terminal_id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> ReleaseTerminalResponse: ...
+
+    async def terminal_release(
+        self, *params: ReleaseTerminalRequest, **fields: Any
+    ) -> ReleaseTerminalResponse:
         """Releases a terminal
 
         Sends ``terminal/release`` (request).
+
+        Takes its params object (``ReleaseTerminalRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ReleaseTerminalRequest, params, fields)
         result: ReleaseTerminalResponse = _CODEC.decode(
-            ReleaseTerminalResponse, await self._request("terminal/release", params)
+            ReleaseTerminalResponse, await self._request("terminal/release", value)
         )
         return result
 
+    @overload
     async def terminal_wait_for_exit(
-        self, params: WaitForTerminalExitRequest
+        self, params: WaitForTerminalExitRequest, /
+    ) -> WaitForTerminalExitResponse: ...
+
+    @overload
+    async def terminal_wait_for_exit(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        terminal_id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> WaitForTerminalExitResponse: ...
+
+    async def terminal_wait_for_exit(
+        self, *params: WaitForTerminalExitRequest, **fields: Any
     ) -> WaitForTerminalExitResponse:
         """Waits for the terminal command to exit and return its exit status
 
         Sends ``terminal/wait_for_exit`` (request).
+
+        Takes its params object (``WaitForTerminalExitRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(WaitForTerminalExitRequest, params, fields)
         result: WaitForTerminalExitResponse = _CODEC.decode(
-            WaitForTerminalExitResponse, await self._request("terminal/wait_for_exit", params)
+            WaitForTerminalExitResponse, await self._request("terminal/wait_for_exit", value)
         )
         return result
 

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from typing import Any, final
+from typing import Any, final, overload
 
 from . import _rpc
 from ._codec import DecodeError, decode, encode
@@ -19,11 +19,13 @@ from .models import (
     AuthenticateRequest,
     AuthenticateResponse,
     CancelNotification,
+    ClientCapabilities,
     CloseNesRequest,
     CloseNesResponse,
     CloseSessionRequest,
     CloseSessionResponse,
     CompleteElicitationNotification,
+    ContentBlock,
     CreateElicitationRequest,
     CreateElicitationResponse,
     CreateTerminalRequest,
@@ -37,6 +39,7 @@ from .models import (
     DisableProvidersResponse,
     ForkSessionRequest,
     ForkSessionResponse,
+    Implementation,
     InitializeRequest,
     InitializeResponse,
     KillTerminalRequest,
@@ -45,14 +48,24 @@ from .models import (
     ListProvidersResponse,
     ListSessionsRequest,
     ListSessionsResponse,
+    LlmProtocol,
     LoadSessionRequest,
     LoadSessionResponse,
     LogoutRequest,
     LogoutResponse,
+    McpServer,
+    ModelId,
+    NesRejectReason,
+    NesRepository,
+    NesSuggestContext,
+    NesTriggerKind,
     NewSessionRequest,
     NewSessionResponse,
+    Position,
     PromptRequest,
     PromptResponse,
+    ProtocolVersion,
+    Range,
     ReadTextFileRequest,
     ReadTextFileResponse,
     RejectNesNotification,
@@ -62,6 +75,8 @@ from .models import (
     RequestPermissionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    SessionId,
+    SessionModeId,
     SessionNotification,
     SetProvidersRequest,
     SetProvidersResponse,
@@ -77,8 +92,10 @@ from .models import (
     SuggestNesResponse,
     TerminalOutputRequest,
     TerminalOutputResponse,
+    TextDocumentContentChangeEvent,
     WaitForTerminalExitRequest,
     WaitForTerminalExitResponse,
+    WorkspaceFolder,
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
@@ -193,12 +210,13 @@ class Client:
         """
         raise RequestError.method_not_found("terminal/wait_for_exit")
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
@@ -227,219 +245,631 @@ CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
 class AgentProxy(_rpc.Proxy):
     """Calls the agent's methods: one typed method per method, named by its id."""
 
-    async def authenticate(self, params: AuthenticateRequest) -> AuthenticateResponse:
+    @overload
+    async def authenticate(self, params: AuthenticateRequest, /) -> AuthenticateResponse: ...
+
+    @overload
+    async def authenticate(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        method_id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> AuthenticateResponse: ...
+
+    async def authenticate(
+        self, *params: AuthenticateRequest, **fields: Any
+    ) -> AuthenticateResponse:
         """Authenticates the client using the specified authentication method.
 
         Sends ``authenticate`` (request).
+
+        Takes its params object (``AuthenticateRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(AuthenticateRequest, params, fields)
         result: AuthenticateResponse = _CODEC.decode(
-            AuthenticateResponse, await self._request("authenticate", params)
+            AuthenticateResponse, await self._request("authenticate", value)
         )
         return result
 
-    async def document_did_change(self, params: DidChangeDocumentNotification) -> None:
+    @overload
+    async def document_did_change(self, params: DidChangeDocumentNotification, /) -> None: ...
+
+    @overload
+    async def document_did_change(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        content_changes: list[TextDocumentContentChangeEvent],
+        session_id: SessionId,
+        uri: str,
+        version: int,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def document_did_change(
+        self, *params: DidChangeDocumentNotification, **fields: Any
+    ) -> None:
         """Notification sent when a file is edited.
 
         Sends ``document/didChange`` (notification, unstable).
-        """
-        await self._notify("document/didChange", params)
 
-    async def document_did_close(self, params: DidCloseDocumentNotification) -> None:
+        Takes its params object (``DidChangeDocumentNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(DidChangeDocumentNotification, params, fields)
+        await self._notify("document/didChange", value)
+
+    @overload
+    async def document_did_close(self, params: DidCloseDocumentNotification, /) -> None: ...
+
+    @overload
+    async def document_did_close(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        uri: str,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def document_did_close(
+        self, *params: DidCloseDocumentNotification, **fields: Any
+    ) -> None:
         """Notification sent when a file is closed.
 
         Sends ``document/didClose`` (notification, unstable).
-        """
-        await self._notify("document/didClose", params)
 
-    async def document_did_focus(self, params: DidFocusDocumentNotification) -> None:
+        Takes its params object (``DidCloseDocumentNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(DidCloseDocumentNotification, params, fields)
+        await self._notify("document/didClose", value)
+
+    @overload
+    async def document_did_focus(self, params: DidFocusDocumentNotification, /) -> None: ...
+
+    @overload
+    async def document_did_focus(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        position: Position,
+        session_id: SessionId,
+        uri: str,
+        version: int,
+        visible_range: Range,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def document_did_focus(
+        self, *params: DidFocusDocumentNotification, **fields: Any
+    ) -> None:
         """Notification sent when a file becomes the active editor tab.
 
         Sends ``document/didFocus`` (notification, unstable).
-        """
-        await self._notify("document/didFocus", params)
 
-    async def document_did_open(self, params: DidOpenDocumentNotification) -> None:
+        Takes its params object (``DidFocusDocumentNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(DidFocusDocumentNotification, params, fields)
+        await self._notify("document/didFocus", value)
+
+    @overload
+    async def document_did_open(self, params: DidOpenDocumentNotification, /) -> None: ...
+
+    @overload
+    async def document_did_open(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        language_id: str,
+        session_id: SessionId,
+        text: str,
+        uri: str,
+        version: int,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def document_did_open(self, *params: DidOpenDocumentNotification, **fields: Any) -> None:
         """Notification sent when a file is opened in the editor.
 
         Sends ``document/didOpen`` (notification, unstable).
-        """
-        await self._notify("document/didOpen", params)
 
-    async def document_did_save(self, params: DidSaveDocumentNotification) -> None:
+        Takes its params object (``DidOpenDocumentNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(DidOpenDocumentNotification, params, fields)
+        await self._notify("document/didOpen", value)
+
+    @overload
+    async def document_did_save(self, params: DidSaveDocumentNotification, /) -> None: ...
+
+    @overload
+    async def document_did_save(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        uri: str,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def document_did_save(self, *params: DidSaveDocumentNotification, **fields: Any) -> None:
         """Notification sent when a file is saved.
 
         Sends ``document/didSave`` (notification, unstable).
-        """
-        await self._notify("document/didSave", params)
 
-    async def initialize(self, params: InitializeRequest) -> InitializeResponse:
+        Takes its params object (``DidSaveDocumentNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(DidSaveDocumentNotification, params, fields)
+        await self._notify("document/didSave", value)
+
+    @overload
+    async def initialize(self, params: InitializeRequest, /) -> InitializeResponse: ...
+
+    @overload
+    async def initialize(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        protocol_version: ProtocolVersion,
+        extra: dict[str, Any] | None = None,
+    ) -> InitializeResponse: ...
+
+    async def initialize(self, *params: InitializeRequest, **fields: Any) -> InitializeResponse:
         """Establishes the connection with a client and negotiates protocol capabilities.
 
         Sends ``initialize`` (request).
+
+        Takes its params object (``InitializeRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(InitializeRequest, params, fields)
         result: InitializeResponse = _CODEC.decode(
-            InitializeResponse, await self._request("initialize", params)
+            InitializeResponse, await self._request("initialize", value)
         )
         return result
 
-    async def logout(self, params: LogoutRequest) -> LogoutResponse:
+    @overload
+    async def logout(self, params: LogoutRequest, /) -> LogoutResponse: ...
+
+    @overload
+    async def logout(
+        self, *, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None
+    ) -> LogoutResponse: ...
+
+    async def logout(self, *params: LogoutRequest, **fields: Any) -> LogoutResponse:
         """Logs out of the current authenticated state.
 
         Sends ``logout`` (request, unstable).
+
+        Takes its params object (``LogoutRequest``), or its fields as keywords.
         """
-        result: LogoutResponse = _CODEC.decode(
-            LogoutResponse, await self._request("logout", params)
-        )
+        value = _rpc.params_of(LogoutRequest, params, fields)
+        result: LogoutResponse = _CODEC.decode(LogoutResponse, await self._request("logout", value))
         return result
 
-    async def nes_accept(self, params: AcceptNesNotification) -> None:
+    @overload
+    async def nes_accept(self, params: AcceptNesNotification, /) -> None: ...
+
+    @overload
+    async def nes_accept(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        id: str,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def nes_accept(self, *params: AcceptNesNotification, **fields: Any) -> None:
         """Notification sent when a suggestion is accepted.
 
         Sends ``nes/accept`` (notification, unstable).
-        """
-        await self._notify("nes/accept", params)
 
-    async def nes_close(self, params: CloseNesRequest) -> CloseNesResponse:
+        Takes its params object (``AcceptNesNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(AcceptNesNotification, params, fields)
+        await self._notify("nes/accept", value)
+
+    @overload
+    async def nes_close(self, params: CloseNesRequest, /) -> CloseNesResponse: ...
+
+    @overload
+    async def nes_close(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> CloseNesResponse: ...
+
+    async def nes_close(self, *params: CloseNesRequest, **fields: Any) -> CloseNesResponse:
         """Closes an active NES session and frees up any resources associated with it.
 
         Sends ``nes/close`` (request, unstable).
+
+        Takes its params object (``CloseNesRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(CloseNesRequest, params, fields)
         result: CloseNesResponse = _CODEC.decode(
-            CloseNesResponse, await self._request("nes/close", params)
+            CloseNesResponse, await self._request("nes/close", value)
         )
         return result
 
-    async def nes_reject(self, params: RejectNesNotification) -> None:
+    @overload
+    async def nes_reject(self, params: RejectNesNotification, /) -> None: ...
+
+    @overload
+    async def nes_reject(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        id: str,
+        reason: NesRejectReason | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def nes_reject(self, *params: RejectNesNotification, **fields: Any) -> None:
         """Notification sent when a suggestion is rejected.
 
         Sends ``nes/reject`` (notification, unstable).
-        """
-        await self._notify("nes/reject", params)
 
-    async def nes_start(self, params: StartNesRequest) -> StartNesResponse:
+        Takes its params object (``RejectNesNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(RejectNesNotification, params, fields)
+        await self._notify("nes/reject", value)
+
+    @overload
+    async def nes_start(self, params: StartNesRequest, /) -> StartNesResponse: ...
+
+    @overload
+    async def nes_start(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        repository: NesRepository | None = None,
+        workspace_folders: list[WorkspaceFolder] | None = None,
+        workspace_uri: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> StartNesResponse: ...
+
+    async def nes_start(self, *params: StartNesRequest, **fields: Any) -> StartNesResponse:
         """Starts an NES session.
 
         Sends ``nes/start`` (request, unstable).
+
+        Takes its params object (``StartNesRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(StartNesRequest, params, fields)
         result: StartNesResponse = _CODEC.decode(
-            StartNesResponse, await self._request("nes/start", params)
+            StartNesResponse, await self._request("nes/start", value)
         )
         return result
 
-    async def nes_suggest(self, params: SuggestNesRequest) -> SuggestNesResponse:
+    @overload
+    async def nes_suggest(self, params: SuggestNesRequest, /) -> SuggestNesResponse: ...
+
+    @overload
+    async def nes_suggest(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        context: NesSuggestContext | None = None,
+        position: Position,
+        selection: Range | None = None,
+        session_id: SessionId,
+        trigger_kind: NesTriggerKind,
+        uri: str,
+        version: int,
+        extra: dict[str, Any] | None = None,
+    ) -> SuggestNesResponse: ...
+
+    async def nes_suggest(self, *params: SuggestNesRequest, **fields: Any) -> SuggestNesResponse:
         """Requests a code suggestion.
 
         Sends ``nes/suggest`` (request, unstable).
+
+        Takes its params object (``SuggestNesRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(SuggestNesRequest, params, fields)
         result: SuggestNesResponse = _CODEC.decode(
-            SuggestNesResponse, await self._request("nes/suggest", params)
+            SuggestNesResponse, await self._request("nes/suggest", value)
         )
         return result
 
-    async def providers_disable(self, params: DisableProvidersRequest) -> DisableProvidersResponse:
+    @overload
+    async def providers_disable(
+        self, params: DisableProvidersRequest, /
+    ) -> DisableProvidersResponse: ...
+
+    @overload
+    async def providers_disable(
+        self, *, meta: dict[str, Any] | None = None, id: str, extra: dict[str, Any] | None = None
+    ) -> DisableProvidersResponse: ...
+
+    async def providers_disable(
+        self, *params: DisableProvidersRequest, **fields: Any
+    ) -> DisableProvidersResponse:
         """Disables a provider.
 
         Sends ``providers/disable`` (request, unstable).
+
+        Takes its params object (``DisableProvidersRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(DisableProvidersRequest, params, fields)
         result: DisableProvidersResponse = _CODEC.decode(
-            DisableProvidersResponse, await self._request("providers/disable", params)
+            DisableProvidersResponse, await self._request("providers/disable", value)
         )
         return result
 
-    async def providers_list(self, params: ListProvidersRequest) -> ListProvidersResponse:
+    @overload
+    async def providers_list(self, params: ListProvidersRequest, /) -> ListProvidersResponse: ...
+
+    @overload
+    async def providers_list(
+        self, *, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None
+    ) -> ListProvidersResponse: ...
+
+    async def providers_list(
+        self, *params: ListProvidersRequest, **fields: Any
+    ) -> ListProvidersResponse:
         """Lists providers that can be configured by the client.
 
         Sends ``providers/list`` (request, unstable).
+
+        Takes its params object (``ListProvidersRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ListProvidersRequest, params, fields)
         result: ListProvidersResponse = _CODEC.decode(
-            ListProvidersResponse, await self._request("providers/list", params)
+            ListProvidersResponse, await self._request("providers/list", value)
         )
         return result
 
-    async def providers_set(self, params: SetProvidersRequest) -> SetProvidersResponse:
+    @overload
+    async def providers_set(self, params: SetProvidersRequest, /) -> SetProvidersResponse: ...
+
+    @overload
+    async def providers_set(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        api_type: LlmProtocol,
+        base_url: str,
+        headers: dict[str, str] | None = None,
+        id: str,
+        extra: dict[str, Any] | None = None,
+    ) -> SetProvidersResponse: ...
+
+    async def providers_set(
+        self, *params: SetProvidersRequest, **fields: Any
+    ) -> SetProvidersResponse:
         """Replaces the configuration for a provider.
 
         Sends ``providers/set`` (request, unstable).
+
+        Takes its params object (``SetProvidersRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(SetProvidersRequest, params, fields)
         result: SetProvidersResponse = _CODEC.decode(
-            SetProvidersResponse, await self._request("providers/set", params)
+            SetProvidersResponse, await self._request("providers/set", value)
         )
         return result
 
-    async def session_cancel(self, params: CancelNotification) -> None:
+    @overload
+    async def session_cancel(self, params: CancelNotification, /) -> None: ...
+
+    @overload
+    async def session_cancel(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    async def session_cancel(self, *params: CancelNotification, **fields: Any) -> None:
         """Cancels ongoing operations for a session.
 
         Sends ``session/cancel`` (notification).
-        """
-        await self._notify("session/cancel", params)
 
-    async def session_close(self, params: CloseSessionRequest) -> CloseSessionResponse:
+        Takes its params object (``CancelNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(CancelNotification, params, fields)
+        await self._notify("session/cancel", value)
+
+    @overload
+    async def session_close(self, params: CloseSessionRequest, /) -> CloseSessionResponse: ...
+
+    @overload
+    async def session_close(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> CloseSessionResponse: ...
+
+    async def session_close(
+        self, *params: CloseSessionRequest, **fields: Any
+    ) -> CloseSessionResponse:
         """Closes an active session and frees up any resources associated with it.
 
         Sends ``session/close`` (request).
+
+        Takes its params object (``CloseSessionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(CloseSessionRequest, params, fields)
         result: CloseSessionResponse = _CODEC.decode(
-            CloseSessionResponse, await self._request("session/close", params)
+            CloseSessionResponse, await self._request("session/close", value)
         )
         return result
 
-    async def session_fork(self, params: ForkSessionRequest) -> ForkSessionResponse:
+    @overload
+    async def session_fork(self, params: ForkSessionRequest, /) -> ForkSessionResponse: ...
+
+    @overload
+    async def session_fork(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        additional_directories: list[str] | None = None,
+        cwd: str,
+        mcp_servers: list[McpServer] | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> ForkSessionResponse: ...
+
+    async def session_fork(self, *params: ForkSessionRequest, **fields: Any) -> ForkSessionResponse:
         """Forks an existing session to create a new independent session.
 
         Sends ``session/fork`` (request, unstable).
+
+        Takes its params object (``ForkSessionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ForkSessionRequest, params, fields)
         result: ForkSessionResponse = _CODEC.decode(
-            ForkSessionResponse, await self._request("session/fork", params)
+            ForkSessionResponse, await self._request("session/fork", value)
         )
         return result
 
-    async def session_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
+    @overload
+    async def session_list(self, params: ListSessionsRequest, /) -> ListSessionsResponse: ...
+
+    @overload
+    async def session_list(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        additional_directories: list[str] | None = None,
+        cursor: str | None = None,
+        cwd: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> ListSessionsResponse: ...
+
+    async def session_list(
+        self, *params: ListSessionsRequest, **fields: Any
+    ) -> ListSessionsResponse:
         """Lists existing sessions known to the agent.
 
         Sends ``session/list`` (request).
+
+        Takes its params object (``ListSessionsRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ListSessionsRequest, params, fields)
         result: ListSessionsResponse = _CODEC.decode(
-            ListSessionsResponse, await self._request("session/list", params)
+            ListSessionsResponse, await self._request("session/list", value)
         )
         return result
 
-    async def session_load(self, params: LoadSessionRequest) -> LoadSessionResponse:
+    @overload
+    async def session_load(self, params: LoadSessionRequest, /) -> LoadSessionResponse: ...
+
+    @overload
+    async def session_load(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        additional_directories: list[str] | None = None,
+        cwd: str,
+        mcp_servers: list[McpServer],
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> LoadSessionResponse: ...
+
+    async def session_load(self, *params: LoadSessionRequest, **fields: Any) -> LoadSessionResponse:
         """Loads an existing session to resume a previous conversation.
 
         Sends ``session/load`` (request).
+
+        Takes its params object (``LoadSessionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(LoadSessionRequest, params, fields)
         result: LoadSessionResponse = _CODEC.decode(
-            LoadSessionResponse, await self._request("session/load", params)
+            LoadSessionResponse, await self._request("session/load", value)
         )
         return result
 
-    async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
+    @overload
+    async def session_new(self, params: NewSessionRequest, /) -> NewSessionResponse: ...
+
+    @overload
+    async def session_new(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        additional_directories: list[str] | None = None,
+        cwd: str,
+        mcp_servers: list[McpServer],
+        extra: dict[str, Any] | None = None,
+    ) -> NewSessionResponse: ...
+
+    async def session_new(self, *params: NewSessionRequest, **fields: Any) -> NewSessionResponse:
         """Creates a new conversation session with the agent.
 
         Sends ``session/new`` (request).
+
+        Takes its params object (``NewSessionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(NewSessionRequest, params, fields)
         result: NewSessionResponse = _CODEC.decode(
-            NewSessionResponse, await self._request("session/new", params)
+            NewSessionResponse, await self._request("session/new", value)
         )
         return result
 
-    async def session_prompt(self, params: PromptRequest) -> PromptResponse:
+    @overload
+    async def session_prompt(self, params: PromptRequest, /) -> PromptResponse: ...
+
+    @overload
+    async def session_prompt(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        message_id: str | None = None,
+        prompt: list[ContentBlock],
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> PromptResponse: ...
+
+    async def session_prompt(self, *params: PromptRequest, **fields: Any) -> PromptResponse:
         """Processes a user prompt within a session.
 
         Sends ``session/prompt`` (request).
+
+        Takes its params object (``PromptRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(PromptRequest, params, fields)
         result: PromptResponse = _CODEC.decode(
-            PromptResponse, await self._request("session/prompt", params)
+            PromptResponse, await self._request("session/prompt", value)
         )
         return result
 
-    async def session_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
+    @overload
+    async def session_resume(self, params: ResumeSessionRequest, /) -> ResumeSessionResponse: ...
+
+    @overload
+    async def session_resume(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        additional_directories: list[str] | None = None,
+        cwd: str,
+        mcp_servers: list[McpServer] | None = None,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> ResumeSessionResponse: ...
+
+    async def session_resume(
+        self, *params: ResumeSessionRequest, **fields: Any
+    ) -> ResumeSessionResponse:
         """Resumes an existing session without returning previous messages.
 
         Sends ``session/resume`` (request).
+
+        Takes its params object (``ResumeSessionRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(ResumeSessionRequest, params, fields)
         result: ResumeSessionResponse = _CODEC.decode(
-            ResumeSessionResponse, await self._request("session/resume", params)
+            ResumeSessionResponse, await self._request("session/resume", value)
         )
         return result
 
@@ -455,23 +885,63 @@ class AgentProxy(_rpc.Proxy):
         )
         return result
 
-    async def session_set_mode(self, params: SetSessionModeRequest) -> SetSessionModeResponse:
+    @overload
+    async def session_set_mode(
+        self, params: SetSessionModeRequest, /
+    ) -> SetSessionModeResponse: ...
+
+    @overload
+    async def session_set_mode(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        mode_id: SessionModeId,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> SetSessionModeResponse: ...
+
+    async def session_set_mode(
+        self, *params: SetSessionModeRequest, **fields: Any
+    ) -> SetSessionModeResponse:
         """Sets the current mode for a session.
 
         Sends ``session/set_mode`` (request).
+
+        Takes its params object (``SetSessionModeRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(SetSessionModeRequest, params, fields)
         result: SetSessionModeResponse = _CODEC.decode(
-            SetSessionModeResponse, await self._request("session/set_mode", params)
+            SetSessionModeResponse, await self._request("session/set_mode", value)
         )
         return result
 
-    async def session_set_model(self, params: SetSessionModelRequest) -> SetSessionModelResponse:
+    @overload
+    async def session_set_model(
+        self, params: SetSessionModelRequest, /
+    ) -> SetSessionModelResponse: ...
+
+    @overload
+    async def session_set_model(
+        self,
+        *,
+        meta: dict[str, Any] | None = None,
+        model_id: ModelId,
+        session_id: SessionId,
+        extra: dict[str, Any] | None = None,
+    ) -> SetSessionModelResponse: ...
+
+    async def session_set_model(
+        self, *params: SetSessionModelRequest, **fields: Any
+    ) -> SetSessionModelResponse:
         """Select a model for a given session.
 
         Sends ``session/set_model`` (request, unstable).
+
+        Takes its params object (``SetSessionModelRequest``), or its fields as keywords.
         """
+        value = _rpc.params_of(SetSessionModelRequest, params, fields)
         result: SetSessionModelResponse = _CODEC.decode(
-            SetSessionModelResponse, await self._request("session/set_model", params)
+            SetSessionModelResponse, await self._request("session/set_model", value)
         )
         return result
 
@@ -521,7 +991,9 @@ async def spawn_agent(
     """Start an agent process and connect ``client`` to its stdin and stdout.
 
     ``async with spawn_agent(MyClient(), "my-agent", "--flag") as conn: await conn.agent.initialize(...)``.
-    The agent's stderr is inherited unless ``stderr`` says otherwise (e.g. ``subprocess.DEVNULL``).
+    The agent's stderr is passed through to ours unless ``stderr`` says otherwise (e.g.
+    ``subprocess.DEVNULL``); if the agent goes away, :class:`ConnectionClosed` says with what exit
+    status and the last lines of its stderr.
     On exit the agent's stdin is closed; an agent that does not exit within ``grace`` seconds is
     terminated, then killed. The process is ``conn.process``.
     """
@@ -533,3 +1005,4 @@ async def spawn_agent(
     finally:
         await connection.close()
         await _rpc.stop_process(process, grace)
+        await reader.finished()

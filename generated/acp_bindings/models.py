@@ -18,6 +18,26 @@ _new = object.__new__
 _ABSENT: Any = object()
 
 
+def _not_variant(value: Any, union: str) -> TypeError:
+    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
+    untagged. It names the variant that extends the value's class, else every variant."""
+    name = value.__class__.__name__
+    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
+    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
+    article = "an" if union[:1] in "AEIOU" else "a"
+    return TypeError(f"{name} is not {article} {union}; use {hint}")
+
+
+def _check_variant(value: Any, union: str) -> None:
+    if not isinstance(value, _VARIANTS[union]):
+        raise _not_variant(value, union)
+
+
+def _check_variants(values: Any, union: str) -> None:
+    for value in values:
+        _check_variant(value, union)
+
+
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Accept(Model):
     """The user accepted and provided content."""
@@ -392,6 +412,8 @@ class AgentMessageChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -550,6 +572,8 @@ class AgentThoughtChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -685,6 +709,8 @@ class Array(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(items, _V_MultiSelectItems):
+            raise _not_variant(items, "MultiSelectItems")
         self.default = default
         self.description = description
         self.items = items
@@ -2615,6 +2641,7 @@ class ConfigOptionUpdate(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self._extra = extra
@@ -2670,6 +2697,7 @@ class ConfigOptionUpdateSessionUpdate(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self._extra = extra
@@ -2721,6 +2749,8 @@ class Content(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self._extra = extra
@@ -2785,6 +2815,8 @@ class ContentChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -2842,6 +2874,8 @@ class ContentToolCallContent(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self._extra = extra
@@ -4281,6 +4315,8 @@ class EmbeddedResource(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(resource, _V_EmbeddedResourceResource):
+            raise _not_variant(resource, "EmbeddedResourceResource")
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
@@ -4756,6 +4792,8 @@ class ForkSessionRequest(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if mcp_servers is not None:
+            _check_variants(mcp_servers, "McpServer")
         self.meta = meta
         self.additional_directories = additional_directories
         self.cwd = cwd
@@ -4842,6 +4880,8 @@ class ForkSessionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if config_options is not None:
+            _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self.models = models
@@ -5510,6 +5550,8 @@ class InitializeResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if auth_methods is not None:
+            _check_variants(auth_methods, "AuthMethod")
         self.meta = meta
         self.agent_capabilities = agent_capabilities
         self.agent_info = agent_info
@@ -6142,6 +6184,7 @@ class LoadSessionRequest(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(mcp_servers, "McpServer")
         self.meta = meta
         self.additional_directories = additional_directories
         self.cwd = cwd
@@ -6216,6 +6259,8 @@ class LoadSessionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if config_options is not None:
+            _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self.models = models
@@ -6758,6 +6803,8 @@ class MultiSelectPropertySchema(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(items, _V_MultiSelectItems):
+            raise _not_variant(items, "MultiSelectItems")
         self.default = default
         self.description = description
         self.items = items
@@ -8603,6 +8650,7 @@ class NewSessionRequest(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(mcp_servers, "McpServer")
         self.meta = meta
         self.additional_directories = additional_directories
         self.cwd = cwd
@@ -8686,6 +8734,8 @@ class NewSessionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if config_options is not None:
+            _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self.models = models
@@ -9312,6 +9362,7 @@ class PromptRequest(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(prompt, "ContentBlock")
         self.meta = meta
         self.message_id = message_id
         self.prompt = prompt
@@ -10201,6 +10252,8 @@ class RequestPermissionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(outcome, _V_RequestPermissionOutcome):
+            raise _not_variant(outcome, "RequestPermissionOutcome")
         self.meta = meta
         self.outcome = outcome
         self._extra = extra
@@ -10259,6 +10312,8 @@ class Resource(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(resource, _V_EmbeddedResourceResource):
+            raise _not_variant(resource, "EmbeddedResourceResource")
         self.meta = meta
         self.annotations = annotations
         self.resource = resource
@@ -10621,6 +10676,8 @@ class ResumeSessionRequest(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if mcp_servers is not None:
+            _check_variants(mcp_servers, "McpServer")
         self.meta = meta
         self.additional_directories = additional_directories
         self.cwd = cwd
@@ -10696,6 +10753,8 @@ class ResumeSessionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if config_options is not None:
+            _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self.models = models
@@ -12078,6 +12137,8 @@ class SessionNotification(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(update, _V_SessionUpdate):
+            raise _not_variant(update, "SessionUpdate")
         self.meta = meta
         self.session_id = session_id
         self.update = update
@@ -12310,6 +12371,7 @@ class SetSessionConfigOptionResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(config_options, "SessionConfigOption")
         self.meta = meta
         self.config_options = config_options
         self._extra = extra
@@ -13122,6 +13184,7 @@ class SuggestNesResponse(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        _check_variants(suggestions, "NesSuggestion")
         self.meta = meta
         self.suggestions = suggestions
         self._extra = extra
@@ -13873,6 +13936,8 @@ class ToolCall(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if content is not None:
+            _check_variants(content, "ToolCallContent")
         self.meta = meta
         self.content = content
         self.kind = kind
@@ -14057,6 +14122,8 @@ class ToolCallSessionUpdate(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if content is not None:
+            _check_variants(content, "ToolCallContent")
         self.meta = meta
         self.content = content
         self.kind = kind
@@ -14178,6 +14245,8 @@ class ToolCallUpdate(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if content is not None:
+            _check_variants(content, "ToolCallContent")
         self.meta = meta
         self.content = content
         self.kind = kind
@@ -14305,6 +14374,8 @@ class ToolCallUpdateSessionUpdate(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if content is not None:
+            _check_variants(content, "ToolCallContent")
         self.meta = meta
         self.content = content
         self.kind = kind
@@ -14894,6 +14965,8 @@ class UserMessageChunk(Model):
         extra: dict[str, Any] | None = None,
         _nulls: tuple[str, ...] = (),
     ) -> None:
+        if not isinstance(content, _V_ContentBlock):
+            raise _not_variant(content, "ContentBlock")
         self.meta = meta
         self.content = content
         self.message_id = message_id
@@ -29763,6 +29836,151 @@ _T_d_SessionUpdate: dict[str, Callable[[Any], SessionUpdate]] = {
     "usage_update": _du_UsageUpdateSessionUpdate,
     "user_message_chunk": _du_UserMessageChunk,
 }
+
+
+_V_AgentResponse: tuple[type, ...] = (ResultAgentResponse, ErrorAgentResponse)
+
+
+_V_AuthMethod: tuple[type, ...] = (EnvVar, TerminalAuthMethod, AuthMethodAgent)
+
+
+_V_ClientResponse: tuple[type, ...] = (ResultClientResponse, ErrorClientResponse)
+
+
+_V_ContentBlock: tuple[type, ...] = (Text, Image, Audio, ResourceLinkContentBlock, Resource)
+
+
+_V_CreateElicitationRequest: tuple[type, ...] = (FormSession, FormRequest, UrlSession, UrlRequest)
+
+
+_V_CreateElicitationResponse: tuple[type, ...] = (Accept, Decline, Cancel)
+
+
+_V_ElicitationFormMode: tuple[type, ...] = (SessionElicitationFormMode, RequestElicitationFormMode)
+
+
+_V_ElicitationPropertySchema: tuple[type, ...] = (
+    String,
+    Number,
+    Integer,
+    BooleanElicitationPropertySchema,
+    Array,
+)
+
+
+_V_ElicitationUrlMode: tuple[type, ...] = (SessionElicitationUrlMode, RequestElicitationUrlMode)
+
+
+_V_EmbeddedResourceResource: tuple[type, ...] = (TextResourceContents, BlobResourceContents)
+
+
+_V_McpServer: tuple[type, ...] = (Http, Sse, McpServerStdio)
+
+
+_V_MultiSelectItems: tuple[type, ...] = (UntitledMultiSelectItems, TitledMultiSelectItems)
+
+
+_V_NesSuggestion: tuple[type, ...] = (Edit, Jump, Rename, SearchAndReplace)
+
+
+_V_RequestPermissionOutcome: tuple[type, ...] = (Cancelled, Selected)
+
+
+_V_SessionConfigOption: tuple[type, ...] = (Select, BooleanSessionConfigOption)
+
+
+_V_SessionUpdate: tuple[type, ...] = (
+    UserMessageChunk,
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ToolCallSessionUpdate,
+    ToolCallUpdateSessionUpdate,
+    PlanSessionUpdate,
+    AvailableCommandsUpdateSessionUpdate,
+    CurrentModeUpdateSessionUpdate,
+    ConfigOptionUpdateSessionUpdate,
+    SessionInfoUpdateSessionUpdate,
+    UsageUpdateSessionUpdate,
+)
+
+
+_V_SetSessionConfigOptionRequest: tuple[type, ...] = (BooleanSetSessionConfigOptionRequest, ValueId)
+
+
+_V_ToolCallContent: tuple[type, ...] = (
+    ContentToolCallContent,
+    DiffToolCallContent,
+    TerminalToolCallContent,
+)
+
+#: The variant classes of each union whose values constructors check.
+_VARIANTS: dict[str, tuple[type, ...]] = {
+    "AgentResponse": _V_AgentResponse,
+    "AuthMethod": _V_AuthMethod,
+    "ClientResponse": _V_ClientResponse,
+    "ContentBlock": _V_ContentBlock,
+    "CreateElicitationRequest": _V_CreateElicitationRequest,
+    "CreateElicitationResponse": _V_CreateElicitationResponse,
+    "ElicitationFormMode": _V_ElicitationFormMode,
+    "ElicitationPropertySchema": _V_ElicitationPropertySchema,
+    "ElicitationUrlMode": _V_ElicitationUrlMode,
+    "EmbeddedResourceResource": _V_EmbeddedResourceResource,
+    "McpServer": _V_McpServer,
+    "MultiSelectItems": _V_MultiSelectItems,
+    "NesSuggestion": _V_NesSuggestion,
+    "RequestPermissionOutcome": _V_RequestPermissionOutcome,
+    "SessionConfigOption": _V_SessionConfigOption,
+    "SessionUpdate": _V_SessionUpdate,
+    "SetSessionConfigOptionRequest": _V_SetSessionConfigOptionRequest,
+    "ToolCallContent": _V_ToolCallContent,
+}
+#: (union, class, the variant of the union that extends the class): what a refusal suggests.
+_EXTENDS: tuple[tuple[str, str, str], ...] = (
+    ("AuthMethod", "AuthMethodEnvVar", "EnvVar"),
+    ("AuthMethod", "AuthMethodTerminal", "TerminalAuthMethod"),
+    ("ContentBlock", "AudioContent", "Audio"),
+    ("ContentBlock", "EmbeddedResource", "Resource"),
+    ("ContentBlock", "ImageContent", "Image"),
+    ("ContentBlock", "ResourceLink", "ResourceLinkContentBlock"),
+    ("ContentBlock", "TextContent", "Text"),
+    ("CreateElicitationRequest", "ElicitationRequestScope", "FormRequest"),
+    ("CreateElicitationRequest", "ElicitationRequestScope", "UrlRequest"),
+    ("CreateElicitationRequest", "ElicitationSessionScope", "FormSession"),
+    ("CreateElicitationRequest", "ElicitationSessionScope", "UrlSession"),
+    ("CreateElicitationResponse", "ElicitationAcceptAction", "Accept"),
+    ("ElicitationFormMode", "ElicitationRequestScope", "RequestElicitationFormMode"),
+    ("ElicitationFormMode", "ElicitationSessionScope", "SessionElicitationFormMode"),
+    ("ElicitationPropertySchema", "BooleanPropertySchema", "BooleanElicitationPropertySchema"),
+    ("ElicitationPropertySchema", "IntegerPropertySchema", "Integer"),
+    ("ElicitationPropertySchema", "MultiSelectPropertySchema", "Array"),
+    ("ElicitationPropertySchema", "NumberPropertySchema", "Number"),
+    ("ElicitationPropertySchema", "StringPropertySchema", "String"),
+    ("ElicitationUrlMode", "ElicitationRequestScope", "RequestElicitationUrlMode"),
+    ("ElicitationUrlMode", "ElicitationSessionScope", "SessionElicitationUrlMode"),
+    ("McpServer", "McpServerHttp", "Http"),
+    ("McpServer", "McpServerSse", "Sse"),
+    ("NesSuggestion", "NesEditSuggestion", "Edit"),
+    ("NesSuggestion", "NesJumpSuggestion", "Jump"),
+    ("NesSuggestion", "NesRenameSuggestion", "Rename"),
+    ("NesSuggestion", "NesSearchAndReplaceSuggestion", "SearchAndReplace"),
+    ("RequestPermissionOutcome", "SelectedPermissionOutcome", "Selected"),
+    ("SessionConfigOption", "SessionConfigBoolean", "BooleanSessionConfigOption"),
+    ("SessionConfigOption", "SessionConfigSelect", "Select"),
+    ("SessionUpdate", "AvailableCommandsUpdate", "AvailableCommandsUpdateSessionUpdate"),
+    ("SessionUpdate", "ConfigOptionUpdate", "ConfigOptionUpdateSessionUpdate"),
+    ("SessionUpdate", "ContentChunk", "AgentMessageChunk"),
+    ("SessionUpdate", "ContentChunk", "AgentThoughtChunk"),
+    ("SessionUpdate", "ContentChunk", "UserMessageChunk"),
+    ("SessionUpdate", "CurrentModeUpdate", "CurrentModeUpdateSessionUpdate"),
+    ("SessionUpdate", "Plan", "PlanSessionUpdate"),
+    ("SessionUpdate", "SessionInfoUpdate", "SessionInfoUpdateSessionUpdate"),
+    ("SessionUpdate", "ToolCall", "ToolCallSessionUpdate"),
+    ("SessionUpdate", "ToolCallUpdate", "ToolCallUpdateSessionUpdate"),
+    ("SessionUpdate", "UsageUpdate", "UsageUpdateSessionUpdate"),
+    ("ToolCallContent", "Content", "ContentToolCallContent"),
+    ("ToolCallContent", "Diff", "DiffToolCallContent"),
+    ("ToolCallContent", "Terminal", "TerminalToolCallContent"),
+)
 
 _codec.register(
     {

@@ -170,7 +170,7 @@ def test_side_proxy_emits_only_the_proxy_runtime(cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     names = {p.name for p in (out / "proxy_only").iterdir()}
     assert names == {"__init__.py", "_codec.py", "_rpc.py", "methods.py", "models.py", "proxy.py", "py.typed",
-                     "acpgen-manifest.json", "acpgen-schema.json"}
+                     "builders.py", "session.py", "acpgen-manifest.json", "acpgen-schema.json"}
     sys.path.insert(0, str(out))
     try:
         module = importlib.import_module("proxy_only")

@@ -1,4 +1,5 @@
-"""``Options.side``: a package for one side holds only that side's runtime, and it works."""
+"""``Options.side``: a package for one side exports only that side's runtime, carries the other
+side as its test peer (not exported), and drives itself end to end."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
 from acpgen.pipeline import Options, generate, output_modules
 
 RUNTIME = {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py"}
-ONLY = {"agent": {"agent.py", "stub_agent.py"}, "client": {"client.py", "stub_client.py"}, "both": RUNTIME}
+#: Every package has both sides' runtime: a one-side package carries the other as its test peer.
+ONLY = {"agent": RUNTIME, "client": RUNTIME, "both": RUNTIME}
 #: Modules that do not depend on the side: copied from the committed output (rendering the models
 #: is slow), which test_generate keeps current.
 SIDE_FREE = ("models.py", "_codec.py", "methods.py", "py.typed")
@@ -42,27 +44,51 @@ def _write_package(tmp_path: Path, side: str) -> str:
 
 
 @pytest.mark.parametrize("side", ["agent", "client"])
-def test_a_one_side_package_holds_only_that_side_and_serves_a_full_peer(tmp_path, monkeypatch, side):
+def test_a_one_side_package_exports_that_side_and_drives_itself_end_to_end(tmp_path, monkeypatch, side):
     package = _write_package(tmp_path, side)
     names = {p.name for p in (tmp_path / package).iterdir()}
-    assert names & RUNTIME == ONLY[side]
+    assert names & RUNTIME == ONLY[side] and "inspect.py" not in names
 
     monkeypatch.syspath_prepend(str(tmp_path))
     module = importlib.import_module(package)
     ours, theirs = ("Agent", "Client") if side == "agent" else ("Client", "Agent")
-    assert hasattr(module, ours) and not hasattr(module, theirs) and not hasattr(module, "in_memory_pair")
+    assert hasattr(module, ours) and not hasattr(module, theirs) and hasattr(module, "in_memory_pair")
+    assert ours in module.__all__ and theirs not in module.__all__
+    peer = importlib.import_module(f"{package}.{theirs.lower()}")
+    models = importlib.import_module(f"{package}.models")
+
+    class Echo(module.Agent if side == "agent" else peer.Agent):  # type: ignore[misc]
+        async def session_prompt(self, params):
+            await self.client.session_update(session_id=params.session_id, update=models.AgentMessageChunk(
+                content=params.prompt[0]))
+            return models.PromptResponse(stop_reason="end_turn")
+
+    seen = []
+
+    class Watch(peer.Client if side == "agent" else module.Client):  # type: ignore[misc]
+        async def session_update(self, params):
+            seen.append(params.update.content.text)
+
+    async def drive():
+        async with module.in_memory_pair(Echo(), Watch()) as (_, client_side):
+            return await client_side.agent.session_prompt(session_id="s", prompt=[models.Text(text="in memory")])
+
+    assert asyncio.run(drive()).stop_reason == "end_turn" and seen == ["in memory"]
 
     env = child_env()
     env["PYTHONPATH"] = f"{tmp_path}:{env['PYTHONPATH']}"
-    if side == "agent":  # the full package's stub client drives this package's stub agent
-        command = [*STUB_CLIENT, "--prompt", "one side", "--", sys.executable, "-m", f"{package}.stub_agent"]
-    else:  # this package's stub client drives the full package's stub agent
-        command = [sys.executable, "-m", f"{package}.stub_client", "--prompt", "one side", "--", *STUB_AGENT]
+    # the package's own stub client drives its own stub agent
+    command = [sys.executable, "-m", f"{package}.stub_client", "--prompt", "one side", "--",
+               sys.executable, "-m", f"{package}.stub_agent"]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1] == {"stopReason": "end_turn"}
     assert "".join(u["update"]["content"]["text"] for u in lines[:-1]) == "one side"
+    for command in ([*STUB_CLIENT, "--prompt", "x", "--", sys.executable, "-m", f"{package}.stub_agent"],
+                    [sys.executable, "-m", f"{package}.stub_client", "--prompt", "x", "--", *STUB_AGENT]):
+        done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0 and json.loads(done.stdout.splitlines()[-1]) == {"stopReason": "end_turn"}
 
 
 def test_a_schema_without_the_stub_methods_gets_no_stubs_and_its_own_methods_route(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ the :class:`AgentSideConnection` that ties them to a pair of streams, and :func:
 from __future__ import annotations
 
 import asyncio
-from typing import Any, final
+from typing import Any, final, overload
 
 from . import _rpc
 from ._codec import DecodeError, decode, encode
@@ -51,12 +51,13 @@ class Agent:
         """
         raise RequestError.method_not_found("ping")
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
@@ -69,19 +70,37 @@ AGENT_ROUTES: tuple[_rpc.Route, ...] = (
 class ClientProxy(_rpc.Proxy):
     """Calls the client's methods: one typed method per method, named by its id."""
 
-    async def log_line(self, params: LogNotification) -> None:
+    @overload
+    async def log_line(self, params: LogNotification, /) -> None: ...
+
+    @overload
+    async def log_line(self, *, line: str, extra: dict[str, Any] | None = None) -> None: ...
+
+    async def log_line(self, *params: LogNotification, **fields: Any) -> None:
         """The agent logs a line to the client.
 
         Sends ``log/line`` (notification).
-        """
-        await self._notify("log/line", params)
 
-    async def ping(self, params: PingRequest) -> PingResponse:
+        Takes its params object (``LogNotification``), or its fields as keywords.
+        """
+        value = _rpc.params_of(LogNotification, params, fields)
+        await self._notify("log/line", value)
+
+    @overload
+    async def ping(self, params: PingRequest, /) -> PingResponse: ...
+
+    @overload
+    async def ping(self, *, seq: int, extra: dict[str, Any] | None = None) -> PingResponse: ...
+
+    async def ping(self, *params: PingRequest, **fields: Any) -> PingResponse:
         """Either side may ping the other.
 
         Sends ``ping`` (request).
+
+        Takes its params object (``PingRequest``), or its fields as keywords.
         """
-        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", params))
+        value = _rpc.params_of(PingRequest, params, fields)
+        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", value))
         return result
 
 

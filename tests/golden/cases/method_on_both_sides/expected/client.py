@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from typing import Any, final
+from typing import Any, final, overload
 
 from . import _rpc
 from ._codec import DecodeError, decode, encode
@@ -61,12 +61,13 @@ class Client:
         """
         raise RequestError.method_not_found("ping")
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> Any:
-        """Handles an extension request (a wire name starting with ``_``); returns its JSON result."""
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Handles an extension request (a wire name starting with ``_``): ``params`` as sent (an
+        object or an array; ``{}`` when absent). Returns its JSON result."""
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Handles an extension notification (a wire name starting with ``_``)."""
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Handles an extension notification (a wire name starting with ``_``): ``params`` as sent."""
         _rpc.log_unhandled(method)
 
 
@@ -80,12 +81,21 @@ CLIENT_ROUTES: tuple[_rpc.Route, ...] = (
 class AgentProxy(_rpc.Proxy):
     """Calls the agent's methods: one typed method per method, named by its id."""
 
-    async def ping(self, params: PingRequest) -> PingResponse:
+    @overload
+    async def ping(self, params: PingRequest, /) -> PingResponse: ...
+
+    @overload
+    async def ping(self, *, seq: int, extra: dict[str, Any] | None = None) -> PingResponse: ...
+
+    async def ping(self, *params: PingRequest, **fields: Any) -> PingResponse:
         """Either side may ping the other.
 
         Sends ``ping`` (request).
+
+        Takes its params object (``PingRequest``), or its fields as keywords.
         """
-        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", params))
+        value = _rpc.params_of(PingRequest, params, fields)
+        result: PingResponse = _CODEC.decode(PingResponse, await self._request("ping", value))
         return result
 
 
@@ -134,7 +144,9 @@ async def spawn_agent(
     """Start an agent process and connect ``client`` to its stdin and stdout.
 
     ``async with spawn_agent(MyClient(), "my-agent", "--flag") as conn: await conn.agent.initialize(...)``.
-    The agent's stderr is inherited unless ``stderr`` says otherwise (e.g. ``subprocess.DEVNULL``).
+    The agent's stderr is passed through to ours unless ``stderr`` says otherwise (e.g.
+    ``subprocess.DEVNULL``); if the agent goes away, :class:`ConnectionClosed` says with what exit
+    status and the last lines of its stderr.
     On exit the agent's stdin is closed; an agent that does not exit within ``grace`` seconds is
     terminated, then killed. The process is ``conn.process``.
     """
@@ -146,3 +158,4 @@ async def spawn_agent(
     finally:
         await connection.close()
         await _rpc.stop_process(process, grace)
+        await reader.finished()

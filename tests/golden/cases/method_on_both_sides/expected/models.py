@@ -18,6 +18,26 @@ _new = object.__new__
 _ABSENT: Any = object()
 
 
+def _not_variant(value: Any, union: str) -> TypeError:
+    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
+    untagged. It names the variant that extends the value's class, else every variant."""
+    name = value.__class__.__name__
+    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
+    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
+    article = "an" if union[:1] in "AEIOU" else "a"
+    return TypeError(f"{name} is not {article} {union}; use {hint}")
+
+
+def _check_variant(value: Any, union: str) -> None:
+    if not isinstance(value, _VARIANTS[union]):
+        raise _not_variant(value, union)
+
+
+def _check_variants(values: Any, union: str) -> None:
+    for value in values:
+        _check_variant(value, union)
+
+
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class LogNotification(Model):
     """The agent logs a line to the client."""
@@ -192,6 +212,11 @@ def _d_integer_0_4294967295(d: Any) -> int:
         d = _codec.integer(d, 0, 4294967295)
     result: int = d
     return result
+
+#: The variant classes of each union whose values constructors check.
+_VARIANTS: dict[str, tuple[type, ...]] = {}
+#: (union, class, the variant of the union that extends the class): what a refusal suggests.
+_EXTENDS: tuple[tuple[str, str, str], ...] = ()
 
 _codec.register(
     {

@@ -18,6 +18,26 @@ _new = object.__new__
 _ABSENT: Any = object()
 
 
+def _not_variant(value: Any, union: str) -> TypeError:
+    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
+    untagged. It names the variant that extends the value's class, else every variant."""
+    name = value.__class__.__name__
+    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
+    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
+    article = "an" if union[:1] in "AEIOU" else "a"
+    return TypeError(f"{name} is not {article} {union}; use {hint}")
+
+
+def _check_variant(value: Any, union: str) -> None:
+    if not isinstance(value, _VARIANTS[union]):
+        raise _not_variant(value, union)
+
+
+def _check_variants(values: Any, union: str) -> None:
+    for value in values:
+        _check_variant(value, union)
+
+
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Error(Model):
     """Error"""
@@ -244,6 +264,14 @@ def _d_Response(d: Any) -> Response:
         "ErrorResponse or Result",
         errors,
     )
+
+
+_V_Response: tuple[type, ...] = (Result, ErrorResponse)
+
+#: The variant classes of each union whose values constructors check.
+_VARIANTS: dict[str, tuple[type, ...]] = {"Response": _V_Response}
+#: (union, class, the variant of the union that extends the class): what a refusal suggests.
+_EXTENDS: tuple[tuple[str, str, str], ...] = ()
 
 _codec.register(
     {

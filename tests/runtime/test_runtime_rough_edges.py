@@ -1,0 +1,132 @@
+"""The runtime's rough edges a new user meets first: extension params, a cancelled call's late
+answer, a peer that dies at once, and a stray print on the agent's stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import acp_bindings as acp
+import pytest
+from acp_bindings import _rpc, models
+from support.runtime import RawPeer, child_env, run_async_tests
+
+
+class Recorder(acp.Agent):
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, object]] = []
+
+    async def ext_method(self, method: str, params: object) -> object:
+        self.seen.append((method, params))
+        return {"got": params}
+
+    async def ext_notification(self, method: str, params: object) -> None:
+        self.seen.append((method, params))
+
+
+async def test_array_params_reach_the_extension_handlers_unchanged():
+    agent = Recorder()
+    async with acp.in_memory_pair(agent, acp.Client()) as (_, client_side):
+        assert await client_side.agent.ext_method("_acme/list", [1, 2]) == {"got": [1, 2]}
+        await client_side.agent.ext_notification("_acme/note", ["a", {"b": 1}])
+        assert await client_side.agent.ext_method("_acme/map", {"k": "v"}) == {"got": {"k": "v"}}
+    assert agent.seen == [("_acme/list", [1, 2]), ("_acme/note", ["a", {"b": 1}]), ("_acme/map", {"k": "v"})]
+
+
+async def test_a_cancelled_calls_late_response_is_dropped_quietly(caplog):
+    (ours_reader, ours_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.ClientSideConnection(acp.Client(), ours_reader, ours_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    with caplog.at_level(logging.DEBUG, logger="acp_bindings._rpc"):
+        call = asyncio.ensure_future(connection.agent.authenticate(models.AuthenticateRequest(method_id="x")))
+        request = await peer.receive()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        cancel = await peer.receive()
+        assert cancel["method"] == "$/cancel_request" and cancel["params"] == {"requestId": request["id"]}
+        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})  # the peer answers anyway
+        peer.send({"jsonrpc": "2.0", "id": 4242, "result": {}})  # an id we never used
+        answered = asyncio.ensure_future(connection.agent.authenticate(models.AuthenticateRequest(method_id="y")))
+        second = await peer.receive()
+        peer.send({"jsonrpc": "2.0", "id": second["id"], "result": {}})
+        assert isinstance(await answered, models.AuthenticateResponse)
+    late = [r for r in caplog.records if f"cancelled request {request['id']}" in r.getMessage()]
+    assert [r.levelno for r in late] == [logging.DEBUG]
+    assert not [r for r in caplog.records if f"unknown id {request['id']}" in r.getMessage()]
+    assert [r.levelno for r in caplog.records if "unknown id 4242" in r.getMessage()] == [logging.WARNING]
+    await connection.close()
+
+
+CRASHING_AGENT = "import sys; sys.stderr.write('starting\\nfatal: no API key\\n'); sys.exit(3)"
+
+
+async def test_a_peer_that_exits_reports_its_status_and_stderr_tail(capfd):
+    async with acp.spawn_agent(acp.Client(), sys.executable, "-c", CRASHING_AGENT, env=child_env()) as connection:
+        with pytest.raises(acp.ConnectionClosed) as caught:
+            await asyncio.wait_for(
+                connection.agent.initialize(models.InitializeRequest(protocol_version=acp.PROTOCOL_VERSION)), 20
+            )
+    message = str(caught.value)
+    assert "exited with status 3" in message, message
+    assert message.endswith("stderr:\n  starting\n  fatal: no API key"), message
+    assert "fatal: no API key" in capfd.readouterr().err  # still passed through
+
+
+STRAY_PRINT_AGENT = """
+import asyncio, sys
+import acp_bindings as acp
+print("Loading model weights...", flush=True)  # before run_agent: goes to the real stdout
+asyncio.run(acp.run_agent(acp.Agent()))
+"""
+
+
+async def test_bytes_before_the_first_message_are_reported_as_what_they_are(caplog):
+    with caplog.at_level(logging.DEBUG, logger="acp_bindings._rpc"):
+        async with acp.spawn_agent(acp.Client(), sys.executable, "-c", STRAY_PRINT_AGENT, env=child_env()) as conn:
+            with pytest.raises(acp.RequestError) as refused:  # the bare Agent handles nothing
+                await asyncio.wait_for(
+                    conn.agent.initialize(models.InitializeRequest(protocol_version=acp.PROTOCOL_VERSION)), 20
+                )
+            assert refused.value.code == -32601  # the connection survived the noise
+    noise = [r.getMessage() for r in caplog.records if "not JSON" in r.getMessage()]
+    assert noise == [
+        (
+            "client: the peer wrote 24 bytes that are not JSON before its first message (a stray print?): "
+            "b'Loading model weights...'"
+        )
+    ]
+    assert not [r for r in caplog.records if "unknown id" in r.getMessage()]
+
+
+PRINT_AND_EXIT_AGENT = "print('usage: my-agent --acp', flush=True); raise SystemExit(2)"
+
+
+async def test_a_peer_that_prints_and_exits_says_so_in_the_connection_closed_message():
+    command = (sys.executable, "-c", PRINT_AND_EXIT_AGENT)
+    async with acp.spawn_agent(acp.Client(), *command, env=child_env()) as connection:
+        with pytest.raises(acp.ConnectionClosed) as caught:
+            await asyncio.wait_for(
+                connection.agent.initialize(models.InitializeRequest(protocol_version=acp.PROTOCOL_VERSION)), 20
+            )
+    assert str(caught.value) == (
+        "the peer closed the connection: the process exited with status 2; "
+        "it sent no message, only text that is not JSON: b'usage: my-agent --acp'"
+    )
+
+
+async def test_an_error_with_no_id_is_reported_as_the_peers_error(caplog):
+    (ours_reader, ours_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.AgentSideConnection(acp.Agent(), ours_reader, ours_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    with caplog.at_level(logging.WARNING, logger="acp_bindings._rpc"):
+        peer.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+        assert (await peer.request(1, "session/new", {"cwd": "/", "mcpServers": []}))["error"]["code"] == -32601
+    assert [r.getMessage() for r in caplog.records] == [
+        "agent: the peer reported an error about no request of ours: -32700 Parse error"
+    ]
+    await connection.close()
+
+
+run_async_tests(globals())
