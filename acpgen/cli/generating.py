@@ -1,0 +1,254 @@
+"""``acpgen methods``, ``generate`` and ``check``: the options they share, resolved against
+``[tool.acpgen]``, and the rendering both of the last two start with."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..config import Config, ConfigError, load_config
+from ..diagnostics import DiagnosticError
+from ..model.selection import SIDES
+from ..output.drift import find_drift, summary
+from ..output.formatting import FormattingError
+from ..output.manifest import manifest_for, manifest_path, parse_manifest, read_manifest
+from ..output.reuse import reuse_from_output
+from ..output.writer import WriteError, check_out_folder, write_output
+from ..pipeline import (
+    DEFAULT_OUT,
+    DEFAULT_PACKAGE,
+    Options,
+    build_spec,
+    check_options,
+    generate,
+    regenerate_command,
+)
+from ..render.errors import template_problem
+from ..render.pydantic_models import FLAVOURS
+from .base import (
+    EXIT_DRIFT,
+    EXIT_ERROR,
+    F,
+    fail,
+    main,
+    one_line,
+    report,
+    schema_option,
+)
+
+
+@main.command()
+@schema_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True, help="Output format."
+)
+def methods(schema: Path | None, fmt: str) -> None:
+    """Print the schema's method table.
+
+    One row per method and handling side, read from the schema's x-method / x-side annotations.
+    """
+    if schema is None:
+        schema = _config().values.get("schema")
+    try:
+        spec, warnings = build_spec(Options(schema=schema))
+    except DiagnosticError as exc:
+        report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+    report(warnings)
+    if fmt == "json":
+        click.echo(json.dumps([m.as_json() for m in spec.methods], indent=2))
+        return
+    rows = [("METHOD", "SIDE", "KIND", "PARAMS", "RESULT", "UNSTABLE")]
+    for m in spec.methods:
+        rows.append((m.wire_name, m.side, m.kind.value, m.params_type, m.result_type or "-", "yes" if m.unstable else ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+
+
+def output_options(func: F) -> F:
+    """The options ``generate`` and ``check`` share. Unset ones come from ``[tool.acpgen]``."""
+    decorators = [
+        schema_option,
+        click.option(
+            "--out",
+            type=click.Path(path_type=Path),
+            default=None,
+            help=f"Output folder; the package is written below it. [default: {DEFAULT_OUT}]",
+        ),
+        click.option("--package", default=None, help=f"Dotted name of the generated package. [default: {DEFAULT_PACKAGE}]"),
+        click.option(
+            "--side",
+            metavar="SIDE",
+            default=None,
+            help=(
+                f"The side the package serves: its handler base and the other side's proxy; one of {', '.join(SIDES)},"
+                " or another side the schema declares (proxy). An agent or client package also carries the other"
+                " side, unexported, to test itself (in_memory_pair, its stub). [default: both: every side]"
+            ),
+        ),
+        click.option(
+            "--stable-only/--all-methods",
+            "stable_only",
+            default=None,
+            help="Leave out unstable methods and the types only they use. [default: --all-methods]",
+        ),
+        click.option(
+            "--templates",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Folder of templates that override the built-in ones by file name.",
+        ),
+        click.option(
+            "--names", type=click.Path(path_type=Path), default=None, help="File pinning or overriding generated names."
+        ),
+        click.option(
+            "--models",
+            type=click.Choice(FLAVOURS),
+            metavar="FLAVOUR",
+            default=None,
+            help="The flavour of models.py: dataclasses (standard library) or pydantic (v2; needs "
+            "acpgen[pydantic]). [default: dataclasses]",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's settings: flags over ``[tool.acpgen]`` over the defaults."""
+
+    options: Options
+    out: Path
+    origins: dict[str, str] = field(default_factory=dict)  # Options field -> where a config value came from
+
+    @property
+    def manifest(self) -> str:
+        return manifest_path(self.options.package)
+
+
+def _config() -> Config:
+    """The ``[tool.acpgen]`` settings that apply here; exits 2 on a bad table."""
+    try:
+        return load_config(Path.cwd())
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def resolve(flags: dict[str, Any]) -> Run:
+    config = _config()
+    given = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
+    values = {**config.values, **given}
+    options = Options(
+        schema=values.get("schema"),
+        package=values.get("package", DEFAULT_PACKAGE),
+        templates=values.get("templates"),
+        side=values.get("side", "both"),
+        stable_only=values.get("stable-only", False),
+        names=values.get("names"),
+        models=values.get("models", "dataclasses"),
+    )
+    out = values.get("out", Path(DEFAULT_OUT))
+    # The header's command is the one to run where the settings apply: the configured project's
+    # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
+    base = config.source.parent if config.source is not None else Path.cwd()
+    options = replace(options, command=regenerate_command(options, base))
+    origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in given}
+    return Run(options=replace(options, origins=origins), out=out, origins=origins)
+
+
+def render(run: Run, renew_names: bool = False) -> dict[str, str]:
+    """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
+
+    The names the output's manifest records are kept, unless ``renew_names``."""
+    for key in ("schema", "names"):  # a file named in pyproject.toml: say so (a flag's is named by its file)
+        path = getattr(run.options, key)
+        if key in run.origins and path is not None and not path.is_file():
+            fail(f"{run.origins[key]} {path.as_posix()!r} is not a file")
+    previous = read_manifest(run.out, run.options.package)
+    locked = previous.names if previous is not None and not renew_names else None
+    try:
+        check_options(run.options)
+        output = generate(run.options, reuse_from_output(run.out, run.options.package), locked=locked)
+    except DiagnosticError as exc:
+        report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
+    except FormattingError as exc:
+        fail(one_line(exc))
+    except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
+        fail(template_problem(exc, run.options.templates))
+    report(output.warnings)
+    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names)
+    return {**output.files, run.manifest: manifest.to_text()}
+
+
+@main.command(name="generate")
+@output_options
+@click.option("--force", is_flag=True, help="Overwrite files in the way that acpgen did not write.")
+@click.option(
+    "--renew-names",
+    is_flag=True,
+    help="Name every class and field by the rules, not as the manifest of the previous output records.",
+)
+def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
+    """Write the bindings package below the output folder.
+
+    All or nothing: every file is rendered first, then the changed ones replace the previous
+    output; on any failure the previous output stays as it was. Names the previous output's
+    manifest records are kept (--renew-names: named by the rules again).
+    """
+    run = resolve(flags)
+    files = render(run, renew_names)
+    try:
+        check_out_folder(run.out, run.origins.get("out", "--out"))
+        plan = write_output(run.out, files, run.manifest, force=force)
+    except WriteError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {exc.filename or run.out}: {exc.strerror or exc}; nothing was changed")
+    removed = f", removed {len(plan.removals)} stale" if plan.removals else ""
+    click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)
+
+
+@main.command(name="check")
+@output_options
+@click.option("--summary", "summary_only", is_flag=True, help="Name the files that differ; print no diff.")
+def check_command(summary_only: bool = False, **flags: Any) -> None:
+    """Check that the output folder holds what generate would write.
+
+    Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
+    name each on standard error, and exit 1. A missing output folder is one line.
+    """
+    run = resolve(flags)
+    files = render(run)
+    try:
+        check_out_folder(run.out, run.origins.get("out", "--out"))
+        if not run.out.exists():
+            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
+            sys.exit(EXIT_DRIFT)
+        drift = find_drift(run.out, files, run.manifest)
+    except (WriteError, OSError) as exc:
+        fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
+    if not drift:
+        click.echo(f"acpgen check: {run.out} is up to date", err=True)
+        return
+    if not summary_only:
+        for item in drift:
+            click.echo(item.diff, nl=False)
+    advice = "run `acpgen generate`"
+    previous = read_manifest(run.out, run.options.package)
+    if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
+        schema = f" {run.options.schema.as_posix()}" if run.options.schema is not None else ""
+        advice = (f"the schema is not the one {run.out.as_posix()} was generated from: run "
+                  f"`acpgen diff --out {run.out.as_posix()}{schema}` to see what regenerating changes, then {advice}")
+    click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
+    for item in drift:
+        click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
+    sys.exit(EXIT_DRIFT)
