@@ -62,6 +62,35 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+
+def _json_encoder() -> Callable[[Any], str]:
+    """Compact, strict JSON text of a value (``ValueError`` for NaN or an infinity): the C
+    encoder, built once rather than on every call as ``JSONEncoder.encode`` does."""
+    encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return encoder.encode
+    chunks = make(
+        None,  # no markers: a value that holds itself ends in RecursionError
+        encoder.default,
+        json.encoder.encode_basestring_ascii,
+        None,  # indent
+        ":",
+        ",",
+        False,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
+    )
+    join = "".join
+
+    def encode(value: Any) -> str:
+        return join(chunks(value, 0))
+
+    return encode
+
+
+_encode_json = _json_encoder()
+
 #: The largest message accepted by default (bytes, without the newline): 32 MiB.
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 #: The protocol-level notification that cancels an in-flight request.
@@ -71,7 +100,6 @@ _READ_CHUNK = 1 << 16
 _FLUSH_AT = 1 << 16  # bytes of gathered messages written at once, and the back-pressure mark
 _PAUSE_READING_AT = 1 << 20  # bytes waiting to be written above which reading pauses
 _FLUSH_PATIENCE = 1.0  # seconds without progress after which closing gives up on a peer's reading
-_encode_json = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 _HEAD_KEPT = 1 << 12  # bytes of an oversized message kept at each end to find its id
 _in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_in_notification", default=False
@@ -263,7 +291,7 @@ class Connection:
         self._drain_waiters: set[asyncio.Future[None]] = set()
         self._drainer: asyncio.Task[None] | None = None
         self._reading_paused: asyncio.Event | None = None  # set again when reading goes on
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_reason = "connection closed"
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -273,7 +301,7 @@ class Connection:
         if isinstance(self._reader, PipeReader):
             self._reader.attach(self)
         elif self._read_task is None:
-            self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
+            self._read_task = self._loop.create_task(self._read_loop())
 
     @property
     def is_closed(self) -> bool:
@@ -412,13 +440,6 @@ class Connection:
             if isinstance(self._reader, PipeReader):
                 self._reader.resume_reading()
 
-    async def _drain(self) -> None:
-        """Wait while the transport holds more than its high-water mark (back pressure)."""
-        transport = self._transport
-        if transport is None or transport.get_write_buffer_size() < _FLUSH_AT:
-            return
-        await self._wait_drained()
-
     async def _wait_drained(self) -> None:
         """Wait for the writer to drain. One task drains it for every waiter, so that any
         number of waiters cost linear time, even when they are all cancelled at once."""
@@ -459,11 +480,13 @@ class Connection:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._write(message)
         self._pending[request_id] = (future, _in_notification.get())
         try:
-            await self._drain()
+            transport = self._transport
+            if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+                await self._wait_drained()  # back pressure
             return await future
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.done():
@@ -485,7 +508,9 @@ class Connection:
         if params is not None:
             message["params"] = params
         self._write(message)
-        await self._drain()
+        transport = self._transport
+        if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+            await self._wait_drained()  # back pressure
 
     def _reply(
         self, request_id: Any, result: Any = None, error: RequestError | None = None
@@ -531,6 +556,22 @@ class Connection:
 
     def feed_data(self, chunk: bytes) -> None:
         """Take bytes from the peer: split them into lines, handle each complete message."""
+        if self._parts or self._oversized or len(chunk) > self._max:
+            self._feed_lines(chunk)
+            return
+        # The common case: no line begun before, none too long. Split in C.
+        *lines, rest = chunk.split(b"\n")
+        closed = self._closed
+        for line in lines:
+            if closed.done() or self._eof is not None:
+                return
+            self._handle_line(line)
+        if rest and not closed.done() and self._eof is None:
+            self._parts.append(rest)
+            self._size = len(rest)
+
+    def _feed_lines(self, chunk: bytes) -> None:
+        """:meth:`feed_data` when a line is under way or may be too long: line by line."""
         start = 0
         while not self._closed.done() and self._eof is None:
             end = chunk.find(b"\n", start)
@@ -699,9 +740,7 @@ class Connection:
                     error=RequestError.invalid_request({"details": "duplicate request id"}),
                 )
                 return
-            task = asyncio.get_running_loop().create_task(
-                self._run_request(request_id, method, params)
-            )
+            task = self._loop.create_task(self._run_request(request_id, method, params))
             self._incoming[request_id] = task
         elif method == CANCEL_REQUEST:
             self._on_cancel(params)
@@ -756,10 +795,12 @@ class Connection:
             self._cancelled_by_peer.discard(request_id)
             if self._eof is not None and not self._incoming:
                 self._shutdown(self._eof)  # every request read before the end is answered
-        try:
-            await self._drain()
-        except ConnectionClosed:
-            pass
+        transport = self._transport
+        if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+            try:
+                await self._wait_drained()  # back pressure
+            except ConnectionClosed:
+                pass
 
     # -- notifications, in order per session ---------------------------------------------------
 
@@ -775,7 +816,7 @@ class Connection:
             queue.append((seq, method, params))
             return
         self._queues[key] = collections.deque([(seq, method, params)])
-        worker = asyncio.get_running_loop().create_task(self._work(key))
+        worker = self._loop.create_task(self._work(key))
         self._workers.add(worker)
         worker.add_done_callback(self._workers.discard)
 
@@ -865,14 +906,21 @@ def _finite_float(text: str) -> float:
 
 def _decode_json(text: str) -> Any:
     try:
-        return _decode_strict(text)
+        try:
+            value, end = _scan_once(text, 0)  # the C scanner straight away: the common case
+        except StopIteration:
+            end = -1
+        if end == len(text):
+            return value
+        return _decoder.decode(text)  # white space around it, or not JSON: the full story
     except (json.JSONDecodeError, _NotJson, _Unrepresentable):
         raise
     except ValueError as exc:  # from int(): more digits than Python converts
         raise _Unrepresentable(str(exc)) from None
 
 
-_decode_strict = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant).decode
+_decoder = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(_decoder, "scan_once")  # noqa: B009
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _SCALAR = rb"(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|" + _STRING + rb"|null|true|false)"
