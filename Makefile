@@ -9,6 +9,7 @@
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
+#   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -61,6 +62,10 @@ fuzz-schemas: $(TEST_STAMP)
 # Runtime, codec and import against the hand-written floor and the official SDK: one table of ratios.
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_all.py
+
+# Peak memory taking in one 100 MB message, as a multiple of its size (goal: at most 3x).
+bench-memory: $(STAMP)
+	$(BIN)/python bench/bench_memory.py
 
 # Codec line pipeline and import time against plain json and the official ACP Python SDK (same run).
 bench-codec: $(TEST_STAMP)

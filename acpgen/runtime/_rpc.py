@@ -607,9 +607,19 @@ class Connection:
             logger.warning("%s: refused a message: %s", self._name, text)
             self._refuse(parts[0], tail, RequestError.invalid_request({"details": text}))
         else:
-            self._handle_line(b"".join(parts))
+            # Keep at most two copies of a big message alive at once: its pieces and the line,
+            # the line and its text, the text and its value.
+            line = b"".join(parts)
+            parts.clear()
+            try:
+                text = line.decode()
+            except UnicodeDecodeError:
+                self._handle_line(line)  # answered as not JSON
+                return
+            del line
+            self._handle_line(text)
 
-    def _handle_line(self, line: bytes) -> None:
+    def _handle_line(self, line: bytes | str) -> None:
         try:
             self._on_line(line)
         except Exception:  # a bug here must not stop the connection, nor lose the next lines
@@ -671,15 +681,16 @@ class Connection:
         else:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
 
-    def _on_line(self, line: bytes) -> None:
+    def _on_line(self, line: bytes | str) -> None:
         try:
-            message = _decode_json(line.decode())
+            message = _decode_json(line if isinstance(line, str) else line.decode())
         except (_Unrepresentable, RecursionError) as exc:  # JSON, but not JSON we can hold
             details = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            self._refuse(line, line[-_HEAD_KEPT:], RequestError.parse_error({"details": details}))
+            raw = line.encode() if isinstance(line, str) else line
+            self._refuse(raw, raw[-_HEAD_KEPT:], RequestError.parse_error({"details": details}))
             return
         except ValueError as exc:  # not JSON: bad syntax, invalid UTF-8, NaN or Infinity
-            if line.strip():
+            if line.strip(" \t\n\r\x0b\x0c") if isinstance(line, str) else line.strip():
                 self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
             return
         if not isinstance(message, dict):
