@@ -248,6 +248,9 @@ class Connection:
     """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out).
 
     Call :meth:`start` to begin reading (the typed connections do this for you).
+    ``json_backend="orjson"`` reads lines with orjson (installed separately), and with the
+    standard library whenever orjson refuses a line or could read it differently; lines are
+    written by the standard library either way, so the wire carries the same bytes.
     """
 
     def __init__(
@@ -258,9 +261,13 @@ class Connection:
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         name: str = "acp",
+        json_backend: str = "json",
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
+        if json_backend not in ("json", "orjson"):
+            raise ValueError(f"json_backend must be 'json' or 'orjson', got {json_backend!r}")
+        self._fast_decode = _orjson_reader() if json_backend == "orjson" else None
         self._reader = reader
         self._writer = writer
         self._dispatcher = dispatcher
@@ -684,6 +691,18 @@ class Connection:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
 
     def _on_line(self, line: bytes | str) -> None:
+        message: Any = _UNREAD
+        if self._fast_decode is not None and isinstance(line, bytes):
+            try:
+                message = self._fast_decode(line)
+            except ValueError:  # the standard library's reader says what is wrong
+                pass
+        if message is _UNREAD or not isinstance(message, dict):  # the careful path
+            self._on_message(line)
+        else:
+            self._on_value(message)
+
+    def _on_message(self, line: bytes | str) -> None:
         try:
             message = _decode_json(line if isinstance(line, str) else line.decode())
         except (_Unrepresentable, RecursionError) as exc:  # JSON, but not JSON we can hold
@@ -703,6 +722,9 @@ class Connection:
             )
             self._reply(None, error=RequestError.invalid_request({"details": what}))
             return
+        self._on_value(message)
+
+    def _on_value(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")
@@ -906,6 +928,28 @@ class _NotJson(ValueError):
 
 def _no_constant(name: str) -> Any:
     raise _NotJson(f"{name} is not JSON")
+
+
+_UNREAD = object()
+_DIGITS = b"0123456789"
+_LONG_NUMBER = re.compile(rb"\d{19}")
+
+
+def _orjson_reader() -> Callable[[bytes], Any]:
+    """orjson's ``loads`` where it reads what the standard library reads (``ValueError`` else)."""
+    try:
+        import orjson  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise ImportError("json_backend='orjson' needs orjson: pip install orjson") from None
+    loads: Callable[[bytes], Any] = orjson.loads
+
+    def read(line: bytes) -> Any:
+        # orjson reads an integer beyond 64 bits as a float: such lines go to the standard library
+        if len(line) - len(line.translate(None, _DIGITS)) >= 19 and _LONG_NUMBER.search(line):
+            raise ValueError("a long number")
+        return loads(line)
+
+    return read
 
 
 def _finite_float(text: str) -> float:
