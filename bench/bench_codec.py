@@ -7,7 +7,9 @@ Each line of a workload goes line in, line out, three ways:
 * ``sdk``: what ``agent-client-protocol`` does with a line on its wire: ``json.loads``,
   ``T.model_validate``, ``model_dump(mode="json", by_alias=True, exclude_none=True)``,
   ``json.dumps``; and, on a row of its own, pydantic's own JSON path
-  (``model_validate_json`` / ``model_dump_json``), which the SDK does not use but a user could.
+  (``model_validate_json`` / ``model_dump_json``), which the SDK does not use but a user could;
+* when orjson is installed, a row of acpgen reading lines with ``orjson.loads`` (what
+  ``json_backend="orjson"`` does) against the same floor.
 
 The cost is CPU microseconds per line, median of interleaved rounds (the order rotates each
 round) with its spread. Then import cost, in fresh interpreters with byte-code compiled ahead (as
@@ -112,6 +114,11 @@ def import_cpu(code: str, path: str | None) -> Callable[[int], float]:
 def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
     from acp import schema as sdk
 
+    try:  # what json_backend="orjson" reads lines with, when installed
+        from orjson import loads as orjson_loads
+    except ImportError:
+        orjson_loads = None
+
     cases = [
         ("codec: one agent_message_chunk line", SMALL, sdk.SessionNotification, acp_bindings.SessionNotification),
         ("codec: session/prompt, 1000 blocks", large_prompt(), sdk.PromptRequest, acp_bindings.PromptRequest),
@@ -135,18 +142,25 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
         def pydantic_json(line: str = line, t: Any = sdk_type) -> Any:
             return t.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)
 
-        figures = interleave(
-            {
-                FLOOR: per_call(floor, seconds),
-                OURS: per_call(ours, seconds),
-                SDK: per_call(baseline, seconds),
-                "pydantic": per_call(pydantic_json, seconds),
-            },
-            rounds,
-        )
+        candidates = {
+            FLOOR: per_call(floor, seconds),
+            OURS: per_call(ours, seconds),
+            SDK: per_call(baseline, seconds),
+            "pydantic": per_call(pydantic_json, seconds),
+        }
+        if orjson_loads is not None:
+
+            def ours_orjson(line: bytes = line.encode(), t: Any = our_type) -> Any:
+                return dumps(encode(decode(t, orjson_loads(line))))
+
+            candidates["orjson"] = per_call(ours_orjson, seconds)
+        figures = interleave(candidates, rounds)
         pydantic = figures.pop("pydantic")
+        fast = figures.pop("orjson", None)
         rows.append(Row(name, "us CPU/line", figures))
         rows.append(Row("  the same, sdk via pydantic's JSON path", "us CPU/line", {OURS: figures[OURS], SDK: pydantic}))
+        if fast is not None:
+            rows.append(Row("  the same, acpgen reading with orjson", "us CPU/line", {FLOOR: figures[FLOOR], OURS: fast, SDK: figures[SDK]}))
     return rows
 
 
