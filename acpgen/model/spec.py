@@ -240,6 +240,11 @@ class Spec:
         return tuple(found)
 
     @property
+    def runtime_imports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """:attr:`runtime_exports` in the order isort and ruff sort their imports."""
+        return tuple(sorted(self.runtime_exports))
+
+    @property
     def root_exports(self) -> tuple[str, ...]:
         """The package root's ``__all__`` entries between the constants and the functions."""
         return tuple(sorted((*self.type_names, "DecodeError", "MethodInfo", "Salvage")))

@@ -52,3 +52,12 @@ def test_unknown_name_is_an_attribute_error() -> None:
         "print('asyncio' in sys.modules)"
     )
     assert out.split("\n")[:2] == ["module 'acp_bindings' has no attribute 'no_such_name'", "False"]
+
+
+def test_runtime_modules_are_attributes_of_the_package_on_first_use() -> None:
+    out = run(
+        "import acp_bindings\n"
+        "print('acp_bindings.agent' in sys.modules)\n"
+        "print(acp_bindings.agent.Agent is acp_bindings.Agent, acp_bindings._rpc.RequestError.__name__)"
+    )
+    assert out.split("\n")[:2] == ["False", "True RequestError"]

@@ -2,7 +2,7 @@
 # Do not edit: regenerate with `acpgen generate --schema schema.json --package golden`.
 """ACP bindings generated from schema.json. Standalone: needs only the standard library."""
 
-import importlib
+from importlib import import_module as _import_module
 from typing import TYPE_CHECKING, Any
 
 from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
@@ -54,17 +54,21 @@ _RUNTIME = {
     "spawn_agent": "client",
     "in_memory_pair": "pair",
 }
+#: The runtime's modules, also imported on first use (``package.agent``).
+_RUNTIME_MODULES = frozenset({"_rpc", "agent", "client", "pair"})
 
 
 def __getattr__(name: str) -> Any:
-    """Import a runtime name the first time it is used."""
+    """Import a runtime name, or module, the first time it is used."""
+    if name in _RUNTIME_MODULES:
+        return _import_module("." + name, __name__)
     module = _RUNTIME.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("." + module, __name__), name)
+    value = getattr(_import_module("." + module, __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_RUNTIME})
+    return sorted({*globals(), *_RUNTIME, *_RUNTIME_MODULES})
