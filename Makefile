@@ -8,13 +8,15 @@
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
+#   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
+#   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus fuzz fuzz-schemas bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check clean corpus fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +59,15 @@ FUZZ_SEED ?= 1
 fuzz-schemas: $(TEST_STAMP)
 	$(BIN)/python tests/support/fuzz_schemas.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED)
 
-# Codec throughput and import time against the official ACP Python SDK (ratios, same run).
+# Runtime, codec and import against the hand-written floor and the official SDK: one table of ratios.
+bench: $(TEST_STAMP)
+	$(BIN)/python bench/bench_all.py
+
+# Peak memory taking in one 100 MB message, as a multiple of its size (goal: at most 3x).
+bench-memory: $(STAMP)
+	$(BIN)/python bench/bench_memory.py
+
+# Codec line pipeline and import time against plain json and the official ACP Python SDK (same run).
 bench-codec: $(TEST_STAMP)
 	$(BIN)/python bench/bench_codec.py
 
@@ -69,7 +79,7 @@ bench-generate: $(TEST_STAMP)
 bench-diff: $(STAMP)
 	$(BIN)/python bench/bench_diff.py
 
-# Round trips and streamed updates per second: generated runtime against the official Python SDK.
+# CPU per message over OS pipes: generated runtime against a hand-written floor and the official SDK.
 bench-rpc: $(TEST_STAMP)
 	$(BIN)/python bench/bench_rpc.py
 

@@ -1,36 +1,51 @@
-"""Codec benchmark: the generated bindings against the official ACP Python SDK, in one run.
+"""Codec benchmark: the typed line pipeline against plain ``json`` and the official SDK, in one run.
 
-Baseline: ``agent-client-protocol`` 0.12.1 (pydantic), ``SessionNotification.model_validate(params)
-.model_dump(by_alias=True, exclude_none=True)`` and the same for ``PromptRequest``.
-Candidate: ``acp_bindings.decode(...)`` then ``acp_bindings.encode(...)``.
+Each line of a workload goes line in, line out, three ways:
 
-Prints throughput of each and the ratio (candidate / baseline; higher is better), then import
-times measured in fresh interpreters with byte-code compiled ahead, as an installed package has
-(ratio candidate / baseline; lower is better).
+* ``floor``: ``json.dumps(json.loads(line))``, what the same work costs without types;
+* ``acpgen``: ``json.dumps(encode(decode(T, json.loads(line))))`` with the generated package;
+* ``sdk``: what ``agent-client-protocol`` does with a line on its wire: ``json.loads``,
+  ``T.model_validate``, ``model_dump(mode="json", by_alias=True, exclude_none=True)``,
+  ``json.dumps``; and, on a row of its own, pydantic's own JSON path
+  (``model_validate_json`` / ``model_dump_json``), which the SDK does not use but a user could;
+* when orjson is installed, a row of acpgen reading lines with ``orjson.loads`` (what
+  ``json_backend="orjson"`` does) against the same floor.
 
-Run: ``make bench-codec`` (or ``.venv/bin/python bench/bench_codec.py``).
+The cost is CPU microseconds per line, median of interleaved rounds (the order rotates each
+round) with its spread. Then import cost, in fresh interpreters with byte-code compiled ahead (as
+an installed package has): CPU milliseconds above a bare interpreter, for the package, its models
+alone, and ``import acp``.
+
+Run: ``make bench-codec`` (or ``.venv/bin/python bench/bench_codec.py``); ``make bench`` prints it
+with the runtime figures in one table.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import timeit
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 GENERATED = ROOT / "generated"
 sys.path.insert(0, str(GENERATED))
+sys.path.insert(0, str(HERE))
 
-import acp  # the baseline SDK
-import acp_bindings
+import acp  # noqa: E402  # the baseline SDK
+import acp_bindings  # noqa: E402
+from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table  # noqa: E402
+
+ROUNDS = 9
 
 SMALL: dict[str, Any] = {
     "sessionId": "sess_abc123def456",
@@ -59,69 +74,133 @@ def large_prompt(blocks: int = 1000) -> dict[str, Any]:
     return {"sessionId": "sess_abc123def456", "prompt": content}
 
 
-def throughputs(first: Callable[[], Any], second: Callable[[], Any], seconds: float) -> tuple[float, float]:
-    """Calls per second of each, measured in alternating rounds (best round of each), so that
-    a busy machine slows both alike."""
-    number, _ = timeit.Timer(first).autorange()
-    rounds = 7
-    per_round = max(1, int(number * (seconds / rounds) / max(timeit.timeit(first, number=number), 1e-9)))
-    best_first = best_second = float("inf")
-    for _ in range(rounds):
-        best_first = min(best_first, timeit.timeit(first, number=per_round))
-        best_second = min(best_second, timeit.timeit(second, number=per_round))
-    return per_round / best_first, per_round / best_second
+def per_call(function: Callable[[], Any], seconds: float) -> Callable[[int], float]:
+    """A candidate for :func:`interleave`: CPU microseconds per call of ``function``, timed over
+    enough calls to take about ``seconds``."""
+    function()
+    start = time.process_time()
+    calls = 0
+    while time.process_time() - start < 0.05:
+        function()
+        calls += 1
+    number = max(1, int(calls * seconds / 0.05))
+
+    def run(_round: int) -> float:
+        start = time.process_time()
+        for _ in range(number):
+            function()
+        return (time.process_time() - start) * 1e6 / number
+
+    return run
 
 
-def import_time(module: str, path: str | None, runs: int) -> float:
-    """Median seconds to import ``module`` in a fresh interpreter (byte-code already compiled)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def import_cpu(code: str, path: str | None) -> Callable[[int], float]:
+    """A candidate for :func:`interleave`: CPU milliseconds of a fresh interpreter running ``code``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     if path:
         env["PYTHONPATH"] = path
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
-    subprocess.run([sys.executable, "-c", f"import {module}"], env=env, check=True)  # warm caches
-    times = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
-        times.append(float(out.stdout))
-    return statistics.median(times)
+    command = [sys.executable, "-c", code]
+    subprocess.run(command, env=env, check=True)  # warm caches
+
+    def run(_round: int) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, env=env, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3
+
+    return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput measurement")
-    parser.add_argument("--import-runs", type=int, default=7)
-    args = parser.parse_args()
-
+def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
     from acp import schema as sdk
 
-    large = large_prompt()
+    try:  # what json_backend="orjson" reads lines with, when installed
+        from orjson import loads as orjson_loads
+    except ImportError:
+        orjson_loads = None
+
     cases = [
-        ("session/update agent_message_chunk", SMALL, sdk.SessionNotification, acp_bindings.SessionNotification),
-        ("session/prompt, 1000 content blocks", large, sdk.PromptRequest, acp_bindings.PromptRequest),
+        ("codec: one agent_message_chunk line", SMALL, sdk.SessionNotification, acp_bindings.SessionNotification),
+        ("codec: session/prompt, 1000 blocks", large_prompt(), sdk.PromptRequest, acp_bindings.PromptRequest),
     ]
-    print(f"baseline: agent-client-protocol (import acp) {getattr(acp, '__version__', '0.12.1')}, pydantic")
-    print(f"{'case':40} {'baseline/s':>12} {'acp_bindings/s':>15} {'ratio':>7}")
+    rows = []
     for name, data, sdk_type, our_type in cases:
-        assert acp_bindings.encode(acp_bindings.decode(our_type, data)) == data
-        assert sdk_type.model_validate(data).model_dump(by_alias=True, exclude_none=True) == data
+        line = json.dumps(data)
+        assert json.loads(json.dumps(acp_bindings.encode(acp_bindings.decode(our_type, json.loads(line))))) == data
+        assert json.loads(sdk_type.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)) == data
+        loads, dumps, decode, encode = json.loads, json.dumps, acp_bindings.decode, acp_bindings.encode
 
-        def baseline(d: Any = data, t: Any = sdk_type) -> Any:
-            return t.model_validate(d).model_dump(by_alias=True, exclude_none=True)
+        def floor(line: str = line) -> Any:
+            return dumps(loads(line))
 
-        def candidate(d: Any = data, t: Any = our_type) -> Any:
-            return acp_bindings.encode(acp_bindings.decode(t, d))
+        def ours(line: str = line, t: Any = our_type) -> Any:
+            return dumps(encode(decode(t, loads(line))))
 
-        base, ours = throughputs(baseline, candidate, args.seconds)
-        print(f"{name:40} {base:12.0f} {ours:15.0f} {ours / base:6.2f}x")
+        def baseline(line: str = line, t: Any = sdk_type) -> Any:
+            return dumps(t.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
 
+        def pydantic_json(line: str = line, t: Any = sdk_type) -> Any:
+            return t.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)
+
+        candidates = {
+            FLOOR: per_call(floor, seconds),
+            OURS: per_call(ours, seconds),
+            SDK: per_call(baseline, seconds),
+            "pydantic": per_call(pydantic_json, seconds),
+        }
+        if orjson_loads is not None:
+
+            def ours_orjson(line: bytes = line.encode(), t: Any = our_type) -> Any:
+                return dumps(encode(decode(t, orjson_loads(line))))
+
+            candidates["orjson"] = per_call(ours_orjson, seconds)
+        figures = interleave(candidates, rounds)
+        pydantic = figures.pop("pydantic")
+        fast = figures.pop("orjson", None)
+        rows.append(Row(name, "us CPU/line", figures))
+        rows.append(Row("  the same, sdk via pydantic's JSON path", "us CPU/line", {OURS: figures[OURS], SDK: pydantic}))
+        if fast is not None:
+            rows.append(Row("  the same, acpgen reading with orjson", "us CPU/line", {FLOOR: figures[FLOOR], OURS: fast, SDK: figures[SDK]}))
+    return rows
+
+
+def import_rows(rounds: int = ROUNDS) -> list[Row]:
+    """Import cost above a bare interpreter (medians of interleaved rounds, then subtracted)."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "acp_bindings"
         shutil.copytree(GENERATED / "acp_bindings", copy)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(copy)], check=True, env=env)
-        base = import_time("acp", None, args.import_runs)
-        ours = import_time("acp_bindings", tmp, args.import_runs)
-    print(f"{'import time (median, s)':40} {base:12.4f} {ours:15.4f} {ours / base:6.3f}x (lower is better)")
+        figures = interleave(
+            {
+                "bare": import_cpu("pass", None),
+                "package": import_cpu("import acp_bindings", tmp),
+                "models": import_cpu("import acp_bindings.models", tmp),
+                SDK: import_cpu("import acp", None),
+            },
+            rounds,
+        )
+    bare = figures["bare"].median
+
+    def above(figure: Figure) -> Figure:
+        return Figure(figure.median - bare, figure.spread * figure.median / (figure.median - bare))
+
+    return [
+        Row("import the package, above a bare interpreter", "ms CPU", {OURS: above(figures["package"]), SDK: above(figures[SDK])}),
+        Row("import its models alone, above bare", "ms CPU", {OURS: above(figures["models"]), SDK: above(figures[SDK])}),
+    ]
+
+
+def rows(rounds: int = ROUNDS) -> list[Row]:
+    return codec_rows(rounds) + import_rows(rounds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
+    args = parser.parse_args()
+    print(f"codec line pipeline and import, median of {args.rounds} interleaved rounds; sdk: agent-client-protocol {getattr(acp, '__version__', '')}")
+    print(table(rows(args.rounds)))
 
 
 if __name__ == "__main__":

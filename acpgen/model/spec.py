@@ -305,6 +305,25 @@ class Spec:
         return (*(c.name for c in self.classes), *(t.name for t in self.aliases if t.kind in kinds))
 
     @property
+    def runtime_exports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """What the package root re-exports from the runtime, as (module, names) pairs, in import
+        order. The root imports them on first use, so the models alone import no asyncio."""
+        found = [("_rpc", ("DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"))]
+        if self.serves(Side.AGENT.value):
+            found.append(("agent", ("Agent", "AgentSideConnection", "ClientProxy", "run_agent")))
+        if self.serves(Side.CLIENT.value):
+            found.append(("client", ("AgentProxy", "Client", "ClientSideConnection", "spawn_agent")))
+        found += [(r.module, r.exports) for r in self.other_roles]
+        if self.carries(Side.AGENT.value) and self.carries(Side.CLIENT.value):
+            found.append(("pair", ("in_memory_pair",)))
+        return tuple(found)
+
+    @property
+    def runtime_imports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """:attr:`runtime_exports` in the order isort and ruff sort their imports."""
+        return tuple(sorted(self.runtime_exports))
+
+    @property
     def root_exports(self) -> tuple[str, ...]:
         """The package root's ``__all__`` entries between the constants and the functions."""
         return tuple(sorted((*self.type_names, "DecodeError", "MethodInfo", "Salvage")))

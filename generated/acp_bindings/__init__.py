@@ -2,6 +2,9 @@
 # Do not edit: regenerate with `acpgen generate`.
 """ACP bindings generated from schema.unstable.json. Standalone: needs only the standard library."""
 
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING, Any
+
 from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
@@ -614,16 +617,48 @@ __all__ = [
     "encode",
 ]
 
-# The runtime: JSON-RPC connections, handler bases, typed proxies and entry points.
-from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
+# The runtime: JSON-RPC connections, handler bases, typed proxies and entry points. They are
+# imported on first use (``__getattr__`` below), so that the models alone import no asyncio.
+if TYPE_CHECKING:
+    from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
+    from .agent import Agent, AgentSideConnection, ClientProxy, run_agent
+    from .client import AgentProxy, Client, ClientSideConnection, spawn_agent
+    from .pair import in_memory_pair
 
 __all__ += ["DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"]
-from .agent import Agent, AgentSideConnection, ClientProxy, run_agent
-
 __all__ += ["Agent", "AgentSideConnection", "ClientProxy", "run_agent"]
-from .client import AgentProxy, Client, ClientSideConnection, spawn_agent
-
 __all__ += ["AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
-from .pair import in_memory_pair
-
 __all__ += ["in_memory_pair"]
+
+_RUNTIME = {
+    "DEFAULT_MAX_MESSAGE_SIZE": "_rpc",
+    "ConnectionClosed": "_rpc",
+    "RequestError": "_rpc",
+    "Agent": "agent",
+    "AgentSideConnection": "agent",
+    "ClientProxy": "agent",
+    "run_agent": "agent",
+    "AgentProxy": "client",
+    "Client": "client",
+    "ClientSideConnection": "client",
+    "spawn_agent": "client",
+    "in_memory_pair": "pair",
+}
+#: The runtime's modules, also imported on first use (``package.agent``).
+_RUNTIME_MODULES = frozenset({"_rpc", "agent", "client", "pair"})
+
+
+def __getattr__(name: str) -> Any:
+    """Import a runtime name, or module, the first time it is used."""
+    if name in _RUNTIME_MODULES:
+        return _import_module("." + name, __name__)
+    module = _RUNTIME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_import_module("." + module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_RUNTIME, *_RUNTIME_MODULES})

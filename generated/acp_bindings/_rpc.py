@@ -63,6 +63,35 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+
+def _json_encoder() -> Callable[[Any], str]:
+    """Compact, strict JSON text of a value (``ValueError`` for NaN or an infinity): the C
+    encoder, built once rather than on every call as ``JSONEncoder.encode`` does."""
+    encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return encoder.encode
+    chunks = make(
+        None,  # no markers: a value that holds itself ends in RecursionError
+        encoder.default,
+        json.encoder.encode_basestring_ascii,
+        None,  # indent
+        ":",
+        ",",
+        False,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
+    )
+    join = "".join
+
+    def encode(value: Any) -> str:
+        return join(chunks(value, 0))
+
+    return encode
+
+
+_encode_json = _json_encoder()
+
 #: The largest message accepted by default (bytes, without the newline): 32 MiB.
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 #: The protocol-level notification that cancels an in-flight request.
@@ -72,7 +101,6 @@ _READ_CHUNK = 1 << 16
 _FLUSH_AT = 1 << 16  # bytes of gathered messages written at once, and the back-pressure mark
 _PAUSE_READING_AT = 1 << 20  # bytes waiting to be written above which reading pauses
 _FLUSH_PATIENCE = 1.0  # seconds without progress after which closing gives up on a peer's reading
-_encode_json = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 _HEAD_KEPT = 1 << 12  # bytes of an oversized message kept at each end to find its id
 _in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_in_notification", default=False
@@ -221,6 +249,9 @@ class Connection:
     """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out).
 
     Call :meth:`start` to begin reading (the typed connections do this for you).
+    ``json_backend="orjson"`` reads lines with orjson (installed separately), and with the
+    standard library whenever orjson refuses a line or could read it differently; lines are
+    written by the standard library either way, so the wire carries the same bytes.
     """
 
     def __init__(
@@ -231,9 +262,13 @@ class Connection:
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         name: str = "acp",
+        json_backend: str = "json",
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
+        if json_backend not in ("json", "orjson"):
+            raise ValueError(f"json_backend must be 'json' or 'orjson', got {json_backend!r}")
+        self._fast_decode = _orjson_reader() if json_backend == "orjson" else None
         self._reader = reader
         self._writer = writer
         self._dispatcher = dispatcher
@@ -267,7 +302,7 @@ class Connection:
         self._drain_waiters: set[asyncio.Future[None]] = set()
         self._drainer: asyncio.Task[None] | None = None
         self._reading_paused: asyncio.Event | None = None  # set again when reading goes on
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_reason = "connection closed"
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -277,7 +312,7 @@ class Connection:
         if isinstance(self._reader, PipeReader):
             self._reader.attach(self)
         elif self._read_task is None:
-            self._read_task = asyncio.get_running_loop().create_task(self._read_loop())
+            self._read_task = self._loop.create_task(self._read_loop())
 
     @property
     def is_closed(self) -> bool:
@@ -416,13 +451,6 @@ class Connection:
             if isinstance(self._reader, PipeReader):
                 self._reader.resume_reading()
 
-    async def _drain(self) -> None:
-        """Wait while the transport holds more than its high-water mark (back pressure)."""
-        transport = self._transport
-        if transport is None or transport.get_write_buffer_size() < _FLUSH_AT:
-            return
-        await self._wait_drained()
-
     async def _wait_drained(self) -> None:
         """Wait for the writer to drain. One task drains it for every waiter, so that any
         number of waiters cost linear time, even when they are all cancelled at once."""
@@ -463,11 +491,13 @@ class Connection:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._write(message)
         self._pending[request_id] = (future, _in_notification.get())
         try:
-            await self._drain()
+            transport = self._transport
+            if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+                await self._wait_drained()  # back pressure
             return await future
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.done():
@@ -490,7 +520,9 @@ class Connection:
         if params is not None:
             message["params"] = params
         self._write(message)
-        await self._drain()
+        transport = self._transport
+        if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+            await self._wait_drained()  # back pressure
 
     def _reply(
         self, request_id: Any, result: Any = None, error: RequestError | None = None
@@ -536,6 +568,22 @@ class Connection:
 
     def feed_data(self, chunk: bytes) -> None:
         """Take bytes from the peer: split them into lines, handle each complete message."""
+        if self._parts or self._oversized or len(chunk) > self._max:
+            self._feed_lines(chunk)
+            return
+        # The common case: no line begun before, none too long. Split in C.
+        *lines, rest = chunk.split(b"\n")
+        closed = self._closed
+        for line in lines:
+            if closed.done() or self._eof is not None:
+                return
+            self._handle_line(line)
+        if rest and not closed.done() and self._eof is None:
+            self._parts.append(rest)
+            self._size = len(rest)
+
+    def _feed_lines(self, chunk: bytes) -> None:
+        """:meth:`feed_data` when a line is under way or may be too long: line by line."""
         start = 0
         while not self._closed.done() and self._eof is None:
             end = chunk.find(b"\n", start)
@@ -573,9 +621,19 @@ class Connection:
             logger.warning("%s: refused a message: %s", self._name, text)
             self._refuse(parts[0], tail, RequestError.invalid_request({"details": text}))
         else:
-            self._handle_line(b"".join(parts))
+            # Keep at most two copies of a big message alive at once: its pieces and the line,
+            # the line and its text, the text and its value.
+            line = b"".join(parts)
+            parts.clear()
+            try:
+                text = line.decode()
+            except UnicodeDecodeError:
+                self._handle_line(line)  # answered as not JSON
+                return
+            del line
+            self._handle_line(text)
 
-    def _handle_line(self, line: bytes) -> None:
+    def _handle_line(self, line: bytes | str) -> None:
         try:
             self._on_line(line)
         except Exception:  # a bug here must not stop the connection, nor lose the next lines
@@ -643,18 +701,32 @@ class Connection:
         else:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
 
-    def _on_line(self, line: bytes) -> None:
+    def _on_line(self, line: bytes | str) -> None:
+        message: Any = _UNREAD
+        if self._fast_decode is not None and isinstance(line, bytes):
+            try:
+                message = self._fast_decode(line)
+            except ValueError:  # the standard library's reader says what is wrong
+                pass
+        if message is _UNREAD or not isinstance(message, dict):  # the careful path
+            self._on_message(line)
+        else:
+            self._on_value(message)
+
+    def _on_message(self, line: bytes | str) -> None:
         try:
-            message = _decode_json(line.decode())
+            message = _decode_json(line if isinstance(line, str) else line.decode())
         except (_Unrepresentable, RecursionError) as exc:  # JSON, but not JSON we can hold
             details = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            self._refuse(line, line[-_HEAD_KEPT:], RequestError.parse_error({"details": details}))
+            raw = line.encode() if isinstance(line, str) else line
+            self._refuse(raw, raw[-_HEAD_KEPT:], RequestError.parse_error({"details": details}))
             return
         except ValueError as exc:  # not JSON: bad syntax, invalid UTF-8, NaN or Infinity
-            if line.strip():
-                logger.warning("%s: %s", self._name, _noise_text(line, self._seen_message))
+            raw = line.encode(errors="surrogatepass") if isinstance(line, str) else line
+            if raw.strip():
+                logger.warning("%s: %s", self._name, _noise_text(raw, self._seen_message))
                 if not self._seen_message and not self._noise:
-                    self._noise = line[:200]
+                    self._noise = raw[:200]
                 self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
             return
         self._seen_message = True
@@ -666,6 +738,9 @@ class Connection:
             )
             self._reply(None, error=RequestError.invalid_request({"details": what}))
             return
+        self._on_value(message)
+
+    def _on_value(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")
@@ -714,9 +789,7 @@ class Connection:
                     error=RequestError.invalid_request({"details": "duplicate request id"}),
                 )
                 return
-            task = asyncio.get_running_loop().create_task(
-                self._run_request(request_id, method, params)
-            )
+            task = self._loop.create_task(self._run_request(request_id, method, params))
             self._incoming[request_id] = task
         elif method == CANCEL_REQUEST:
             self._on_cancel(params)
@@ -771,10 +844,12 @@ class Connection:
             self._cancelled_by_peer.discard(request_id)
             if self._eof is not None and not self._incoming:
                 self._shutdown(self._eof)  # every request read before the end is answered
-        try:
-            await self._drain()
-        except ConnectionClosed:
-            pass
+        transport = self._transport
+        if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
+            try:
+                await self._wait_drained()  # back pressure
+            except ConnectionClosed:
+                pass
 
     # -- notifications, in order per session ---------------------------------------------------
 
@@ -790,7 +865,7 @@ class Connection:
             queue.append((seq, method, params))
             return
         self._queues[key] = collections.deque([(seq, method, params)])
-        worker = asyncio.get_running_loop().create_task(self._work(key))
+        worker = self._loop.create_task(self._work(key))
         self._workers.add(worker)
         worker.add_done_callback(self._workers.discard)
 
@@ -894,6 +969,28 @@ def _no_constant(name: str) -> Any:
     raise _NotJson(f"{name} is not JSON")
 
 
+_UNREAD = object()
+_DIGITS = b"0123456789"
+_LONG_NUMBER = re.compile(rb"\d{19}")
+
+
+def _orjson_reader() -> Callable[[bytes], Any]:
+    """orjson's ``loads`` where it reads what the standard library reads (``ValueError`` else)."""
+    try:
+        import orjson  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise ImportError("json_backend='orjson' needs orjson: pip install orjson") from None
+    loads: Callable[[bytes], Any] = orjson.loads
+
+    def read(line: bytes) -> Any:
+        # orjson reads an integer beyond 64 bits as a float: such lines go to the standard library
+        if len(line) - len(line.translate(None, _DIGITS)) >= 19 and _LONG_NUMBER.search(line):
+            raise ValueError("a long number")
+        return loads(line)
+
+    return read
+
+
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
@@ -903,14 +1000,21 @@ def _finite_float(text: str) -> float:
 
 def _decode_json(text: str) -> Any:
     try:
-        return _decode_strict(text)
+        try:
+            value, end = _scan_once(text, 0)  # the C scanner straight away: the common case
+        except StopIteration:
+            end = -1
+        if end == len(text):
+            return value
+        return _decoder.decode(text)  # white space around it, or not JSON: the full story
     except (json.JSONDecodeError, _NotJson, _Unrepresentable):
         raise
     except ValueError as exc:  # from int(): more digits than Python converts
         raise _Unrepresentable(str(exc)) from None
 
 
-_decode_strict = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant).decode
+_decoder = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(_decoder, "scan_once")  # noqa: B009
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _SCALAR = rb"(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|" + _STRING + rb"|null|true|false)"

@@ -961,11 +961,17 @@ class ClientSideConnection(_rpc.PeerConnection):
         writer: _rpc.MessageWriter,
         *,
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
+        json_backend: str = "json",
     ) -> None:
         dispatcher = _rpc.TypedDispatcher(client, CLIENT_ROUTES, _CODEC, name="client")
         super().__init__(
             _rpc.Connection(
-                reader, writer, dispatcher, max_message_size=max_message_size, name="client"
+                reader,
+                writer,
+                dispatcher,
+                max_message_size=max_message_size,
+                name="client",
+                json_backend=json_backend,
             )
         )
         self.client = client
@@ -987,6 +993,7 @@ async def spawn_agent(
     stderr: int | None = None,
     max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
     grace: float = 2.0,
+    json_backend: str = "json",
 ) -> AsyncIterator[ClientSideConnection]:
     """Start an agent process and connect ``client`` to its stdin and stdout.
 
@@ -995,10 +1002,13 @@ async def spawn_agent(
     ``subprocess.DEVNULL``); if the agent goes away, :class:`ConnectionClosed` says with what exit
     status and the last lines of its stderr.
     On exit the agent's stdin is closed; an agent that does not exit within ``grace`` seconds is
-    terminated, then killed. The process is ``conn.process``.
+    terminated, then killed. The process is ``conn.process``. ``json_backend="orjson"`` reads
+    lines with orjson.
     """
     process, reader, writer = await _rpc.spawn(command, *args, cwd=cwd, env=env, stderr=stderr)
-    connection = ClientSideConnection(client, reader, writer, max_message_size=max_message_size)
+    connection = ClientSideConnection(
+        client, reader, writer, max_message_size=max_message_size, json_backend=json_backend
+    )
     connection.process = process
     try:
         yield connection

@@ -119,11 +119,17 @@ class AgentSideConnection(_rpc.PeerConnection):
         writer: _rpc.MessageWriter,
         *,
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
+        json_backend: str = "json",
     ) -> None:
         dispatcher = _rpc.TypedDispatcher(agent, AGENT_ROUTES, _CODEC, name="agent")
         super().__init__(
             _rpc.Connection(
-                reader, writer, dispatcher, max_message_size=max_message_size, name="agent"
+                reader,
+                writer,
+                dispatcher,
+                max_message_size=max_message_size,
+                name="agent",
+                json_backend=json_backend,
             )
         )
         self.agent = agent
@@ -135,14 +141,21 @@ class AgentSideConnection(_rpc.PeerConnection):
         return self
 
 
-async def run_agent(agent: Agent, *, max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE) -> None:
+async def run_agent(
+    agent: Agent,
+    *,
+    max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
+    json_backend: str = "json",
+) -> None:
     """Serve ``agent`` on this process's stdin and stdout until the client goes away.
 
     Use it as ``asyncio.run(run_agent(MyAgent()))``. Stdout belongs to the wire from then on: a
-    stray ``print`` goes to stderr instead.
+    stray ``print`` goes to stderr instead. ``json_backend="orjson"`` reads lines with orjson.
     """
     reader, writer = await _rpc.stdio_streams()
-    connection = AgentSideConnection(agent, reader, writer, max_message_size=max_message_size)
+    connection = AgentSideConnection(
+        agent, reader, writer, max_message_size=max_message_size, json_backend=json_backend
+    )
     try:
         await connection.wait_closed()
     finally:

@@ -1,0 +1,101 @@
+"""``json_backend="orjson"``: the same answers, byte for byte, as the standard library's reader,
+for every kind of line (orjson refuses, or reads differently, some that JSON-RPC still answers)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import acp_bindings as acp
+import pytest
+from acp_bindings import _rpc
+from support import BINDINGS
+from support.runtime import RawPeer, run_async_tests
+
+
+class Echo(acp.Agent):
+    async def ext_method(self, method: str, params: dict) -> dict:
+        return {"echo": params, "types": [type(v).__name__ for v in params.values()]}
+
+    async def ext_notification(self, method: str, params: dict) -> None:
+        return None
+
+
+def _ext(request_id, body: str) -> bytes:
+    return b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode() + b',"method":"_echo","params":' + body.encode() + b"}"
+
+
+LINES = [
+    _ext(1, '{"text": "na\\u00efve \\u2603 caf\u00e9", "n": 1.5e-300, "z": -0.0}'),
+    _ext(2, '{"big": 123456789012345678901234567890, "neg": -9223372036854775809}'),
+    _ext(3, '{"u64": 18446744073709551615, "i64": -9223372036854775808, "f": 1e16}'),
+    _ext(4, '{"lone": "\\ud800", "dup": 1, "dup": 2}'),
+    _ext(5, '{"deep": ' + "[" * 1500 + "]" * 1500 + "}"),
+    _ext(6, '{"inf": 1e400}'),
+    _ext(7, '{"nan": NaN}'),
+    b'[{"jsonrpc":"2.0","id":8,"method":"_echo"}]',
+    b'"just a string"',
+    b'{"jsonrpc":"2.0","id":9,"method":"_echo","params":{"a":1},}',
+    b"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"_echo\",\"params\":{\"bad\":\"\xff\"}}",
+    b"   ",
+    b'{"jsonrpc":"2.0","method":"_note","params":{}}',
+    b'{"jsonrpc":"1.0","id":11,"method":"_echo"}',
+    b"  " + _ext(12, '{"ws": true}') + b" \r",
+]
+
+
+async def _answers(backend: str) -> bytes:
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend=backend)
+    peer = RawPeer(peer_reader, peer_writer)
+    peer.send_bytes(b"\n".join(LINES) + b"\n")
+    peer.send_bytes(_ext(99, "{}") + b"\n")  # the last answer
+    out = []
+    while b'"id":99' not in (line := await asyncio.wait_for(peer_reader.readline(), 10)):
+        out.append(line)
+    await connection.close()
+    return b"".join(sorted(out))  # requests run as tasks: compare the set of answers
+
+
+async def test_orjson_answers_every_line_with_the_bytes_the_standard_library_gives() -> None:
+    standard, fast = await _answers("json"), await _answers("orjson")
+    assert fast == standard
+    assert standard.count(b"\n") == len(LINES) - 2  # every line but the blank one and the notification
+
+
+async def test_orjson_writes_the_same_bytes_for_the_same_values() -> None:
+    for backend in ("json", "orjson"):
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+        connection = acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend=backend)
+        await connection.client.ext_notification("_x", {"s": "é\u2028", "n": [1e16, 2**70, -0.0]})
+        line = await asyncio.wait_for(peer_reader.readline(), 10)
+        assert line == b'{"jsonrpc":"2.0","method":"_x","params":{"s":"\\u00e9\\u2028","n":[1e+16,1180591620717411303424,-0.0]}}\n'
+        await connection.close()
+
+
+async def test_an_unknown_backend_is_refused() -> None:
+    (agent_reader, agent_writer), _ = _rpc.memory_pipe()
+    with pytest.raises(ValueError, match="json_backend must be 'json' or 'orjson'"):
+        acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend="simplejson")
+
+
+def test_orjson_is_used_only_when_asked_for() -> None:
+    code = (
+        f"import sys, asyncio; sys.path.insert(0, {str(BINDINGS)!r})\n"
+        "import acp_bindings as acp\nfrom acp_bindings import _rpc\n"
+        "async def main():\n"
+        "    (r, w), _ = _rpc.memory_pipe()\n"
+        "    await acp.AgentSideConnection(acp.Agent(), r, w).close()\n"
+        "    print('orjson' in sys.modules)\n"
+        "    (r, w), _ = _rpc.memory_pipe()\n"
+        "    await acp.AgentSideConnection(acp.Agent(), r, w, json_backend='orjson').close()\n"
+        "    print('orjson' in sys.modules)\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+run_async_tests(globals())
