@@ -23,6 +23,7 @@ from typing import Any
 from ..model.classes import ClassDef, Field
 from ..model.method_table import UNSTABLE_MARK, build_method_table
 from ..model.namelock import renamed
+from ..model.naming import with_article
 from ..model.roles import build_roles
 from ..model.selection import select_types
 from ..model.spec import Method
@@ -282,7 +283,7 @@ class _Differ:
         tier = self.tier(self.new, n)
         if o.kind is not n.kind:
             self.add("def-kind-changed", subject, f"{o.kind.value} -> {n.kind.value}", "both", tier,
-                     f"{n.name} is {_a(_what(n))} (was {_a(_what(o))})", True)
+                     f"{n.name} is {with_article(_what(n))} (was {with_article(_what(o))})", True)
         elif n.kind is DefKind.CLASS:
             self.klass(subject, o.classes[0], n.classes[0], tier)
         elif n.kind is DefKind.UNION:
@@ -426,10 +427,6 @@ def _unstable(item: ClassDef | Field | str | None) -> bool:
 
 def _what(t: TypeDef) -> str:
     return {DefKind.CLASS: "class", DefKind.UNION: "union", DefKind.LITERALS: "literal type"}.get(t.kind, "alias")
-
-
-def _a(word: str) -> str:
-    return ("an " if word[0] in "aeio" else "a ") + word
 
 
 def _members(t: TypeDef) -> dict[str, ClassDef | str]:

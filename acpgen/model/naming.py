@@ -55,3 +55,8 @@ def python_identifier(name: str, reserved: frozenset[str] = frozenset()) -> str:
 def import_order(names: Iterable[str]) -> tuple[str, ...]:
     """``names`` in the order isort (and ruff) lists imported names: case-insensitive, then exact."""
     return tuple(sorted(names, key=lambda name: (name.lower(), name)))
+
+
+def with_article(noun: str) -> str:
+    """``noun`` with its indefinite article, by its first letter: "an agent", "a client", "a union"."""
+    return ("an " if noun[:1] in "aeio" else "a ") + noun

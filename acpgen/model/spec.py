@@ -15,7 +15,7 @@ from . import builders, calls, session
 from .classes import ClassDef
 from .decisions import Dispatch, Leaf
 from .literals import py_literal
-from .naming import import_order, python_identifier
+from .naming import import_order, python_identifier, with_article
 from .typedefs import DefKind, TypeDef, type_aliases, type_classes, type_helpers
 from .types import TypeExpr
 
@@ -121,7 +121,7 @@ class Role:
             what = f"Handles the ``{self.side}`` methods (``x-side: {self.side}``), called by the peer."
             peer = "peer"
         else:
-            what = f"Handles the methods {_a(self.peer_side)} calls on {_a(self.side)}."
+            what = f"Handles the methods {with_article(self.peer_side)} calls on {with_article(self.side)}."
             peer = self.peer_side
         return (
             f"{what}\n\nSubclass it and override the methods you support. A request whose method is not "
@@ -129,11 +129,6 @@ class Role:
             "(logged at debug level). Raise :class:`RequestError` to answer with your own error code. Call the "
             f"{peer} through ``self.{self.peer_attr}`` once connected."
         )
-
-
-def _a(noun: str) -> str:
-    """``noun`` with its indefinite article: "an agent", "a client"."""
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 @dataclass(frozen=True)

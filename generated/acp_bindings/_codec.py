@@ -288,7 +288,7 @@ def decode(tp: Any, data: Any, *, strict: bool = False) -> Any:
         decoder = _decoder(tp)
     if strict:
         return strictly(decoder, data)
-    try:
+    try:  # leniently(decoder, data), written out: a call less on every message
         value = decoder(data)
     except DecodeError:
         if _REPAIRS:
@@ -397,10 +397,7 @@ def _taken(data: Any) -> tuple[Salvage, ...]:
 
 def decode_salvaging(tp: Any, data: Any) -> tuple[Any, tuple[Salvage, ...]]:
     """:func:`decode`, returning what the leniency rules repaired instead of logging it."""
-    try:
-        decoder = _DECODERS[tp]
-    except (KeyError, TypeError):
-        decoder = _decoder(tp)
+    decoder = _decoder(tp)
     try:
         value = decoder(data)
     except DecodeError:
