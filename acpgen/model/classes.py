@@ -165,3 +165,14 @@ class ClassDef:
     def fixed_keys(self) -> int:
         """How many keys every instance's JSON has: its tags and required fields."""
         return len(self.tags) + sum(f.required for f in self.fields)
+
+    @property
+    def only_required_test(self) -> tuple[str, ...]:
+        """The operands of the test (joined by ``and``) that an object carries only the keys every
+        instance has, its tags and required fields: then its decoder reads those and looks for no
+        optional field. Empty when the class has no optional field, as the decoder then reads
+        only those anyway."""
+        if not self.optional_fields:
+            return ()
+        keys = (f"{f.wire_literal} in d" for f in self.fields if f.required)
+        return (f"len(d) == {self.fixed_keys}", *keys)

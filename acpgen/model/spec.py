@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 from . import builders, calls, session
 from .classes import ClassDef
-from .decisions import Dispatch, Leaf
+from .decisions import ByKind, Dispatch, Leaf, TryEach
 from .literals import py_literal
 from .naming import import_order, python_identifier, with_article
 from .typedefs import DefKind, TypeDef, type_aliases, type_classes, type_helpers
-from .types import TypeExpr
+from .types import ListOf, Ref, TypeExpr
 
 
 class Side(str, enum.Enum):
@@ -141,6 +141,16 @@ class DispatchTable:
 
 
 @dataclass(frozen=True)
+class InlineDispatch:
+    """A list of a tagged union decoded by looking each item's tag up in the union's table, not
+    through the union's decoder; anything else (an item that is no object, a missing or unknown
+    tag, a bad item) goes through the general decoder, which says what is wrong."""
+
+    table: str  # the union's dispatch table, ``_T<fn>``
+    key: str  # the tag's wire name, as a literal
+
+
+@dataclass(frozen=True)
 class SchemaSource:
     name: str  # file name of the schema
     sha256: str
@@ -260,7 +270,7 @@ class Spec:
         """``type_names`` in the order the package root imports them."""
         return import_order(self.type_names)
 
-    @property
+    @functools.cached_property
     def lenient(self) -> bool:
         """Some value may be repaired (``x-deserialize-*``): a union decoder that tries its options
         then takes back the repairs of an option that fails."""
@@ -292,6 +302,22 @@ class Spec:
                     )
                     tables.append(DispatchTable(node.fn, t.name, entries))
         return tuple(tables)
+
+    def inline_dispatch(self, helper: TypeExpr) -> InlineDispatch | None:
+        """How a list helper dispatches its items inline, if it does: a list of a union whose
+        decoder dispatches on a tag with no default, when no decode repairs anything (a repair
+        made before the general decoder took over would be made twice)."""
+        item = getattr(helper, "item", None)
+        if not isinstance(helper, ListOf) or helper.skip_invalid or not isinstance(item, Ref) or self.lenient:
+            return None
+        root = self._union_roots.get(item.name)
+        if not isinstance(root, Dispatch) or root.default is not None:
+            return None
+        return InlineDispatch(f"_T{root.fn}", py_literal(root.key))
+
+    @functools.cached_property
+    def _union_roots(self) -> dict[str, Dispatch | TryEach | ByKind]:
+        return {t.name: t.helpers[0] for t in self.aliases if t.kind is DefKind.UNION and t.helpers}
 
     @property
     def decoded_types(self) -> tuple[str, ...]:

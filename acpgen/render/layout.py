@@ -102,6 +102,24 @@ def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
     return "\n".join([*lines, ")"])
 
 
+def fit_condition(indent: int, keyword: str, operands: Sequence[str]) -> str:
+    """``keyword + " and ".join(operands) + ":"`` at ``indent`` spaces (``keyword`` is ``"if "``),
+    as black lays it out: one line when it fits, else in parentheses with one operand a line."""
+    pad = " " * indent
+    line = f"{pad}{keyword}{' and '.join(operands)}:"
+    if len(line) <= LINE_LENGTH:
+        return line
+    lines = [f"{pad}    {'and ' if index else ''}{operand}" for index, operand in enumerate(operands)]
+    if any(len(text) > LINE_LENGTH for text in lines):
+        raise Unfitted(line)
+    return "\n".join([f"{pad}{keyword}(", *lines, f"{pad}):"])
+
+
+def one_line_condition(indent: int, keyword: str, operands: Sequence[str]) -> str:
+    """``fit_condition``'s line unsplit, for a module black formats anyway."""
+    return f"{' ' * indent}{keyword}{' and '.join(operands)}:"
+
+
 def one_line(
     indent: int,
     head: str,

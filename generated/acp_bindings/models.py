@@ -15878,6 +15878,14 @@ def _d_Accept(d: Any) -> Accept:
 
 def _du_Accept(d: Any) -> Accept:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(Accept)
+        o.meta = None
+        o.content = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -15921,6 +15929,26 @@ _K_Accept = frozenset({"_meta", "action", "content"})
 def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "sessionId" in d:
+        try:
+            k = "id"
+            v2 = d["id"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AcceptNesNotification)
+        o.meta = None
+        o.id = v2
+        o.session_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -15963,6 +15991,14 @@ _K_AcceptNesNotification = frozenset({"_meta", "id", "sessionId"})
 def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(AgentAuthCapabilities)
+        o.meta = None
+        o.logout = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16006,6 +16042,21 @@ _K_AgentAuthCapabilities = frozenset({"_meta", "logout"})
 def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(AgentCapabilities)
+        o.meta = None
+        o.auth = None
+        o.load_session = None
+        o.mcp_capabilities = None
+        o.nes = None
+        o.position_encoding = None
+        o.prompt_capabilities = None
+        o.providers = None
+        o.session_capabilities = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16146,6 +16197,21 @@ def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
 
 def _du_AgentMessageChunk(d: Any) -> AgentMessageChunk:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AgentMessageChunk)
+        o.meta = None
+        o.content = v2
+        o.message_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16194,6 +16260,21 @@ _K_AgentMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdat
 def _d_AgentNotification(d: Any) -> AgentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "method" in d:
+        try:
+            k = "method"
+            v1 = d["method"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AgentNotification)
+        o.method = v1
+        o.params = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16230,6 +16311,25 @@ _K_AgentNotification = frozenset({"method", "params"})
 def _d_AgentRequest(d: Any) -> AgentRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "method" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            v1 = _d_RequestId(v1)
+            k = "method"
+            v2 = d["method"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AgentRequest)
+        o.id = v1
+        o.method = v2
+        o.params = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16277,6 +16377,21 @@ def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
 
 def _du_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AgentThoughtChunk)
+        o.meta = None
+        o.content = v2
+        o.message_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16325,6 +16440,16 @@ _K_AgentThoughtChunk = frozenset({"_meta", "content", "messageId", "sessionUpdat
 def _d_Annotations(d: Any) -> Annotations:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(Annotations)
+        o.meta = None
+        o.audience = None
+        o.last_modified = None
+        o.priority = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16399,6 +16524,24 @@ def _d_Array(d: Any) -> Array:
 
 def _du_Array(d: Any) -> Array:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "items" in d:
+        try:
+            k = "items"
+            v3 = d["items"]
+            v3 = _d_MultiSelectItems(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Array)
+        o.default = None
+        o.description = None
+        o.items = v3
+        o.max_items = None
+        o.min_items = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16487,6 +16630,27 @@ def _d_Audio(d: Any) -> Audio:
 
 def _du_Audio(d: Any) -> Audio:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "data" in d and "mimeType" in d:
+        try:
+            k = "data"
+            v3 = d["data"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mimeType"
+            v4 = d["mimeType"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Audio)
+        o.meta = None
+        o.annotations = None
+        o.data = v3
+        o.mime_type = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16540,6 +16704,27 @@ _K_Audio = frozenset({"_meta", "annotations", "data", "mimeType", "type"})
 def _d_AudioContent(d: Any) -> AudioContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "data" in d and "mimeType" in d:
+        try:
+            k = "data"
+            v3 = d["data"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mimeType"
+            v4 = d["mimeType"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AudioContent)
+        o.meta = None
+        o.annotations = None
+        o.data = v3
+        o.mime_type = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16593,6 +16778,14 @@ _K_AudioContent = frozenset({"_meta", "annotations", "data", "mimeType"})
 def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(AuthCapabilities)
+        o.meta = None
+        o.terminal = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16637,6 +16830,24 @@ _K_AuthCapabilities = frozenset({"_meta", "terminal"})
 def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "name" in d:
+        try:
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AuthEnvVar)
+        o.meta = None
+        o.label = None
+        o.name = v3
+        o.optional = None
+        o.secret = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16710,6 +16921,27 @@ _K_AuthEnvVar = frozenset({"_meta", "label", "name", "optional", "secret"})
 def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "name" in d:
+        try:
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "name"
+            v4 = d["name"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AuthMethodAgent)
+        o.meta = None
+        o.description = None
+        o.id = v3
+        o.name = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16764,6 +16996,32 @@ _K_AuthMethodAgent = frozenset({"_meta", "description", "id", "name"})
 def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "id" in d and "name" in d and "vars" in d:
+        try:
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "vars"
+            v6 = d["vars"]
+            v6 = _d_list_AuthEnvVar(v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AuthMethodEnvVar)
+        o.meta = None
+        o.description = None
+        o.id = v3
+        o.link = None
+        o.name = v5
+        o.vars = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16834,6 +17092,29 @@ _K_AuthMethodEnvVar = frozenset({"_meta", "description", "id", "link", "name", "
 def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "name" in d:
+        try:
+            k = "id"
+            v5 = d["id"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "name"
+            v6 = d["name"]
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AuthMethodTerminal)
+        o.meta = None
+        o.args = None
+        o.description = None
+        o.env = None
+        o.id = v5
+        o.name = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16910,6 +17191,21 @@ _K_AuthMethodTerminal = frozenset({"_meta", "args", "description", "env", "id", 
 def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "methodId" in d:
+        try:
+            k = "methodId"
+            v2 = d["methodId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AuthenticateRequest)
+        o.meta = None
+        o.method_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16947,6 +17243,13 @@ _K_AuthenticateRequest = frozenset({"_meta", "methodId"})
 def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(AuthenticateResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -16979,6 +17282,27 @@ _K_AuthenticateResponse = frozenset({"_meta"})
 def _d_AvailableCommand(d: Any) -> AvailableCommand:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "description" in d and "name" in d:
+        try:
+            k = "description"
+            v2 = d["description"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "name"
+            v4 = d["name"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AvailableCommand)
+        o.meta = None
+        o.description = v2
+        o.input = None
+        o.name = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17032,6 +17356,20 @@ _K_AvailableCommand = frozenset({"_meta", "description", "input", "name"})
 def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "availableCommands" in d:
+        try:
+            k = "availableCommands"
+            v2 = d["availableCommands"]
+            v2 = _d_list_AvailableCommand(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AvailableCommandsUpdate)
+        o.meta = None
+        o.available_commands = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17075,6 +17413,20 @@ def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSe
 
 def _du_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "availableCommands" in d:
+        try:
+            k = "availableCommands"
+            v2 = d["availableCommands"]
+            v2 = _d_list_AvailableCommand(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(AvailableCommandsUpdateSessionUpdate)
+        o.meta = None
+        o.available_commands = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17111,6 +17463,27 @@ _K_AvailableCommandsUpdateSessionUpdate = frozenset({"_meta", "availableCommands
 def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "blob" in d and "uri" in d:
+        try:
+            k = "blob"
+            v2 = d["blob"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(BlobResourceContents)
+        o.meta = None
+        o.blob = v2
+        o.mime_type = None
+        o.uri = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17172,6 +17545,15 @@ def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySch
 
 def _du_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySchema:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(BooleanElicitationPropertySchema)
+        o.default = None
+        o.description = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17228,6 +17610,15 @@ _K_BooleanElicitationPropertySchema = frozenset({"default", "description", "titl
 def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(BooleanPropertySchema)
+        o.default = None
+        o.description = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17291,6 +17682,33 @@ def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
 
 def _du_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "id" in d and "name" in d and "currentValue" in d:
+        try:
+            k = "id"
+            v4 = d["id"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "currentValue"
+            v6 = d["currentValue"]
+            if v6.__class__ is not bool:
+                raise _codec.expected("a boolean", v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(BooleanSessionConfigOption)
+        o.meta = None
+        o.category = None
+        o.description = None
+        o.id = v4
+        o.name = v5
+        o.current_value = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17378,6 +17796,31 @@ def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOp
 
 def _du_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOptionRequest:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "configId" in d and "sessionId" in d and "value" in d:
+        try:
+            k = "configId"
+            v2 = d["configId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "value"
+            v4 = d["value"]
+            if v4.__class__ is not bool:
+                raise _codec.expected("a boolean", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(BooleanSetSessionConfigOptionRequest)
+        o.meta = None
+        o.config_id = v2
+        o.session_id = v3
+        o.value = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17440,6 +17883,13 @@ def _d_Cancel(d: Any) -> Cancel:
 
 def _du_Cancel(d: Any) -> Cancel:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(Cancel)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17472,6 +17922,21 @@ _K_Cancel = frozenset({"_meta", "action"})
 def _d_CancelNotification(d: Any) -> CancelNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CancelNotification)
+        o.meta = None
+        o.session_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17509,6 +17974,20 @@ _K_CancelNotification = frozenset({"_meta", "sessionId"})
 def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "requestId" in d:
+        try:
+            k = "requestId"
+            v2 = d["requestId"]
+            v2 = _d_RequestId(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CancelRequestNotification)
+        o.meta = None
+        o.request_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17564,6 +18043,19 @@ _K_Cancelled = frozenset({"outcome"})
 def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ClientCapabilities)
+        o.meta = None
+        o.auth = None
+        o.elicitation = None
+        o.fs = None
+        o.nes = None
+        o.position_encodings = None
+        o.terminal = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17673,6 +18165,16 @@ _K_ClientCapabilities = frozenset(
 def _d_ClientNesCapabilities(d: Any) -> ClientNesCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ClientNesCapabilities)
+        o.meta = None
+        o.jump = None
+        o.rename = None
+        o.search_and_replace = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17738,6 +18240,21 @@ _K_ClientNesCapabilities = frozenset({"_meta", "jump", "rename", "searchAndRepla
 def _d_ClientNotification(d: Any) -> ClientNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "method" in d:
+        try:
+            k = "method"
+            v1 = d["method"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ClientNotification)
+        o.method = v1
+        o.params = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17774,6 +18291,25 @@ _K_ClientNotification = frozenset({"method", "params"})
 def _d_ClientRequest(d: Any) -> ClientRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "method" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            v1 = _d_RequestId(v1)
+            k = "method"
+            v2 = d["method"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ClientRequest)
+        o.id = v1
+        o.method = v2
+        o.params = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17814,6 +18350,21 @@ _K_ClientRequest = frozenset({"id", "method", "params"})
 def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CloseNesRequest)
+        o.meta = None
+        o.session_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17851,6 +18402,13 @@ _K_CloseNesRequest = frozenset({"_meta", "sessionId"})
 def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(CloseNesResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17883,6 +18441,21 @@ _K_CloseNesResponse = frozenset({"_meta"})
 def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CloseSessionRequest)
+        o.meta = None
+        o.session_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17920,6 +18493,13 @@ _K_CloseSessionRequest = frozenset({"_meta", "sessionId"})
 def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(CloseSessionResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17952,6 +18532,21 @@ _K_CloseSessionResponse = frozenset({"_meta"})
 def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "elicitationId" in d:
+        try:
+            k = "elicitationId"
+            v2 = d["elicitationId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CompleteElicitationNotification)
+        o.meta = None
+        o.elicitation_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -17989,6 +18584,20 @@ _K_CompleteElicitationNotification = frozenset({"_meta", "elicitationId"})
 def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "configOptions" in d:
+        try:
+            k = "configOptions"
+            v2 = d["configOptions"]
+            v2 = _d_list_SessionConfigOption(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ConfigOptionUpdate)
+        o.meta = None
+        o.config_options = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18032,6 +18641,20 @@ def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdat
 
 def _du_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "configOptions" in d:
+        try:
+            k = "configOptions"
+            v2 = d["configOptions"]
+            v2 = _d_list_SessionConfigOption(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ConfigOptionUpdateSessionUpdate)
+        o.meta = None
+        o.config_options = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18068,6 +18691,20 @@ _K_ConfigOptionUpdateSessionUpdate = frozenset({"_meta", "configOptions", "sessi
 def _d_Content(d: Any) -> Content:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Content)
+        o.meta = None
+        o.content = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18104,6 +18741,21 @@ _K_Content = frozenset({"_meta", "content"})
 def _d_ContentChunk(d: Any) -> ContentChunk:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ContentChunk)
+        o.meta = None
+        o.content = v2
+        o.message_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18159,6 +18811,20 @@ def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
 
 def _du_ContentToolCallContent(d: Any) -> ContentToolCallContent:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ContentToolCallContent)
+        o.meta = None
+        o.content = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18223,6 +18889,30 @@ _K_Cost = frozenset({"amount", "currency"})
 def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "command" in d and "sessionId" in d:
+        try:
+            k = "command"
+            v3 = d["command"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "sessionId"
+            v7 = d["sessionId"]
+            if v7.__class__ is not str:
+                raise _codec.expected("a string", v7)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CreateTerminalRequest)
+        o.meta = None
+        o.args = None
+        o.command = v3
+        o.cwd = None
+        o.env = None
+        o.output_byte_limit = None
+        o.session_id = v7
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18320,6 +19010,21 @@ _K_CreateTerminalRequest = frozenset(
 def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "terminalId" in d:
+        try:
+            k = "terminalId"
+            v2 = d["terminalId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CreateTerminalResponse)
+        o.meta = None
+        o.terminal_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18357,6 +19062,21 @@ _K_CreateTerminalResponse = frozenset({"_meta", "terminalId"})
 def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "currentModeId" in d:
+        try:
+            k = "currentModeId"
+            v2 = d["currentModeId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CurrentModeUpdate)
+        o.meta = None
+        o.current_mode_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18401,6 +19121,21 @@ def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
 
 def _du_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "currentModeId" in d:
+        try:
+            k = "currentModeId"
+            v2 = d["currentModeId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(CurrentModeUpdateSessionUpdate)
+        o.meta = None
+        o.current_mode_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18445,6 +19180,13 @@ def _d_Decline(d: Any) -> Decline:
 
 def _du_Decline(d: Any) -> Decline:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(Decline)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18477,6 +19219,34 @@ _K_Decline = frozenset({"_meta", "action"})
 def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "contentChanges" in d and "sessionId" in d and "uri" in d and "version" in d:
+        try:
+            k = "contentChanges"
+            v2 = d["contentChanges"]
+            v2 = _d_list_TextDocumentContentChangeEvent(v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "version"
+            v5 = d["version"]
+            v5 = _d_integer_m9223372036854775808_9223372036854775807(v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DidChangeDocumentNotification)
+        o.meta = None
+        o.content_changes = v2
+        o.session_id = v3
+        o.uri = v4
+        o.version = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18535,6 +19305,26 @@ _K_DidChangeDocumentNotification = frozenset(
 def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "uri" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "uri"
+            v3 = d["uri"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DidCloseDocumentNotification)
+        o.meta = None
+        o.session_id = v2
+        o.uri = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18577,6 +19367,45 @@ _K_DidCloseDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
 def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if (
+        len(d) == 5
+        and "position" in d
+        and "sessionId" in d
+        and "uri" in d
+        and "version" in d
+        and "visibleRange" in d
+    ):
+        try:
+            k = "position"
+            v2 = d["position"]
+            v2 = _d_Position(v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "version"
+            v5 = d["version"]
+            v5 = _d_integer_m9223372036854775808_9223372036854775807(v5)
+            k = "visibleRange"
+            v6 = d["visibleRange"]
+            v6 = _d_Range(v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DidFocusDocumentNotification)
+        o.meta = None
+        o.position = v2
+        o.session_id = v3
+        o.uri = v4
+        o.version = v5
+        o.visible_range = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18640,6 +19469,47 @@ _K_DidFocusDocumentNotification = frozenset(
 def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if (
+        len(d) == 5
+        and "languageId" in d
+        and "sessionId" in d
+        and "text" in d
+        and "uri" in d
+        and "version" in d
+    ):
+        try:
+            k = "languageId"
+            v2 = d["languageId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "text"
+            v4 = d["text"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "uri"
+            v5 = d["uri"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "version"
+            v6 = d["version"]
+            v6 = _d_integer_m9223372036854775808_9223372036854775807(v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DidOpenDocumentNotification)
+        o.meta = None
+        o.language_id = v2
+        o.session_id = v3
+        o.text = v4
+        o.uri = v5
+        o.version = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18705,6 +19575,26 @@ _K_DidOpenDocumentNotification = frozenset(
 def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "uri" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "uri"
+            v3 = d["uri"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DidSaveDocumentNotification)
+        o.meta = None
+        o.session_id = v2
+        o.uri = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18747,6 +19637,27 @@ _K_DidSaveDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
 def _d_Diff(d: Any) -> Diff:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "newText" in d and "path" in d:
+        try:
+            k = "newText"
+            v2 = d["newText"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "path"
+            v4 = d["path"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Diff)
+        o.meta = None
+        o.new_text = v2
+        o.old_text = None
+        o.path = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18808,6 +19719,27 @@ def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
 
 def _du_DiffToolCallContent(d: Any) -> DiffToolCallContent:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "newText" in d and "path" in d:
+        try:
+            k = "newText"
+            v2 = d["newText"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "path"
+            v4 = d["path"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DiffToolCallContent)
+        o.meta = None
+        o.new_text = v2
+        o.old_text = None
+        o.path = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18862,6 +19794,21 @@ _K_DiffToolCallContent = frozenset({"_meta", "newText", "oldText", "path", "type
 def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "id" in d:
+        try:
+            k = "id"
+            v2 = d["id"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(DisableProvidersRequest)
+        o.meta = None
+        o.id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18899,6 +19846,13 @@ _K_DisableProvidersRequest = frozenset({"_meta", "id"})
 def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(DisableProvidersResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18938,6 +19892,30 @@ def _d_Edit(d: Any) -> Edit:
 
 def _du_Edit(d: Any) -> Edit:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "edits" in d and "id" in d and "uri" in d:
+        try:
+            k = "edits"
+            v2 = d["edits"]
+            v2 = _d_list_NesTextEdit(v2)
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Edit)
+        o.cursor_position = None
+        o.edits = v2
+        o.id = v3
+        o.uri = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -18983,6 +19961,13 @@ _K_Edit = frozenset({"cursorPosition", "edits", "id", "kind", "uri"})
 def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ElicitationAcceptAction)
+        o.content = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19014,6 +19999,15 @@ _K_ElicitationAcceptAction = frozenset({"content"})
 def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ElicitationCapabilities)
+        o.meta = None
+        o.form = None
+        o.url = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19068,6 +20062,13 @@ _K_ElicitationCapabilities = frozenset({"_meta", "form", "url"})
 def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ElicitationFormCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19122,6 +20123,17 @@ _K_ElicitationRequestScope = frozenset({"requestId"})
 def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ElicitationSchema)
+        o.description = None
+        o.properties = None
+        o.required = None
+        o.title = None
+        o.type = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19199,6 +20211,21 @@ _K_ElicitationSchema = frozenset({"description", "properties", "required", "titl
 def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v1 = d["sessionId"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ElicitationSessionScope)
+        o.session_id = v1
+        o.tool_call_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19236,6 +20263,13 @@ _K_ElicitationSessionScope = frozenset({"sessionId", "toolCallId"})
 def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ElicitationUrlCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19268,6 +20302,21 @@ _K_ElicitationUrlCapabilities = frozenset({"_meta"})
 def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "resource" in d:
+        try:
+            k = "resource"
+            v3 = d["resource"]
+            v3 = _d_EmbeddedResourceResource(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(EmbeddedResource)
+        o.meta = None
+        o.annotations = None
+        o.resource = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19350,6 +20399,32 @@ def _d_EnvVar(d: Any) -> EnvVar:
 
 def _du_EnvVar(d: Any) -> EnvVar:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "id" in d and "name" in d and "vars" in d:
+        try:
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "vars"
+            v6 = d["vars"]
+            v6 = _d_list_AuthEnvVar(v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(EnvVar)
+        o.meta = None
+        o.description = None
+        o.id = v3
+        o.link = None
+        o.name = v5
+        o.vars = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19420,6 +20495,26 @@ _K_EnvVar = frozenset({"_meta", "description", "id", "link", "name", "type", "va
 def _d_EnvVariable(d: Any) -> EnvVariable:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "name" in d and "value" in d:
+        try:
+            k = "name"
+            v2 = d["name"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "value"
+            v3 = d["value"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(EnvVariable)
+        o.meta = None
+        o.name = v2
+        o.value = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19462,6 +20557,25 @@ _K_EnvVariable = frozenset({"_meta", "name", "value"})
 def _d_Error(d: Any) -> Error:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "code" in d and "message" in d:
+        try:
+            k = "code"
+            v1 = d["code"]
+            v1 = _d_ErrorCode(v1)
+            k = "message"
+            v3 = d["message"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Error)
+        o.code = v1
+        o.data = None
+        o.message = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19552,6 +20666,15 @@ _K_ErrorClientResponse = frozenset({"error", "id"})
 def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(FileSystemCapabilities)
+        o.meta = None
+        o.read_text_file = None
+        o.write_text_file = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19608,6 +20731,28 @@ _K_FileSystemCapabilities = frozenset({"_meta", "readTextFile", "writeTextFile"}
 def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "cwd" in d and "sessionId" in d:
+        try:
+            k = "cwd"
+            v3 = d["cwd"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ForkSessionRequest)
+        o.meta = None
+        o.additional_directories = None
+        o.cwd = v3
+        o.mcp_servers = None
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19680,6 +20825,24 @@ _K_ForkSessionRequest = frozenset(
 def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ForkSessionResponse)
+        o.meta = None
+        o.config_options = None
+        o.models = None
+        o.modes = None
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19757,6 +20920,29 @@ def _d_FormRequest(d: Any) -> FormRequest:
 
 def _du_FormRequest(d: Any) -> FormRequest:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "message" in d and "requestedSchema" in d and "requestId" in d:
+        try:
+            k = "message"
+            v2 = d["message"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "requestedSchema"
+            v3 = d["requestedSchema"]
+            v3 = _d_ElicitationSchema(v3)
+            k = "requestId"
+            v4 = d["requestId"]
+            v4 = _d_RequestId(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(FormRequest)
+        o.meta = None
+        o.message = v2
+        o.requested_schema = v3
+        o.request_id = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19809,6 +20995,31 @@ def _d_FormSession(d: Any) -> FormSession:
 
 def _du_FormSession(d: Any) -> FormSession:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "message" in d and "requestedSchema" in d and "sessionId" in d:
+        try:
+            k = "message"
+            v2 = d["message"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "requestedSchema"
+            v3 = d["requestedSchema"]
+            v3 = _d_ElicitationSchema(v3)
+            k = "sessionId"
+            v4 = d["sessionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(FormSession)
+        o.meta = None
+        o.message = v2
+        o.requested_schema = v3
+        o.session_id = v4
+        o.tool_call_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19883,6 +21094,30 @@ def _d_Http(d: Any) -> Http:
 
 def _du_Http(d: Any) -> Http:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "headers" in d and "name" in d and "url" in d:
+        try:
+            k = "headers"
+            v2 = d["headers"]
+            v2 = _d_list_HttpHeader(v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Http)
+        o.meta = None
+        o.headers = v2
+        o.name = v3
+        o.url = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19929,6 +21164,26 @@ _K_Http = frozenset({"_meta", "headers", "name", "type", "url"})
 def _d_HttpHeader(d: Any) -> HttpHeader:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "name" in d and "value" in d:
+        try:
+            k = "name"
+            v2 = d["name"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "value"
+            v3 = d["value"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(HttpHeader)
+        o.meta = None
+        o.name = v2
+        o.value = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -19978,6 +21233,28 @@ def _d_Image(d: Any) -> Image:
 
 def _du_Image(d: Any) -> Image:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "data" in d and "mimeType" in d:
+        try:
+            k = "data"
+            v3 = d["data"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mimeType"
+            v4 = d["mimeType"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Image)
+        o.meta = None
+        o.annotations = None
+        o.data = v3
+        o.mime_type = v4
+        o.uri = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20043,6 +21320,28 @@ _K_Image = frozenset({"_meta", "annotations", "data", "mimeType", "type", "uri"}
 def _d_ImageContent(d: Any) -> ImageContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "data" in d and "mimeType" in d:
+        try:
+            k = "data"
+            v3 = d["data"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mimeType"
+            v4 = d["mimeType"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ImageContent)
+        o.meta = None
+        o.annotations = None
+        o.data = v3
+        o.mime_type = v4
+        o.uri = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20108,6 +21407,27 @@ _K_ImageContent = frozenset({"_meta", "annotations", "data", "mimeType", "uri"})
 def _d_Implementation(d: Any) -> Implementation:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "name" in d and "version" in d:
+        try:
+            k = "name"
+            v2 = d["name"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "version"
+            v4 = d["version"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Implementation)
+        o.meta = None
+        o.name = v2
+        o.title = None
+        o.version = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20162,6 +21482,22 @@ _K_Implementation = frozenset({"_meta", "name", "title", "version"})
 def _d_InitializeRequest(d: Any) -> InitializeRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "protocolVersion" in d:
+        try:
+            k = "protocolVersion"
+            v4 = d["protocolVersion"]
+            v4 = _d_integer_0_65535(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(InitializeRequest)
+        o.meta = None
+        o.client_capabilities = None
+        o.client_info = None
+        o.protocol_version = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20220,6 +21556,23 @@ _K_InitializeRequest = frozenset({"_meta", "clientCapabilities", "clientInfo", "
 def _d_InitializeResponse(d: Any) -> InitializeResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "protocolVersion" in d:
+        try:
+            k = "protocolVersion"
+            v5 = d["protocolVersion"]
+            v5 = _d_integer_0_65535(v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(InitializeResponse)
+        o.meta = None
+        o.agent_capabilities = None
+        o.agent_info = None
+        o.auth_methods = None
+        o.protocol_version = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20304,6 +21657,17 @@ def _d_Integer(d: Any) -> Integer:
 
 def _du_Integer(d: Any) -> Integer:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(Integer)
+        o.default = None
+        o.description = None
+        o.maximum = None
+        o.minimum = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20381,6 +21745,17 @@ _K_Integer = frozenset({"default", "description", "maximum", "minimum", "title",
 def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(IntegerPropertySchema)
+        o.default = None
+        o.description = None
+        o.maximum = None
+        o.minimum = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20497,6 +21872,26 @@ _K_Jump = frozenset({"id", "kind", "position", "uri"})
 def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "terminalId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "terminalId"
+            v3 = d["terminalId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(KillTerminalRequest)
+        o.meta = None
+        o.session_id = v2
+        o.terminal_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20539,6 +21934,13 @@ _K_KillTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
 def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(KillTerminalResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20571,6 +21973,13 @@ _K_KillTerminalResponse = frozenset({"_meta"})
 def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ListProvidersRequest)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20603,6 +22012,20 @@ _K_ListProvidersRequest = frozenset({"_meta"})
 def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "providers" in d:
+        try:
+            k = "providers"
+            v2 = d["providers"]
+            v2 = _d_list_ProviderInfo(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ListProvidersResponse)
+        o.meta = None
+        o.providers = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20639,6 +22062,16 @@ _K_ListProvidersResponse = frozenset({"_meta", "providers"})
 def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ListSessionsRequest)
+        o.meta = None
+        o.additional_directories = None
+        o.cursor = None
+        o.cwd = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20706,6 +22139,21 @@ _K_ListSessionsRequest = frozenset({"_meta", "additionalDirectories", "cursor", 
 def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessions" in d:
+        try:
+            k = "sessions"
+            v3 = d["sessions"]
+            v3 = _d_list_SessionInfo(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ListSessionsResponse)
+        o.meta = None
+        o.next_cursor = None
+        o.sessions = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20754,6 +22202,31 @@ _K_ListSessionsResponse = frozenset({"_meta", "nextCursor", "sessions"})
 def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "cwd" in d and "mcpServers" in d and "sessionId" in d:
+        try:
+            k = "cwd"
+            v3 = d["cwd"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mcpServers"
+            v4 = d["mcpServers"]
+            v4 = _d_list_McpServer(v4)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(LoadSessionRequest)
+        o.meta = None
+        o.additional_directories = None
+        o.cwd = v3
+        o.mcp_servers = v4
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20819,6 +22292,16 @@ _K_LoadSessionRequest = frozenset(
 def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(LoadSessionResponse)
+        o.meta = None
+        o.config_options = None
+        o.models = None
+        o.modes = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20884,6 +22367,13 @@ _K_LoadSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"}
 def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(LogoutCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20916,6 +22406,13 @@ _K_LogoutCapabilities = frozenset({"_meta"})
 def _d_LogoutRequest(d: Any) -> LogoutRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(LogoutRequest)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20948,6 +22445,13 @@ _K_LogoutRequest = frozenset({"_meta"})
 def _d_LogoutResponse(d: Any) -> LogoutResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(LogoutResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -20980,6 +22484,15 @@ _K_LogoutResponse = frozenset({"_meta"})
 def _d_McpCapabilities(d: Any) -> McpCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(McpCapabilities)
+        o.meta = None
+        o.http = None
+        o.sse = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21036,6 +22549,30 @@ _K_McpCapabilities = frozenset({"_meta", "http", "sse"})
 def _d_McpServerHttp(d: Any) -> McpServerHttp:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "headers" in d and "name" in d and "url" in d:
+        try:
+            k = "headers"
+            v2 = d["headers"]
+            v2 = _d_list_HttpHeader(v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(McpServerHttp)
+        o.meta = None
+        o.headers = v2
+        o.name = v3
+        o.url = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21082,6 +22619,30 @@ _K_McpServerHttp = frozenset({"_meta", "headers", "name", "url"})
 def _d_McpServerSse(d: Any) -> McpServerSse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "headers" in d and "name" in d and "url" in d:
+        try:
+            k = "headers"
+            v2 = d["headers"]
+            v2 = _d_list_HttpHeader(v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(McpServerSse)
+        o.meta = None
+        o.headers = v2
+        o.name = v3
+        o.url = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21128,6 +22689,34 @@ _K_McpServerSse = frozenset({"_meta", "headers", "name", "url"})
 def _d_McpServerStdio(d: Any) -> McpServerStdio:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "args" in d and "command" in d and "env" in d and "name" in d:
+        try:
+            k = "args"
+            v2 = d["args"]
+            v2 = _d_list_string(v2)
+            k = "command"
+            v3 = d["command"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "env"
+            v4 = d["env"]
+            v4 = _d_list_EnvVariable(v4)
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(McpServerStdio)
+        o.meta = None
+        o.args = v2
+        o.command = v3
+        o.env = v4
+        o.name = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21178,6 +22767,27 @@ _K_McpServerStdio = frozenset({"_meta", "args", "command", "env", "name"})
 def _d_ModelInfo(d: Any) -> ModelInfo:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "modelId" in d and "name" in d:
+        try:
+            k = "modelId"
+            v3 = d["modelId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "name"
+            v4 = d["name"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ModelInfo)
+        o.meta = None
+        o.description = None
+        o.model_id = v3
+        o.name = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21232,6 +22842,24 @@ _K_ModelInfo = frozenset({"_meta", "description", "modelId", "name"})
 def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "items" in d:
+        try:
+            k = "items"
+            v3 = d["items"]
+            v3 = _d_MultiSelectItems(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(MultiSelectPropertySchema)
+        o.default = None
+        o.description = None
+        o.items = v3
+        o.max_items = None
+        o.min_items = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21322,6 +22950,15 @@ _K_MultiSelectPropertySchema = frozenset(
 def _d_NesCapabilities(d: Any) -> NesCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesCapabilities)
+        o.meta = None
+        o.context = None
+        o.events = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21376,6 +23013,19 @@ _K_NesCapabilities = frozenset({"_meta", "context", "events"})
 def _d_NesContextCapabilities(d: Any) -> NesContextCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesContextCapabilities)
+        o.meta = None
+        o.diagnostics = None
+        o.edit_history = None
+        o.open_files = None
+        o.recent_files = None
+        o.related_snippets = None
+        o.user_actions = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21520,6 +23170,13 @@ _K_NesDiagnostic = frozenset({"message", "range", "severity", "uri"})
 def _d_NesDiagnosticsCapabilities(d: Any) -> NesDiagnosticsCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDiagnosticsCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21552,6 +23209,20 @@ _K_NesDiagnosticsCapabilities = frozenset({"_meta"})
 def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "syncKind" in d:
+        try:
+            k = "syncKind"
+            v2 = d["syncKind"]
+            v2 = _d_TextDocumentSyncKind(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NesDocumentDidChangeCapabilities)
+        o.meta = None
+        o.sync_kind = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21588,6 +23259,13 @@ _K_NesDocumentDidChangeCapabilities = frozenset({"_meta", "syncKind"})
 def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDocumentDidCloseCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21620,6 +23298,13 @@ _K_NesDocumentDidCloseCapabilities = frozenset({"_meta"})
 def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDocumentDidFocusCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21652,6 +23337,13 @@ _K_NesDocumentDidFocusCapabilities = frozenset({"_meta"})
 def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDocumentDidOpenCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21684,6 +23376,13 @@ _K_NesDocumentDidOpenCapabilities = frozenset({"_meta"})
 def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDocumentDidSaveCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21716,6 +23415,18 @@ _K_NesDocumentDidSaveCapabilities = frozenset({"_meta"})
 def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesDocumentEventCapabilities)
+        o.meta = None
+        o.did_change = None
+        o.did_close = None
+        o.did_focus = None
+        o.did_open = None
+        o.did_save = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21812,6 +23523,14 @@ _K_NesDocumentEventCapabilities = frozenset(
 def _d_NesEditHistoryCapabilities(d: Any) -> NesEditHistoryCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesEditHistoryCapabilities)
+        o.meta = None
+        o.max_count = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21883,6 +23602,30 @@ _K_NesEditHistoryEntry = frozenset({"diff", "uri"})
 def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "edits" in d and "id" in d and "uri" in d:
+        try:
+            k = "edits"
+            v2 = d["edits"]
+            v2 = _d_list_NesTextEdit(v2)
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NesEditSuggestion)
+        o.cursor_position = None
+        o.edits = v2
+        o.id = v3
+        o.uri = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -21928,6 +23671,14 @@ _K_NesEditSuggestion = frozenset({"cursorPosition", "edits", "id", "uri"})
 def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesEventCapabilities)
+        o.meta = None
+        o.document = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22002,6 +23753,13 @@ _K_NesExcerpt = frozenset({"endLine", "startLine", "text"})
 def _d_NesJumpCapabilities(d: Any) -> NesJumpCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesJumpCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22066,6 +23824,27 @@ _K_NesJumpSuggestion = frozenset({"id", "position", "uri"})
 def _d_NesOpenFile(d: Any) -> NesOpenFile:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "languageId" in d and "uri" in d:
+        try:
+            k = "languageId"
+            v1 = d["languageId"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "uri"
+            v3 = d["uri"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NesOpenFile)
+        o.language_id = v1
+        o.last_focused_ms = None
+        o.uri = v3
+        o.visible_range = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22118,6 +23897,13 @@ _K_NesOpenFile = frozenset({"languageId", "lastFocusedMs", "uri", "visibleRange"
 def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesOpenFilesCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22183,6 +23969,14 @@ _K_NesRecentFile = frozenset({"languageId", "text", "uri"})
 def _d_NesRecentFilesCapabilities(d: Any) -> NesRecentFilesCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesRecentFilesCapabilities)
+        o.meta = None
+        o.max_count = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22253,6 +24047,13 @@ _K_NesRelatedSnippet = frozenset({"excerpts", "uri"})
 def _d_NesRelatedSnippetsCapabilities(d: Any) -> NesRelatedSnippetsCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesRelatedSnippetsCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22285,6 +24086,13 @@ _K_NesRelatedSnippetsCapabilities = frozenset({"_meta"})
 def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesRenameCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22387,6 +24195,13 @@ _K_NesRepository = frozenset({"name", "owner", "remoteUrl"})
 def _d_NesSearchAndReplaceCapabilities(d: Any) -> NesSearchAndReplaceCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesSearchAndReplaceCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22419,6 +24234,36 @@ _K_NesSearchAndReplaceCapabilities = frozenset({"_meta"})
 def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "id" in d and "replace" in d and "search" in d and "uri" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "replace"
+            v3 = d["replace"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "search"
+            v4 = d["search"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "uri"
+            v5 = d["uri"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NesSearchAndReplaceSuggestion)
+        o.id = v1
+        o.is_regex = None
+        o.replace = v3
+        o.search = v4
+        o.uri = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22471,6 +24316,19 @@ _K_NesSearchAndReplaceSuggestion = frozenset({"id", "isRegex", "replace", "searc
 def _d_NesSuggestContext(d: Any) -> NesSuggestContext:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesSuggestContext)
+        o.meta = None
+        o.diagnostics = None
+        o.edit_history = None
+        o.open_files = None
+        o.recent_files = None
+        o.related_snippets = None
+        o.user_actions = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22642,6 +24500,14 @@ _K_NesUserAction = frozenset({"action", "position", "timestampMs", "uri"})
 def _d_NesUserActionsCapabilities(d: Any) -> NesUserActionsCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NesUserActionsCapabilities)
+        o.meta = None
+        o.max_count = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22685,6 +24551,26 @@ _K_NesUserActionsCapabilities = frozenset({"_meta", "maxCount"})
 def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "cwd" in d and "mcpServers" in d:
+        try:
+            k = "cwd"
+            v3 = d["cwd"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "mcpServers"
+            v4 = d["mcpServers"]
+            v4 = _d_list_McpServer(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NewSessionRequest)
+        o.meta = None
+        o.additional_directories = None
+        o.cwd = v3
+        o.mcp_servers = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22737,6 +24623,24 @@ _K_NewSessionRequest = frozenset({"_meta", "additionalDirectories", "cwd", "mcpS
 def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(NewSessionResponse)
+        o.meta = None
+        o.config_options = None
+        o.models = None
+        o.modes = None
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22814,6 +24718,17 @@ def _d_Number(d: Any) -> Number:
 
 def _du_Number(d: Any) -> Number:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(Number)
+        o.default = None
+        o.description = None
+        o.maximum = None
+        o.minimum = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22894,6 +24809,17 @@ _K_Number = frozenset({"default", "description", "maximum", "minimum", "title", 
 def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(NumberPropertySchema)
+        o.default = None
+        o.description = None
+        o.maximum = None
+        o.minimum = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -22974,6 +24900,30 @@ _K_NumberPropertySchema = frozenset({"default", "description", "maximum", "minim
 def _d_PermissionOption(d: Any) -> PermissionOption:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "kind" in d and "name" in d and "optionId" in d:
+        try:
+            k = "kind"
+            v2 = d["kind"]
+            v2 = _d_PermissionOptionKind(v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "optionId"
+            v4 = d["optionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(PermissionOption)
+        o.meta = None
+        o.kind = v2
+        o.name = v3
+        o.option_id = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23020,6 +24970,20 @@ _K_PermissionOption = frozenset({"_meta", "kind", "name", "optionId"})
 def _d_Plan(d: Any) -> Plan:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "entries" in d:
+        try:
+            k = "entries"
+            v2 = d["entries"]
+            v2 = _d_list_PlanEntry(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Plan)
+        o.meta = None
+        o.entries = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23056,6 +25020,29 @@ _K_Plan = frozenset({"_meta", "entries"})
 def _d_PlanEntry(d: Any) -> PlanEntry:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "content" in d and "priority" in d and "status" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "priority"
+            v3 = d["priority"]
+            v3 = _d_PlanEntryPriority(v3)
+            k = "status"
+            v4 = d["status"]
+            v4 = _d_PlanEntryStatus(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(PlanEntry)
+        o.meta = None
+        o.content = v2
+        o.priority = v3
+        o.status = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23108,6 +25095,20 @@ def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
 
 def _du_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "entries" in d:
+        try:
+            k = "entries"
+            v2 = d["entries"]
+            v2 = _d_list_PlanEntry(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(PlanSessionUpdate)
+        o.meta = None
+        o.entries = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23170,6 +25171,16 @@ _K_Position = frozenset({"character", "line"})
 def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(PromptCapabilities)
+        o.meta = None
+        o.audio = None
+        o.embedded_context = None
+        o.image = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23238,6 +25249,26 @@ _K_PromptCapabilities = frozenset({"_meta", "audio", "embeddedContext", "image"}
 def _d_PromptRequest(d: Any) -> PromptRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "prompt" in d and "sessionId" in d:
+        try:
+            k = "prompt"
+            v3 = d["prompt"]
+            v3 = _d_list_ContentBlock(v3)
+            k = "sessionId"
+            v4 = d["sessionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(PromptRequest)
+        o.meta = None
+        o.message_id = None
+        o.prompt = v3
+        o.session_id = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23291,6 +25322,22 @@ _K_PromptRequest = frozenset({"_meta", "messageId", "prompt", "sessionId"})
 def _d_PromptResponse(d: Any) -> PromptResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "stopReason" in d:
+        try:
+            k = "stopReason"
+            v2 = d["stopReason"]
+            v2 = _d_StopReason(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(PromptResponse)
+        o.meta = None
+        o.stop_reason = v2
+        o.usage = None
+        o.user_message_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23377,6 +25424,31 @@ _K_ProviderCurrentConfig = frozenset({"apiType", "baseUrl"})
 def _d_ProviderInfo(d: Any) -> ProviderInfo:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "id" in d and "required" in d and "supported" in d:
+        try:
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "required"
+            v4 = d["required"]
+            if v4.__class__ is not bool:
+                raise _codec.expected("a boolean", v4)
+            k = "supported"
+            v5 = d["supported"]
+            v5 = _d_list_LlmProtocol(v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ProviderInfo)
+        o.meta = None
+        o.current = None
+        o.id = v3
+        o.required = v4
+        o.supported = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23434,6 +25506,13 @@ _K_ProviderInfo = frozenset({"_meta", "current", "id", "required", "supported"})
 def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ProvidersCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23492,6 +25571,28 @@ _K_Range = frozenset({"end", "start"})
 def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "path" in d and "sessionId" in d:
+        try:
+            k = "path"
+            v4 = d["path"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ReadTextFileRequest)
+        o.meta = None
+        o.limit = None
+        o.line = None
+        o.path = v4
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23556,6 +25657,21 @@ _K_ReadTextFileRequest = frozenset({"_meta", "limit", "line", "path", "sessionId
 def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ReadTextFileResponse)
+        o.meta = None
+        o.content = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23593,6 +25709,27 @@ _K_ReadTextFileResponse = frozenset({"_meta", "content"})
 def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "sessionId" in d:
+        try:
+            k = "id"
+            v2 = d["id"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v4 = d["sessionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(RejectNesNotification)
+        o.meta = None
+        o.id = v2
+        o.reason = None
+        o.session_id = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23646,6 +25783,26 @@ _K_RejectNesNotification = frozenset({"_meta", "id", "reason", "sessionId"})
 def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "terminalId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "terminalId"
+            v3 = d["terminalId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ReleaseTerminalRequest)
+        o.meta = None
+        o.session_id = v2
+        o.terminal_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23688,6 +25845,13 @@ _K_ReleaseTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
 def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ReleaseTerminalResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23822,6 +25986,29 @@ _K_RequestElicitationUrlMode = frozenset({"elicitationId", "requestId", "url"})
 def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "options" in d and "sessionId" in d and "toolCall" in d:
+        try:
+            k = "options"
+            v2 = d["options"]
+            v2 = _d_list_PermissionOption(v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "toolCall"
+            v4 = d["toolCall"]
+            v4 = _d_ToolCallUpdate(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(RequestPermissionRequest)
+        o.meta = None
+        o.options = v2
+        o.session_id = v3
+        o.tool_call = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23867,6 +26054,20 @@ _K_RequestPermissionRequest = frozenset({"_meta", "options", "sessionId", "toolC
 def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "outcome" in d:
+        try:
+            k = "outcome"
+            v2 = d["outcome"]
+            v2 = _d_RequestPermissionOutcome(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(RequestPermissionResponse)
+        o.meta = None
+        o.outcome = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23910,6 +26111,21 @@ def _d_Resource(d: Any) -> Resource:
 
 def _du_Resource(d: Any) -> Resource:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "resource" in d:
+        try:
+            k = "resource"
+            v3 = d["resource"]
+            v3 = _d_EmbeddedResourceResource(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Resource)
+        o.meta = None
+        o.annotations = None
+        o.resource = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -23957,6 +26173,31 @@ _K_Resource = frozenset({"_meta", "annotations", "resource", "type"})
 def _d_ResourceLink(d: Any) -> ResourceLink:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "name" in d and "uri" in d:
+        try:
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "uri"
+            v8 = d["uri"]
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ResourceLink)
+        o.meta = None
+        o.annotations = None
+        o.description = None
+        o.mime_type = None
+        o.name = v5
+        o.size = None
+        o.title = None
+        o.uri = v8
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24075,6 +26316,31 @@ def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
 
 def _du_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "name" in d and "uri" in d:
+        try:
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "uri"
+            v8 = d["uri"]
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ResourceLinkContentBlock)
+        o.meta = None
+        o.annotations = None
+        o.description = None
+        o.mime_type = None
+        o.name = v5
+        o.size = None
+        o.title = None
+        o.uri = v8
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24239,6 +26505,28 @@ _K_ResultClientResponse = frozenset({"id", "result"})
 def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "cwd" in d and "sessionId" in d:
+        try:
+            k = "cwd"
+            v3 = d["cwd"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ResumeSessionRequest)
+        o.meta = None
+        o.additional_directories = None
+        o.cwd = v3
+        o.mcp_servers = None
+        o.session_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24311,6 +26599,16 @@ _K_ResumeSessionRequest = frozenset(
 def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(ResumeSessionResponse)
+        o.meta = None
+        o.config_options = None
+        o.models = None
+        o.modes = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24383,6 +26681,36 @@ def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
 
 def _du_SearchAndReplace(d: Any) -> SearchAndReplace:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 5 and "id" in d and "replace" in d and "search" in d and "uri" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "replace"
+            v3 = d["replace"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "search"
+            v4 = d["search"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "uri"
+            v5 = d["uri"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SearchAndReplace)
+        o.id = v1
+        o.is_regex = None
+        o.replace = v3
+        o.search = v4
+        o.uri = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24442,6 +26770,37 @@ def _d_Select(d: Any) -> Select:
 
 def _du_Select(d: Any) -> Select:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 5 and "id" in d and "name" in d and "currentValue" in d and "options" in d:
+        try:
+            k = "id"
+            v4 = d["id"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "name"
+            v5 = d["name"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "currentValue"
+            v6 = d["currentValue"]
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
+            k = "options"
+            v7 = d["options"]
+            v7 = _d_SessionConfigSelectOptions(v7)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Select)
+        o.meta = None
+        o.category = None
+        o.description = None
+        o.id = v4
+        o.name = v5
+        o.current_value = v6
+        o.options = v7
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24534,6 +26893,21 @@ def _d_Selected(d: Any) -> Selected:
 
 def _du_Selected(d: Any) -> Selected:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "optionId" in d:
+        try:
+            k = "optionId"
+            v2 = d["optionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Selected)
+        o.meta = None
+        o.option_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24571,6 +26945,21 @@ _K_Selected = frozenset({"_meta", "optionId", "outcome"})
 def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "optionId" in d:
+        try:
+            k = "optionId"
+            v2 = d["optionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SelectedPermissionOutcome)
+        o.meta = None
+        o.option_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24608,6 +26997,13 @@ _K_SelectedPermissionOutcome = frozenset({"_meta", "optionId"})
 def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDirectoriesCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionAdditionalDirectoriesCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24640,6 +27036,18 @@ _K_SessionAdditionalDirectoriesCapabilities = frozenset({"_meta"})
 def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionCapabilities)
+        o.meta = None
+        o.additional_directories = None
+        o.close = None
+        o.fork = None
+        o.list_ = None
+        o.resume = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24736,6 +27144,13 @@ _K_SessionCapabilities = frozenset(
 def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionCloseCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24818,6 +27233,30 @@ _K_SessionConfigSelect = frozenset({"currentValue", "options"})
 def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "group" in d and "name" in d and "options" in d:
+        try:
+            k = "group"
+            v2 = d["group"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "options"
+            v4 = d["options"]
+            v4 = _d_list_SessionConfigSelectOption(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionConfigSelectGroup)
+        o.meta = None
+        o.group = v2
+        o.name = v3
+        o.options = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24864,6 +27303,27 @@ _K_SessionConfigSelectGroup = frozenset({"_meta", "group", "name", "options"})
 def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "name" in d and "value" in d:
+        try:
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "value"
+            v4 = d["value"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionConfigSelectOption)
+        o.meta = None
+        o.description = None
+        o.name = v3
+        o.value = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24918,6 +27378,25 @@ _K_SessionConfigSelectOption = frozenset({"_meta", "description", "name", "value
 def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "requestedSchema" in d and "sessionId" in d:
+        try:
+            k = "requestedSchema"
+            v1 = d["requestedSchema"]
+            v1 = _d_ElicitationSchema(v1)
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionElicitationFormMode)
+        o.requested_schema = v1
+        o.session_id = v2
+        o.tool_call_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -24959,6 +27438,31 @@ _K_SessionElicitationFormMode = frozenset({"requestedSchema", "sessionId", "tool
 def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "elicitationId" in d and "url" in d and "sessionId" in d:
+        try:
+            k = "elicitationId"
+            v1 = d["elicitationId"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "url"
+            v2 = d["url"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionElicitationUrlMode)
+        o.elicitation_id = v1
+        o.url = v2
+        o.session_id = v3
+        o.tool_call_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25006,6 +27510,13 @@ _K_SessionElicitationUrlMode = frozenset({"elicitationId", "sessionId", "toolCal
 def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionForkCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25038,6 +27549,29 @@ _K_SessionForkCapabilities = frozenset({"_meta"})
 def _d_SessionInfo(d: Any) -> SessionInfo:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "cwd" in d and "sessionId" in d:
+        try:
+            k = "cwd"
+            v3 = d["cwd"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "sessionId"
+            v4 = d["sessionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionInfo)
+        o.meta = None
+        o.additional_directories = None
+        o.cwd = v3
+        o.session_id = v4
+        o.title = None
+        o.updated_at = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25124,6 +27658,15 @@ _K_SessionInfo = frozenset(
 def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionInfoUpdate)
+        o.meta = None
+        o.title = None
+        o.updated_at = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25187,6 +27730,15 @@ def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
 
 def _du_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(SessionInfoUpdateSessionUpdate)
+        o.meta = None
+        o.title = None
+        o.updated_at = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25243,6 +27795,13 @@ _K_SessionInfoUpdateSessionUpdate = frozenset({"_meta", "sessionUpdate", "title"
 def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionListCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25275,6 +27834,27 @@ _K_SessionListCapabilities = frozenset({"_meta"})
 def _d_SessionMode(d: Any) -> SessionMode:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "name" in d:
+        try:
+            k = "id"
+            v3 = d["id"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "name"
+            v4 = d["name"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionMode)
+        o.meta = None
+        o.description = None
+        o.id = v3
+        o.name = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25329,6 +27909,25 @@ _K_SessionMode = frozenset({"_meta", "description", "id", "name"})
 def _d_SessionModeState(d: Any) -> SessionModeState:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "availableModes" in d and "currentModeId" in d:
+        try:
+            k = "availableModes"
+            v2 = d["availableModes"]
+            v2 = _d_list_SessionMode(v2)
+            k = "currentModeId"
+            v3 = d["currentModeId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionModeState)
+        o.meta = None
+        o.available_modes = v2
+        o.current_mode_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25370,6 +27969,25 @@ _K_SessionModeState = frozenset({"_meta", "availableModes", "currentModeId"})
 def _d_SessionModelState(d: Any) -> SessionModelState:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "availableModels" in d and "currentModelId" in d:
+        try:
+            k = "availableModels"
+            v2 = d["availableModels"]
+            v2 = _d_list_ModelInfo(v2)
+            k = "currentModelId"
+            v3 = d["currentModelId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionModelState)
+        o.meta = None
+        o.available_models = v2
+        o.current_model_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25411,6 +28029,25 @@ _K_SessionModelState = frozenset({"_meta", "availableModels", "currentModelId"})
 def _d_SessionNotification(d: Any) -> SessionNotification:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "update" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "update"
+            v3 = d["update"]
+            v3 = _d_SessionUpdate(v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SessionNotification)
+        o.meta = None
+        o.session_id = v2
+        o.update = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25452,6 +28089,13 @@ _K_SessionNotification = frozenset({"_meta", "sessionId", "update"})
 def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SessionResumeCapabilities)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25484,6 +28128,31 @@ _K_SessionResumeCapabilities = frozenset({"_meta"})
 def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "apiType" in d and "baseUrl" in d and "id" in d:
+        try:
+            k = "apiType"
+            v2 = d["apiType"]
+            v2 = _d_LlmProtocol(v2)
+            k = "baseUrl"
+            v3 = d["baseUrl"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "id"
+            v5 = d["id"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SetProvidersRequest)
+        o.meta = None
+        o.api_type = v2
+        o.base_url = v3
+        o.headers = None
+        o.id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25541,6 +28210,13 @@ _K_SetProvidersRequest = frozenset({"_meta", "apiType", "baseUrl", "headers", "i
 def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SetProvidersResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25573,6 +28249,20 @@ _K_SetProvidersResponse = frozenset({"_meta"})
 def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "configOptions" in d:
+        try:
+            k = "configOptions"
+            v2 = d["configOptions"]
+            v2 = _d_list_SessionConfigOption(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SetSessionConfigOptionResponse)
+        o.meta = None
+        o.config_options = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25609,6 +28299,26 @@ _K_SetSessionConfigOptionResponse = frozenset({"_meta", "configOptions"})
 def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "modeId" in d and "sessionId" in d:
+        try:
+            k = "modeId"
+            v2 = d["modeId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SetSessionModeRequest)
+        o.meta = None
+        o.mode_id = v2
+        o.session_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25651,6 +28361,13 @@ _K_SetSessionModeRequest = frozenset({"_meta", "modeId", "sessionId"})
 def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SetSessionModeResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25683,6 +28400,26 @@ _K_SetSessionModeResponse = frozenset({"_meta"})
 def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "modelId" in d and "sessionId" in d:
+        try:
+            k = "modelId"
+            v2 = d["modelId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SetSessionModelRequest)
+        o.meta = None
+        o.model_id = v2
+        o.session_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25725,6 +28462,13 @@ _K_SetSessionModelRequest = frozenset({"_meta", "modelId", "sessionId"})
 def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(SetSessionModelResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25764,6 +28508,30 @@ def _d_Sse(d: Any) -> Sse:
 
 def _du_Sse(d: Any) -> Sse:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 4 and "headers" in d and "name" in d and "url" in d:
+        try:
+            k = "headers"
+            v2 = d["headers"]
+            v2 = _d_list_HttpHeader(v2)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Sse)
+        o.meta = None
+        o.headers = v2
+        o.name = v3
+        o.url = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25810,6 +28578,16 @@ _K_Sse = frozenset({"_meta", "headers", "name", "type", "url"})
 def _d_StartNesRequest(d: Any) -> StartNesRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(StartNesRequest)
+        o.meta = None
+        o.repository = None
+        o.workspace_folders = None
+        o.workspace_uri = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25876,6 +28654,21 @@ _K_StartNesRequest = frozenset({"_meta", "repository", "workspaceFolders", "work
 def _d_StartNesResponse(d: Any) -> StartNesResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "sessionId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(StartNesResponse)
+        o.meta = None
+        o.session_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -25920,6 +28713,21 @@ def _d_String(d: Any) -> String:
 
 def _du_String(d: Any) -> String:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1:
+        o = _new(String)
+        o.default = None
+        o.description = None
+        o.enum = None
+        o.format = None
+        o.max_length = None
+        o.min_length = None
+        o.one_of = None
+        o.pattern = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26056,6 +28864,21 @@ _K_String = frozenset(
 def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(StringPropertySchema)
+        o.default = None
+        o.description = None
+        o.enum = None
+        o.format = None
+        o.max_length = None
+        o.min_length = None
+        o.one_of = None
+        o.pattern = None
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26191,6 +29014,47 @@ _K_StringPropertySchema = frozenset(
 def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if (
+        len(d) == 5
+        and "position" in d
+        and "sessionId" in d
+        and "triggerKind" in d
+        and "uri" in d
+        and "version" in d
+    ):
+        try:
+            k = "position"
+            v3 = d["position"]
+            v3 = _d_Position(v3)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "triggerKind"
+            v6 = d["triggerKind"]
+            v6 = _d_NesTriggerKind(v6)
+            k = "uri"
+            v7 = d["uri"]
+            if v7.__class__ is not str:
+                raise _codec.expected("a string", v7)
+            k = "version"
+            v8 = d["version"]
+            v8 = _d_integer_m9223372036854775808_9223372036854775807(v8)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SuggestNesRequest)
+        o.meta = None
+        o.context = None
+        o.position = v3
+        o.selection = None
+        o.session_id = v5
+        o.trigger_kind = v6
+        o.uri = v7
+        o.version = v8
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26278,6 +29142,20 @@ _K_SuggestNesRequest = frozenset(
 def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "suggestions" in d:
+        try:
+            k = "suggestions"
+            v2 = d["suggestions"]
+            v2 = _d_list_NesSuggestion(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(SuggestNesResponse)
+        o.meta = None
+        o.suggestions = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26314,6 +29192,21 @@ _K_SuggestNesResponse = frozenset({"_meta", "suggestions"})
 def _d_Terminal(d: Any) -> Terminal:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "terminalId" in d:
+        try:
+            k = "terminalId"
+            v2 = d["terminalId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Terminal)
+        o.meta = None
+        o.terminal_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26358,6 +29251,29 @@ def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
 
 def _du_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "id" in d and "name" in d:
+        try:
+            k = "id"
+            v5 = d["id"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+            k = "name"
+            v6 = d["name"]
+            if v6.__class__ is not str:
+                raise _codec.expected("a string", v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TerminalAuthMethod)
+        o.meta = None
+        o.args = None
+        o.description = None
+        o.env = None
+        o.id = v5
+        o.name = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26434,6 +29350,15 @@ _K_TerminalAuthMethod = frozenset({"_meta", "args", "description", "env", "id", 
 def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(TerminalExitStatus)
+        o.meta = None
+        o.exit_code = None
+        o.signal = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26489,6 +29414,26 @@ _K_TerminalExitStatus = frozenset({"_meta", "exitCode", "signal"})
 def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "terminalId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "terminalId"
+            v3 = d["terminalId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TerminalOutputRequest)
+        o.meta = None
+        o.session_id = v2
+        o.terminal_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26531,6 +29476,27 @@ _K_TerminalOutputRequest = frozenset({"_meta", "sessionId", "terminalId"})
 def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "output" in d and "truncated" in d:
+        try:
+            k = "output"
+            v3 = d["output"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "truncated"
+            v4 = d["truncated"]
+            if v4.__class__ is not bool:
+                raise _codec.expected("a boolean", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TerminalOutputResponse)
+        o.meta = None
+        o.exit_status = None
+        o.output = v3
+        o.truncated = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26591,6 +29557,21 @@ def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
 
 def _du_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "terminalId" in d:
+        try:
+            k = "terminalId"
+            v2 = d["terminalId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TerminalToolCallContent)
+        o.meta = None
+        o.terminal_id = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26635,6 +29616,22 @@ def _d_Text(d: Any) -> Text:
 
 def _du_Text(d: Any) -> Text:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "text" in d:
+        try:
+            k = "text"
+            v3 = d["text"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Text)
+        o.meta = None
+        o.annotations = None
+        o.text = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26683,6 +29680,22 @@ _K_Text = frozenset({"_meta", "annotations", "text", "type"})
 def _d_TextContent(d: Any) -> TextContent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "text" in d:
+        try:
+            k = "text"
+            v3 = d["text"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TextContent)
+        o.meta = None
+        o.annotations = None
+        o.text = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26731,6 +29744,21 @@ _K_TextContent = frozenset({"_meta", "annotations", "text"})
 def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "text" in d:
+        try:
+            k = "text"
+            v2 = d["text"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TextDocumentContentChangeEvent)
+        o.range = None
+        o.text = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26767,6 +29795,27 @@ _K_TextDocumentContentChangeEvent = frozenset({"range", "text"})
 def _d_TextResourceContents(d: Any) -> TextResourceContents:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "text" in d and "uri" in d:
+        try:
+            k = "text"
+            v3 = d["text"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "uri"
+            v4 = d["uri"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(TextResourceContents)
+        o.meta = None
+        o.mime_type = None
+        o.text = v3
+        o.uri = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26843,6 +29892,32 @@ _K_TitledMultiSelectItems = frozenset({"anyOf"})
 def _d_ToolCall(d: Any) -> ToolCall:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "title" in d and "toolCallId" in d:
+        try:
+            k = "title"
+            v8 = d["title"]
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
+            k = "toolCallId"
+            v9 = d["toolCallId"]
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ToolCall)
+        o.meta = None
+        o.content = None
+        o.kind = None
+        o.locations = None
+        o.raw_input = None
+        o.raw_output = None
+        o.status = None
+        o.title = v8
+        o.tool_call_id = v9
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -26959,6 +30034,22 @@ _K_ToolCall = frozenset(
 def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "path" in d:
+        try:
+            k = "path"
+            v3 = d["path"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ToolCallLocation)
+        o.meta = None
+        o.line = None
+        o.path = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27014,6 +30105,32 @@ def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
 
 def _du_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "title" in d and "toolCallId" in d:
+        try:
+            k = "title"
+            v8 = d["title"]
+            if v8.__class__ is not str:
+                raise _codec.expected("a string", v8)
+            k = "toolCallId"
+            v9 = d["toolCallId"]
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ToolCallSessionUpdate)
+        o.meta = None
+        o.content = None
+        o.kind = None
+        o.locations = None
+        o.raw_input = None
+        o.raw_output = None
+        o.status = None
+        o.title = v8
+        o.tool_call_id = v9
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27131,6 +30248,28 @@ _K_ToolCallSessionUpdate = frozenset(
 def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "toolCallId" in d:
+        try:
+            k = "toolCallId"
+            v9 = d["toolCallId"]
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ToolCallUpdate)
+        o.meta = None
+        o.content = None
+        o.kind = None
+        o.locations = None
+        o.raw_input = None
+        o.raw_output = None
+        o.status = None
+        o.title = None
+        o.tool_call_id = v9
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27261,6 +30400,28 @@ def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
 
 def _du_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "toolCallId" in d:
+        try:
+            k = "toolCallId"
+            v9 = d["toolCallId"]
+            if v9.__class__ is not str:
+                raise _codec.expected("a string", v9)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ToolCallUpdateSessionUpdate)
+        o.meta = None
+        o.content = None
+        o.kind = None
+        o.locations = None
+        o.raw_input = None
+        o.raw_output = None
+        o.status = None
+        o.title = None
+        o.tool_call_id = v9
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27385,6 +30546,21 @@ _K_ToolCallUpdateSessionUpdate = frozenset(
 def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "hint" in d:
+        try:
+            k = "hint"
+            v2 = d["hint"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UnstructuredCommandInput)
+        o.meta = None
+        o.hint = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27455,6 +30631,35 @@ def _d_UrlRequest(d: Any) -> UrlRequest:
 
 def _du_UrlRequest(d: Any) -> UrlRequest:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 5 and "message" in d and "elicitationId" in d and "url" in d and "requestId" in d:
+        try:
+            k = "message"
+            v2 = d["message"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "elicitationId"
+            v3 = d["elicitationId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "requestId"
+            v5 = d["requestId"]
+            v5 = _d_RequestId(v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UrlRequest)
+        o.meta = None
+        o.message = v2
+        o.elicitation_id = v3
+        o.url = v4
+        o.request_id = v5
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27513,6 +30718,37 @@ def _d_UrlSession(d: Any) -> UrlSession:
 
 def _du_UrlSession(d: Any) -> UrlSession:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 5 and "message" in d and "elicitationId" in d and "url" in d and "sessionId" in d:
+        try:
+            k = "message"
+            v2 = d["message"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "elicitationId"
+            v3 = d["elicitationId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "url"
+            v4 = d["url"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+            k = "sessionId"
+            v5 = d["sessionId"]
+            if v5.__class__ is not str:
+                raise _codec.expected("a string", v5)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UrlSession)
+        o.meta = None
+        o.message = v2
+        o.elicitation_id = v3
+        o.url = v4
+        o.session_id = v5
+        o.tool_call_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27587,6 +30823,30 @@ _K_UrlSession = frozenset(
 def _d_Usage(d: Any) -> Usage:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "inputTokens" in d and "outputTokens" in d and "totalTokens" in d:
+        try:
+            k = "inputTokens"
+            v3 = d["inputTokens"]
+            v3 = _d_integer_0_18446744073709551615(v3)
+            k = "outputTokens"
+            v4 = d["outputTokens"]
+            v4 = _d_integer_0_18446744073709551615(v4)
+            k = "totalTokens"
+            v6 = d["totalTokens"]
+            v6 = _d_integer_0_18446744073709551615(v6)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Usage)
+        o.cached_read_tokens = None
+        o.cached_write_tokens = None
+        o.input_tokens = v3
+        o.output_tokens = v4
+        o.thought_tokens = None
+        o.total_tokens = v6
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27661,6 +30921,25 @@ _K_Usage = frozenset(
 def _d_UsageUpdate(d: Any) -> UsageUpdate:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "size" in d and "used" in d:
+        try:
+            k = "size"
+            v3 = d["size"]
+            v3 = _d_integer_0_18446744073709551615(v3)
+            k = "used"
+            v4 = d["used"]
+            v4 = _d_integer_0_18446744073709551615(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UsageUpdate)
+        o.meta = None
+        o.cost = None
+        o.size = v3
+        o.used = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27719,6 +30998,25 @@ def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
 
 def _du_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "size" in d and "used" in d:
+        try:
+            k = "size"
+            v3 = d["size"]
+            v3 = _d_integer_0_18446744073709551615(v3)
+            k = "used"
+            v4 = d["used"]
+            v4 = _d_integer_0_18446744073709551615(v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UsageUpdateSessionUpdate)
+        o.meta = None
+        o.cost = None
+        o.size = v3
+        o.used = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27777,6 +31075,21 @@ def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
 
 def _du_UserMessageChunk(d: Any) -> UserMessageChunk:
     # for a dispatcher that has checked the object and its tag
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "content" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            v2 = _d_ContentBlock(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(UserMessageChunk)
+        o.meta = None
+        o.content = v2
+        o.message_id = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27825,6 +31138,31 @@ _K_UserMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate
 def _d_ValueId(d: Any) -> ValueId:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "configId" in d and "sessionId" in d and "value" in d:
+        try:
+            k = "configId"
+            v2 = d["configId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "sessionId"
+            v3 = d["sessionId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "value"
+            v4 = d["value"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(ValueId)
+        o.meta = None
+        o.config_id = v2
+        o.session_id = v3
+        o.value = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27872,6 +31210,26 @@ _K_ValueId = frozenset({"_meta", "configId", "sessionId", "value"})
 def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "sessionId" in d and "terminalId" in d:
+        try:
+            k = "sessionId"
+            v2 = d["sessionId"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "terminalId"
+            v3 = d["terminalId"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(WaitForTerminalExitRequest)
+        o.meta = None
+        o.session_id = v2
+        o.terminal_id = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27914,6 +31272,15 @@ _K_WaitForTerminalExitRequest = frozenset({"_meta", "sessionId", "terminalId"})
 def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(WaitForTerminalExitResponse)
+        o.meta = None
+        o.exit_code = None
+        o.signal = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -27997,6 +31364,31 @@ _K_WorkspaceFolder = frozenset({"name", "uri"})
 def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 3 and "content" in d and "path" in d and "sessionId" in d:
+        try:
+            k = "content"
+            v2 = d["content"]
+            if v2.__class__ is not str:
+                raise _codec.expected("a string", v2)
+            k = "path"
+            v3 = d["path"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+            k = "sessionId"
+            v4 = d["sessionId"]
+            if v4.__class__ is not str:
+                raise _codec.expected("a string", v4)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(WriteTextFileRequest)
+        o.meta = None
+        o.content = v2
+        o.path = v3
+        o.session_id = v4
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -28044,6 +31436,13 @@ _K_WriteTextFileRequest = frozenset({"_meta", "content", "path", "sessionId"})
 def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 0:
+        o = _new(WriteTextFileResponse)
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0
@@ -29587,6 +32986,11 @@ def _d_list_AvailableCommand(d: Any) -> list[AvailableCommand]:
 
 
 def _d_list_ContentBlock(d: Any) -> list[ContentBlock]:
+    if d.__class__ is list:
+        try:  # each item's variant decoder straight from its tag; else the union's decoder says why
+            return [_T_d_ContentBlock[x["type"]](x) for x in d]
+        except (KeyError, TypeError, DecodeError):
+            pass
     return _codec.list_of(_d_ContentBlock, d)
 
 
@@ -29639,6 +33043,11 @@ def _d_list_NesRelatedSnippet(d: Any) -> list[NesRelatedSnippet]:
 
 
 def _d_list_NesSuggestion(d: Any) -> list[NesSuggestion]:
+    if d.__class__ is list:
+        try:  # each item's variant decoder straight from its tag; else the union's decoder says why
+            return [_T_d_NesSuggestion[x["kind"]](x) for x in d]
+        except (KeyError, TypeError, DecodeError):
+            pass
     return _codec.list_of(_d_NesSuggestion, d)
 
 
@@ -29671,6 +33080,11 @@ def _d_list_Role(d: Any) -> list[Role]:
 
 
 def _d_list_SessionConfigOption(d: Any) -> list[SessionConfigOption]:
+    if d.__class__ is list:
+        try:  # each item's variant decoder straight from its tag; else the union's decoder says why
+            return [_T_d_SessionConfigOption[x["type"]](x) for x in d]
+        except (KeyError, TypeError, DecodeError):
+            pass
     return _codec.list_of(_d_SessionConfigOption, d)
 
 
@@ -29695,6 +33109,11 @@ def _d_list_TextDocumentContentChangeEvent(d: Any) -> list[TextDocumentContentCh
 
 
 def _d_list_ToolCallContent(d: Any) -> list[ToolCallContent]:
+    if d.__class__ is list:
+        try:  # each item's variant decoder straight from its tag; else the union's decoder says why
+            return [_T_d_ToolCallContent[x["type"]](x) for x in d]
+        except (KeyError, TypeError, DecodeError):
+            pass
     return _codec.list_of(_d_ToolCallContent, d)
 
 
