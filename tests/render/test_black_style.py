@@ -15,7 +15,7 @@ from acpgen.output import formatting
 from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
 from acpgen.render import layout
-from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit, fit_condition
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).
@@ -102,6 +102,25 @@ def test_fit_lays_out_every_length_as_black_does():
     # The realistic range never falls back: ACP names are far shorter than this.
     for before, indent, head, items, tail, _ in _shapes(40):
         assert len(fit(indent, head, items, tail)) > 0
+
+
+def test_fit_condition_lays_out_every_length_as_black_does():
+    """A decoder's guard, ``if len(d) == 2 and "key" in d:``, with keys from 0 to 110 characters:
+    one line while it fits, else one operand a line in parentheses, as black does; or Unfitted."""
+    snippets, unfitted = [], 0
+    for n in range(111):
+        for count in (1, 2, 5):
+            operands = ["len(d) == 3", *(f'"{chr(97 + i) * n}" in d' for i in range(count))]
+            try:
+                text = fit_condition(4, "if ", operands)
+            except Unfitted:
+                unfitted += 1
+                continue
+            snippets.append(f"def f(d):\n{text}\n        pass\n")
+    assert unfitted and len(snippets) > 200
+    module = "\n\n".join(snippets)
+    assert format_python(module) == module
+    assert fit_condition(4, "if ", ["a", "b"]) == "    if a and b:"
 
 
 def test_fit_splits_only_what_is_too_long():

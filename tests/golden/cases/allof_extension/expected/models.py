@@ -125,6 +125,21 @@ class Derived(Model):
 def _d_Base(d: Any) -> Base:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "id" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Base)
+        o.id = v1
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:
@@ -161,6 +176,26 @@ _K_Base = frozenset({"_meta", "id"})
 def _d_Derived(d: Any) -> Derived:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "name" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "name"
+            v3 = d["name"]
+            if v3.__class__ is not str:
+                raise _codec.expected("a string", v3)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Derived)
+        o.id = v1
+        o.meta = None
+        o.name = v3
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

@@ -96,6 +96,26 @@ SessionId = str
 def _d_Limits(d: Any) -> Limits:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "session" in d and "port" in d:
+        try:
+            k = "session"
+            v1 = d["session"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "port"
+            v2 = d["port"]
+            v2 = _d_integer_0_65535(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Limits)
+        o.session = v1
+        o.port = v2
+        o.ratio = None
+        o.retries = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

@@ -198,6 +198,22 @@ class RequestToolCall(Model):
 def _d_Request(d: Any) -> Request:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "toolCall" in d:
+        try:
+            k = "toolCall"
+            v1 = d["toolCall"]
+            v1 = _d_RequestToolCall(v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Request)
+        o.tool_call = v1
+        o.options = None
+        o.env = None
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:
@@ -301,6 +317,21 @@ _K_RequestOptionsItem = frozenset({"name"})
 def _d_RequestToolCall(d: Any) -> RequestToolCall:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "id" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(RequestToolCall)
+        o.id = v1
+        o.title = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

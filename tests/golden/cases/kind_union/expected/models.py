@@ -122,6 +122,20 @@ Value = Pair | str | int | None
 def _d_Holder(d: Any) -> Holder:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "value" in d:
+        try:
+            k = "value"
+            v1 = d["value"]
+            v1 = _d_Value(v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Holder)
+        o.value = v1
+        o.values = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

@@ -160,6 +160,21 @@ Status = Literal["done", "pending"]
 def _d_Location(d: Any) -> Location:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "path" in d:
+        try:
+            k = "path"
+            v1 = d["path"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Location)
+        o.path = v1
+        o.line = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:
@@ -195,6 +210,33 @@ _K_Location = frozenset({"line", "path"})
 def _d_Update(d: Any) -> Update:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "id" in d and "entries" in d:
+        try:
+            k = "id"
+            v1 = d["id"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+            k = "entries"
+            v5 = d["entries"]
+            try:
+                v5 = _d_listskip_Location(v5)
+            except DecodeError as error:
+                v5 = _codec.salvaged(d, k, error, [])
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Update)
+        o.id = v1
+        o.status = None
+        o.title = None
+        o.locations = None
+        o.entries = v5
+        o.args = None
+        o.env = None
+        o.meta = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0

@@ -96,6 +96,23 @@ class Entry(Model):
 def _d_Entry(d: Any) -> Entry:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "title" in d:
+        try:
+            k = "title"
+            v1 = d["title"]
+            if v1 is not None and v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Entry)
+        o.title = v1
+        o.note = None
+        o.count = None
+        o.tags = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     n: tuple[str, ...] = ()
     p = 0

@@ -87,6 +87,20 @@ StopReason = Literal["cancelled", "end_turn", "max_tokens"]
 def _d_Turn(d: Any) -> Turn:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "stop" in d:
+        try:
+            k = "stop"
+            v2 = d["stop"]
+            v2 = _d_StopReason(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Turn)
+        o.protocol = None
+        o.stop = v2
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

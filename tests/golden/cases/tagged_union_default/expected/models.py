@@ -218,6 +218,21 @@ _K_Sse = frozenset({"type", "url"})
 def _d_Stdio(d: Any) -> Stdio:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 1 and "command" in d:
+        try:
+            k = "command"
+            v1 = d["command"]
+            if v1.__class__ is not str:
+                raise _codec.expected("a string", v1)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Stdio)
+        o.command = v1
+        o.args = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:

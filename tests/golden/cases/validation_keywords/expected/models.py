@@ -99,6 +99,26 @@ Currency = str
 def _d_Notice(d: Any) -> Notice:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
+    # only the keys every instance has: no optional field to look for, nothing unknown to keep
+    if len(d) == 2 and "title" in d and "options" in d:
+        try:
+            k = "title"
+            v1 = d["title"]
+            v1 = _d_string_len1(v1)
+            k = "options"
+            v2 = d["options"]
+            v2 = _d_list_string_min1(v2)
+        except DecodeError as error:
+            raise error.at(k)
+        o = _new(Notice)
+        o.title = v1
+        o.options = v2
+        o.currency = None
+        o.image = None
+        o.link = None
+        o._extra = None
+        o._nulls = ()
+        return o
     k = ""
     p = 0
     try:
