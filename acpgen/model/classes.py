@@ -10,7 +10,19 @@ import json
 from dataclasses import dataclass
 
 from .literals import py_literal
-from .types import AnyValue, DecodeStep, Encoding, Json, Nullable, TypeExpr
+from .types import (
+    AnyValue,
+    DecodeStep,
+    Encoding,
+    Json,
+    JsonKind,
+    JsonText,
+    Literals,
+    Nullable,
+    Scalar,
+    TypeExpr,
+    text_operands,
+)
 
 
 @dataclass(frozen=True)
@@ -77,12 +89,37 @@ class Field:
         return self.encoding.expr(var)
 
     @property
+    def key_text(self) -> JsonText:
+        """The JSON text of this field's key and colon, after a comma: ``,"sessionId":``."""
+        return JsonText(f",{json.dumps(self.wire_name)}:")
+
+    def text_pieces(self, var: str) -> tuple[str, ...]:
+        """What writes this field's value ``var`` as JSON text (see ``Encoding.text_pieces``); an
+        optional field's writer has tested it is not None."""
+        pieces = self.encoding.text_pieces(var, string=_is_string(self.codec))
+        if self.required and self.nullable and pieces != (f"_dump({var})",):
+            return (f'("null" if {var} is None else {" + ".join(text_operands(pieces))})',)
+        return pieces
+
+    @property
+    def text_entry(self) -> tuple[str, ...]:
+        """The operands that write an optional field's ``,"key":value`` when it is not None."""
+        return text_operands([self.key_text, *self.text_pieces(f"self.{self.py_name}")])
+
+    @property
     def json_entry(self) -> str:
         """A required field's entry in ``to_json``'s dict display."""
         value = self.encode(f"self.{self.py_name}")
         if self.nullable and self.encoding is not Encoding.AS_IS:
             value = f"None if self.{self.py_name} is None else {value}"
         return f"{self.wire_literal}: {value}"
+
+
+def _is_string(t: TypeExpr) -> bool:
+    """A value of the type is always a ``str``."""
+    if isinstance(t, Literals):
+        t = t.base
+    return isinstance(t, Scalar) and t.kind is JsonKind.STRING
 
 
 def _html_safe_json(value: Json) -> str:
@@ -112,6 +149,20 @@ class Tag:
     @property
     def doc(self) -> str:
         return f"Always {self.value_literal}: sent as ``{self.wire_name}``."
+
+    @property
+    def key_text(self) -> str:
+        """The JSON text of this field's key and colon, after a comma: ``,"sessionId":``."""
+        return f",{json.dumps(self.wire_name)}:"
+
+    def text_operands(self, var: str) -> tuple[str, ...]:
+        """The operands (joined by ``+``) that write this field's value ``var`` as JSON text; an
+        optional field's writer has tested it is not None."""
+        string = _is_string(self.codec)
+        operands = self.encoding.text_operands(var, string=string)
+        if self.required and self.nullable and operands != (f"_dump({var})",):
+            return (f'("null" if {var} is None else {" + ".join(operands)})',)
+        return operands
 
     @property
     def json_entry(self) -> str:
@@ -146,6 +197,30 @@ class ClassDef:
     @property
     def key_literals(self) -> tuple[str, ...]:
         return tuple(py_literal(k) for k in self.wire_keys)
+
+    @property
+    def text_head(self) -> tuple[str, ...]:
+        """The operands (joined by ``+``) that write the JSON text every instance starts with: ``{``,
+        its tags and its required fields, and the closing ``}`` when it has no optional field. With
+        neither tags nor required fields it starts empty, and :attr:`text_tail` adds the ``{``."""
+        pieces: list[str] = []
+        for tag in self.tags:
+            value = json.dumps(tag.value, separators=(",", ":"))
+            pieces.append(JsonText(f",{json.dumps(tag.wire_name)}:{value}"))
+        for f in self.fields:
+            if f.required:
+                pieces += [f.key_text, *f.text_pieces(f"self.{f.py_name}")]
+        if not pieces:
+            return ('""',) if self.optional_fields else ('"{}"',)
+        pieces[0] = JsonText("{" + pieces[0][1:])  # the first key's comma is the opening brace
+        if not self.optional_fields:
+            pieces.append(JsonText("}"))
+        return text_operands(pieces)
+
+    @property
+    def text_tail(self) -> str:
+        """What the writer returns once it has added the optional fields present to ``out``."""
+        return 'out + "}"' if self.fixed_keys else '"{" + out[1:] + "}"'
 
     @property
     def json_entries(self) -> tuple[str, ...]:

@@ -72,6 +72,28 @@ class Form(enum.Enum):
     KIND = "kind"  # a decision by the JSON kind
 
 
+class JsonText(str):
+    """A piece of JSON text a writer emits as it is, where the other operands are expressions."""
+
+
+def text_operands(pieces: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Operands for ``+``: the next pieces of :class:`JsonText` merged into one Python literal,
+    the expressions as they are."""
+    operands: list[str] = []
+    text = ""
+    for piece in pieces:
+        if isinstance(piece, JsonText):
+            text += piece
+            continue
+        if text:
+            operands.append(py_literal(str(text)))
+            text = ""
+        operands.append(piece)
+    if text:
+        operands.append(py_literal(str(text)))
+    return tuple(operands)
+
+
 class Encoding(str, enum.Enum):
     """How a value of a type becomes JSON."""
 
@@ -92,6 +114,20 @@ class Encoding(str, enum.Enum):
         if self is Encoding.MAP:
             return f"{{k: x.to_json() for k, x in {var}.items()}}"
         return f"_codec.encode({var})"
+
+    def text_pieces(self, var: str, *, string: bool = False) -> tuple[str, ...]:
+        """What writes the value ``var`` as the wire's JSON text: expressions, and pieces of
+        :class:`JsonText`; ``string``: the value is a ``str``."""
+        if self is Encoding.AS_IS:
+            return (f"_str({var})" if string else f"_dump({var})",)
+        if self is Encoding.METHOD:
+            return (f"{var}._json_text()",)
+        if self is Encoding.LIST:
+            return (JsonText("["), f'",".join([x._json_text() for x in {var}])', JsonText("]"))
+        if self is Encoding.MAP:
+            items = f'",".join([_str(k) + ":" + x._json_text() for k, x in {var}.items()])'
+            return (JsonText("{"), items, JsonText("}"))
+        return (f"_dump(_codec.encode({var}))",)
 
 
 class DecodeStep(enum.Enum):

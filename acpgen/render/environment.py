@@ -11,7 +11,7 @@ import jinja2.meta
 from ..model.literals import py_literal
 from ..model.typedefs import DefKind
 from ..model.types import DecodeStep, Form, JsonKind
-from .layout import Bracketed, fit, fit_condition, fit_union, one_line, one_line_condition, one_line_union
+from .layout import Bracketed, fit, fit_chain, fit_ternary, fit_union, one_line, one_line_chain, one_line_ternary, one_line_union
 
 #: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -65,7 +65,8 @@ def make_environment(user_templates: Path | None = None, *, black_style: bool = 
     env.filters["comment"] = comment
     env.globals["fit"] = fit if black_style else one_line
     env.globals["fit_union"] = fit_union if black_style else one_line_union
-    env.globals["fit_condition"] = fit_condition if black_style else one_line_condition
+    env.globals["fit_chain"] = fit_chain if black_style else one_line_chain
+    env.globals["fit_ternary"] = fit_ternary if black_style else one_line_ternary
     env.globals["Bracketed"] = Bracketed
     env.globals.update(MODEL_ENUMS)
     return env

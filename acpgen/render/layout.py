@@ -102,22 +102,51 @@ def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
     return "\n".join([*lines, ")"])
 
 
-def fit_condition(indent: int, keyword: str, operands: Sequence[str]) -> str:
-    """``keyword + " and ".join(operands) + ":"`` at ``indent`` spaces (``keyword`` is ``"if "``),
-    as black lays it out: one line when it fits, else in parentheses with one operand a line."""
+def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
+    """``head`` and ``operands`` joined by one binary ``operator``, then ``tail``, at ``indent``
+    spaces (``if a and b:``, ``out = a + b``), as black lays it out: one line when it fits, else in
+    parentheses: on a line of their own when they fit there, else one operand a line, each but the
+    first led by the operator. Two operands whose last ends in a bracket, which black may split
+    inside instead, raise :class:`Unfitted`."""
     pad = " " * indent
-    line = f"{pad}{keyword}{' and '.join(operands)}:"
+    line = f"{pad}{head}{f' {operator} '.join(operands)}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
-    lines = [f"{pad}    {'and ' if index else ''}{operand}" for index, operand in enumerate(operands)]
+    if len(operands) == 2 and operands[-1][-1:] in ")]}":
+        raise Unfitted(line)
+    joined = f"{pad}    {f' {operator} '.join(operands)}"
+    if len(joined) <= LINE_LENGTH:
+        return "\n".join([f"{pad}{head}(", joined, f"{pad}){tail}"])
+    lines = [f"{pad}    {operator + ' ' if index else ''}{operand}" for index, operand in enumerate(operands)]
     if any(len(text) > LINE_LENGTH for text in lines):
         raise Unfitted(line)
-    return "\n".join([f"{pad}{keyword}(", *lines, f"{pad}):"])
+    return "\n".join([f"{pad}{head}(", *lines, f"{pad}){tail}"])
 
 
-def one_line_condition(indent: int, keyword: str, operands: Sequence[str]) -> str:
-    """``fit_condition``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{keyword}{' and '.join(operands)}:"
+def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
+    """``head + f"{value} if {test} else {other}"`` at ``indent`` spaces, as black lays it out: one
+    line when it fits, else in parentheses, on a line of their own when they fit there, else
+    ``value``, ``if test`` and ``else other`` a line each."""
+    pad = " " * indent
+    expression = f"{value} if {test} else {other}"
+    if len(pad + head + expression) <= LINE_LENGTH:
+        return pad + head + expression
+    lines = [f"{pad}    {expression}"]
+    if len(lines[0]) > LINE_LENGTH:
+        lines = [f"{pad}    {value}", f"{pad}    if {test}", f"{pad}    else {other}"]
+    if any(len(text) > LINE_LENGTH for text in lines):
+        raise Unfitted(pad + head + expression)
+    return "\n".join([f"{pad}{head}(", *lines, f"{pad})"])
+
+
+def one_line_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
+    """``fit_ternary``'s line unsplit, for a module black formats anyway."""
+    return f"{' ' * indent}{head}{value} if {test} else {other}"
+
+
+def one_line_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
+    """``fit_chain``'s line unsplit, for a module black formats anyway."""
+    return f"{' ' * indent}{head}{f' {operator} '.join(operands)}{tail}"
 
 
 def one_line(

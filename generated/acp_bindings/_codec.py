@@ -7,6 +7,7 @@ This module knows nothing about the schema: ``models`` registers a decoder for e
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import types
@@ -16,7 +17,48 @@ from typing import Any, NamedTuple, TypeVar, Union, overload
 
 T = TypeVar("T")
 
-__all__ = ["DecodeError", "Model", "Salvage", "decode", "decode_salvaging", "encode"]
+__all__ = [
+    "DecodeError",
+    "Model",
+    "Salvage",
+    "decode",
+    "decode_salvaging",
+    "dump_json",
+    "encode",
+    "encode_text",
+]
+
+
+def _json_dumper() -> Callable[[Any], str]:
+    """Compact, strict JSON text of a value (``ValueError`` for NaN or an infinity): the C
+    encoder, built once rather than on every call as ``JSONEncoder.encode`` does."""
+    encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return encoder.encode
+    chunks = make(
+        None,  # no markers: a value that holds itself ends in RecursionError
+        encoder.default,
+        json.encoder.encode_basestring_ascii,
+        None,  # indent
+        ":",
+        ",",
+        False,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
+    )
+    join = "".join
+
+    def dump(value: Any) -> str:
+        return join(chunks(value, 0))
+
+    return dump
+
+
+#: The wire's JSON text of a value: compact, ASCII only, no NaN or infinity (``ValueError``).
+dump_json = _json_dumper()
+#: The wire's JSON text of a string (``TypeError`` for anything else).
+json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 class DecodeError(ValueError):
@@ -88,6 +130,10 @@ class Model:
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _json_text(self) -> str:
+        """``to_json()`` as the wire's JSON text; each class writes its own, straight from its fields."""
+        return dump_json(self.to_json())
 
 
 def describe(value: Any) -> str:
@@ -352,6 +398,19 @@ def encode(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
     raise TypeError(f"encode: cannot encode a {type(value).__name__}")
+
+
+def encode_text(value: Any) -> str:
+    """The wire's JSON text of a model value: ``dump_json(encode(value))``, but a class instance
+    writes itself, which is faster. ``ValueError`` for NaN or an infinity."""
+    write = getattr(value, "_json_text", None)
+    if write is not None:
+        try:
+            text: str = write()
+            return text
+        except TypeError:  # a field holds a value its annotation does not allow: the general way
+            pass
+    return dump_json(encode(value))
 
 
 # -- leniency: what the schema's x-deserialize-* annotations let a decoder repair ----------------

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -93,6 +95,16 @@ class Accept(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"action":"accept"'
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.content is not None:
+            out += ',"content":' + _dump(self.content)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AcceptNesNotification(Model):
@@ -150,6 +162,14 @@ class AcceptNesNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -210,6 +230,16 @@ class AgentAuthCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.logout is not None:
+            out += ',"logout":' + self.logout._json_text()
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -369,6 +399,30 @@ class AgentCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.auth is not None:
+            out += ',"auth":' + self.auth._json_text()
+        if self.load_session is not None:
+            out += ',"loadSession":' + _dump(self.load_session)
+        if self.mcp_capabilities is not None:
+            out += ',"mcpCapabilities":' + self.mcp_capabilities._json_text()
+        if self.nes is not None:
+            out += ',"nes":' + self.nes._json_text()
+        if self.position_encoding is not None:
+            out += ',"positionEncoding":' + _dump(self.position_encoding)
+        if self.prompt_capabilities is not None:
+            out += ',"promptCapabilities":' + self.prompt_capabilities._json_text()
+        if self.providers is not None:
+            out += ',"providers":' + self.providers._json_text()
+        if self.session_capabilities is not None:
+            out += ',"sessionCapabilities":' + self.session_capabilities._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AgentMessageChunk(Model):
@@ -443,6 +497,16 @@ class AgentMessageChunk(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"agent_message_chunk","content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.message_id is not None:
+            out += ',"messageId":' + _str(self.message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AgentNotification(Model):
@@ -483,6 +547,14 @@ class AgentNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"method":' + _str(self.method)
+        if self.params is not None:
+            out += ',"params":' + _dump(_codec.encode(self.params))
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -528,6 +600,14 @@ class AgentRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _dump(self.id) + ',"method":' + _str(self.method)
+        if self.params is not None:
+            out += ',"params":' + _dump(_codec.encode(self.params))
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -603,6 +683,16 @@ class AgentThoughtChunk(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"agent_thought_chunk","content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.message_id is not None:
+            out += ',"messageId":' + _str(self.message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Annotations(Model):
@@ -668,6 +758,20 @@ class Annotations(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.audience is not None:
+            out += ',"audience":' + _dump(self.audience)
+        if self.last_modified is not None:
+            out += ',"lastModified":' + _str(self.last_modified)
+        if self.priority is not None:
+            out += ',"priority":' + _dump(self.priority)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -755,6 +859,22 @@ class Array(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"array","items":' + self.items._json_text()
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.max_items is not None:
+            out += ',"maxItems":' + _dump(self.max_items)
+        if self.min_items is not None:
+            out += ',"minItems":' + _dump(self.min_items)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Audio(Model):
@@ -822,6 +942,16 @@ class Audio(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"audio","data":' + _str(self.data) + ',"mimeType":' + _str(self.mime_type)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AudioContent(Model):
@@ -882,6 +1012,16 @@ class AudioContent(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"data":' + _str(self.data) + ',"mimeType":' + _str(self.mime_type)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -946,6 +1086,16 @@ class AuthCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.terminal is not None:
+            out += ',"terminal":' + _dump(self.terminal)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1033,6 +1183,20 @@ class AuthEnvVar(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.label is not None:
+            out += ',"label":' + _str(self.label)
+        if self.optional is not None:
+            out += ',"optional":' + _dump(self.optional)
+        if self.secret is not None:
+            out += ',"secret":' + _dump(self.secret)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AuthMethodAgent(Model):
@@ -1098,6 +1262,16 @@ class AuthMethodAgent(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1182,6 +1356,26 @@ class AuthMethodEnvVar(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"id":'
+            + _str(self.id)
+            + ',"name":'
+            + _str(self.name)
+            + ',"vars":['
+            + ",".join([x._json_text() for x in self.vars])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.link is not None:
+            out += ',"link":' + _str(self.link)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AuthMethodTerminal(Model):
@@ -1264,6 +1458,20 @@ class AuthMethodTerminal(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.args is not None:
+            out += ',"args":' + _dump(self.args)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.env is not None:
+            out += ',"env":' + _dump(self.env)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AuthenticateRequest(Model):
@@ -1321,6 +1529,14 @@ class AuthenticateRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"methodId":' + _str(self.method_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AuthenticateResponse(Model):
@@ -1364,6 +1580,14 @@ class AuthenticateResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1428,6 +1652,16 @@ class AvailableCommand(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"description":' + _str(self.description) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.input is not None:
+            out += ',"input":' + self.input._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class AvailableCommandsUpdate(Model):
@@ -1480,6 +1714,18 @@ class AvailableCommandsUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"availableCommands":['
+            + ",".join([x._json_text() for x in self.available_commands])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1536,6 +1782,18 @@ class AvailableCommandsUpdateSessionUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"sessionUpdate":"available_commands_update","availableCommands":['
+            + ",".join([x._json_text() for x in self.available_commands])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1598,6 +1856,16 @@ class BlobResourceContents(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"blob":' + _str(self.blob) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.mime_type is not None:
+            out += ',"mimeType":' + _str(self.mime_type)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class BooleanElicitationPropertySchema(Model):
@@ -1655,6 +1923,18 @@ class BooleanElicitationPropertySchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"boolean"'
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class BooleanPropertySchema(Model):
@@ -1707,6 +1987,18 @@ class BooleanPropertySchema(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1795,6 +2087,25 @@ class BooleanSessionConfigOption(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"boolean","id":'
+            + _str(self.id)
+            + ',"name":'
+            + _str(self.name)
+            + ',"currentValue":'
+            + _dump(self.current_value)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.category is not None:
+            out += ',"category":' + _dump(self.category)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class BooleanSetSessionConfigOptionRequest(Model):
@@ -1864,6 +2175,21 @@ class BooleanSetSessionConfigOptionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"boolean","configId":'
+            + _str(self.config_id)
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + ',"value":'
+            + _dump(self.value)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Cancel(Model):
@@ -1911,6 +2237,14 @@ class Cancel(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"action":"cancel"'
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1967,6 +2301,14 @@ class CancelNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2028,6 +2370,14 @@ class CancelRequestNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"requestId":' + _dump(self.request_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Cancelled(Model):
@@ -2066,6 +2416,11 @@ class Cancelled(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"outcome":"cancelled"}'
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2191,6 +2546,26 @@ class ClientCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.auth is not None:
+            out += ',"auth":' + self.auth._json_text()
+        if self.elicitation is not None:
+            out += ',"elicitation":' + self.elicitation._json_text()
+        if self.fs is not None:
+            out += ',"fs":' + self.fs._json_text()
+        if self.nes is not None:
+            out += ',"nes":' + self.nes._json_text()
+        if self.position_encodings is not None:
+            out += ',"positionEncodings":' + _dump(self.position_encodings)
+        if self.terminal is not None:
+            out += ',"terminal":' + _dump(self.terminal)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ClientNesCapabilities(Model):
@@ -2262,6 +2637,20 @@ class ClientNesCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.jump is not None:
+            out += ',"jump":' + self.jump._json_text()
+        if self.rename is not None:
+            out += ',"rename":' + self.rename._json_text()
+        if self.search_and_replace is not None:
+            out += ',"searchAndReplace":' + self.search_and_replace._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ClientNotification(Model):
@@ -2302,6 +2691,14 @@ class ClientNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"method":' + _str(self.method)
+        if self.params is not None:
+            out += ',"params":' + _dump(_codec.encode(self.params))
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2347,6 +2744,14 @@ class ClientRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _dump(self.id) + ',"method":' + _str(self.method)
+        if self.params is not None:
+            out += ',"params":' + _dump(_codec.encode(self.params))
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2405,6 +2810,14 @@ class CloseNesRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class CloseNesResponse(Model):
@@ -2448,6 +2861,14 @@ class CloseNesResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2509,6 +2930,14 @@ class CloseSessionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class CloseSessionResponse(Model):
@@ -2552,6 +2981,14 @@ class CloseSessionResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2611,6 +3048,14 @@ class CompleteElicitationNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"elicitationId":' + _str(self.elicitation_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ConfigOptionUpdate(Model):
@@ -2664,6 +3109,14 @@ class ConfigOptionUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2722,6 +3175,18 @@ class ConfigOptionUpdateSessionUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"sessionUpdate":"config_option_update","configOptions":['
+            + ",".join([x._json_text() for x in self.config_options])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Content(Model):
@@ -2773,6 +3238,14 @@ class Content(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2845,6 +3318,16 @@ class ContentChunk(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.message_id is not None:
+            out += ',"messageId":' + _str(self.message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ContentToolCallContent(Model):
@@ -2900,6 +3383,14 @@ class ContentToolCallContent(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"content","content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Cost(Model):
@@ -2944,6 +3435,11 @@ class Cost(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"amount":' + _dump(self.amount) + ',"currency":' + _str(self.currency) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3041,6 +3537,22 @@ class CreateTerminalRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"command":' + _str(self.command) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.args is not None:
+            out += ',"args":' + _dump(self.args)
+        if self.cwd is not None:
+            out += ',"cwd":' + _str(self.cwd)
+        if self.env is not None:
+            out += ',"env":[' + ",".join([x._json_text() for x in self.env]) + "]"
+        if self.output_byte_limit is not None:
+            out += ',"outputByteLimit":' + _dump(self.output_byte_limit)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class CreateTerminalResponse(Model):
@@ -3093,6 +3605,14 @@ class CreateTerminalResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3149,6 +3669,14 @@ class CurrentModeUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"currentModeId":' + _str(self.current_mode_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3209,6 +3737,14 @@ class CurrentModeUpdateSessionUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"current_mode_update","currentModeId":' + _str(self.current_mode_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Decline(Model):
@@ -3256,6 +3792,14 @@ class Decline(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"action":"decline"'
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3328,6 +3872,23 @@ class DidChangeDocumentNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"contentChanges":['
+            + ",".join([x._json_text() for x in self.content_changes])
+            + '],"sessionId":'
+            + _str(self.session_id)
+            + ',"uri":'
+            + _str(self.uri)
+            + ',"version":'
+            + _dump(self.version)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DidCloseDocumentNotification(Model):
@@ -3385,6 +3946,14 @@ class DidCloseDocumentNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3462,6 +4031,25 @@ class DidFocusDocumentNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"position":'
+            + self.position._json_text()
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + ',"uri":'
+            + _str(self.uri)
+            + ',"version":'
+            + _dump(self.version)
+            + ',"visibleRange":'
+            + self.visible_range._json_text()
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DidOpenDocumentNotification(Model):
@@ -3538,6 +4126,25 @@ class DidOpenDocumentNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"languageId":'
+            + _str(self.language_id)
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + ',"text":'
+            + _str(self.text)
+            + ',"uri":'
+            + _str(self.uri)
+            + ',"version":'
+            + _dump(self.version)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DidSaveDocumentNotification(Model):
@@ -3595,6 +4202,14 @@ class DidSaveDocumentNotification(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3670,6 +4285,16 @@ class Diff(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"newText":' + _str(self.new_text) + ',"path":' + _str(self.path)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.old_text is not None:
+            out += ',"oldText":' + _str(self.old_text)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DiffToolCallContent(Model):
@@ -3742,6 +4367,16 @@ class DiffToolCallContent(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"diff","newText":' + _str(self.new_text) + ',"path":' + _str(self.path)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.old_text is not None:
+            out += ',"oldText":' + _str(self.old_text)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DisableProvidersRequest(Model):
@@ -3797,6 +4432,14 @@ class DisableProvidersRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class DisableProvidersResponse(Model):
@@ -3845,6 +4488,14 @@ class DisableProvidersResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3905,6 +4556,21 @@ class Edit(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"kind":"edit","edits":['
+            + ",".join([x._json_text() for x in self.edits])
+            + '],"id":'
+            + _str(self.id)
+            + ',"uri":'
+            + _str(self.uri)
+        )
+        if self.cursor_position is not None:
+            out += ',"cursorPosition":' + self.cursor_position._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ElicitationAcceptAction(Model):
@@ -3946,6 +4612,14 @@ class ElicitationAcceptAction(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.content is not None:
+            out += ',"content":' + _dump(self.content)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4012,6 +4686,18 @@ class ElicitationCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.form is not None:
+            out += ',"form":' + self.form._json_text()
+        if self.url is not None:
+            out += ',"url":' + self.url._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ElicitationFormCapabilities(Model):
@@ -4061,6 +4747,14 @@ class ElicitationFormCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ElicitationRequestScope(Model):
@@ -4104,6 +4798,11 @@ class ElicitationRequestScope(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"requestId":' + _dump(self.request_id) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4180,6 +4879,26 @@ class ElicitationSchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.properties is not None:
+            out += (
+                ',"properties":{'
+                + ",".join([_str(k) + ":" + x._json_text() for k, x in self.properties.items()])
+                + "}"
+            )
+        if self.required is not None:
+            out += ',"required":' + _dump(self.required)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        if self.type is not None:
+            out += ',"type":' + _dump(self.type)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ElicitationSessionScope(Model):
@@ -4238,6 +4957,14 @@ class ElicitationSessionScope(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.tool_call_id is not None:
+            out += ',"toolCallId":' + _str(self.tool_call_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ElicitationUrlCapabilities(Model):
@@ -4286,6 +5013,14 @@ class ElicitationUrlCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4345,6 +5080,16 @@ class EmbeddedResource(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"resource":' + self.resource._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class EnumOption(Model):
@@ -4384,6 +5129,11 @@ class EnumOption(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"const":' + _str(self.const) + ',"title":' + _str(self.title) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4469,6 +5219,26 @@ class EnvVar(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"env_var","id":'
+            + _str(self.id)
+            + ',"name":'
+            + _str(self.name)
+            + ',"vars":['
+            + ",".join([x._json_text() for x in self.vars])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.link is not None:
+            out += ',"link":' + _str(self.link)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class EnvVariable(Model):
@@ -4523,6 +5293,14 @@ class EnvVariable(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name) + ',"value":' + _str(self.value)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4584,6 +5362,14 @@ class Error(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"code":' + _dump(self.code) + ',"message":' + _str(self.message)
+        if self.data is not None:
+            out += ',"data":' + _dump(self.data)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ErrorAgentResponse(Model):
@@ -4622,6 +5408,11 @@ class ErrorAgentResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"error":' + self.error._json_text() + ',"id":' + _dump(self.id) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ErrorClientResponse(Model):
@@ -4659,6 +5450,11 @@ class ErrorClientResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"error":' + self.error._json_text() + ',"id":' + _dump(self.id) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4728,6 +5524,18 @@ class FileSystemCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.read_text_file is not None:
+            out += ',"readTextFile":' + _dump(self.read_text_file)
+        if self.write_text_file is not None:
+            out += ',"writeTextFile":' + _dump(self.write_text_file)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4825,6 +5633,18 @@ class ForkSessionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"cwd":' + _str(self.cwd) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        if self.mcp_servers is not None:
+            out += ',"mcpServers":[' + ",".join([x._json_text() for x in self.mcp_servers]) + "]"
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ForkSessionResponse(Model):
@@ -4920,6 +5740,22 @@ class ForkSessionResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.config_options is not None:
+            out += (
+                ',"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+            )
+        if self.models is not None:
+            out += ',"models":' + self.models._json_text()
+        if self.modes is not None:
+            out += ',"modes":' + self.modes._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class FormRequest(Model):
@@ -4988,6 +5824,21 @@ class FormRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"mode":"form","message":'
+            + _str(self.message)
+            + ',"requestedSchema":'
+            + self.requested_schema._json_text()
+            + ',"requestId":'
+            + _dump(self.request_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5069,6 +5920,23 @@ class FormSession(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"mode":"form","message":'
+            + _str(self.message)
+            + ',"requestedSchema":'
+            + self.requested_schema._json_text()
+            + ',"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.tool_call_id is not None:
+            out += ',"toolCallId":' + _str(self.tool_call_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Http(Model):
@@ -5135,6 +6003,21 @@ class Http(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"http","headers":['
+            + ",".join([x._json_text() for x in self.headers])
+            + '],"name":'
+            + _str(self.name)
+            + ',"url":'
+            + _str(self.url)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class HttpHeader(Model):
@@ -5189,6 +6072,14 @@ class HttpHeader(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name) + ',"value":' + _str(self.value)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5264,6 +6155,18 @@ class Image(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"image","data":' + _str(self.data) + ',"mimeType":' + _str(self.mime_type)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        if self.uri is not None:
+            out += ',"uri":' + _str(self.uri)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ImageContent(Model):
@@ -5331,6 +6234,18 @@ class ImageContent(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"data":' + _str(self.data) + ',"mimeType":' + _str(self.mime_type)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        if self.uri is not None:
+            out += ',"uri":' + _str(self.uri)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5405,6 +6320,16 @@ class Implementation(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name) + ',"version":' + _str(self.version)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5487,6 +6412,18 @@ class InitializeRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"protocolVersion":' + _dump(self.protocol_version)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.client_capabilities is not None:
+            out += ',"clientCapabilities":' + self.client_capabilities._json_text()
+        if self.client_info is not None:
+            out += ',"clientInfo":' + self.client_info._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5586,6 +6523,20 @@ class InitializeResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"protocolVersion":' + _dump(self.protocol_version)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.agent_capabilities is not None:
+            out += ',"agentCapabilities":' + self.agent_capabilities._json_text()
+        if self.agent_info is not None:
+            out += ',"agentInfo":' + self.agent_info._json_text()
+        if self.auth_methods is not None:
+            out += ',"authMethods":[' + ",".join([x._json_text() for x in self.auth_methods]) + "]"
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Integer(Model):
@@ -5659,6 +6610,22 @@ class Integer(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"integer"'
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.maximum is not None:
+            out += ',"maximum":' + _dump(self.maximum)
+        if self.minimum is not None:
+            out += ',"minimum":' + _dump(self.minimum)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class IntegerPropertySchema(Model):
@@ -5728,6 +6695,22 @@ class IntegerPropertySchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.maximum is not None:
+            out += ',"maximum":' + _dump(self.maximum)
+        if self.minimum is not None:
+            out += ',"minimum":' + _dump(self.minimum)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Jump(Model):
@@ -5775,6 +6758,19 @@ class Jump(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"kind":"jump","id":'
+            + _str(self.id)
+            + ',"position":'
+            + self.position._json_text()
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5837,6 +6833,14 @@ class KillTerminalRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class KillTerminalResponse(Model):
@@ -5880,6 +6884,14 @@ class KillTerminalResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5929,6 +6941,14 @@ class ListProvidersRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5984,6 +7004,14 @@ class ListProvidersResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"providers":[' + ",".join([x._json_text() for x in self.providers]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6064,6 +7092,20 @@ class ListSessionsRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        if self.cursor is not None:
+            out += ',"cursor":' + _str(self.cursor)
+        if self.cwd is not None:
+            out += ',"cwd":' + _str(self.cwd)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ListSessionsResponse(Model):
@@ -6125,6 +7167,16 @@ class ListSessionsResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessions":[' + ",".join([x._json_text() for x in self.sessions]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.next_cursor is not None:
+            out += ',"nextCursor":' + _str(self.next_cursor)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6215,6 +7267,23 @@ class LoadSessionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"cwd":'
+            + _str(self.cwd)
+            + ',"mcpServers":['
+            + ",".join([x._json_text() for x in self.mcp_servers])
+            + '],"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class LoadSessionResponse(Model):
@@ -6296,6 +7365,22 @@ class LoadSessionResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.config_options is not None:
+            out += (
+                ',"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+            )
+        if self.models is not None:
+            out += ',"models":' + self.models._json_text()
+        if self.modes is not None:
+            out += ',"modes":' + self.modes._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class LogoutCapabilities(Model):
@@ -6346,6 +7431,14 @@ class LogoutCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6398,6 +7491,14 @@ class LogoutRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class LogoutResponse(Model):
@@ -6446,6 +7547,14 @@ class LogoutResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6509,6 +7618,18 @@ class McpCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.http is not None:
+            out += ',"http":' + _dump(self.http)
+        if self.sse is not None:
+            out += ',"sse":' + _dump(self.sse)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class McpServerHttp(Model):
@@ -6569,6 +7690,21 @@ class McpServerHttp(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"headers":['
+            + ",".join([x._json_text() for x in self.headers])
+            + '],"name":'
+            + _str(self.name)
+            + ',"url":'
+            + _str(self.url)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class McpServerSse(Model):
@@ -6628,6 +7764,21 @@ class McpServerSse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"headers":['
+            + ",".join([x._json_text() for x in self.headers])
+            + '],"name":'
+            + _str(self.name)
+            + ',"url":'
+            + _str(self.url)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6693,6 +7844,23 @@ class McpServerStdio(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"args":'
+            + _dump(self.args)
+            + ',"command":'
+            + _str(self.command)
+            + ',"env":['
+            + ",".join([x._json_text() for x in self.env])
+            + '],"name":'
+            + _str(self.name)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6764,6 +7932,16 @@ class ModelInfo(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"modelId":' + _str(self.model_id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6848,6 +8026,22 @@ class MultiSelectPropertySchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"items":' + self.items._json_text()
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.max_items is not None:
+            out += ',"maxItems":' + _dump(self.max_items)
+        if self.min_items is not None:
+            out += ',"minItems":' + _dump(self.min_items)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesCapabilities(Model):
@@ -6907,6 +8101,18 @@ class NesCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.context is not None:
+            out += ',"context":' + self.context._json_text()
+        if self.events is not None:
+            out += ',"events":' + self.events._json_text()
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7023,6 +8229,26 @@ class NesContextCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.diagnostics is not None:
+            out += ',"diagnostics":' + self.diagnostics._json_text()
+        if self.edit_history is not None:
+            out += ',"editHistory":' + self.edit_history._json_text()
+        if self.open_files is not None:
+            out += ',"openFiles":' + self.open_files._json_text()
+        if self.recent_files is not None:
+            out += ',"recentFiles":' + self.recent_files._json_text()
+        if self.related_snippets is not None:
+            out += ',"relatedSnippets":' + self.related_snippets._json_text()
+        if self.user_actions is not None:
+            out += ',"userActions":' + self.user_actions._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDiagnostic(Model):
@@ -7073,6 +8299,21 @@ class NesDiagnostic(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"message":'
+            + _str(self.message)
+            + ',"range":'
+            + self.range._json_text()
+            + ',"severity":'
+            + _dump(self.severity)
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDiagnosticsCapabilities(Model):
@@ -7116,6 +8357,14 @@ class NesDiagnosticsCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7170,6 +8419,14 @@ class NesDocumentDidChangeCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"syncKind":' + _dump(self.sync_kind)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDocumentDidCloseCapabilities(Model):
@@ -7213,6 +8470,14 @@ class NesDocumentDidCloseCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7258,6 +8523,14 @@ class NesDocumentDidFocusCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDocumentDidOpenCapabilities(Model):
@@ -7302,6 +8575,14 @@ class NesDocumentDidOpenCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesDocumentDidSaveCapabilities(Model):
@@ -7345,6 +8626,14 @@ class NesDocumentDidSaveCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7445,6 +8734,24 @@ class NesDocumentEventCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.did_change is not None:
+            out += ',"didChange":' + self.did_change._json_text()
+        if self.did_close is not None:
+            out += ',"didClose":' + self.did_close._json_text()
+        if self.did_focus is not None:
+            out += ',"didFocus":' + self.did_focus._json_text()
+        if self.did_open is not None:
+            out += ',"didOpen":' + self.did_open._json_text()
+        if self.did_save is not None:
+            out += ',"didSave":' + self.did_save._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesEditHistoryCapabilities(Model):
@@ -7500,6 +8807,16 @@ class NesEditHistoryCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.max_count is not None:
+            out += ',"maxCount":' + _dump(self.max_count)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesEditHistoryEntry(Model):
@@ -7539,6 +8856,11 @@ class NesEditHistoryEntry(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"diff":' + _str(self.diff) + ',"uri":' + _str(self.uri) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7596,6 +8918,21 @@ class NesEditSuggestion(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"edits":['
+            + ",".join([x._json_text() for x in self.edits])
+            + '],"id":'
+            + _str(self.id)
+            + ',"uri":'
+            + _str(self.uri)
+        )
+        if self.cursor_position is not None:
+            out += ',"cursorPosition":' + self.cursor_position._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesEventCapabilities(Model):
@@ -7648,6 +8985,16 @@ class NesEventCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.document is not None:
+            out += ',"document":' + self.document._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesExcerpt(Model):
@@ -7699,6 +9046,19 @@ class NesExcerpt(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"endLine":'
+            + _dump(self.end_line)
+            + ',"startLine":'
+            + _dump(self.start_line)
+            + ',"text":'
+            + _str(self.text)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesJumpCapabilities(Model):
@@ -7742,6 +9102,14 @@ class NesJumpCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7787,6 +9155,19 @@ class NesJumpSuggestion(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"id":'
+            + _str(self.id)
+            + ',"position":'
+            + self.position._json_text()
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7853,6 +9234,16 @@ class NesOpenFile(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"languageId":' + _str(self.language_id) + ',"uri":' + _str(self.uri)
+        if self.last_focused_ms is not None:
+            out += ',"lastFocusedMs":' + _dump(self.last_focused_ms)
+        if self.visible_range is not None:
+            out += ',"visibleRange":' + self.visible_range._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesOpenFilesCapabilities(Model):
@@ -7896,6 +9287,14 @@ class NesOpenFilesCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7944,6 +9343,19 @@ class NesRecentFile(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"languageId":'
+            + _str(self.language_id)
+            + ',"text":'
+            + _str(self.text)
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8000,6 +9412,16 @@ class NesRecentFilesCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.max_count is not None:
+            out += ',"maxCount":' + _dump(self.max_count)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRelatedSnippet(Model):
@@ -8039,6 +9461,17 @@ class NesRelatedSnippet(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"excerpts":['
+            + ",".join([x._json_text() for x in self.excerpts])
+            + '],"uri":'
+            + _str(self.uri)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8084,6 +9517,14 @@ class NesRelatedSnippetsCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRenameCapabilities(Model):
@@ -8127,6 +9568,14 @@ class NesRenameCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8181,6 +9630,21 @@ class NesRenameSuggestion(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"id":'
+            + _str(self.id)
+            + ',"newName":'
+            + _str(self.new_name)
+            + ',"position":'
+            + self.position._json_text()
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesRepository(Model):
@@ -8229,6 +9693,19 @@ class NesRepository(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"name":'
+            + _str(self.name)
+            + ',"owner":'
+            + _str(self.owner)
+            + ',"remoteUrl":'
+            + _str(self.remote_url)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesSearchAndReplaceCapabilities(Model):
@@ -8272,6 +9749,14 @@ class NesSearchAndReplaceCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8333,6 +9818,23 @@ class NesSearchAndReplaceSuggestion(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"id":'
+            + _str(self.id)
+            + ',"replace":'
+            + _str(self.replace)
+            + ',"search":'
+            + _str(self.search)
+            + ',"uri":'
+            + _str(self.uri)
+        )
+        if self.is_regex is not None:
+            out += ',"isRegex":' + _dump(self.is_regex)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8449,6 +9951,30 @@ class NesSuggestContext(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.diagnostics is not None:
+            out += ',"diagnostics":[' + ",".join([x._json_text() for x in self.diagnostics]) + "]"
+        if self.edit_history is not None:
+            out += ',"editHistory":[' + ",".join([x._json_text() for x in self.edit_history]) + "]"
+        if self.open_files is not None:
+            out += ',"openFiles":[' + ",".join([x._json_text() for x in self.open_files]) + "]"
+        if self.recent_files is not None:
+            out += ',"recentFiles":[' + ",".join([x._json_text() for x in self.recent_files]) + "]"
+        if self.related_snippets is not None:
+            out += (
+                ',"relatedSnippets":['
+                + ",".join([x._json_text() for x in self.related_snippets])
+                + "]"
+            )
+        if self.user_actions is not None:
+            out += ',"userActions":[' + ",".join([x._json_text() for x in self.user_actions]) + "]"
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NesTextEdit(Model):
@@ -8491,6 +10017,11 @@ class NesTextEdit(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"newText":' + _str(self.new_text) + ',"range":' + self.range._json_text() + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8544,6 +10075,21 @@ class NesUserAction(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"action":'
+            + _str(self.action)
+            + ',"position":'
+            + self.position._json_text()
+            + ',"timestampMs":'
+            + _dump(self.timestamp_ms)
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8599,6 +10145,16 @@ class NesUserActionsCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.max_count is not None:
+            out += ',"maxCount":' + _dump(self.max_count)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8678,6 +10234,22 @@ class NewSessionRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"cwd":'
+            + _str(self.cwd)
+            + ',"mcpServers":['
+            + ",".join([x._json_text() for x in self.mcp_servers])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8774,6 +10346,22 @@ class NewSessionResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.config_options is not None:
+            out += (
+                ',"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+            )
+        if self.models is not None:
+            out += ',"models":' + self.models._json_text()
+        if self.modes is not None:
+            out += ',"modes":' + self.modes._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Number(Model):
@@ -8847,6 +10435,22 @@ class Number(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"number"'
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.maximum is not None:
+            out += ',"maximum":' + _dump(self.maximum)
+        if self.minimum is not None:
+            out += ',"minimum":' + _dump(self.minimum)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class NumberPropertySchema(Model):
@@ -8916,6 +10520,22 @@ class NumberPropertySchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.default is not None:
+            out += ',"default":' + _dump(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.maximum is not None:
+            out += ',"maximum":' + _dump(self.maximum)
+        if self.minimum is not None:
+            out += ',"minimum":' + _dump(self.minimum)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class PermissionOption(Model):
@@ -8979,6 +10599,21 @@ class PermissionOption(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"kind":'
+            + _dump(self.kind)
+            + ',"name":'
+            + _str(self.name)
+            + ',"optionId":'
+            + _str(self.option_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Plan(Model):
@@ -9039,6 +10674,14 @@ class Plan(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"entries":[' + ",".join([x._json_text() for x in self.entries]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9107,6 +10750,21 @@ class PlanEntry(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"content":'
+            + _str(self.content)
+            + ',"priority":'
+            + _dump(self.priority)
+            + ',"status":'
+            + _dump(self.status)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class PlanSessionUpdate(Model):
@@ -9166,6 +10824,18 @@ class PlanSessionUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"sessionUpdate":"plan","entries":['
+            + ",".join([x._json_text() for x in self.entries])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Position(Model):
@@ -9208,6 +10878,11 @@ class Position(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"character":' + _dump(self.character) + ',"line":' + _dump(self.line) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9296,6 +10971,20 @@ class PromptCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.audio is not None:
+            out += ',"audio":' + _dump(self.audio)
+        if self.embedded_context is not None:
+            out += ',"embeddedContext":' + _dump(self.embedded_context)
+        if self.image is not None:
+            out += ',"image":' + _dump(self.image)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9393,6 +11082,21 @@ class PromptRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"prompt":['
+            + ",".join([x._json_text() for x in self.prompt])
+            + '],"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.message_id is not None:
+            out += ',"messageId":' + _str(self.message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class PromptResponse(Model):
@@ -9481,6 +11185,18 @@ class PromptResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"stopReason":' + _dump(self.stop_reason)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.usage is not None:
+            out += ',"usage":' + self.usage._json_text()
+        if self.user_message_id is not None:
+            out += ',"userMessageId":' + _str(self.user_message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ProviderCurrentConfig(Model):
@@ -9531,6 +11247,11 @@ class ProviderCurrentConfig(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"apiType":' + _dump(self.api_type) + ',"baseUrl":' + _str(self.base_url) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9609,6 +11330,23 @@ class ProviderInfo(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"id":'
+            + _str(self.id)
+            + ',"required":'
+            + _dump(self.required)
+            + ',"supported":'
+            + _dump(self.supported)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.current is not None:
+            out += ',"current":' + self.current._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ProvidersCapabilities(Model):
@@ -9660,6 +11398,14 @@ class ProvidersCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Range(Model):
@@ -9699,6 +11445,11 @@ class Range(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"end":' + self.end._json_text() + ',"start":' + self.start._json_text() + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9777,6 +11528,18 @@ class ReadTextFileRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"path":' + _str(self.path) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.limit is not None:
+            out += ',"limit":' + _dump(self.limit)
+        if self.line is not None:
+            out += ',"line":' + _dump(self.line)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ReadTextFileResponse(Model):
@@ -9825,6 +11588,14 @@ class ReadTextFileResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"content":' + _str(self.content)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -9892,6 +11663,16 @@ class RejectNesNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.reason is not None:
+            out += ',"reason":' + _dump(self.reason)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ReleaseTerminalRequest(Model):
@@ -9953,6 +11734,14 @@ class ReleaseTerminalRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ReleaseTerminalResponse(Model):
@@ -9996,6 +11785,14 @@ class ReleaseTerminalResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10053,6 +11850,21 @@ class Rename(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"kind":"rename","id":'
+            + _str(self.id)
+            + ',"newName":'
+            + _str(self.new_name)
+            + ',"position":'
+            + self.position._json_text()
+            + ',"uri":'
+            + _str(self.uri)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class RequestElicitationFormMode(Model):
@@ -10100,6 +11912,17 @@ class RequestElicitationFormMode(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"requestedSchema":'
+            + self.requested_schema._json_text()
+            + ',"requestId":'
+            + _dump(self.request_id)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10153,6 +11976,19 @@ class RequestElicitationUrlMode(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"elicitationId":'
+            + _str(self.elicitation_id)
+            + ',"url":'
+            + _str(self.url)
+            + ',"requestId":'
+            + _dump(self.request_id)
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10225,6 +12061,21 @@ class RequestPermissionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"options":['
+            + ",".join([x._json_text() for x in self.options])
+            + '],"sessionId":'
+            + _str(self.session_id)
+            + ',"toolCall":'
+            + self.tool_call._json_text()
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class RequestPermissionResponse(Model):
@@ -10276,6 +12127,14 @@ class RequestPermissionResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"outcome":' + self.outcome._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10342,6 +12201,16 @@ class Resource(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"resource","resource":' + self.resource._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10431,6 +12300,24 @@ class ResourceLink(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.mime_type is not None:
+            out += ',"mimeType":' + _str(self.mime_type)
+        if self.size is not None:
+            out += ',"size":' + _dump(self.size)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10527,6 +12414,24 @@ class ResourceLinkContentBlock(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"resource_link","name":' + _str(self.name) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.mime_type is not None:
+            out += ',"mimeType":' + _str(self.mime_type)
+        if self.size is not None:
+            out += ',"size":' + _dump(self.size)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ResultAgentResponse(Model):
@@ -10572,6 +12477,17 @@ class ResultAgentResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"id":'
+            + _dump(self.id)
+            + ',"result":'
+            + ("null" if self.result is None else _dump(_codec.encode(self.result)))
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ResultClientResponse(Model):
@@ -10616,6 +12532,17 @@ class ResultClientResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"id":'
+            + _dump(self.id)
+            + ',"result":'
+            + ("null" if self.result is None else _dump(_codec.encode(self.result)))
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10709,6 +12636,18 @@ class ResumeSessionRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"cwd":' + _str(self.cwd) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        if self.mcp_servers is not None:
+            out += ',"mcpServers":[' + ",".join([x._json_text() for x in self.mcp_servers]) + "]"
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ResumeSessionResponse(Model):
@@ -10790,6 +12729,22 @@ class ResumeSessionResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.config_options is not None:
+            out += (
+                ',"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+            )
+        if self.models is not None:
+            out += ',"models":' + self.models._json_text()
+        if self.modes is not None:
+            out += ',"modes":' + self.modes._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SearchAndReplace(Model):
@@ -10853,6 +12808,23 @@ class SearchAndReplace(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"kind":"searchAndReplace","id":'
+            + _str(self.id)
+            + ',"replace":'
+            + _str(self.replace)
+            + ',"search":'
+            + _str(self.search)
+            + ',"uri":'
+            + _str(self.uri)
+        )
+        if self.is_regex is not None:
+            out += ',"isRegex":' + _dump(self.is_regex)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -10941,6 +12913,27 @@ class Select(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"select","id":'
+            + _str(self.id)
+            + ',"name":'
+            + _str(self.name)
+            + ',"currentValue":'
+            + _str(self.current_value)
+            + ',"options":'
+            + _dump(_codec.encode(self.options))
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.category is not None:
+            out += ',"category":' + _dump(self.category)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Selected(Model):
@@ -10997,6 +12990,14 @@ class Selected(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"outcome":"selected","optionId":' + _str(self.option_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SelectedPermissionOutcome(Model):
@@ -11050,6 +13051,14 @@ class SelectedPermissionOutcome(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"optionId":' + _str(self.option_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionAdditionalDirectoriesCapabilities(Model):
@@ -11101,6 +13110,14 @@ class SessionAdditionalDirectoriesCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11210,6 +13227,24 @@ class SessionCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + self.additional_directories._json_text()
+        if self.close is not None:
+            out += ',"close":' + self.close._json_text()
+        if self.fork is not None:
+            out += ',"fork":' + self.fork._json_text()
+        if self.list_ is not None:
+            out += ',"list":' + self.list_._json_text()
+        if self.resume is not None:
+            out += ',"resume":' + self.resume._json_text()
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionCloseCapabilities(Model):
@@ -11257,6 +13292,14 @@ class SessionCloseCapabilities(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionConfigBoolean(Model):
@@ -11300,6 +13343,11 @@ class SessionConfigBoolean(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"currentValue":' + _dump(self.current_value) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionConfigSelect(Model):
@@ -11342,6 +13390,17 @@ class SessionConfigSelect(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"currentValue":'
+            + _str(self.current_value)
+            + ',"options":'
+            + _dump(_codec.encode(self.options))
+            + "}"
+        )
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11402,6 +13461,22 @@ class SessionConfigSelectGroup(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"group":'
+            + _str(self.group)
+            + ',"name":'
+            + _str(self.name)
+            + ',"options":['
+            + ",".join([x._json_text() for x in self.options])
+            + "]"
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11466,6 +13541,16 @@ class SessionConfigSelectOption(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"name":' + _str(self.name) + ',"value":' + _str(self.value)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionElicitationFormMode(Model):
@@ -11522,6 +13607,19 @@ class SessionElicitationFormMode(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"requestedSchema":'
+            + self.requested_schema._json_text()
+            + ',"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.tool_call_id is not None:
+            out += ',"toolCallId":' + _str(self.tool_call_id)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11585,6 +13683,21 @@ class SessionElicitationUrlMode(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"elicitationId":'
+            + _str(self.elicitation_id)
+            + ',"url":'
+            + _str(self.url)
+            + ',"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.tool_call_id is not None:
+            out += ',"toolCallId":' + _str(self.tool_call_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionForkCapabilities(Model):
@@ -11635,6 +13748,14 @@ class SessionForkCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11728,6 +13849,20 @@ class SessionInfo(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"cwd":' + _str(self.cwd) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.additional_directories is not None:
+            out += ',"additionalDirectories":' + _dump(self.additional_directories)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        if self.updated_at is not None:
+            out += ',"updatedAt":' + _str(self.updated_at)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionInfoUpdate(Model):
@@ -11794,6 +13929,18 @@ class SessionInfoUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        if self.updated_at is not None:
+            out += ',"updatedAt":' + _str(self.updated_at)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11862,6 +14009,18 @@ class SessionInfoUpdateSessionUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"session_info_update"'
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        if self.updated_at is not None:
+            out += ',"updatedAt":' + _str(self.updated_at)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionListCapabilities(Model):
@@ -11908,6 +14067,14 @@ class SessionListCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -11972,6 +14139,16 @@ class SessionMode(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionModeState(Model):
@@ -12032,6 +14209,19 @@ class SessionModeState(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"availableModes":['
+            + ",".join([x._json_text() for x in self.available_modes])
+            + '],"currentModeId":'
+            + _str(self.current_mode_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12099,6 +14289,19 @@ class SessionModelState(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"availableModels":['
+            + ",".join([x._json_text() for x in self.available_models])
+            + '],"currentModelId":'
+            + _str(self.current_model_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionNotification(Model):
@@ -12164,6 +14367,14 @@ class SessionNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"update":' + self.update._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SessionResumeCapabilities(Model):
@@ -12210,6 +14421,14 @@ class SessionResumeCapabilities(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12292,6 +14511,23 @@ class SetProvidersRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"apiType":'
+            + _dump(self.api_type)
+            + ',"baseUrl":'
+            + _str(self.base_url)
+            + ',"id":'
+            + _str(self.id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.headers is not None:
+            out += ',"headers":' + _dump(self.headers)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SetProvidersResponse(Model):
@@ -12340,6 +14576,14 @@ class SetProvidersResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12394,6 +14638,14 @@ class SetSessionConfigOptionResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"configOptions":[' + ",".join([x._json_text() for x in self.config_options]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12456,6 +14708,14 @@ class SetSessionModeRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"modeId":' + _str(self.mode_id) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SetSessionModeResponse(Model):
@@ -12499,6 +14759,14 @@ class SetSessionModeResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12566,6 +14834,14 @@ class SetSessionModelRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"modelId":' + _str(self.model_id) + ',"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SetSessionModelResponse(Model):
@@ -12614,6 +14890,14 @@ class SetSessionModelResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12680,6 +14964,21 @@ class Sse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"type":"sse","headers":['
+            + ",".join([x._json_text() for x in self.headers])
+            + '],"name":'
+            + _str(self.name)
+            + ',"url":'
+            + _str(self.url)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12755,6 +15054,24 @@ class StartNesRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.repository is not None:
+            out += ',"repository":' + self.repository._json_text()
+        if self.workspace_folders is not None:
+            out += (
+                ',"workspaceFolders":['
+                + ",".join([x._json_text() for x in self.workspace_folders])
+                + "]"
+            )
+        if self.workspace_uri is not None:
+            out += ',"workspaceUri":' + _str(self.workspace_uri)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class StartNesResponse(Model):
@@ -12807,6 +15124,14 @@ class StartNesResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -12932,6 +15257,30 @@ class String(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"string"'
+        if self.default is not None:
+            out += ',"default":' + _str(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.enum is not None:
+            out += ',"enum":' + _dump(self.enum)
+        if self.format is not None:
+            out += ',"format":' + _dump(self.format)
+        if self.max_length is not None:
+            out += ',"maxLength":' + _dump(self.max_length)
+        if self.min_length is not None:
+            out += ',"minLength":' + _dump(self.min_length)
+        if self.one_of is not None:
+            out += ',"oneOf":[' + ",".join([x._json_text() for x in self.one_of]) + "]"
+        if self.pattern is not None:
+            out += ',"pattern":' + _str(self.pattern)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class StringPropertySchema(Model):
@@ -13056,6 +15405,30 @@ class StringPropertySchema(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.default is not None:
+            out += ',"default":' + _str(self.default)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.enum is not None:
+            out += ',"enum":' + _dump(self.enum)
+        if self.format is not None:
+            out += ',"format":' + _dump(self.format)
+        if self.max_length is not None:
+            out += ',"maxLength":' + _dump(self.max_length)
+        if self.min_length is not None:
+            out += ',"minLength":' + _dump(self.min_length)
+        if self.one_of is not None:
+            out += ',"oneOf":[' + ",".join([x._json_text() for x in self.one_of]) + "]"
+        if self.pattern is not None:
+            out += ',"pattern":' + _str(self.pattern)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SuggestNesRequest(Model):
@@ -13157,6 +15530,29 @@ class SuggestNesRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"position":'
+            + self.position._json_text()
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + ',"triggerKind":'
+            + _dump(self.trigger_kind)
+            + ',"uri":'
+            + _str(self.uri)
+            + ',"version":'
+            + _dump(self.version)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.context is not None:
+            out += ',"context":' + self.context._json_text()
+        if self.selection is not None:
+            out += ',"selection":' + self.selection._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class SuggestNesResponse(Model):
@@ -13207,6 +15603,14 @@ class SuggestNesResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"suggestions":[' + ",".join([x._json_text() for x in self.suggestions]) + "]"
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13262,6 +15666,14 @@ class Terminal(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13346,6 +15758,20 @@ class TerminalAuthMethod(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"terminal","id":' + _str(self.id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.args is not None:
+            out += ',"args":' + _dump(self.args)
+        if self.description is not None:
+            out += ',"description":' + _str(self.description)
+        if self.env is not None:
+            out += ',"env":' + _dump(self.env)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TerminalExitStatus(Model):
@@ -13409,6 +15835,18 @@ class TerminalExitStatus(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.exit_code is not None:
+            out += ',"exitCode":' + _dump(self.exit_code)
+        if self.signal is not None:
+            out += ',"signal":' + _str(self.signal)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TerminalOutputRequest(Model):
@@ -13469,6 +15907,14 @@ class TerminalOutputRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13536,6 +15982,16 @@ class TerminalOutputResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"output":' + _str(self.output) + ',"truncated":' + _dump(self.truncated)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.exit_status is not None:
+            out += ',"exitStatus":' + self.exit_status._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TerminalToolCallContent(Model):
@@ -13593,6 +16049,14 @@ class TerminalToolCallContent(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"terminal","terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13657,6 +16121,16 @@ class Text(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"type":"text","text":' + _str(self.text)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TextContent(Model):
@@ -13713,6 +16187,16 @@ class TextContent(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"text":' + _str(self.text)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.annotations is not None:
+            out += ',"annotations":' + self.annotations._json_text()
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TextDocumentContentChangeEvent(Model):
@@ -13759,6 +16243,14 @@ class TextDocumentContentChangeEvent(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"text":' + _str(self.text)
+        if self.range is not None:
+            out += ',"range":' + self.range._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13821,6 +16313,16 @@ class TextResourceContents(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"text":' + _str(self.text) + ',"uri":' + _str(self.uri)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.mime_type is not None:
+            out += ',"mimeType":' + _str(self.mime_type)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class TitledMultiSelectItems(Model):
@@ -13858,6 +16360,11 @@ class TitledMultiSelectItems(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"anyOf":[' + ",".join([x._json_text() for x in self.any_of]) + "]}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -13985,6 +16492,26 @@ class ToolCall(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"title":' + _str(self.title) + ',"toolCallId":' + _str(self.tool_call_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.content is not None:
+            out += ',"content":[' + ",".join([x._json_text() for x in self.content]) + "]"
+        if self.kind is not None:
+            out += ',"kind":' + _dump(self.kind)
+        if self.locations is not None:
+            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
+        if self.raw_input is not None:
+            out += ',"rawInput":' + _dump(self.raw_input)
+        if self.raw_output is not None:
+            out += ',"rawOutput":' + _dump(self.raw_output)
+        if self.status is not None:
+            out += ',"status":' + _dump(self.status)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ToolCallLocation(Model):
@@ -14048,6 +16575,16 @@ class ToolCallLocation(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"path":' + _str(self.path)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.line is not None:
+            out += ',"line":' + _dump(self.line)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14171,6 +16708,31 @@ class ToolCallSessionUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"sessionUpdate":"tool_call","title":'
+            + _str(self.title)
+            + ',"toolCallId":'
+            + _str(self.tool_call_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.content is not None:
+            out += ',"content":[' + ",".join([x._json_text() for x in self.content]) + "]"
+        if self.kind is not None:
+            out += ',"kind":' + _dump(self.kind)
+        if self.locations is not None:
+            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
+        if self.raw_input is not None:
+            out += ',"rawInput":' + _dump(self.raw_input)
+        if self.raw_output is not None:
+            out += ',"rawOutput":' + _dump(self.raw_output)
+        if self.status is not None:
+            out += ',"status":' + _dump(self.status)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14305,6 +16867,28 @@ class ToolCallUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"toolCallId":' + _str(self.tool_call_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.content is not None:
+            out += ',"content":[' + ",".join([x._json_text() for x in self.content]) + "]"
+        if self.kind is not None:
+            out += ',"kind":' + _dump(self.kind)
+        if self.locations is not None:
+            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
+        if self.raw_input is not None:
+            out += ',"rawInput":' + _dump(self.raw_input)
+        if self.raw_output is not None:
+            out += ',"rawOutput":' + _dump(self.raw_output)
+        if self.status is not None:
+            out += ',"status":' + _dump(self.status)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ToolCallUpdateSessionUpdate(Model):
@@ -14435,6 +17019,28 @@ class ToolCallUpdateSessionUpdate(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"tool_call_update","toolCallId":' + _str(self.tool_call_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.content is not None:
+            out += ',"content":[' + ",".join([x._json_text() for x in self.content]) + "]"
+        if self.kind is not None:
+            out += ',"kind":' + _dump(self.kind)
+        if self.locations is not None:
+            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
+        if self.raw_input is not None:
+            out += ',"rawInput":' + _dump(self.raw_input)
+        if self.raw_output is not None:
+            out += ',"rawOutput":' + _dump(self.raw_output)
+        if self.status is not None:
+            out += ',"status":' + _dump(self.status)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class UnstructuredCommandInput(Model):
@@ -14485,6 +17091,14 @@ class UnstructuredCommandInput(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"hint":' + _str(self.hint)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class UntitledMultiSelectItems(Model):
@@ -14524,6 +17138,11 @@ class UntitledMultiSelectItems(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"enum":' + _dump(self.enum) + ',"type":' + _dump(self.type) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14598,6 +17217,23 @@ class UrlRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"mode":"url","message":'
+            + _str(self.message)
+            + ',"elicitationId":'
+            + _str(self.elicitation_id)
+            + ',"url":'
+            + _str(self.url)
+            + ',"requestId":'
+            + _dump(self.request_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14683,6 +17319,25 @@ class UrlSession(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"mode":"url","message":'
+            + _str(self.message)
+            + ',"elicitationId":'
+            + _str(self.elicitation_id)
+            + ',"url":'
+            + _str(self.url)
+            + ',"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.tool_call_id is not None:
+            out += ',"toolCallId":' + _str(self.tool_call_id)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14783,6 +17438,25 @@ class Usage(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"inputTokens":'
+            + _dump(self.input_tokens)
+            + ',"outputTokens":'
+            + _dump(self.output_tokens)
+            + ',"totalTokens":'
+            + _dump(self.total_tokens)
+        )
+        if self.cached_read_tokens is not None:
+            out += ',"cachedReadTokens":' + _dump(self.cached_read_tokens)
+        if self.cached_write_tokens is not None:
+            out += ',"cachedWriteTokens":' + _dump(self.cached_write_tokens)
+        if self.thought_tokens is not None:
+            out += ',"thoughtTokens":' + _dump(self.thought_tokens)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class UsageUpdate(Model):
@@ -14850,6 +17524,16 @@ class UsageUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"size":' + _dump(self.size) + ',"used":' + _dump(self.used)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.cost is not None:
+            out += ',"cost":' + self.cost._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14921,6 +17605,21 @@ class UsageUpdateSessionUpdate(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"sessionUpdate":"usage_update","size":'
+            + _dump(self.size)
+            + ',"used":'
+            + _dump(self.used)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.cost is not None:
+            out += ',"cost":' + self.cost._json_text()
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -14996,6 +17695,16 @@ class UserMessageChunk(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionUpdate":"user_message_chunk","content":' + self.content._json_text()
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.message_id is not None:
+            out += ',"messageId":' + _str(self.message_id)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ValueId(Model):
@@ -15067,6 +17776,21 @@ class ValueId(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"configId":'
+            + _str(self.config_id)
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + ',"value":'
+            + _str(self.value)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class WaitForTerminalExitRequest(Model):
@@ -15127,6 +17851,14 @@ class WaitForTerminalExitRequest(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"sessionId":' + _str(self.session_id) + ',"terminalId":' + _str(self.terminal_id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -15191,6 +17923,18 @@ class WaitForTerminalExitResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        if self.exit_code is not None:
+            out += ',"exitCode":' + _dump(self.exit_code)
+        if self.signal is not None:
+            out += ',"signal":' + _str(self.signal)
+        return "{" + out[1:] + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class WorkspaceFolder(Model):
@@ -15230,6 +17974,11 @@ class WorkspaceFolder(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"name":' + _str(self.name) + ',"uri":' + _str(self.uri) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -15297,6 +18046,21 @@ class WriteTextFileRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"content":'
+            + _str(self.content)
+            + ',"path":'
+            + _str(self.path)
+            + ',"sessionId":'
+            + _str(self.session_id)
+        )
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class WriteTextFileResponse(Model):
@@ -15340,6 +18104,14 @@ class WriteTextFileResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = ""
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return "{" + out[1:] + "}"
 
 
 ExtNotification = Any
@@ -17452,7 +20224,9 @@ def _du_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateS
     o = _new(AvailableCommandsUpdateSessionUpdate)
     o.meta = v1
     o.available_commands = v2
-    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_AvailableCommandsUpdateSessionUpdate)
+    o._extra = (
+        None if len(d) == 2 + p else _codec.unknown(d, _K_AvailableCommandsUpdateSessionUpdate)
+    )
     o._nulls = n
     return o
 
@@ -17857,7 +20631,9 @@ def _du_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigO
     o.config_id = v2
     o.session_id = v3
     o.value = v4
-    o._extra = None if len(d) == 4 + p else _codec.unknown(d, _K_BooleanSetSessionConfigOptionRequest)
+    o._extra = (
+        None if len(d) == 4 + p else _codec.unknown(d, _K_BooleanSetSessionConfigOptionRequest)
+    )
     o._nulls = n
     return o
 
@@ -27025,7 +29801,9 @@ def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDire
         raise error.at(k)
     o = _new(SessionAdditionalDirectoriesCapabilities)
     o.meta = v1
-    o._extra = None if len(d) == 0 + p else _codec.unknown(d, _K_SessionAdditionalDirectoriesCapabilities)
+    o._extra = (
+        None if len(d) == 0 + p else _codec.unknown(d, _K_SessionAdditionalDirectoriesCapabilities)
+    )
     o._nulls = n
     return o
 

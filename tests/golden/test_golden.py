@@ -85,7 +85,9 @@ def test_every_example_round_trips_exactly(case, packages):
     for type_name, instances in examples.items():
         tp = getattr(package, type_name)
         for instance in instances:
-            assert package.encode(package.decode(tp, instance)) == instance, (type_name, instance)
+            value = package.decode(tp, instance)
+            assert package.encode(value) == instance, (type_name, instance)
+            assert package.encode_text(value) == json.dumps(package.encode(value), separators=(",", ":")), type_name
 
 
 def test_every_golden_package_passes_mypy_strict(packages, tmp_path):

@@ -55,6 +55,11 @@ def test_round_trip_is_exact(name: str) -> None:
         assert acp.encode(value) == wire
         # and the value re-encodes through JSON text to the same bytes a peer would send
         assert json.loads(json.dumps(acp.encode(value))) == wire
+        # the classes' own writers give exactly the compact text of what encode gives
+        text = json.dumps(acp.encode(value), separators=(",", ":"))
+        assert acp.encode_text(value) == text
+        if hasattr(value, "_json_text"):  # a class instance: its writer, not the general way
+            assert value._json_text() == text
 
     run()
 

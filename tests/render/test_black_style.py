@@ -15,7 +15,7 @@ from acpgen.output import formatting
 from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
 from acpgen.render import layout
-from acpgen.render.layout import LINE_LENGTH, Unfitted, fit, fit_condition
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit, fit_chain, fit_ternary
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).
@@ -104,23 +104,48 @@ def test_fit_lays_out_every_length_as_black_does():
         assert len(fit(indent, head, items, tail)) > 0
 
 
-def test_fit_condition_lays_out_every_length_as_black_does():
-    """A decoder's guard, ``if len(d) == 2 and "key" in d:``, with keys from 0 to 110 characters:
-    one line while it fits, else one operand a line in parentheses, as black does; or Unfitted."""
+def test_fit_chain_lays_out_every_length_as_black_does():
+    """A decoder's guard (``if len(d) == 2 and "key" in d:``) and a writer's sum (``out = '{"k":' +
+    _str(self.k)``), with names from 0 to 110 characters: `fit_chain` either matches black
+    exactly or says it cannot."""
     snippets, unfitted = [], 0
     for n in range(111):
         for count in (1, 2, 5):
-            operands = ["len(d) == 3", *(f'"{chr(97 + i) * n}" in d' for i in range(count))]
-            try:
-                text = fit_condition(4, "if ", operands)
-            except Unfitted:
-                unfitted += 1
-                continue
-            snippets.append(f"def f(d):\n{text}\n        pass\n")
-    assert unfitted and len(snippets) > 200
+            guard = ["len(d) == 3", *(f'"{chr(97 + i) * n}" in d' for i in range(count))]
+            total = [f"'{{\"{chr(97 + i) * n}\":'" if i % 2 == 0 else f"_str(self.{chr(97 + i) * max(n, 1)})" for i in range(count + 1)]
+            ends_in_name = [*total[:-1], "x" * max(n, 1)]
+            for head, operator, operands, tail in (
+                ("if ", "and", guard, ":"),
+                ("out = ", "+", total, ""),
+                ("out += ", "+", ends_in_name, ""),
+            ):
+                try:
+                    text = fit_chain(8, head, operator, operands, tail)
+                except Unfitted:
+                    unfitted += 1
+                    continue
+                body = "\n            pass" if tail == ":" else ""
+                snippets.append(f"def f(d):\n    if d:\n{text}{body}\n")
+    assert unfitted and len(snippets) > 600
     module = "\n\n".join(snippets)
     assert format_python(module) == module
-    assert fit_condition(4, "if ", ["a", "b"]) == "    if a and b:"
+    assert fit_chain(4, "if ", "and", ["a", "b"], ":") == "    if a and b:"
+
+
+def test_fit_ternary_lays_out_every_length_as_black_does():
+    """A decoder's ``o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Name)`` with
+    names from 0 to 110 characters: `fit_ternary` either matches black exactly or says it cannot."""
+    snippets, unfitted = [], 0
+    for n in range(111):
+        try:
+            text = fit_ternary(4, "o._extra = ", "None", "len(d) == 2 + p", f"_codec.unknown(d, _K_{'N' * n})")
+        except Unfitted:
+            unfitted += 1
+            continue
+        snippets.append(f"def f(d):\n{text}\n")
+    assert unfitted and len(snippets) > 60
+    module = "\n\n".join(snippets)
+    assert format_python(module) == module
 
 
 def test_fit_splits_only_what_is_too_long():

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -77,6 +79,14 @@ class Base(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Derived(Model):
@@ -120,6 +130,14 @@ class Derived(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id) + ',"name":' + _str(self.name)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 def _d_Base(d: Any) -> Base:

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -84,6 +86,16 @@ class Limits(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"session":' + _str(self.session) + ',"port":' + _dump(self.port)
+        if self.ratio is not None:
+            out += ',"ratio":' + _dump(self.ratio)
+        if self.retries is not None:
+            out += ',"retries":' + _dump(self.retries)
+        return out + "}"
 
 
 Port = int

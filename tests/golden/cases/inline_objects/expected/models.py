@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -87,6 +89,22 @@ class Request(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"toolCall":' + self.tool_call._json_text()
+        if self.options is not None:
+            out += ',"options":[' + ",".join([x._json_text() for x in self.options]) + "]"
+        if self.env is not None:
+            out += (
+                ',"env":{'
+                + ",".join([_str(k) + ":" + x._json_text() for k, x in self.env.items()])
+                + "}"
+            )
+        if self.meta is not None:
+            out += ',"meta":' + _dump(self.meta)
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class RequestEnvValue(Model):
@@ -121,6 +139,11 @@ class RequestEnvValue(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"value":' + _str(self.value) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class RequestOptionsItem(Model):
@@ -154,6 +177,11 @@ class RequestOptionsItem(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"name":' + _str(self.name) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -193,6 +221,14 @@ class RequestToolCall(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
 
 
 def _d_Request(d: Any) -> Request:

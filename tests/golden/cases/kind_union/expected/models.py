@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -76,6 +78,14 @@ class Holder(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"value":' + ("null" if self.value is None else _dump(_codec.encode(self.value)))
+        if self.values is not None:
+            out += ',"values":' + _dump(_codec.encode(self.values))
+        return out + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Pair(Model):
@@ -113,6 +123,11 @@ class Pair(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"key":' + _str(self.key) + ',"value":' + _str(self.value) + "}"
 
 
 Value = Pair | str | int | None

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -75,6 +77,14 @@ class Location(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"path":' + _str(self.path)
+        if self.line is not None:
+            out += ',"line":' + _dump(self.line)
+        return out + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -152,6 +162,30 @@ class Update(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = (
+            '{"id":'
+            + _str(self.id)
+            + ',"entries":['
+            + ",".join([x._json_text() for x in self.entries])
+            + "]"
+        )
+        if self.status is not None:
+            out += ',"status":' + _dump(self.status)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        if self.locations is not None:
+            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
+        if self.args is not None:
+            out += ',"args":' + _dump(self.args)
+        if self.env is not None:
+            out += ',"env":' + _dump(self.env)
+        if self.meta is not None:
+            out += ',"_meta":' + _dump(self.meta)
+        return out + "}"
 
 
 Status = Literal["done", "pending"]

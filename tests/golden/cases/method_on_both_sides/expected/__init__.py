@@ -5,7 +5,7 @@
 from importlib import import_module as _import_module
 from typing import TYPE_CHECKING, Any
 
-from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode
+from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode, encode_text
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
     LogNotification,
@@ -25,6 +25,7 @@ __all__ = [
     "decode",
     "decode_salvaging",
     "encode",
+    "encode_text",
 ]
 
 # The runtime: JSON-RPC connections, handler bases, typed proxies and entry points. They are

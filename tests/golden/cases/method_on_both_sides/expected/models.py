@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -71,6 +73,11 @@ class LogNotification(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"line":' + _str(self.line) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class PingRequest(Model):
@@ -105,6 +112,11 @@ class PingRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"seq":' + _dump(self.seq) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class PingResponse(Model):
@@ -138,6 +150,11 @@ class PingResponse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"seq":' + _dump(self.seq) + "}"
 
 
 def _d_LogNotification(d: Any) -> LogNotification:

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -79,6 +81,17 @@ class FormRequest(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"mode":"form","fields":'
+            + _dump(self.fields)
+            + ',"requestId":'
+            + _dump(self.request_id)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class FormSession(Model):
@@ -121,6 +134,17 @@ class FormSession(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return (
+            '{"mode":"form","fields":'
+            + _dump(self.fields)
+            + ',"sessionId":'
+            + _str(self.session_id)
+            + "}"
+        )
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Url(Model):
@@ -157,6 +181,11 @@ class Url(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"mode":"url","url":' + _str(self.url) + "}"
 
 
 Elicitation = FormSession | FormRequest | Url

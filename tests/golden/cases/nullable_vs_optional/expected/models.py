@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -91,6 +93,18 @@ class Entry(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra or self._nulls:
+            return _dump(self.to_json())
+        out = '{"title":' + ("null" if self.title is None else _str(self.title))
+        if self.note is not None:
+            out += ',"note":' + _str(self.note)
+        if self.count is not None:
+            out += ',"count":' + _dump(self.count)
+        if self.tags is not None:
+            out += ',"tags":' + _dump(self.tags)
+        return out + "}"
 
 
 def _d_Entry(d: Any) -> Entry:

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -75,6 +77,14 @@ class Turn(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"stop":' + _dump(self.stop)
+        if self.protocol is not None:
+            out += ',"protocol":' + _dump(self.protocol)
+        return out + "}"
 
 
 Protocol = Literal["anthropic", "openai"] | str

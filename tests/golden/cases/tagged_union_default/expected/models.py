@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -74,6 +76,11 @@ class Http(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"type":"http","url":' + _str(self.url) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Sse(Model):
@@ -110,6 +117,11 @@ class Sse(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"type":"sse","url":' + _str(self.url) + "}"
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -149,6 +161,14 @@ class Stdio(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"command":' + _str(self.command)
+        if self.args is not None:
+            out += ',"args":' + _dump(self.args)
+        return out + "}"
 
 
 McpServer = Http | Sse | Stdio

@@ -16,6 +16,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -75,6 +77,11 @@ class Error(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"code":' + _dump(self.code) + ',"message":' + _str(self.message) + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class ErrorResponse(Model):
@@ -113,6 +120,11 @@ class ErrorResponse(Model):
             return {**self._extra, **out}
         return out
 
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"id":' + _dump(self.id) + ',"error":' + self.error._json_text() + "}"
+
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Result(Model):
@@ -150,6 +162,11 @@ class Result(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"id":' + _dump(self.id) + ',"result":' + _dump(self.result) + "}"
 
 
 Response = Result | ErrorResponse

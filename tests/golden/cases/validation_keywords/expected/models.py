@@ -17,6 +17,8 @@ from ._codec import DecodeError, Model
 
 _new = object.__new__
 _ABSENT: Any = object()
+_str = _codec.json_string
+_dump = _codec.dump_json
 
 
 def _not_variant(value: Any, union: str) -> TypeError:
@@ -90,6 +92,18 @@ class Notice(Model):
         if self._extra:
             return {**self._extra, **out}
         return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"title":' + _str(self.title) + ',"options":' + _dump(self.options)
+        if self.currency is not None:
+            out += ',"currency":' + _str(self.currency)
+        if self.image is not None:
+            out += ',"image":' + _str(self.image)
+        if self.link is not None:
+            out += ',"link":' + _str(self.link)
+        return out + "}"
 
 
 Currency = str
