@@ -3,7 +3,9 @@
 Each line of a workload goes line in, line out, three ways:
 
 * ``floor``: ``json.dumps(json.loads(line))``, what the same work costs without types;
-* ``acpgen``: ``json.dumps(encode(decode(T, json.loads(line))))`` with the generated package;
+* ``acpgen``: ``encode_text(decode(T, json.loads(line)))`` with the generated package, what its
+  runtime writes (and, on a row of its own, ``json.dumps(encode(...))``, the way through dicts);
+* the floor again, dumping with the prebuilt compact C encoder the runtime writes with;
 * ``sdk``: what ``agent-client-protocol`` does with a line on its wire: ``json.loads``,
   ``T.model_validate``, ``model_dump(mode="json", by_alias=True, exclude_none=True)``,
   ``json.dumps``; and, on a row of its own, pydantic's own JSON path
@@ -126,14 +128,22 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
     rows = []
     for name, data, sdk_type, our_type in cases:
         line = json.dumps(data)
+        assert json.loads(acp_bindings.encode_text(acp_bindings.decode(our_type, json.loads(line)))) == data
         assert json.loads(json.dumps(acp_bindings.encode(acp_bindings.decode(our_type, json.loads(line))))) == data
         assert json.loads(sdk_type.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)) == data
-        loads, dumps, decode, encode = json.loads, json.dumps, acp_bindings.decode, acp_bindings.encode
+        loads, dumps, decode, encode, encode_text = json.loads, json.dumps, acp_bindings.decode, acp_bindings.encode, acp_bindings.encode_text
+        dump_json = acp_bindings._codec.dump_json
 
         def floor(line: str = line) -> Any:
             return dumps(loads(line))
 
+        def compact_floor(line: str = line) -> Any:
+            return dump_json(loads(line))
+
         def ours(line: str = line, t: Any = our_type) -> Any:
+            return encode_text(decode(t, loads(line)))
+
+        def ours_dicts(line: str = line, t: Any = our_type) -> Any:
             return dumps(encode(decode(t, loads(line))))
 
         def baseline(line: str = line, t: Any = sdk_type) -> Any:
@@ -146,18 +156,22 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
             FLOOR: per_call(floor, seconds),
             OURS: per_call(ours, seconds),
             SDK: per_call(baseline, seconds),
+            "compact": per_call(compact_floor, seconds),
+            "dicts": per_call(ours_dicts, seconds),
             "pydantic": per_call(pydantic_json, seconds),
         }
         if orjson_loads is not None:
 
             def ours_orjson(line: bytes = line.encode(), t: Any = our_type) -> Any:
-                return dumps(encode(decode(t, orjson_loads(line))))
+                return encode_text(decode(t, orjson_loads(line)))
 
             candidates["orjson"] = per_call(ours_orjson, seconds)
         figures = interleave(candidates, rounds)
-        pydantic = figures.pop("pydantic")
+        compact, dicts, pydantic = figures.pop("compact"), figures.pop("dicts"), figures.pop("pydantic")
         fast = figures.pop("orjson", None)
         rows.append(Row(name, "us CPU/line", figures))
+        rows.append(Row("  the same, floor dumping with a prebuilt compact encoder", "us CPU/line", {FLOOR: compact, OURS: figures[OURS]}))
+        rows.append(Row("  the same, acpgen via encode() + json.dumps", "us CPU/line", {FLOOR: figures[FLOOR], OURS: dicts, SDK: figures[SDK]}))
         rows.append(Row("  the same, sdk via pydantic's JSON path", "us CPU/line", {OURS: figures[OURS], SDK: pydantic}))
         if fast is not None:
             rows.append(Row("  the same, acpgen reading with orjson", "us CPU/line", {FLOOR: figures[FLOOR], OURS: fast, SDK: figures[SDK]}))

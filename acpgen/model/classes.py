@@ -232,6 +232,12 @@ class ClassDef:
         return tuple(f for f in self.fields if not f.required)
 
     @property
+    def optional_key_tuple(self) -> str:
+        """The optional fields' wire names in order, as a tuple display."""
+        names = [f.wire_literal for f in self.optional_fields]
+        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+    @property
     def tracks_nulls(self) -> bool:
         """Some field remembers an explicit ``null`` (its decoder collects them)."""
         return any(f.track_null for f in self.fields)

@@ -400,6 +400,19 @@ def encode(value: Any) -> Any:
     raise TypeError(f"encode: cannot encode a {type(value).__name__}")
 
 
+def with_nulls(out: dict[str, Any], nulls: tuple[str, ...], optional: tuple[str, ...]) -> dict[str, Any]:
+    """A class's ``to_json`` dict with the explicit nulls it remembers put back: ``out`` has its
+    fixed keys, then the ``optional`` ones present, in order; a remembered null takes its place
+    among them."""
+    fixed = {k: v for k, v in out.items() if k not in optional}
+    for key in optional:
+        if key in out:
+            fixed[key] = out[key]
+        elif key in nulls:
+            fixed[key] = None
+    return fixed
+
+
 def encode_text(value: Any) -> str:
     """The wire's JSON text of a model value: ``dump_json(encode(value))``, but a class instance
     writes itself, which is faster. ``ValueError`` for NaN or an infinity."""

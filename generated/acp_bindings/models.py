@@ -85,12 +85,10 @@ class Accept(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.content is not None:
             out["content"] = self.content
-        elif "content" in self._nulls:
-            out["content"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "content"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -157,8 +155,8 @@ class AcceptNesNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -221,12 +219,10 @@ class AgentAuthCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.logout is not None:
             out["logout"] = self.logout.to_json()
-        elif "logout" in self._nulls:
-            out["logout"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "logout"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -371,8 +367,6 @@ class AgentCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.auth is not None:
             out["auth"] = self.auth.to_json()
         if self.load_session is not None:
@@ -381,20 +375,30 @@ class AgentCapabilities(Model):
             out["mcpCapabilities"] = self.mcp_capabilities.to_json()
         if self.nes is not None:
             out["nes"] = self.nes.to_json()
-        elif "nes" in self._nulls:
-            out["nes"] = None
         if self.position_encoding is not None:
             out["positionEncoding"] = self.position_encoding
-        elif "positionEncoding" in self._nulls:
-            out["positionEncoding"] = None
         if self.prompt_capabilities is not None:
             out["promptCapabilities"] = self.prompt_capabilities.to_json()
         if self.providers is not None:
             out["providers"] = self.providers.to_json()
-        elif "providers" in self._nulls:
-            out["providers"] = None
         if self.session_capabilities is not None:
             out["sessionCapabilities"] = self.session_capabilities.to_json()
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "_meta",
+                    "auth",
+                    "loadSession",
+                    "mcpCapabilities",
+                    "nes",
+                    "positionEncoding",
+                    "promptCapabilities",
+                    "providers",
+                    "sessionCapabilities",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -487,12 +491,10 @@ class AgentMessageChunk(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.message_id is not None:
             out["messageId"] = self.message_id
-        elif "messageId" in self._nulls:
-            out["messageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -542,8 +544,8 @@ class AgentNotification(Model):
         }
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
-        elif "params" in self._nulls:
-            out["params"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("params",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -595,8 +597,8 @@ class AgentRequest(Model):
         }
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
-        elif "params" in self._nulls:
-            out["params"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("params",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -673,12 +675,10 @@ class AgentThoughtChunk(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.message_id is not None:
             out["messageId"] = self.message_id
-        elif "messageId" in self._nulls:
-            out["messageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -741,20 +741,16 @@ class Annotations(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.audience is not None:
             out["audience"] = self.audience
-        elif "audience" in self._nulls:
-            out["audience"] = None
         if self.last_modified is not None:
             out["lastModified"] = self.last_modified
-        elif "lastModified" in self._nulls:
-            out["lastModified"] = None
         if self.priority is not None:
             out["priority"] = self.priority
-        elif "priority" in self._nulls:
-            out["priority"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "audience", "lastModified", "priority")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -837,24 +833,18 @@ class Array(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.max_items is not None:
             out["maxItems"] = self.max_items
-        elif "maxItems" in self._nulls:
-            out["maxItems"] = None
         if self.min_items is not None:
             out["minItems"] = self.min_items
-        elif "minItems" in self._nulls:
-            out["minItems"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maxItems", "minItems", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -932,12 +922,10 @@ class Audio(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1003,12 +991,10 @@ class AudioContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1079,10 +1065,10 @@ class AuthCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.terminal is not None:
             out["terminal"] = self.terminal
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "terminal"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1169,16 +1155,14 @@ class AuthEnvVar(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.label is not None:
             out["label"] = self.label
-        elif "label" in self._nulls:
-            out["label"] = None
         if self.optional is not None:
             out["optional"] = self.optional
         if self.secret is not None:
             out["secret"] = self.secret
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "label", "optional", "secret"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1253,12 +1237,10 @@ class AuthMethodAgent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1342,16 +1324,12 @@ class AuthMethodEnvVar(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.link is not None:
             out["link"] = self.link
-        elif "link" in self._nulls:
-            out["link"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description", "link"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1444,16 +1422,14 @@ class AuthMethodTerminal(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.args is not None:
             out["args"] = self.args
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.env is not None:
             out["env"] = self.env
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "args", "description", "env"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1523,8 +1499,8 @@ class AuthenticateRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1575,8 +1551,8 @@ class AuthenticateResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1642,12 +1618,10 @@ class AvailableCommand(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.input is not None:
             out["input"] = self.input.to_json()
-        elif "input" in self._nulls:
-            out["input"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "input"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1709,8 +1683,8 @@ class AvailableCommandsUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1777,8 +1751,8 @@ class AvailableCommandsUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1846,12 +1820,10 @@ class BlobResourceContents(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
-        elif "mimeType" in self._nulls:
-            out["mimeType"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "mimeType"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1909,16 +1881,12 @@ class BooleanElicitationPropertySchema(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("default", "description", "title"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1974,16 +1942,12 @@ class BooleanPropertySchema(Model):
         out: dict[str, Any] = {}
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("default", "description", "title"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2073,16 +2037,12 @@ class BooleanSessionConfigOption(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.category is not None:
             out["category"] = self.category
-        elif "category" in self._nulls:
-            out["category"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "category", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2169,8 +2129,8 @@ class BooleanSetSessionConfigOptionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2232,8 +2192,8 @@ class Cancel(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2296,8 +2256,8 @@ class CancelNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2364,8 +2324,8 @@ class CancelRequestNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2524,24 +2484,24 @@ class ClientCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.auth is not None:
             out["auth"] = self.auth.to_json()
         if self.elicitation is not None:
             out["elicitation"] = self.elicitation.to_json()
-        elif "elicitation" in self._nulls:
-            out["elicitation"] = None
         if self.fs is not None:
             out["fs"] = self.fs.to_json()
         if self.nes is not None:
             out["nes"] = self.nes.to_json()
-        elif "nes" in self._nulls:
-            out["nes"] = None
         if self.position_encodings is not None:
             out["positionEncodings"] = self.position_encodings
         if self.terminal is not None:
             out["terminal"] = self.terminal
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "auth", "elicitation", "fs", "nes", "positionEncodings", "terminal"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2619,20 +2579,16 @@ class ClientNesCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.jump is not None:
             out["jump"] = self.jump.to_json()
-        elif "jump" in self._nulls:
-            out["jump"] = None
         if self.rename is not None:
             out["rename"] = self.rename.to_json()
-        elif "rename" in self._nulls:
-            out["rename"] = None
         if self.search_and_replace is not None:
             out["searchAndReplace"] = self.search_and_replace.to_json()
-        elif "searchAndReplace" in self._nulls:
-            out["searchAndReplace"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "jump", "rename", "searchAndReplace")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2686,8 +2642,8 @@ class ClientNotification(Model):
         }
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
-        elif "params" in self._nulls:
-            out["params"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("params",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2739,8 +2695,8 @@ class ClientRequest(Model):
         }
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
-        elif "params" in self._nulls:
-            out["params"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("params",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2804,8 +2760,8 @@ class CloseNesRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2856,8 +2812,8 @@ class CloseNesResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2924,8 +2880,8 @@ class CloseSessionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2976,8 +2932,8 @@ class CloseSessionResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3042,8 +2998,8 @@ class CompleteElicitationNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3104,8 +3060,8 @@ class ConfigOptionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3169,8 +3125,8 @@ class ConfigOptionUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3233,8 +3189,8 @@ class Content(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3308,12 +3264,10 @@ class ContentChunk(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.message_id is not None:
             out["messageId"] = self.message_id
-        elif "messageId" in self._nulls:
-            out["messageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3377,8 +3331,8 @@ class ContentToolCallContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3519,20 +3473,18 @@ class CreateTerminalRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.args is not None:
             out["args"] = self.args
         if self.cwd is not None:
             out["cwd"] = self.cwd
-        elif "cwd" in self._nulls:
-            out["cwd"] = None
         if self.env is not None:
             out["env"] = [x.to_json() for x in self.env]
         if self.output_byte_limit is not None:
             out["outputByteLimit"] = self.output_byte_limit
-        elif "outputByteLimit" in self._nulls:
-            out["outputByteLimit"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "args", "cwd", "env", "outputByteLimit")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3600,8 +3552,8 @@ class CreateTerminalResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3664,8 +3616,8 @@ class CurrentModeUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3731,8 +3683,8 @@ class CurrentModeUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3787,8 +3739,8 @@ class Decline(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3866,8 +3818,8 @@ class DidChangeDocumentNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3941,8 +3893,8 @@ class DidCloseDocumentNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4025,8 +3977,8 @@ class DidFocusDocumentNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4120,8 +4072,8 @@ class DidOpenDocumentNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4197,8 +4149,8 @@ class DidSaveDocumentNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4275,12 +4227,10 @@ class Diff(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.old_text is not None:
             out["oldText"] = self.old_text
-        elif "oldText" in self._nulls:
-            out["oldText"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "oldText"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4357,12 +4307,10 @@ class DiffToolCallContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.old_text is not None:
             out["oldText"] = self.old_text
-        elif "oldText" in self._nulls:
-            out["oldText"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "oldText"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4426,8 +4374,8 @@ class DisableProvidersRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4483,8 +4431,8 @@ class DisableProvidersResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4550,8 +4498,8 @@ class Edit(Model):
         }
         if self.cursor_position is not None:
             out["cursorPosition"] = self.cursor_position.to_json()
-        elif "cursorPosition" in self._nulls:
-            out["cursorPosition"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("cursorPosition",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4607,8 +4555,8 @@ class ElicitationAcceptAction(Model):
         out: dict[str, Any] = {}
         if self.content is not None:
             out["content"] = self.content
-        elif "content" in self._nulls:
-            out["content"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("content",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4672,16 +4620,12 @@ class ElicitationCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.form is not None:
             out["form"] = self.form.to_json()
-        elif "form" in self._nulls:
-            out["form"] = None
         if self.url is not None:
             out["url"] = self.url.to_json()
-        elif "url" in self._nulls:
-            out["url"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "form", "url"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4741,8 +4685,8 @@ class ElicitationFormCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4861,20 +4805,18 @@ class ElicitationSchema(Model):
         out: dict[str, Any] = {}
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.properties is not None:
             out["properties"] = {k: x.to_json() for k, x in self.properties.items()}
         if self.required is not None:
             out["required"] = self.required
-        elif "required" in self._nulls:
-            out["required"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
         if self.type is not None:
             out["type"] = self.type
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("description", "properties", "required", "title", "type")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4951,8 +4893,8 @@ class ElicitationSessionScope(Model):
         }
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
-        elif "toolCallId" in self._nulls:
-            out["toolCallId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5008,8 +4950,8 @@ class ElicitationUrlCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5070,12 +5012,10 @@ class EmbeddedResource(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5205,16 +5145,12 @@ class EnvVar(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.link is not None:
             out["link"] = self.link
-        elif "link" in self._nulls:
-            out["link"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description", "link"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5288,8 +5224,8 @@ class EnvVariable(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5356,8 +5292,8 @@ class Error(Model):
         }
         if self.data is not None:
             out["data"] = self.data
-        elif "data" in self._nulls:
-            out["data"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("data",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5515,12 +5451,12 @@ class FileSystemCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.read_text_file is not None:
             out["readTextFile"] = self.read_text_file
         if self.write_text_file is not None:
             out["writeTextFile"] = self.write_text_file
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "readTextFile", "writeTextFile"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5623,12 +5559,14 @@ class ForkSessionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "additionalDirectories", "mcpServers")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5722,20 +5660,14 @@ class ForkSessionResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.config_options is not None:
             out["configOptions"] = [x.to_json() for x in self.config_options]
-        elif "configOptions" in self._nulls:
-            out["configOptions"] = None
         if self.models is not None:
             out["models"] = self.models.to_json()
-        elif "models" in self._nulls:
-            out["models"] = None
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
-        elif "modes" in self._nulls:
-            out["modes"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5819,8 +5751,8 @@ class FormRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5910,12 +5842,10 @@ class FormSession(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
-        elif "toolCallId" in self._nulls:
-            out["toolCallId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "toolCallId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5997,8 +5927,8 @@ class Http(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6067,8 +5997,8 @@ class HttpHeader(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6141,16 +6071,12 @@ class Image(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
         if self.uri is not None:
             out["uri"] = self.uri
-        elif "uri" in self._nulls:
-            out["uri"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations", "uri"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6221,16 +6147,12 @@ class ImageContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
         if self.uri is not None:
             out["uri"] = self.uri
-        elif "uri" in self._nulls:
-            out["uri"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations", "uri"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6311,12 +6233,10 @@ class Implementation(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "title"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6401,14 +6321,12 @@ class InitializeRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.client_capabilities is not None:
             out["clientCapabilities"] = self.client_capabilities.to_json()
         if self.client_info is not None:
             out["clientInfo"] = self.client_info.to_json()
-        elif "clientInfo" in self._nulls:
-            out["clientInfo"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "clientCapabilities", "clientInfo"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6509,16 +6427,16 @@ class InitializeResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.agent_capabilities is not None:
             out["agentCapabilities"] = self.agent_capabilities.to_json()
         if self.agent_info is not None:
             out["agentInfo"] = self.agent_info.to_json()
-        elif "agentInfo" in self._nulls:
-            out["agentInfo"] = None
         if self.auth_methods is not None:
             out["authMethods"] = [x.to_json() for x in self.auth_methods]
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "agentCapabilities", "agentInfo", "authMethods")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6588,24 +6506,18 @@ class Integer(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        elif "maximum" in self._nulls:
-            out["maximum"] = None
         if self.minimum is not None:
             out["minimum"] = self.minimum
-        elif "minimum" in self._nulls:
-            out["minimum"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6673,24 +6585,18 @@ class IntegerPropertySchema(Model):
         out: dict[str, Any] = {}
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        elif "maximum" in self._nulls:
-            out["maximum"] = None
         if self.minimum is not None:
             out["minimum"] = self.minimum
-        elif "minimum" in self._nulls:
-            out["minimum"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6827,8 +6733,8 @@ class KillTerminalRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6879,8 +6785,8 @@ class KillTerminalResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6936,8 +6842,8 @@ class ListProvidersRequest(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6999,8 +6905,8 @@ class ListProvidersResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7076,18 +6982,16 @@ class ListSessionsRequest(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self.cursor is not None:
             out["cursor"] = self.cursor
-        elif "cursor" in self._nulls:
-            out["cursor"] = None
         if self.cwd is not None:
             out["cwd"] = self.cwd
-        elif "cwd" in self._nulls:
-            out["cwd"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "additionalDirectories", "cursor", "cwd")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7158,12 +7062,10 @@ class ListSessionsResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.next_cursor is not None:
             out["nextCursor"] = self.next_cursor
-        elif "nextCursor" in self._nulls:
-            out["nextCursor"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "nextCursor"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7259,10 +7161,10 @@ class LoadSessionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "additionalDirectories"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7347,20 +7249,14 @@ class LoadSessionResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.config_options is not None:
             out["configOptions"] = [x.to_json() for x in self.config_options]
-        elif "configOptions" in self._nulls:
-            out["configOptions"] = None
         if self.models is not None:
             out["models"] = self.models.to_json()
-        elif "models" in self._nulls:
-            out["models"] = None
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
-        elif "modes" in self._nulls:
-            out["modes"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7426,8 +7322,8 @@ class LogoutCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7485,8 +7381,8 @@ class LogoutRequest(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7542,8 +7438,8 @@ class LogoutResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7608,12 +7504,12 @@ class McpCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.http is not None:
             out["http"] = self.http
         if self.sse is not None:
             out["sse"] = self.sse
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "http", "sse"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7684,8 +7580,8 @@ class McpServerHttp(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7759,8 +7655,8 @@ class McpServerSse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7839,8 +7735,8 @@ class McpServerStdio(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7923,12 +7819,10 @@ class ModelInfo(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8004,24 +7898,18 @@ class MultiSelectPropertySchema(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.max_items is not None:
             out["maxItems"] = self.max_items
-        elif "maxItems" in self._nulls:
-            out["maxItems"] = None
         if self.min_items is not None:
             out["minItems"] = self.min_items
-        elif "minItems" in self._nulls:
-            out["minItems"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maxItems", "minItems", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8088,16 +7976,12 @@ class NesCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.context is not None:
             out["context"] = self.context.to_json()
-        elif "context" in self._nulls:
-            out["context"] = None
         if self.events is not None:
             out["events"] = self.events.to_json()
-        elif "events" in self._nulls:
-            out["events"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "context", "events"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8199,32 +8083,32 @@ class NesContextCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.diagnostics is not None:
             out["diagnostics"] = self.diagnostics.to_json()
-        elif "diagnostics" in self._nulls:
-            out["diagnostics"] = None
         if self.edit_history is not None:
             out["editHistory"] = self.edit_history.to_json()
-        elif "editHistory" in self._nulls:
-            out["editHistory"] = None
         if self.open_files is not None:
             out["openFiles"] = self.open_files.to_json()
-        elif "openFiles" in self._nulls:
-            out["openFiles"] = None
         if self.recent_files is not None:
             out["recentFiles"] = self.recent_files.to_json()
-        elif "recentFiles" in self._nulls:
-            out["recentFiles"] = None
         if self.related_snippets is not None:
             out["relatedSnippets"] = self.related_snippets.to_json()
-        elif "relatedSnippets" in self._nulls:
-            out["relatedSnippets"] = None
         if self.user_actions is not None:
             out["userActions"] = self.user_actions.to_json()
-        elif "userActions" in self._nulls:
-            out["userActions"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "_meta",
+                    "diagnostics",
+                    "editHistory",
+                    "openFiles",
+                    "recentFiles",
+                    "relatedSnippets",
+                    "userActions",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8352,8 +8236,8 @@ class NesDiagnosticsCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8413,8 +8297,8 @@ class NesDocumentDidChangeCapabilities(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8465,8 +8349,8 @@ class NesDocumentDidCloseCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8517,8 +8401,8 @@ class NesDocumentDidFocusCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8569,8 +8453,8 @@ class NesDocumentDidOpenCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8621,8 +8505,8 @@ class NesDocumentDidSaveCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8708,28 +8592,22 @@ class NesDocumentEventCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.did_change is not None:
             out["didChange"] = self.did_change.to_json()
-        elif "didChange" in self._nulls:
-            out["didChange"] = None
         if self.did_close is not None:
             out["didClose"] = self.did_close.to_json()
-        elif "didClose" in self._nulls:
-            out["didClose"] = None
         if self.did_focus is not None:
             out["didFocus"] = self.did_focus.to_json()
-        elif "didFocus" in self._nulls:
-            out["didFocus"] = None
         if self.did_open is not None:
             out["didOpen"] = self.did_open.to_json()
-        elif "didOpen" in self._nulls:
-            out["didOpen"] = None
         if self.did_save is not None:
             out["didSave"] = self.did_save.to_json()
-        elif "didSave" in self._nulls:
-            out["didSave"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "didChange", "didClose", "didFocus", "didOpen", "didSave"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8797,12 +8675,10 @@ class NesEditHistoryCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.max_count is not None:
             out["maxCount"] = self.max_count
-        elif "maxCount" in self._nulls:
-            out["maxCount"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8912,8 +8788,8 @@ class NesEditSuggestion(Model):
         }
         if self.cursor_position is not None:
             out["cursorPosition"] = self.cursor_position.to_json()
-        elif "cursorPosition" in self._nulls:
-            out["cursorPosition"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("cursorPosition",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8975,12 +8851,10 @@ class NesEventCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.document is not None:
             out["document"] = self.document.to_json()
-        elif "document" in self._nulls:
-            out["document"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "document"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9097,8 +8971,8 @@ class NesJumpCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9224,12 +9098,10 @@ class NesOpenFile(Model):
         }
         if self.last_focused_ms is not None:
             out["lastFocusedMs"] = self.last_focused_ms
-        elif "lastFocusedMs" in self._nulls:
-            out["lastFocusedMs"] = None
         if self.visible_range is not None:
             out["visibleRange"] = self.visible_range.to_json()
-        elif "visibleRange" in self._nulls:
-            out["visibleRange"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("lastFocusedMs", "visibleRange"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9282,8 +9154,8 @@ class NesOpenFilesCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9402,12 +9274,10 @@ class NesRecentFilesCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.max_count is not None:
             out["maxCount"] = self.max_count
-        elif "maxCount" in self._nulls:
-            out["maxCount"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9511,8 +9381,8 @@ class NesRelatedSnippetsCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9563,8 +9433,8 @@ class NesRenameCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9744,8 +9614,8 @@ class NesSearchAndReplaceCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9813,8 +9683,8 @@ class NesSearchAndReplaceSuggestion(Model):
         }
         if self.is_regex is not None:
             out["isRegex"] = self.is_regex
-        elif "isRegex" in self._nulls:
-            out["isRegex"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("isRegex",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9921,32 +9791,32 @@ class NesSuggestContext(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.diagnostics is not None:
             out["diagnostics"] = [x.to_json() for x in self.diagnostics]
-        elif "diagnostics" in self._nulls:
-            out["diagnostics"] = None
         if self.edit_history is not None:
             out["editHistory"] = [x.to_json() for x in self.edit_history]
-        elif "editHistory" in self._nulls:
-            out["editHistory"] = None
         if self.open_files is not None:
             out["openFiles"] = [x.to_json() for x in self.open_files]
-        elif "openFiles" in self._nulls:
-            out["openFiles"] = None
         if self.recent_files is not None:
             out["recentFiles"] = [x.to_json() for x in self.recent_files]
-        elif "recentFiles" in self._nulls:
-            out["recentFiles"] = None
         if self.related_snippets is not None:
             out["relatedSnippets"] = [x.to_json() for x in self.related_snippets]
-        elif "relatedSnippets" in self._nulls:
-            out["relatedSnippets"] = None
         if self.user_actions is not None:
             out["userActions"] = [x.to_json() for x in self.user_actions]
-        elif "userActions" in self._nulls:
-            out["userActions"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "_meta",
+                    "diagnostics",
+                    "editHistory",
+                    "openFiles",
+                    "recentFiles",
+                    "relatedSnippets",
+                    "userActions",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10136,12 +10006,10 @@ class NesUserActionsCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.max_count is not None:
             out["maxCount"] = self.max_count
-        elif "maxCount" in self._nulls:
-            out["maxCount"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10227,10 +10095,10 @@ class NewSessionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "additionalDirectories"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10328,20 +10196,14 @@ class NewSessionResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.config_options is not None:
             out["configOptions"] = [x.to_json() for x in self.config_options]
-        elif "configOptions" in self._nulls:
-            out["configOptions"] = None
         if self.models is not None:
             out["models"] = self.models.to_json()
-        elif "models" in self._nulls:
-            out["models"] = None
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
-        elif "modes" in self._nulls:
-            out["modes"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10413,24 +10275,18 @@ class Number(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        elif "maximum" in self._nulls:
-            out["maximum"] = None
         if self.minimum is not None:
             out["minimum"] = self.minimum
-        elif "minimum" in self._nulls:
-            out["minimum"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10498,24 +10354,18 @@ class NumberPropertySchema(Model):
         out: dict[str, Any] = {}
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        elif "maximum" in self._nulls:
-            out["maximum"] = None
         if self.minimum is not None:
             out["minimum"] = self.minimum
-        elif "minimum" in self._nulls:
-            out["minimum"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10593,8 +10443,8 @@ class PermissionOption(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10669,8 +10519,8 @@ class Plan(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10744,8 +10594,8 @@ class PlanEntry(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10818,8 +10668,8 @@ class PlanSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10960,14 +10810,16 @@ class PromptCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.audio is not None:
             out["audio"] = self.audio
         if self.embedded_context is not None:
             out["embeddedContext"] = self.embedded_context
         if self.image is not None:
             out["image"] = self.image
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "audio", "embeddedContext", "image")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11072,12 +10924,10 @@ class PromptRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.message_id is not None:
             out["messageId"] = self.message_id
-        elif "messageId" in self._nulls:
-            out["messageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11171,16 +11021,12 @@ class PromptResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.usage is not None:
             out["usage"] = self.usage.to_json()
-        elif "usage" in self._nulls:
-            out["usage"] = None
         if self.user_message_id is not None:
             out["userMessageId"] = self.user_message_id
-        elif "userMessageId" in self._nulls:
-            out["userMessageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "usage", "userMessageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11320,12 +11166,10 @@ class ProviderInfo(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.current is not None:
             out["current"] = self.current.to_json()
-        elif "current" in self._nulls:
-            out["current"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "current"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11392,8 +11236,8 @@ class ProvidersCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11514,16 +11358,12 @@ class ReadTextFileRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.limit is not None:
             out["limit"] = self.limit
-        elif "limit" in self._nulls:
-            out["limit"] = None
         if self.line is not None:
             out["line"] = self.line
-        elif "line" in self._nulls:
-            out["line"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "limit", "line"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11583,8 +11423,8 @@ class ReadTextFileResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11653,12 +11493,10 @@ class RejectNesNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.reason is not None:
             out["reason"] = self.reason
-        elif "reason" in self._nulls:
-            out["reason"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "reason"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11728,8 +11566,8 @@ class ReleaseTerminalRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11780,8 +11618,8 @@ class ReleaseTerminalResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12055,8 +11893,8 @@ class RequestPermissionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12122,8 +11960,8 @@ class RequestPermissionResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12192,12 +12030,10 @@ class Resource(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12275,28 +12111,22 @@ class ResourceLink(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
-        elif "mimeType" in self._nulls:
-            out["mimeType"] = None
         if self.size is not None:
             out["size"] = self.size
-        elif "size" in self._nulls:
-            out["size"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "annotations", "description", "mimeType", "size", "title"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12388,28 +12218,22 @@ class ResourceLinkContentBlock(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
-        elif "mimeType" in self._nulls:
-            out["mimeType"] = None
         if self.size is not None:
             out["size"] = self.size
-        elif "size" in self._nulls:
-            out["size"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "annotations", "description", "mimeType", "size", "title"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12626,12 +12450,14 @@ class ResumeSessionRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "additionalDirectories", "mcpServers")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12711,20 +12537,14 @@ class ResumeSessionResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.config_options is not None:
             out["configOptions"] = [x.to_json() for x in self.config_options]
-        elif "configOptions" in self._nulls:
-            out["configOptions"] = None
         if self.models is not None:
             out["models"] = self.models.to_json()
-        elif "models" in self._nulls:
-            out["models"] = None
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
-        elif "modes" in self._nulls:
-            out["modes"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12803,8 +12623,8 @@ class SearchAndReplace(Model):
         }
         if self.is_regex is not None:
             out["isRegex"] = self.is_regex
-        elif "isRegex" in self._nulls:
-            out["isRegex"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("isRegex",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12899,16 +12719,12 @@ class Select(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.category is not None:
             out["category"] = self.category
-        elif "category" in self._nulls:
-            out["category"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "category", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12984,8 +12800,8 @@ class Selected(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13045,8 +12861,8 @@ class SelectedPermissionOutcome(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13105,8 +12921,8 @@ class SessionAdditionalDirectoriesCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13201,28 +13017,22 @@ class SessionCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories.to_json()
-        elif "additionalDirectories" in self._nulls:
-            out["additionalDirectories"] = None
         if self.close is not None:
             out["close"] = self.close.to_json()
-        elif "close" in self._nulls:
-            out["close"] = None
         if self.fork is not None:
             out["fork"] = self.fork.to_json()
-        elif "fork" in self._nulls:
-            out["fork"] = None
         if self.list_ is not None:
             out["list"] = self.list_.to_json()
-        elif "list" in self._nulls:
-            out["list"] = None
         if self.resume is not None:
             out["resume"] = self.resume.to_json()
-        elif "resume" in self._nulls:
-            out["resume"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "additionalDirectories", "close", "fork", "list", "resume"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13286,8 +13096,8 @@ class SessionCloseCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13456,8 +13266,8 @@ class SessionConfigSelectGroup(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13531,12 +13341,10 @@ class SessionConfigSelectOption(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13602,8 +13410,8 @@ class SessionElicitationFormMode(Model):
         }
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
-        elif "toolCallId" in self._nulls:
-            out["toolCallId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13677,8 +13485,8 @@ class SessionElicitationUrlMode(Model):
         }
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
-        elif "toolCallId" in self._nulls:
-            out["toolCallId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13743,8 +13551,8 @@ class SessionForkCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13833,18 +13641,16 @@ class SessionInfo(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
-        elif "updatedAt" in self._nulls:
-            out["updatedAt"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "additionalDirectories", "title", "updatedAt")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13916,16 +13722,12 @@ class SessionInfoUpdate(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
-        elif "updatedAt" in self._nulls:
-            out["updatedAt"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "title", "updatedAt"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13995,16 +13797,12 @@ class SessionInfoUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
-        elif "updatedAt" in self._nulls:
-            out["updatedAt"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "title", "updatedAt"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14062,8 +13860,8 @@ class SessionListCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14129,12 +13927,10 @@ class SessionMode(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14204,8 +14000,8 @@ class SessionModeState(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14283,8 +14079,8 @@ class SessionModelState(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14361,8 +14157,8 @@ class SessionNotification(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14416,8 +14212,8 @@ class SessionResumeCapabilities(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14503,10 +14299,10 @@ class SetProvidersRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.headers is not None:
             out["headers"] = self.headers
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "headers"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14571,8 +14367,8 @@ class SetProvidersResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14633,8 +14429,8 @@ class SetSessionConfigOptionResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14702,8 +14498,8 @@ class SetSessionModeRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14754,8 +14550,8 @@ class SetSessionModeResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14828,8 +14624,8 @@ class SetSessionModelRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14885,8 +14681,8 @@ class SetSessionModelResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14959,8 +14755,8 @@ class Sse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15036,20 +14832,16 @@ class StartNesRequest(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.repository is not None:
             out["repository"] = self.repository.to_json()
-        elif "repository" in self._nulls:
-            out["repository"] = None
         if self.workspace_folders is not None:
             out["workspaceFolders"] = [x.to_json() for x in self.workspace_folders]
-        elif "workspaceFolders" in self._nulls:
-            out["workspaceFolders"] = None
         if self.workspace_uri is not None:
             out["workspaceUri"] = self.workspace_uri
-        elif "workspaceUri" in self._nulls:
-            out["workspaceUri"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("_meta", "repository", "workspaceFolders", "workspaceUri")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15119,8 +14911,8 @@ class StartNesResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15219,40 +15011,38 @@ class String(Model):
         }
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.enum is not None:
             out["enum"] = self.enum
-        elif "enum" in self._nulls:
-            out["enum"] = None
         if self.format is not None:
             out["format"] = self.format
-        elif "format" in self._nulls:
-            out["format"] = None
         if self.max_length is not None:
             out["maxLength"] = self.max_length
-        elif "maxLength" in self._nulls:
-            out["maxLength"] = None
         if self.min_length is not None:
             out["minLength"] = self.min_length
-        elif "minLength" in self._nulls:
-            out["minLength"] = None
         if self.one_of is not None:
             out["oneOf"] = [x.to_json() for x in self.one_of]
-        elif "oneOf" in self._nulls:
-            out["oneOf"] = None
         if self.pattern is not None:
             out["pattern"] = self.pattern
-        elif "pattern" in self._nulls:
-            out["pattern"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "default",
+                    "description",
+                    "enum",
+                    "format",
+                    "maxLength",
+                    "minLength",
+                    "oneOf",
+                    "pattern",
+                    "title",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15367,40 +15157,38 @@ class StringPropertySchema(Model):
         out: dict[str, Any] = {}
         if self.default is not None:
             out["default"] = self.default
-        elif "default" in self._nulls:
-            out["default"] = None
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.enum is not None:
             out["enum"] = self.enum
-        elif "enum" in self._nulls:
-            out["enum"] = None
         if self.format is not None:
             out["format"] = self.format
-        elif "format" in self._nulls:
-            out["format"] = None
         if self.max_length is not None:
             out["maxLength"] = self.max_length
-        elif "maxLength" in self._nulls:
-            out["maxLength"] = None
         if self.min_length is not None:
             out["minLength"] = self.min_length
-        elif "minLength" in self._nulls:
-            out["minLength"] = None
         if self.one_of is not None:
             out["oneOf"] = [x.to_json() for x in self.one_of]
-        elif "oneOf" in self._nulls:
-            out["oneOf"] = None
         if self.pattern is not None:
             out["pattern"] = self.pattern
-        elif "pattern" in self._nulls:
-            out["pattern"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "default",
+                    "description",
+                    "enum",
+                    "format",
+                    "maxLength",
+                    "minLength",
+                    "oneOf",
+                    "pattern",
+                    "title",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15516,16 +15304,12 @@ class SuggestNesRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.context is not None:
             out["context"] = self.context.to_json()
-        elif "context" in self._nulls:
-            out["context"] = None
         if self.selection is not None:
             out["selection"] = self.selection.to_json()
-        elif "selection" in self._nulls:
-            out["selection"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "context", "selection"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15598,8 +15382,8 @@ class SuggestNesResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15661,8 +15445,8 @@ class Terminal(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15744,16 +15528,14 @@ class TerminalAuthMethod(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.args is not None:
             out["args"] = self.args
         if self.description is not None:
             out["description"] = self.description
-        elif "description" in self._nulls:
-            out["description"] = None
         if self.env is not None:
             out["env"] = self.env
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "args", "description", "env"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15821,16 +15603,12 @@ class TerminalExitStatus(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.exit_code is not None:
             out["exitCode"] = self.exit_code
-        elif "exitCode" in self._nulls:
-            out["exitCode"] = None
         if self.signal is not None:
             out["signal"] = self.signal
-        elif "signal" in self._nulls:
-            out["signal"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitCode", "signal"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15902,8 +15680,8 @@ class TerminalOutputRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15972,12 +15750,10 @@ class TerminalOutputResponse(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.exit_status is not None:
             out["exitStatus"] = self.exit_status.to_json()
-        elif "exitStatus" in self._nulls:
-            out["exitStatus"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitStatus"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16044,8 +15820,8 @@ class TerminalToolCallContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16111,12 +15887,10 @@ class Text(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16177,12 +15951,10 @@ class TextContent(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
-        elif "annotations" in self._nulls:
-            out["annotations"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16238,8 +16010,8 @@ class TextDocumentContentChangeEvent(Model):
         }
         if self.range is not None:
             out["range"] = self.range.to_json()
-        elif "range" in self._nulls:
-            out["range"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("range",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16303,12 +16075,10 @@ class TextResourceContents(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
-        elif "mimeType" in self._nulls:
-            out["mimeType"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "mimeType"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16470,8 +16240,6 @@ class ToolCall(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.content is not None:
             out["content"] = [x.to_json() for x in self.content]
         if self.kind is not None:
@@ -16480,14 +16248,16 @@ class ToolCall(Model):
             out["locations"] = [x.to_json() for x in self.locations]
         if self.raw_input is not None:
             out["rawInput"] = self.raw_input
-        elif "rawInput" in self._nulls:
-            out["rawInput"] = None
         if self.raw_output is not None:
             out["rawOutput"] = self.raw_output
-        elif "rawOutput" in self._nulls:
-            out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16566,12 +16336,10 @@ class ToolCallLocation(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.line is not None:
             out["line"] = self.line
-        elif "line" in self._nulls:
-            out["line"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "line"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16687,8 +16455,6 @@ class ToolCallSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.content is not None:
             out["content"] = [x.to_json() for x in self.content]
         if self.kind is not None:
@@ -16697,14 +16463,16 @@ class ToolCallSessionUpdate(Model):
             out["locations"] = [x.to_json() for x in self.locations]
         if self.raw_input is not None:
             out["rawInput"] = self.raw_input
-        elif "rawInput" in self._nulls:
-            out["rawInput"] = None
         if self.raw_output is not None:
             out["rawOutput"] = self.raw_output
-        elif "rawOutput" in self._nulls:
-            out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status"),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16833,36 +16601,35 @@ class ToolCallUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.content is not None:
             out["content"] = [x.to_json() for x in self.content]
-        elif "content" in self._nulls:
-            out["content"] = None
         if self.kind is not None:
             out["kind"] = self.kind
-        elif "kind" in self._nulls:
-            out["kind"] = None
         if self.locations is not None:
             out["locations"] = [x.to_json() for x in self.locations]
-        elif "locations" in self._nulls:
-            out["locations"] = None
         if self.raw_input is not None:
             out["rawInput"] = self.raw_input
-        elif "rawInput" in self._nulls:
-            out["rawInput"] = None
         if self.raw_output is not None:
             out["rawOutput"] = self.raw_output
-        elif "rawOutput" in self._nulls:
-            out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
-        elif "status" in self._nulls:
-            out["status"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "_meta",
+                    "content",
+                    "kind",
+                    "locations",
+                    "rawInput",
+                    "rawOutput",
+                    "status",
+                    "title",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16985,36 +16752,35 @@ class ToolCallUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.content is not None:
             out["content"] = [x.to_json() for x in self.content]
-        elif "content" in self._nulls:
-            out["content"] = None
         if self.kind is not None:
             out["kind"] = self.kind
-        elif "kind" in self._nulls:
-            out["kind"] = None
         if self.locations is not None:
             out["locations"] = [x.to_json() for x in self.locations]
-        elif "locations" in self._nulls:
-            out["locations"] = None
         if self.raw_input is not None:
             out["rawInput"] = self.raw_input
-        elif "rawInput" in self._nulls:
-            out["rawInput"] = None
         if self.raw_output is not None:
             out["rawOutput"] = self.raw_output
-        elif "rawOutput" in self._nulls:
-            out["rawOutput"] = None
         if self.status is not None:
             out["status"] = self.status
-        elif "status" in self._nulls:
-            out["status"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out,
+                self._nulls,
+                (
+                    "_meta",
+                    "content",
+                    "kind",
+                    "locations",
+                    "rawInput",
+                    "rawOutput",
+                    "status",
+                    "title",
+                ),
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17085,8 +16851,8 @@ class UnstructuredCommandInput(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17212,8 +16978,8 @@ class UrlRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17310,12 +17076,10 @@ class UrlSession(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
-        elif "toolCallId" in self._nulls:
-            out["toolCallId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "toolCallId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17424,16 +17188,14 @@ class Usage(Model):
         }
         if self.cached_read_tokens is not None:
             out["cachedReadTokens"] = self.cached_read_tokens
-        elif "cachedReadTokens" in self._nulls:
-            out["cachedReadTokens"] = None
         if self.cached_write_tokens is not None:
             out["cachedWriteTokens"] = self.cached_write_tokens
-        elif "cachedWriteTokens" in self._nulls:
-            out["cachedWriteTokens"] = None
         if self.thought_tokens is not None:
             out["thoughtTokens"] = self.thought_tokens
-        elif "thoughtTokens" in self._nulls:
-            out["thoughtTokens"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("cachedReadTokens", "cachedWriteTokens", "thoughtTokens")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17515,12 +17277,10 @@ class UsageUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.cost is not None:
             out["cost"] = self.cost.to_json()
-        elif "cost" in self._nulls:
-            out["cost"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "cost"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17596,12 +17356,10 @@ class UsageUpdateSessionUpdate(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.cost is not None:
             out["cost"] = self.cost.to_json()
-        elif "cost" in self._nulls:
-            out["cost"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "cost"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17685,12 +17443,10 @@ class UserMessageChunk(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.message_id is not None:
             out["messageId"] = self.message_id
-        elif "messageId" in self._nulls:
-            out["messageId"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17770,8 +17526,8 @@ class ValueId(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17846,8 +17602,8 @@ class WaitForTerminalExitRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17909,16 +17665,12 @@ class WaitForTerminalExitResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
         if self.exit_code is not None:
             out["exitCode"] = self.exit_code
-        elif "exitCode" in self._nulls:
-            out["exitCode"] = None
         if self.signal is not None:
             out["signal"] = self.signal
-        elif "signal" in self._nulls:
-            out["signal"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitCode", "signal"))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -18040,8 +17792,8 @@ class WriteTextFileRequest(Model):
         }
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -18099,8 +17851,8 @@ class WriteTextFileResponse(Model):
         out: dict[str, Any] = {}
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("_meta",))
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -18588,16 +18340,7 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#
 
 
 ToolKind = Literal[
-    "delete",
-    "edit",
-    "execute",
-    "fetch",
-    "move",
-    "other",
-    "read",
-    "search",
-    "switch_mode",
-    "think",
+    "delete", "edit", "execute", "fetch", "move", "other", "read", "search", "switch_mode", "think"
 ]
 """Categories of tools that can be invoked.
 
@@ -20548,15 +20291,7 @@ def _du_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
 
 
 _K_BooleanSessionConfigOption = frozenset(
-    {
-        "_meta",
-        "category",
-        "currentValue",
-        "description",
-        "id",
-        "name",
-        "type",
-    }
+    {"_meta", "category", "currentValue", "description", "id", "name", "type"}
 )
 
 
@@ -20639,13 +20374,7 @@ def _du_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigO
 
 
 _K_BooleanSetSessionConfigOptionRequest = frozenset(
-    {
-        "_meta",
-        "configId",
-        "sessionId",
-        "type",
-        "value",
-    }
+    {"_meta", "configId", "sessionId", "type", "value"}
 )
 
 
@@ -20926,15 +20655,7 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
 
 
 _K_ClientCapabilities = frozenset(
-    {
-        "_meta",
-        "auth",
-        "elicitation",
-        "fs",
-        "nes",
-        "positionEncodings",
-        "terminal",
-    }
+    {"_meta", "auth", "elicitation", "fs", "nes", "positionEncodings", "terminal"}
 )
 
 
@@ -21771,15 +21492,7 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
 
 
 _K_CreateTerminalRequest = frozenset(
-    {
-        "_meta",
-        "args",
-        "command",
-        "cwd",
-        "env",
-        "outputByteLimit",
-        "sessionId",
-    }
+    {"_meta", "args", "command", "cwd", "env", "outputByteLimit", "sessionId"}
 )
 
 
@@ -22068,13 +21781,7 @@ def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
 
 
 _K_DidChangeDocumentNotification = frozenset(
-    {
-        "_meta",
-        "contentChanges",
-        "sessionId",
-        "uri",
-        "version",
-    }
+    {"_meta", "contentChanges", "sessionId", "uri", "version"}
 )
 
 
@@ -22231,14 +21938,7 @@ def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
 
 
 _K_DidFocusDocumentNotification = frozenset(
-    {
-        "_meta",
-        "position",
-        "sessionId",
-        "uri",
-        "version",
-        "visibleRange",
-    }
+    {"_meta", "position", "sessionId", "uri", "version", "visibleRange"}
 )
 
 
@@ -22337,14 +22037,7 @@ def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
 
 
 _K_DidOpenDocumentNotification = frozenset(
-    {
-        "_meta",
-        "languageId",
-        "sessionId",
-        "text",
-        "uri",
-        "version",
-    }
+    {"_meta", "languageId", "sessionId", "text", "uri", "version"}
 )
 
 
@@ -23588,13 +23281,7 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
 
 
 _K_ForkSessionRequest = frozenset(
-    {
-        "_meta",
-        "additionalDirectories",
-        "cwd",
-        "mcpServers",
-        "sessionId",
-    }
+    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
 )
 
 
@@ -23849,14 +23536,7 @@ def _du_FormSession(d: Any) -> FormSession:
 
 
 _K_FormSession = frozenset(
-    {
-        "_meta",
-        "message",
-        "mode",
-        "requestedSchema",
-        "sessionId",
-        "toolCallId",
-    }
+    {"_meta", "message", "mode", "requestedSchema", "sessionId", "toolCallId"}
 )
 
 
@@ -24413,13 +24093,7 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
 
 
 _K_InitializeResponse = frozenset(
-    {
-        "_meta",
-        "agentCapabilities",
-        "agentInfo",
-        "authMethods",
-        "protocolVersion",
-    }
+    {"_meta", "agentCapabilities", "agentInfo", "authMethods", "protocolVersion"}
 )
 
 
@@ -25055,13 +24729,7 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
 
 
 _K_LoadSessionRequest = frozenset(
-    {
-        "_meta",
-        "additionalDirectories",
-        "cwd",
-        "mcpServers",
-        "sessionId",
-    }
+    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
 )
 
 
@@ -25712,14 +25380,7 @@ def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
 
 
 _K_MultiSelectPropertySchema = frozenset(
-    {
-        "default",
-        "description",
-        "items",
-        "maxItems",
-        "minItems",
-        "title",
-    }
+    {"default", "description", "items", "maxItems", "minItems", "title"}
 )
 
 
@@ -26285,14 +25946,7 @@ def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
 
 
 _K_NesDocumentEventCapabilities = frozenset(
-    {
-        "_meta",
-        "didChange",
-        "didClose",
-        "didFocus",
-        "didOpen",
-        "didSave",
-    }
+    {"_meta", "didChange", "didClose", "didFocus", "didOpen", "didSave"}
 )
 
 
@@ -29069,16 +28723,7 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
 
 
 _K_ResourceLink = frozenset(
-    {
-        "_meta",
-        "annotations",
-        "description",
-        "mimeType",
-        "name",
-        "size",
-        "title",
-        "uri",
-    }
+    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "uri"}
 )
 
 
@@ -29212,17 +28857,7 @@ def _du_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
 
 
 _K_ResourceLinkContentBlock = frozenset(
-    {
-        "_meta",
-        "annotations",
-        "description",
-        "mimeType",
-        "name",
-        "size",
-        "title",
-        "type",
-        "uri",
-    }
+    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "type", "uri"}
 )
 
 
@@ -29362,13 +28997,7 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
 
 
 _K_ResumeSessionRequest = frozenset(
-    {
-        "_meta",
-        "additionalDirectories",
-        "cwd",
-        "mcpServers",
-        "sessionId",
-    }
+    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
 )
 
 
@@ -29646,16 +29275,7 @@ def _du_Select(d: Any) -> Select:
 
 
 _K_Select = frozenset(
-    {
-        "_meta",
-        "category",
-        "currentValue",
-        "description",
-        "id",
-        "name",
-        "options",
-        "type",
-    }
+    {"_meta", "category", "currentValue", "description", "id", "name", "options", "type"}
 )
 
 
@@ -29908,14 +29528,7 @@ def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
 
 
 _K_SessionCapabilities = frozenset(
-    {
-        "_meta",
-        "additionalDirectories",
-        "close",
-        "fork",
-        "list",
-        "resume",
-    }
+    {"_meta", "additionalDirectories", "close", "fork", "list", "resume"}
 )
 
 
@@ -30422,14 +30035,7 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
 
 
 _K_SessionInfo = frozenset(
-    {
-        "_meta",
-        "additionalDirectories",
-        "cwd",
-        "sessionId",
-        "title",
-        "updatedAt",
-    }
+    {"_meta", "additionalDirectories", "cwd", "sessionId", "title", "updatedAt"}
 )
 
 
@@ -31904,16 +31510,7 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
 
 
 _K_SuggestNesRequest = frozenset(
-    {
-        "_meta",
-        "context",
-        "position",
-        "selection",
-        "sessionId",
-        "triggerKind",
-        "uri",
-        "version",
-    }
+    {"_meta", "context", "position", "selection", "sessionId", "triggerKind", "uri", "version"}
 )
 
 
@@ -33586,15 +33183,7 @@ def _du_UrlSession(d: Any) -> UrlSession:
 
 
 _K_UrlSession = frozenset(
-    {
-        "_meta",
-        "elicitationId",
-        "message",
-        "mode",
-        "sessionId",
-        "toolCallId",
-        "url",
-    }
+    {"_meta", "elicitationId", "message", "mode", "sessionId", "toolCallId", "url"}
 )
 
 

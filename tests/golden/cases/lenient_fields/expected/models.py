@@ -141,24 +141,20 @@ class Update(Model):
         }
         if self.status is not None:
             out["status"] = self.status
-        elif "status" in self._nulls:
-            out["status"] = None
         if self.title is not None:
             out["title"] = self.title
-        elif "title" in self._nulls:
-            out["title"] = None
         if self.locations is not None:
             out["locations"] = [x.to_json() for x in self.locations]
-        elif "locations" in self._nulls:
-            out["locations"] = None
         if self.args is not None:
             out["args"] = self.args
         if self.env is not None:
             out["env"] = self.env
         if self.meta is not None:
             out["_meta"] = self.meta
-        elif "_meta" in self._nulls:
-            out["_meta"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(
+                out, self._nulls, ("status", "title", "locations", "args", "env", "_meta")
+            )
         if self._extra:
             return {**self._extra, **out}
         return out

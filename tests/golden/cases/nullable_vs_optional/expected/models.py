@@ -82,14 +82,12 @@ class Entry(Model):
         }
         if self.note is not None:
             out["note"] = self.note
-        elif "note" in self._nulls:
-            out["note"] = None
         if self.count is not None:
             out["count"] = self.count
         if self.tags is not None:
             out["tags"] = self.tags
-        elif "tags" in self._nulls:
-            out["tags"] = None
+        if self._nulls:  # the nulls the peer sent, in their places
+            out = _codec.with_nulls(out, self._nulls, ("note", "count", "tags"))
         if self._extra:
             return {**self._extra, **out}
         return out
