@@ -21,6 +21,7 @@ Run: ``make bench-pydantic`` (or ``.venv/bin/python bench/bench_pydantic.py [--r
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import resource
@@ -52,6 +53,7 @@ PACKAGE = "acp_pydantic_bench"
 def folder() -> Path:
     """A temporary folder holding the freshly generated pydantic package, byte-code compiled."""
     path = Path(tempfile.mkdtemp(prefix="bench-pydantic-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
     for rel, text in generate(Options(package=PACKAGE, models="pydantic")).files.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_text(text)
@@ -165,7 +167,6 @@ def main() -> None:
           f" sdk: agent-client-protocol {getattr(acp, '__version__', '')}")
     print("vs floor: acpgen / floor (lower is better); sdk/ours: sdk / acpgen (higher is better, goal >= 1.00x)")
     print(table(rows(args.rounds, with_generate=not args.skip_generate)))
-    shutil.rmtree(folder(), ignore_errors=True)
 
 
 if __name__ == "__main__":
