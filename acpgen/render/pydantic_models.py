@@ -248,10 +248,22 @@ def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     }
 
 
+def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
+    """The names of ``_pydantic`` the class template (see :func:`_template_data`) and the unions
+    write, besides ``AcpModel`` and ``decoder``."""
+    used = {name for data in unions.values() for name in data["acp_uses"]}
+    for data in _template_data(classes).values():
+        if data["acp_not_null"]:
+            used.add("NotNull")
+        if set(data["acp_nullable"]) - set(data["acp_not_null"]) - set(data["acp_tags"]):  # the template's order
+            used.add("NullSeen")
+    return used
+
+
 def module_header(header_text: str, schema_name: str, uses: Iterable[str] = ()) -> str:
     """The models module's header; it imports the names of ``_pydantic`` that it and the unions
     use (``uses``)."""
-    support = sorted({"AcpModel", "NotNull", "NullSeen", "decoder", *uses})
+    support = sorted({"AcpModel", "decoder", *uses})
     doc = (
         f"Every type of {schema_name}: pydantic v2 models, unions and literal sets, with exact JSON codecs.\n\n"
         "Made by datamodel-code-generator from acpgen's type model. Needs pydantic (v2) and nothing else "
@@ -282,7 +294,7 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         target_python_version=PythonVersion.PY_310,
         custom_template_dir=PYDANTIC_TEMPLATES,
         custom_class_name_generator=_same_name,
-        custom_file_header=module_header(header_text, spec.source.name, [n for d in unions.values() for n in d["acp_uses"]]),
+        custom_file_header=module_header(header_text, spec.source.name, _support_used(classes, unions)),
         disable_future_imports=True,  # the header has it: it must come first
         aliases=_aliases(classes),
         extra_template_data={**_template_data(classes), **unions},
