@@ -96,11 +96,11 @@ fuzz: $(STAMP)
 	$(BIN)/python tests/support/wire_fuzz.py --lines 100000
 
 # The pydantic flavour against the official SDK: codec, import time, generation (ratios, same run).
-bench-pydantic: $(STAMP)
+bench-pydantic: $(TEST_STAMP)
 	$(BIN)/python bench/bench_pydantic.py
 
 # The pydantic flavour's round trips with ten times more examples per type.
-test-pydantic-exhaustive: $(STAMP)
+test-pydantic-exhaustive: $(TEST_STAMP)
 	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q tests/models/test_pydantic_models.py
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).

@@ -1,120 +1,172 @@
 """The pydantic flavour against the official ACP Python SDK (also pydantic v2), in one run.
 
-Codec: decode + encode of a ``session/update`` and of a ``session/prompt`` with 1,000 content
-blocks (the cases of bench_codec.py), interleaved round by round; ratio = ours / SDK's calls per
-second (higher is better). Import: median time to import each package in a fresh interpreter
-(lower is better), and the same plus the first decode, since the pydantic flavour builds a
-class's validator when it is first used. Generation: ``acpgen generate --models pydantic`` of
-the bundled schema into an empty folder against datamodel-code-generator's own CLI making the
-pydantic v2 models alone (black formatting), each a fresh process, interleaved; ratio = ours /
-baseline seconds (lower is better).
+* Codec: the cases of bench_codec.py (a ``session/update`` line and a ``session/prompt`` of
+  1,000 content blocks), line in, line out: ``floor`` is ``json.dumps(json.loads(line))``;
+  ``acpgen`` is ``json.dumps(encode(decode(T, json.loads(line))))`` with a pydantic-flavoured
+  package; ``sdk`` is what ``agent-client-protocol`` does on its wire (``T.model_validate``,
+  ``model_dump(mode="json", by_alias=True, exclude_none=True)``). CPU microseconds per line.
+* Import: CPU milliseconds of a fresh interpreter (byte-code compiled ahead) above a bare one,
+  importing the package against ``import acp``; and the same plus the first decode of a
+  ``session/update``, since the flavour builds a class's validator when it is first used.
+* Generation (unless ``--skip-generate``): ``acpgen generate --models pydantic`` of the bundled
+  schema into an empty folder against datamodel-code-generator's own command line making the
+  pydantic v2 models alone (black formatting), CPU seconds of each process; the baseline is in
+  the floor column (``vs floor`` below 1.00x: acpgen is faster).
 
-    python bench/bench_pydantic.py [--seconds S] [--runs N]      (or: make bench-pydantic)
+Every figure is the median of interleaved rounds with its spread (see _rounds.py).
+
+Run: ``make bench-pydantic`` (or ``.venv/bin/python bench/bench_pydantic.py [--rounds N]``).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import json
 import os
-import statistics
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
-import time
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 
-from bench_codec import SMALL, import_time, large_prompt, throughputs
+import acp  # the baseline SDK
+from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table
+from bench_codec import SMALL, import_cpu, large_prompt, per_call
 
 from acpgen.pipeline import Options, generate
 
+ROUNDS = 9
 BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
 PACKAGE = "acp_pydantic_bench"
 
 
-def first_use_time(module: str, path: str, code: str, runs: int) -> float:
+@cache
+def folder() -> Path:
+    """A temporary folder holding the freshly generated pydantic package, byte-code compiled."""
+    path = Path(tempfile.mkdtemp(prefix="bench-pydantic-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    for rel, text in generate(Options(package=PACKAGE, models="pydantic")).files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = path
-    script = f"import time; t = time.perf_counter(); import {module}; {code}; print(time.perf_counter() - t)"
-    times = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True)
-        times.append(float(out.stdout))
-    return statistics.median(times)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / PACKAGE)], check=True, env=env)
+    return path
 
 
-def timed(args: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(args, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
+def package() -> ModuleType:
+    if str(folder()) not in sys.path:
+        sys.path.insert(0, str(folder()))
+    return __import__(PACKAGE)
+
+
+def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
+    from acp import schema as sdk
+
+    ours = package()
+    cases = [
+        ("pydantic codec: one agent_message_chunk line", SMALL, sdk.SessionNotification, ours.SessionNotification),
+        ("pydantic codec: session/prompt, 1000 blocks", large_prompt(), sdk.PromptRequest, ours.PromptRequest),
+    ]
+    loads, dumps, decode, encode = json.loads, json.dumps, ours.decode, ours.encode
+    rows = []
+    for name, data, sdk_type, our_type in cases:
+        line = json.dumps(data)
+        assert loads(dumps(encode(decode(our_type, loads(line))))) == data
+        sdk_line = dumps(sdk_type.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
+        assert loads(sdk_line) == data
+
+        def floor(line: str = line) -> Any:
+            return dumps(loads(line))
+
+        def acpgen(line: str = line, t: Any = our_type) -> Any:
+            return dumps(encode(decode(t, loads(line))))
+
+        def baseline(line: str = line, t: Any = sdk_type) -> Any:
+            return dumps(t.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
+
+        candidates = {FLOOR: per_call(floor, seconds), OURS: per_call(acpgen, seconds), SDK: per_call(baseline, seconds)}
+        rows.append(Row(name, "us CPU/line", interleave(candidates, rounds)))
+    return rows
+
+
+def import_rows(rounds: int = ROUNDS) -> list[Row]:
+    """Import cost above a bare interpreter (medians of interleaved rounds, then subtracted)."""
+    path = str(folder())
+    note = repr(SMALL)
+    figures = interleave(
+        {
+            "bare": import_cpu("pass", None),
+            "package": import_cpu(f"import {PACKAGE}", path),
+            SDK: import_cpu("import acp", None),
+            "package+decode": import_cpu(f"import {PACKAGE} as p; p.decode(p.SessionNotification, {note})", path),
+            "sdk+decode": import_cpu(f"import acp; acp.schema.SessionNotification.model_validate({note})", None),
+        },
+        rounds,
+    )
+    bare = figures["bare"].median
+
+    def above(figure: Figure) -> Figure:
+        return Figure(figure.median - bare, figure.spread * figure.median / (figure.median - bare))
+
+    return [
+        Row("import the pydantic package, above bare", "ms CPU", {OURS: above(figures["package"]), SDK: above(figures[SDK])}),
+        Row("  the same and a first session/update decode", "ms CPU",
+            {OURS: above(figures["package+decode"]), SDK: above(figures["sdk+decode"])}),
+    ]
+
+
+def process_cpu(command: list[str], cwd: Path) -> float:
+    """CPU seconds of one run of ``command`` (a fresh process, its children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def generate_rows(rounds: int = ROUNDS) -> list[Row]:
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        baseline = [
+            python, "-m", "datamodel_code_generator", "--input", str(BUNDLED), "--input-file-type", "jsonschema",
+            "--output-model-type", "pydantic_v2.BaseModel", "--formatters", "black", "--output", "models.py",
+        ]
+        out = work / "out"
+
+        def ours(_round: int) -> float:
+            shutil.rmtree(out, ignore_errors=True)  # into an empty folder, every round
+            return process_cpu([python, "-m", "acpgen", "generate", "--models", "pydantic", "--out", str(out)], work)
+
+        def dmcg(_round: int) -> float:
+            return process_cpu(baseline, work)
+
+        figures = interleave({OURS: ours, FLOOR: dmcg}, rounds)
+    return [Row("generate --models pydantic (floor: dmcg models)", "s CPU", figures)]
+
+
+def rows(rounds: int = ROUNDS, with_generate: bool = True) -> list[Row]:
+    found = codec_rows(rounds) + import_rows(rounds)
+    return found + generate_rows(rounds) if with_generate else found
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per throughput measurement")
-    parser.add_argument("--runs", type=int, default=5, help="fresh processes per import / generate figure")
-    parser.add_argument("--skip-generate", action="store_true", help="leave out the generation figure")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
+    parser.add_argument("--skip-generate", action="store_true", help="leave out the generation row")
     args = parser.parse_args()
-    import acp
-    from acp import schema as sdk
-
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        for rel, text in generate(Options(package=PACKAGE, models="pydantic")).files.items():
-            (work / rel).parent.mkdir(parents=True, exist_ok=True)
-            (work / rel).write_text(text)
-        sys.path.insert(0, str(work))
-        ours = __import__(PACKAGE)
-
-        print(f"baseline: agent-client-protocol {getattr(acp, '__version__', '0.12.1')} (pydantic v2)")
-        print(f"{'case':40} {'SDK/s':>12} {'pydantic flavour/s':>19} {'ratio':>7}")
-        cases = [
-            ("session/update agent_message_chunk", SMALL, sdk.SessionNotification, ours.SessionNotification),
-            ("session/prompt, 1000 content blocks", large_prompt(), sdk.PromptRequest, ours.PromptRequest),
-        ]
-        for name, data, sdk_type, our_type in cases:
-            assert ours.encode(ours.decode(our_type, data)) == data
-            assert sdk_type.model_validate(data).model_dump(by_alias=True, exclude_none=True) == data
-
-            def baseline(d: Any = data, t: Any = sdk_type) -> Any:
-                return t.model_validate(d).model_dump(by_alias=True, exclude_none=True)
-
-            def candidate(d: Any = data, t: Any = our_type) -> Any:
-                return ours.encode(ours.decode(t, d))
-
-            base, mine = throughputs(baseline, candidate, args.seconds)
-            print(f"{name:40} {base:12.0f} {mine:19.0f} {mine / base:6.2f}x")
-
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(work / PACKAGE)], check=True, env=env)
-        base_import = import_time("acp", None, args.runs)
-        our_import = import_time(PACKAGE, tmp, args.runs)
-        print(f"{'import time (median, s)':40} {base_import:12.4f} {our_import:19.4f} {our_import / base_import:6.3f}x"
-              " (lower is better)")
-        note = repr(SMALL)
-        base_first = first_use_time("acp", tmp, f"acp.schema.SessionNotification.model_validate({note})", args.runs)
-        our_first = first_use_time(PACKAGE, tmp, f"{PACKAGE}.decode({PACKAGE}.SessionNotification, {note})", args.runs)
-        print(f"{'import + first decode (median, s)':40} {base_first:12.4f} {our_first:19.4f} "
-              f"{our_first / base_first:6.3f}x (lower is better)")
-
-        if args.skip_generate:
-            return
-        python = sys.executable
-        baseline_cmd = [python, "-m", "datamodel_code_generator", "--input", str(BUNDLED), "--input-file-type",
-                        "jsonschema", "--output-model-type", "pydantic_v2.BaseModel", "--formatters", "black",
-                        "--output", str(work / "dmcg_models.py")]
-        times: dict[str, list[float]] = {"baseline": [], "acpgen": []}
-        for i in range(args.runs):
-            times["baseline"].append(timed(baseline_cmd, work))
-            out = work / f"out{i}"
-            times["acpgen"].append(timed([python, "-m", "acpgen", "generate", "--models", "pydantic", "--out", str(out)],
-                                         work))
-        base_gen, our_gen = statistics.median(times["baseline"]), statistics.median(times["acpgen"])
-        print(f"{'generate (median, s)':40} {base_gen:12.2f} {our_gen:19.2f} {our_gen / base_gen:6.2f}x"
-              " (baseline: datamodel-code-generator, models alone; lower is better)")
+    print(f"the pydantic flavour, median of {args.rounds} interleaved rounds, ± spread (slowest - fastest) / median;"
+          f" sdk: agent-client-protocol {getattr(acp, '__version__', '')}")
+    print("vs floor: acpgen / floor (lower is better); sdk/ours: sdk / acpgen (higher is better, goal >= 1.00x)")
+    print(table(rows(args.rounds, with_generate=not args.skip_generate)))
 
 
 if __name__ == "__main__":

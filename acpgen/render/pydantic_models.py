@@ -12,14 +12,15 @@ that registers each type's decoder with ``_codec``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import jinja2
 
 from ..diagnostics import DiagnosticError, error
 from ..model.classes import ClassDef
-from ..model.decisions import Dispatch, Leaf
+from ..model.decisions import Dispatch, Leaf, TryEach
 from ..model.literals import py_literal
 from ..model.spec import Spec
 from ..model.typedefs import DefKind, TypeDef
@@ -76,7 +77,7 @@ def _class_schema(cls: ClassDef, bounded: dict[str, Any]) -> dict[str, Any]:
             node = {**node, "description": f.description} if "$ref" not in node else {"allOf": [node], "description": f.description}
         properties[f.wire_name] = node
     required = [t.wire_name for t in cls.tags] + [f.wire_name for f in cls.fields if f.required]
-    node: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": True}
+    node: dict[str, Any] = {"type": "object", "properties": properties}  # extra="allow" is AcpModel's
     if required:
         node["required"] = required
     if cls.description:
@@ -90,6 +91,60 @@ def _union_schema(t: TypeDef, bounded: dict[str, Any]) -> dict[str, Any]:
     if key is None:
         return {"anyOf": members}
     return {"oneOf": members, "discriminator": {"propertyName": key}}
+
+
+#: The most classes a union tried in turn is written for with a discriminator (one member per
+#: set of classes whose guards an object can pass: 2**n - 1); above, pydantic-core tries each.
+MOST_TRIED = 4
+
+
+def tried_in_turn(t: TypeDef) -> tuple[tuple[Ref, tuple[str, ...]], ...]:
+    """The classes of a union acpgen decodes by trying each in turn (the first that decodes wins),
+    in that order, with the keys an object must have for each to be worth trying. Empty for any
+    other union."""
+    decision = t.decision
+    if not isinstance(decision, TryEach) or not all(isinstance(d, Leaf) for d in decision.options):
+        return ()
+    by_name = {o.name: o for o in t.options if isinstance(o, Ref)}
+    leaves = [d for d in decision.options if isinstance(d, Leaf)]
+    if len(by_name) != len(t.options) or sorted(d.label for d in leaves) != sorted(by_name):
+        return ()
+    return tuple((by_name[d.label], d.guard) for d in leaves)
+
+
+def union_annotation(t: TypeDef) -> tuple[str, tuple[str, ...]] | None:
+    """The annotation of a union of classes as acpgen writes it for pydantic-core, and the names
+    of ``_pydantic`` it uses; None for the others (datamodel-code-generator's own). Every such
+    union is serialized by the class of its value (``AsAny``), not by trying its members.
+
+    A union tagged by one property is pydantic's discriminated union. A union acpgen tries in
+    turn picks, in Python, the classes whose guard keys the object has (``in_turn``), and tries
+    those in acpgen's order (``InTurn``): what acpgen's decoder does, without a failed attempt
+    at a class the object cannot be."""
+    key = _discriminator(t)
+    if key is not None:
+        members = " | ".join(o.name for o in t.options if isinstance(o, Ref))
+        field = next(tag.py_name for cls in t.classes for tag in cls.tags if tag.wire_name == key)
+        return f"Annotated[{members}, Field(discriminator={py_literal(field)}), AsAny]", ("AsAny",)
+    tried = tried_in_turn(t)
+    if not tried:
+        return None
+    names = [ref.name for ref, _guard in tried]
+    if len(tried) > MOST_TRIED:
+        return f"Annotated[{' | '.join(names)}, InTurn, AsAny]", ("AsAny", "InTurn")
+    members = []
+    for chosen in range(1, 2 ** len(names)):
+        subset = [name for i, name in enumerate(names) if chosen >> i & 1]
+        member = subset[0] if len(subset) == 1 else f"Annotated[{' | '.join(subset)}, InTurn]"
+        members.append(f"Annotated[{member}, Tag({py_literal('|'.join(subset))})]")
+    guards = ", ".join(f"({ref.name}, {_tuple_literal(guard)})" for ref, guard in tried)
+    return f"Annotated[{' | '.join(members)}, in_turn({guards}), AsAny]", ("AsAny", "InTurn", "Tag", "in_turn")
+
+
+def _tuple_literal(items: tuple[str, ...]) -> str:
+    """A tuple of strings as black writes it: ``()``, ``("a",)``, ``("a", "b")``."""
+    written = ", ".join(py_literal(item) for item in items)
+    return f"({written},)" if len(items) == 1 else f"({written})"
 
 
 def _discriminator(t: TypeDef) -> str | None:
@@ -164,6 +219,17 @@ def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
     return found
 
 
+def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
+    """Per union alias of classes, for its template: its annotation (:func:`union_annotation`),
+    and the names of ``_pydantic`` it uses."""
+    found = {}
+    for t in types:
+        written = union_annotation(t) if t.kind is DefKind.UNION else None
+        if written is not None:
+            found[t.name] = {"acp_annotation": written[0], "acp_uses": written[1]}
+    return found
+
+
 def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     """Per class, for the class template, by wire name: each property's Python name and alias
     (a literal, or None when it is the Python name), the tags' values, the optional properties
@@ -182,7 +248,22 @@ def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     }
 
 
-def module_header(header_text: str, schema_name: str) -> str:
+def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
+    """The names of ``_pydantic`` the class template (see :func:`_template_data`) and the unions
+    write, besides ``AcpModel`` and ``decoder``."""
+    used = {name for data in unions.values() for name in data["acp_uses"]}
+    for data in _template_data(classes).values():
+        if data["acp_not_null"]:
+            used.add("NotNull")
+        if set(data["acp_nullable"]) - set(data["acp_not_null"]) - set(data["acp_tags"]):  # the template's order
+            used.add("NullSeen")
+    return used
+
+
+def module_header(header_text: str, schema_name: str, uses: Iterable[str] = ()) -> str:
+    """The models module's header; it imports the names of ``_pydantic`` that it and the unions
+    use (``uses``)."""
+    support = sorted({"AcpModel", "decoder", *uses})
     doc = (
         f"Every type of {schema_name}: pydantic v2 models, unions and literal sets, with exact JSON codecs.\n\n"
         "Made by datamodel-code-generator from acpgen's type model. Needs pydantic (v2) and nothing else "
@@ -192,7 +273,7 @@ def module_header(header_text: str, schema_name: str) -> str:
     )
     return (
         f"{header_text}\n{docstring(doc)}\n\nfrom __future__ import annotations\n\n"
-        "from . import _codec\nfrom ._pydantic import AcpModel, NotNull, NullSeen, decoder"
+        f"from . import _codec\nfrom ._pydantic import {', '.join(support)}"
     )
 
 
@@ -205,6 +286,7 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
     except ImportError:
         raise DiagnosticError([error("", INSTALL_HINT)]) from None
     classes = spec.classes
+    unions = _union_data(spec.types)
     body = dmcg_generate(
         flavour_schema(spec.types),
         input_file_type=InputFileType.JsonSchema,
@@ -212,10 +294,10 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         target_python_version=PythonVersion.PY_310,
         custom_template_dir=PYDANTIC_TEMPLATES,
         custom_class_name_generator=_same_name,
-        custom_file_header=module_header(header_text, spec.source.name),
+        custom_file_header=module_header(header_text, spec.source.name, _support_used(classes, unions)),
         disable_future_imports=True,  # the header has it: it must come first
         aliases=_aliases(classes),
-        extra_template_data=_template_data(classes),
+        extra_template_data={**_template_data(classes), **unions},
         skip_root_model=True,
         use_type_alias=True,
         use_union_operator=True,
@@ -226,14 +308,75 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         strict_nullable=True,
         use_schema_description=True,
         use_field_description=True,
-        use_attribute_docstrings=True,
         use_double_quotes=True,
         disable_timestamp=True,
         formatters=[],  # its built-in formatter fails on some Python versions: acpgen formats
     )
     assert isinstance(body, str)
     footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
-    return body.rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
+    return sorted_imports(body).rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
+
+
+#: The line length of ruff's import sorting (its default), at which it wraps an import.
+IMPORT_LINE_LENGTH = 88
+
+
+def sorted_imports(text: str) -> str:
+    """``text`` with its leading import statements (acpgen's header's, then those
+    datamodel-code-generator writes) laid out as isort (ruff's ``I`` rules) lays them out:
+    ``__future__``, the standard library, other packages, then the package's own modules, a blank
+    line between the groups, one statement per module, names ordered by kind. Read from the
+    module's syntax tree, not its text."""
+    tree = ast.parse(text)
+    body = tree.body[1:] if tree.body and _is_docstring(tree.body[0]) else tree.body
+    block: list[ast.ImportFrom] = []
+    for node in body:
+        if not isinstance(node, ast.ImportFrom):
+            break
+        block.append(node)
+    if not block:
+        return text
+    names: dict[tuple[int, str], set[str]] = {}
+    for node in block:
+        names.setdefault((node.level, node.module or ""), set()).update(
+            a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
+        )
+    groups: dict[int, list[str]] = {}
+    for (level, module), found in sorted(names.items(), key=lambda item: (-item[0][0], item[0][1].lower())):
+        groups.setdefault(_import_group(level, module), []).append(
+            _import_statement("." * level + module, sorted(found, key=_name_order))
+        )
+    lines = text.split("\n")
+    start, end = block[0].lineno - 1, block[-1].end_lineno or block[-1].lineno
+    laid_out = "\n\n".join("\n".join(statements) for _group, statements in sorted(groups.items()))
+    return "\n".join([*lines[:start], laid_out, *lines[end:]])
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _import_group(level: int, module: str) -> int:
+    """isort's sections: 0 ``__future__``, 1 the standard library, 2 other packages, 3 relative."""
+    if level:
+        return 3
+    if module == "__future__":
+        return 0
+    return 1 if module.split(".")[0] in sys.stdlib_module_names else 2
+
+
+def _name_order(name: str) -> tuple[int, str]:
+    """isort's order of imported names: constants, then classes, then the others."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    return (1 if name[:1].isupper() else 2), name
+
+
+def _import_statement(module: str, names: list[str]) -> str:
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= IMPORT_LINE_LENGTH:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def _same_name(name: str) -> str:

@@ -66,7 +66,7 @@ def test_config_selects_the_flavour(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = cli("generate")
     assert result.exit_code == 0, result.stderr
-    assert "class SessionNotification(AcpModel):" in (tmp_path / "gen/acp_bindings/models.py").read_text()
+    assert "class SessionNotification(AcpModel, BaseModel):" in (tmp_path / "gen/acp_bindings/models.py").read_text()
     assert cli("check").exit_code == 0
     (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nmodels = "attrs"\n')
     assert "models must be one of dataclasses, pydantic" in one_error_line(cli("generate"))
@@ -117,7 +117,7 @@ def test_side_stable_only_names_and_check(cli, tmp_path):
     assert cli("generate", *args).exit_code == 0
     package = tmp_path / "gen" / "acp_bindings"
     models = (package / "models.py").read_text()
-    assert "class TextBlock(AcpModel):" in models and "class Text(AcpModel):" not in models
+    assert "class TextBlock(AcpModel, BaseModel):" in models and "class Text(" not in models
     assert (package / "agent.py").exists()  # and the client module, as the agent's test peer only:
     assert "from .client import" not in (package / "__init__.py").read_text()
     plain = generate(Options(side="agent", stable_only=True, names=names), only={"models.py"}).files["acp_bindings/models.py"]
