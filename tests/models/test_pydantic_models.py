@@ -62,6 +62,12 @@ def test_round_trip_is_exact(name: str) -> None:
         value = acp.decode(tp, wire)
         assert acp.encode(value) == wire
         assert json.loads(json.dumps(acp.encode(value))) == wire
+        # the text pydantic-core writes is the JSON of encode's dict, compact and ASCII only
+        text = acp.encode_text(value)
+        assert text.isascii() and json.loads(text) == wire
+        if hasattr(value, "_json_text"):  # a class instance: pydantic-core wrote it, in encode's order
+            assert value._json_text() == text
+            assert list(json.loads(text)) == list(acp.encode(value))
         # the same variant as the dataclass flavour picks
         assert type(value).__name__ == type(dataclass_acp.decode(getattr(dataclass_acp, name), wire)).__name__
 

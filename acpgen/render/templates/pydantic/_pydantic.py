@@ -94,6 +94,7 @@ class AcpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         strict=True,  # JSON kinds as the schema says: no "1" for 1, no true for 1
+        allow_inf_nan=False,  # JSON has no NaN or infinity: refused here, never sent as null
         defer_build=True,  # a class builds its validator when first used: a fast import
         protected_namespaces=(),
     )
@@ -146,6 +147,16 @@ class AcpModel(BaseModel):
         else:
             out = serializer.to_python(self, exclude_unset=True)
         return out
+
+    def _json_text(self) -> str:
+        """``to_json()`` as the wire's JSON text (``_codec.encode_text``), written by pydantic-core
+        with the same choice of what to send: compact, ASCII only."""
+        serializer = self.__pydantic_serializer__
+        if _NULL_FREE in self.__pydantic_fields_set__:
+            text = serializer.to_json(self, exclude_defaults=True, ensure_ascii=True)
+        else:
+            text = serializer.to_json(self, exclude_unset=True, ensure_ascii=True)
+        return text.decode()
 
 
 #: Per class: its tags (Python name, wire name, value), and the names and aliases of its
