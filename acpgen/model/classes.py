@@ -232,10 +232,10 @@ class ClassDef:
         return tuple(f for f in self.fields if not f.required)
 
     @property
-    def optional_key_tuple(self) -> str:
-        """The optional fields' wire names in order, as a tuple display."""
-        names = [f.wire_literal for f in self.optional_fields]
-        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    def optional_key_literals(self) -> tuple[str, ...]:
+        """The optional fields' wire names in order, as literals (``_O_<name>``: where
+        ``to_json`` puts back the nulls a value remembers)."""
+        return tuple(f.wire_literal for f in self.optional_fields)
 
     @property
     def tracks_nulls(self) -> bool:

@@ -88,7 +88,7 @@ class Accept(Model):
         if self.content is not None:
             out["content"] = self.content
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "content"))
+            out = _codec.with_nulls(out, self._nulls, _O_Accept)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -156,7 +156,7 @@ class AcceptNesNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_AcceptNesNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -222,7 +222,7 @@ class AgentAuthCapabilities(Model):
         if self.logout is not None:
             out["logout"] = self.logout.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "logout"))
+            out = _codec.with_nulls(out, self._nulls, _O_AgentAuthCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -384,21 +384,7 @@ class AgentCapabilities(Model):
         if self.session_capabilities is not None:
             out["sessionCapabilities"] = self.session_capabilities.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "_meta",
-                    "auth",
-                    "loadSession",
-                    "mcpCapabilities",
-                    "nes",
-                    "positionEncoding",
-                    "promptCapabilities",
-                    "providers",
-                    "sessionCapabilities",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_AgentCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -494,7 +480,7 @@ class AgentMessageChunk(Model):
         if self.message_id is not None:
             out["messageId"] = self.message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_AgentMessageChunk)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -545,7 +531,7 @@ class AgentNotification(Model):
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("params",))
+            out = _codec.with_nulls(out, self._nulls, _O_AgentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -598,7 +584,7 @@ class AgentRequest(Model):
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("params",))
+            out = _codec.with_nulls(out, self._nulls, _O_AgentRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -678,7 +664,7 @@ class AgentThoughtChunk(Model):
         if self.message_id is not None:
             out["messageId"] = self.message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_AgentThoughtChunk)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -748,9 +734,7 @@ class Annotations(Model):
         if self.priority is not None:
             out["priority"] = self.priority
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "audience", "lastModified", "priority")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Annotations)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -842,9 +826,7 @@ class Array(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maxItems", "minItems", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Array)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -925,7 +907,7 @@ class Audio(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_Audio)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -994,7 +976,7 @@ class AudioContent(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_AudioContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1068,7 +1050,7 @@ class AuthCapabilities(Model):
         if self.terminal is not None:
             out["terminal"] = self.terminal
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "terminal"))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1162,7 +1144,7 @@ class AuthEnvVar(Model):
         if self.secret is not None:
             out["secret"] = self.secret
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "label", "optional", "secret"))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthEnvVar)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1240,7 +1222,7 @@ class AuthMethodAgent(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthMethodAgent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1329,7 +1311,7 @@ class AuthMethodEnvVar(Model):
         if self.link is not None:
             out["link"] = self.link
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description", "link"))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthMethodEnvVar)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1429,7 +1411,7 @@ class AuthMethodTerminal(Model):
         if self.env is not None:
             out["env"] = self.env
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "args", "description", "env"))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthMethodTerminal)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1500,7 +1482,7 @@ class AuthenticateRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthenticateRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1552,7 +1534,7 @@ class AuthenticateResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_AuthenticateResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1621,7 +1603,7 @@ class AvailableCommand(Model):
         if self.input is not None:
             out["input"] = self.input.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "input"))
+            out = _codec.with_nulls(out, self._nulls, _O_AvailableCommand)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1684,7 +1666,7 @@ class AvailableCommandsUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_AvailableCommandsUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1752,7 +1734,7 @@ class AvailableCommandsUpdateSessionUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_AvailableCommandsUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1823,7 +1805,7 @@ class BlobResourceContents(Model):
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "mimeType"))
+            out = _codec.with_nulls(out, self._nulls, _O_BlobResourceContents)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1886,7 +1868,7 @@ class BooleanElicitationPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("default", "description", "title"))
+            out = _codec.with_nulls(out, self._nulls, _O_BooleanElicitationPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -1947,7 +1929,7 @@ class BooleanPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("default", "description", "title"))
+            out = _codec.with_nulls(out, self._nulls, _O_BooleanPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2042,7 +2024,7 @@ class BooleanSessionConfigOption(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "category", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_BooleanSessionConfigOption)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2130,7 +2112,7 @@ class BooleanSetSessionConfigOptionRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_BooleanSetSessionConfigOptionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2193,7 +2175,7 @@ class Cancel(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Cancel)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2257,7 +2239,7 @@ class CancelNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CancelNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2325,7 +2307,7 @@ class CancelRequestNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CancelRequestNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2497,11 +2479,7 @@ class ClientCapabilities(Model):
         if self.terminal is not None:
             out["terminal"] = self.terminal
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "auth", "elicitation", "fs", "nes", "positionEncodings", "terminal"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ClientCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2586,9 +2564,7 @@ class ClientNesCapabilities(Model):
         if self.search_and_replace is not None:
             out["searchAndReplace"] = self.search_and_replace.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "jump", "rename", "searchAndReplace")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ClientNesCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2643,7 +2619,7 @@ class ClientNotification(Model):
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("params",))
+            out = _codec.with_nulls(out, self._nulls, _O_ClientNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2696,7 +2672,7 @@ class ClientRequest(Model):
         if self.params is not None:
             out["params"] = _codec.encode(self.params)
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("params",))
+            out = _codec.with_nulls(out, self._nulls, _O_ClientRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2761,7 +2737,7 @@ class CloseNesRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CloseNesRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2813,7 +2789,7 @@ class CloseNesResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CloseNesResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2881,7 +2857,7 @@ class CloseSessionRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CloseSessionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2933,7 +2909,7 @@ class CloseSessionResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CloseSessionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -2999,7 +2975,7 @@ class CompleteElicitationNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CompleteElicitationNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3061,7 +3037,7 @@ class ConfigOptionUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ConfigOptionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3126,7 +3102,7 @@ class ConfigOptionUpdateSessionUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ConfigOptionUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3190,7 +3166,7 @@ class Content(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Content)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3267,7 +3243,7 @@ class ContentChunk(Model):
         if self.message_id is not None:
             out["messageId"] = self.message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_ContentChunk)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3332,7 +3308,7 @@ class ContentToolCallContent(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ContentToolCallContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3482,9 +3458,7 @@ class CreateTerminalRequest(Model):
         if self.output_byte_limit is not None:
             out["outputByteLimit"] = self.output_byte_limit
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "args", "cwd", "env", "outputByteLimit")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_CreateTerminalRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3553,7 +3527,7 @@ class CreateTerminalResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CreateTerminalResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3617,7 +3591,7 @@ class CurrentModeUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CurrentModeUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3684,7 +3658,7 @@ class CurrentModeUpdateSessionUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_CurrentModeUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3740,7 +3714,7 @@ class Decline(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Decline)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3819,7 +3793,7 @@ class DidChangeDocumentNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DidChangeDocumentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3894,7 +3868,7 @@ class DidCloseDocumentNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DidCloseDocumentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -3978,7 +3952,7 @@ class DidFocusDocumentNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DidFocusDocumentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4073,7 +4047,7 @@ class DidOpenDocumentNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DidOpenDocumentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4150,7 +4124,7 @@ class DidSaveDocumentNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DidSaveDocumentNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4230,7 +4204,7 @@ class Diff(Model):
         if self.old_text is not None:
             out["oldText"] = self.old_text
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "oldText"))
+            out = _codec.with_nulls(out, self._nulls, _O_Diff)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4310,7 +4284,7 @@ class DiffToolCallContent(Model):
         if self.old_text is not None:
             out["oldText"] = self.old_text
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "oldText"))
+            out = _codec.with_nulls(out, self._nulls, _O_DiffToolCallContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4375,7 +4349,7 @@ class DisableProvidersRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DisableProvidersRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4432,7 +4406,7 @@ class DisableProvidersResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_DisableProvidersResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4499,7 +4473,7 @@ class Edit(Model):
         if self.cursor_position is not None:
             out["cursorPosition"] = self.cursor_position.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("cursorPosition",))
+            out = _codec.with_nulls(out, self._nulls, _O_Edit)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4556,7 +4530,7 @@ class ElicitationAcceptAction(Model):
         if self.content is not None:
             out["content"] = self.content
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("content",))
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationAcceptAction)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4625,7 +4599,7 @@ class ElicitationCapabilities(Model):
         if self.url is not None:
             out["url"] = self.url.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "form", "url"))
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4686,7 +4660,7 @@ class ElicitationFormCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationFormCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4814,9 +4788,7 @@ class ElicitationSchema(Model):
         if self.type is not None:
             out["type"] = self.type
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("description", "properties", "required", "title", "type")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationSchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4894,7 +4866,7 @@ class ElicitationSessionScope(Model):
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationSessionScope)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -4951,7 +4923,7 @@ class ElicitationUrlCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ElicitationUrlCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5015,7 +4987,7 @@ class EmbeddedResource(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_EmbeddedResource)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5150,7 +5122,7 @@ class EnvVar(Model):
         if self.link is not None:
             out["link"] = self.link
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description", "link"))
+            out = _codec.with_nulls(out, self._nulls, _O_EnvVar)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5225,7 +5197,7 @@ class EnvVariable(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_EnvVariable)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5293,7 +5265,7 @@ class Error(Model):
         if self.data is not None:
             out["data"] = self.data
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("data",))
+            out = _codec.with_nulls(out, self._nulls, _O_Error)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5456,7 +5428,7 @@ class FileSystemCapabilities(Model):
         if self.write_text_file is not None:
             out["writeTextFile"] = self.write_text_file
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "readTextFile", "writeTextFile"))
+            out = _codec.with_nulls(out, self._nulls, _O_FileSystemCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5564,9 +5536,7 @@ class ForkSessionRequest(Model):
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "additionalDirectories", "mcpServers")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ForkSessionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5667,7 +5637,7 @@ class ForkSessionResponse(Model):
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
+            out = _codec.with_nulls(out, self._nulls, _O_ForkSessionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5752,7 +5722,7 @@ class FormRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_FormRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5845,7 +5815,7 @@ class FormSession(Model):
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "toolCallId"))
+            out = _codec.with_nulls(out, self._nulls, _O_FormSession)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5928,7 +5898,7 @@ class Http(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Http)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -5998,7 +5968,7 @@ class HttpHeader(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_HttpHeader)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6076,7 +6046,7 @@ class Image(Model):
         if self.uri is not None:
             out["uri"] = self.uri
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations", "uri"))
+            out = _codec.with_nulls(out, self._nulls, _O_Image)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6152,7 +6122,7 @@ class ImageContent(Model):
         if self.uri is not None:
             out["uri"] = self.uri
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations", "uri"))
+            out = _codec.with_nulls(out, self._nulls, _O_ImageContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6236,7 +6206,7 @@ class Implementation(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "title"))
+            out = _codec.with_nulls(out, self._nulls, _O_Implementation)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6326,7 +6296,7 @@ class InitializeRequest(Model):
         if self.client_info is not None:
             out["clientInfo"] = self.client_info.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "clientCapabilities", "clientInfo"))
+            out = _codec.with_nulls(out, self._nulls, _O_InitializeRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6434,9 +6404,7 @@ class InitializeResponse(Model):
         if self.auth_methods is not None:
             out["authMethods"] = [x.to_json() for x in self.auth_methods]
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "agentCapabilities", "agentInfo", "authMethods")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_InitializeResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6515,9 +6483,7 @@ class Integer(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Integer)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6594,9 +6560,7 @@ class IntegerPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_IntegerPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6734,7 +6698,7 @@ class KillTerminalRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_KillTerminalRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6786,7 +6750,7 @@ class KillTerminalResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_KillTerminalResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6843,7 +6807,7 @@ class ListProvidersRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ListProvidersRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6906,7 +6870,7 @@ class ListProvidersResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ListProvidersResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -6989,9 +6953,7 @@ class ListSessionsRequest(Model):
         if self.cwd is not None:
             out["cwd"] = self.cwd
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "additionalDirectories", "cursor", "cwd")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ListSessionsRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7065,7 +7027,7 @@ class ListSessionsResponse(Model):
         if self.next_cursor is not None:
             out["nextCursor"] = self.next_cursor
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "nextCursor"))
+            out = _codec.with_nulls(out, self._nulls, _O_ListSessionsResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7164,7 +7126,7 @@ class LoadSessionRequest(Model):
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "additionalDirectories"))
+            out = _codec.with_nulls(out, self._nulls, _O_LoadSessionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7256,7 +7218,7 @@ class LoadSessionResponse(Model):
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
+            out = _codec.with_nulls(out, self._nulls, _O_LoadSessionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7323,7 +7285,7 @@ class LogoutCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_LogoutCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7382,7 +7344,7 @@ class LogoutRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_LogoutRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7439,7 +7401,7 @@ class LogoutResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_LogoutResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7509,7 +7471,7 @@ class McpCapabilities(Model):
         if self.sse is not None:
             out["sse"] = self.sse
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "http", "sse"))
+            out = _codec.with_nulls(out, self._nulls, _O_McpCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7581,7 +7543,7 @@ class McpServerHttp(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_McpServerHttp)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7656,7 +7618,7 @@ class McpServerSse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_McpServerSse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7736,7 +7698,7 @@ class McpServerStdio(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_McpServerStdio)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7822,7 +7784,7 @@ class ModelInfo(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_ModelInfo)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7907,9 +7869,7 @@ class MultiSelectPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maxItems", "minItems", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_MultiSelectPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -7981,7 +7941,7 @@ class NesCapabilities(Model):
         if self.events is not None:
             out["events"] = self.events.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "context", "events"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8096,19 +8056,7 @@ class NesContextCapabilities(Model):
         if self.user_actions is not None:
             out["userActions"] = self.user_actions.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "_meta",
-                    "diagnostics",
-                    "editHistory",
-                    "openFiles",
-                    "recentFiles",
-                    "relatedSnippets",
-                    "userActions",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_NesContextCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8237,7 +8185,7 @@ class NesDiagnosticsCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDiagnosticsCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8298,7 +8246,7 @@ class NesDocumentDidChangeCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentDidChangeCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8350,7 +8298,7 @@ class NesDocumentDidCloseCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentDidCloseCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8402,7 +8350,7 @@ class NesDocumentDidFocusCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentDidFocusCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8454,7 +8402,7 @@ class NesDocumentDidOpenCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentDidOpenCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8506,7 +8454,7 @@ class NesDocumentDidSaveCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentDidSaveCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8603,11 +8551,7 @@ class NesDocumentEventCapabilities(Model):
         if self.did_save is not None:
             out["didSave"] = self.did_save.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "didChange", "didClose", "didFocus", "didOpen", "didSave"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_NesDocumentEventCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8678,7 +8622,7 @@ class NesEditHistoryCapabilities(Model):
         if self.max_count is not None:
             out["maxCount"] = self.max_count
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesEditHistoryCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8789,7 +8733,7 @@ class NesEditSuggestion(Model):
         if self.cursor_position is not None:
             out["cursorPosition"] = self.cursor_position.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("cursorPosition",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesEditSuggestion)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8854,7 +8798,7 @@ class NesEventCapabilities(Model):
         if self.document is not None:
             out["document"] = self.document.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "document"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesEventCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -8972,7 +8916,7 @@ class NesJumpCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesJumpCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9101,7 +9045,7 @@ class NesOpenFile(Model):
         if self.visible_range is not None:
             out["visibleRange"] = self.visible_range.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("lastFocusedMs", "visibleRange"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesOpenFile)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9155,7 +9099,7 @@ class NesOpenFilesCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesOpenFilesCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9277,7 +9221,7 @@ class NesRecentFilesCapabilities(Model):
         if self.max_count is not None:
             out["maxCount"] = self.max_count
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesRecentFilesCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9382,7 +9326,7 @@ class NesRelatedSnippetsCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesRelatedSnippetsCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9434,7 +9378,7 @@ class NesRenameCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesRenameCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9615,7 +9559,7 @@ class NesSearchAndReplaceCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesSearchAndReplaceCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9684,7 +9628,7 @@ class NesSearchAndReplaceSuggestion(Model):
         if self.is_regex is not None:
             out["isRegex"] = self.is_regex
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("isRegex",))
+            out = _codec.with_nulls(out, self._nulls, _O_NesSearchAndReplaceSuggestion)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -9804,19 +9748,7 @@ class NesSuggestContext(Model):
         if self.user_actions is not None:
             out["userActions"] = [x.to_json() for x in self.user_actions]
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "_meta",
-                    "diagnostics",
-                    "editHistory",
-                    "openFiles",
-                    "recentFiles",
-                    "relatedSnippets",
-                    "userActions",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_NesSuggestContext)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10009,7 +9941,7 @@ class NesUserActionsCapabilities(Model):
         if self.max_count is not None:
             out["maxCount"] = self.max_count
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "maxCount"))
+            out = _codec.with_nulls(out, self._nulls, _O_NesUserActionsCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10098,7 +10030,7 @@ class NewSessionRequest(Model):
         if self.additional_directories is not None:
             out["additionalDirectories"] = self.additional_directories
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "additionalDirectories"))
+            out = _codec.with_nulls(out, self._nulls, _O_NewSessionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10203,7 +10135,7 @@ class NewSessionResponse(Model):
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
+            out = _codec.with_nulls(out, self._nulls, _O_NewSessionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10284,9 +10216,7 @@ class Number(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Number)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10363,9 +10293,7 @@ class NumberPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("default", "description", "maximum", "minimum", "title")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_NumberPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10444,7 +10372,7 @@ class PermissionOption(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_PermissionOption)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10520,7 +10448,7 @@ class Plan(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Plan)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10595,7 +10523,7 @@ class PlanEntry(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_PlanEntry)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10669,7 +10597,7 @@ class PlanSessionUpdate(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_PlanSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10817,9 +10745,7 @@ class PromptCapabilities(Model):
         if self.image is not None:
             out["image"] = self.image
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "audio", "embeddedContext", "image")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_PromptCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -10927,7 +10853,7 @@ class PromptRequest(Model):
         if self.message_id is not None:
             out["messageId"] = self.message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_PromptRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11026,7 +10952,7 @@ class PromptResponse(Model):
         if self.user_message_id is not None:
             out["userMessageId"] = self.user_message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "usage", "userMessageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_PromptResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11169,7 +11095,7 @@ class ProviderInfo(Model):
         if self.current is not None:
             out["current"] = self.current.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "current"))
+            out = _codec.with_nulls(out, self._nulls, _O_ProviderInfo)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11237,7 +11163,7 @@ class ProvidersCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ProvidersCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11363,7 +11289,7 @@ class ReadTextFileRequest(Model):
         if self.line is not None:
             out["line"] = self.line
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "limit", "line"))
+            out = _codec.with_nulls(out, self._nulls, _O_ReadTextFileRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11424,7 +11350,7 @@ class ReadTextFileResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ReadTextFileResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11496,7 +11422,7 @@ class RejectNesNotification(Model):
         if self.reason is not None:
             out["reason"] = self.reason
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "reason"))
+            out = _codec.with_nulls(out, self._nulls, _O_RejectNesNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11567,7 +11493,7 @@ class ReleaseTerminalRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ReleaseTerminalRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11619,7 +11545,7 @@ class ReleaseTerminalResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ReleaseTerminalResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11894,7 +11820,7 @@ class RequestPermissionRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_RequestPermissionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -11961,7 +11887,7 @@ class RequestPermissionResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_RequestPermissionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12033,7 +11959,7 @@ class Resource(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_Resource)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12122,11 +12048,7 @@ class ResourceLink(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "annotations", "description", "mimeType", "size", "title"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ResourceLink)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12229,11 +12151,7 @@ class ResourceLinkContentBlock(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "annotations", "description", "mimeType", "size", "title"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ResourceLinkContentBlock)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12455,9 +12373,7 @@ class ResumeSessionRequest(Model):
         if self.mcp_servers is not None:
             out["mcpServers"] = [x.to_json() for x in self.mcp_servers]
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "additionalDirectories", "mcpServers")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ResumeSessionRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12544,7 +12460,7 @@ class ResumeSessionResponse(Model):
         if self.modes is not None:
             out["modes"] = self.modes.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "configOptions", "models", "modes"))
+            out = _codec.with_nulls(out, self._nulls, _O_ResumeSessionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12624,7 +12540,7 @@ class SearchAndReplace(Model):
         if self.is_regex is not None:
             out["isRegex"] = self.is_regex
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("isRegex",))
+            out = _codec.with_nulls(out, self._nulls, _O_SearchAndReplace)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12724,7 +12640,7 @@ class Select(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "category", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_Select)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12801,7 +12717,7 @@ class Selected(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Selected)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12862,7 +12778,7 @@ class SelectedPermissionOutcome(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SelectedPermissionOutcome)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -12922,7 +12838,7 @@ class SessionAdditionalDirectoriesCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionAdditionalDirectoriesCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13028,11 +12944,7 @@ class SessionCapabilities(Model):
         if self.resume is not None:
             out["resume"] = self.resume.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "additionalDirectories", "close", "fork", "list", "resume"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_SessionCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13097,7 +13009,7 @@ class SessionCloseCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionCloseCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13267,7 +13179,7 @@ class SessionConfigSelectGroup(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionConfigSelectGroup)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13344,7 +13256,7 @@ class SessionConfigSelectOption(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionConfigSelectOption)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13411,7 +13323,7 @@ class SessionElicitationFormMode(Model):
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionElicitationFormMode)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13486,7 +13398,7 @@ class SessionElicitationUrlMode(Model):
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("toolCallId",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionElicitationUrlMode)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13552,7 +13464,7 @@ class SessionForkCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionForkCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13648,9 +13560,7 @@ class SessionInfo(Model):
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "additionalDirectories", "title", "updatedAt")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_SessionInfo)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13727,7 +13637,7 @@ class SessionInfoUpdate(Model):
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "title", "updatedAt"))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionInfoUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13802,7 +13712,7 @@ class SessionInfoUpdateSessionUpdate(Model):
         if self.updated_at is not None:
             out["updatedAt"] = self.updated_at
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "title", "updatedAt"))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionInfoUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13861,7 +13771,7 @@ class SessionListCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionListCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -13930,7 +13840,7 @@ class SessionMode(Model):
         if self.description is not None:
             out["description"] = self.description
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "description"))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionMode)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14001,7 +13911,7 @@ class SessionModeState(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionModeState)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14080,7 +13990,7 @@ class SessionModelState(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionModelState)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14158,7 +14068,7 @@ class SessionNotification(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionNotification)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14213,7 +14123,7 @@ class SessionResumeCapabilities(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SessionResumeCapabilities)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14302,7 +14212,7 @@ class SetProvidersRequest(Model):
         if self.headers is not None:
             out["headers"] = self.headers
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "headers"))
+            out = _codec.with_nulls(out, self._nulls, _O_SetProvidersRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14368,7 +14278,7 @@ class SetProvidersResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetProvidersResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14430,7 +14340,7 @@ class SetSessionConfigOptionResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetSessionConfigOptionResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14499,7 +14409,7 @@ class SetSessionModeRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetSessionModeRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14551,7 +14461,7 @@ class SetSessionModeResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetSessionModeResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14625,7 +14535,7 @@ class SetSessionModelRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetSessionModelRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14682,7 +14592,7 @@ class SetSessionModelResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SetSessionModelResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14756,7 +14666,7 @@ class Sse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Sse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14839,9 +14749,7 @@ class StartNesRequest(Model):
         if self.workspace_uri is not None:
             out["workspaceUri"] = self.workspace_uri
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("_meta", "repository", "workspaceFolders", "workspaceUri")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_StartNesRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -14912,7 +14820,7 @@ class StartNesResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_StartNesResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15028,21 +14936,7 @@ class String(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "default",
-                    "description",
-                    "enum",
-                    "format",
-                    "maxLength",
-                    "minLength",
-                    "oneOf",
-                    "pattern",
-                    "title",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_String)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15174,21 +15068,7 @@ class StringPropertySchema(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "default",
-                    "description",
-                    "enum",
-                    "format",
-                    "maxLength",
-                    "minLength",
-                    "oneOf",
-                    "pattern",
-                    "title",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_StringPropertySchema)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15309,7 +15189,7 @@ class SuggestNesRequest(Model):
         if self.selection is not None:
             out["selection"] = self.selection.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "context", "selection"))
+            out = _codec.with_nulls(out, self._nulls, _O_SuggestNesRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15383,7 +15263,7 @@ class SuggestNesResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_SuggestNesResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15446,7 +15326,7 @@ class Terminal(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_Terminal)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15535,7 +15415,7 @@ class TerminalAuthMethod(Model):
         if self.env is not None:
             out["env"] = self.env
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "args", "description", "env"))
+            out = _codec.with_nulls(out, self._nulls, _O_TerminalAuthMethod)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15608,7 +15488,7 @@ class TerminalExitStatus(Model):
         if self.signal is not None:
             out["signal"] = self.signal
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitCode", "signal"))
+            out = _codec.with_nulls(out, self._nulls, _O_TerminalExitStatus)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15681,7 +15561,7 @@ class TerminalOutputRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_TerminalOutputRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15753,7 +15633,7 @@ class TerminalOutputResponse(Model):
         if self.exit_status is not None:
             out["exitStatus"] = self.exit_status.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitStatus"))
+            out = _codec.with_nulls(out, self._nulls, _O_TerminalOutputResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15821,7 +15701,7 @@ class TerminalToolCallContent(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_TerminalToolCallContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15890,7 +15770,7 @@ class Text(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_Text)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -15954,7 +15834,7 @@ class TextContent(Model):
         if self.annotations is not None:
             out["annotations"] = self.annotations.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "annotations"))
+            out = _codec.with_nulls(out, self._nulls, _O_TextContent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16011,7 +15891,7 @@ class TextDocumentContentChangeEvent(Model):
         if self.range is not None:
             out["range"] = self.range.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("range",))
+            out = _codec.with_nulls(out, self._nulls, _O_TextDocumentContentChangeEvent)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16078,7 +15958,7 @@ class TextResourceContents(Model):
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "mimeType"))
+            out = _codec.with_nulls(out, self._nulls, _O_TextResourceContents)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16253,11 +16133,7 @@ class ToolCall(Model):
         if self.status is not None:
             out["status"] = self.status
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ToolCall)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16339,7 +16215,7 @@ class ToolCallLocation(Model):
         if self.line is not None:
             out["line"] = self.line
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "line"))
+            out = _codec.with_nulls(out, self._nulls, _O_ToolCallLocation)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16468,11 +16344,7 @@ class ToolCallSessionUpdate(Model):
         if self.status is not None:
             out["status"] = self.status
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status"),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ToolCallSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16616,20 +16488,7 @@ class ToolCallUpdate(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "_meta",
-                    "content",
-                    "kind",
-                    "locations",
-                    "rawInput",
-                    "rawOutput",
-                    "status",
-                    "title",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ToolCallUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16767,20 +16626,7 @@ class ToolCallUpdateSessionUpdate(Model):
         if self.title is not None:
             out["title"] = self.title
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out,
-                self._nulls,
-                (
-                    "_meta",
-                    "content",
-                    "kind",
-                    "locations",
-                    "rawInput",
-                    "rawOutput",
-                    "status",
-                    "title",
-                ),
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_ToolCallUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16852,7 +16698,7 @@ class UnstructuredCommandInput(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_UnstructuredCommandInput)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -16979,7 +16825,7 @@ class UrlRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_UrlRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17079,7 +16925,7 @@ class UrlSession(Model):
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "toolCallId"))
+            out = _codec.with_nulls(out, self._nulls, _O_UrlSession)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17193,9 +17039,7 @@ class Usage(Model):
         if self.thought_tokens is not None:
             out["thoughtTokens"] = self.thought_tokens
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("cachedReadTokens", "cachedWriteTokens", "thoughtTokens")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Usage)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17280,7 +17124,7 @@ class UsageUpdate(Model):
         if self.cost is not None:
             out["cost"] = self.cost.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "cost"))
+            out = _codec.with_nulls(out, self._nulls, _O_UsageUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17359,7 +17203,7 @@ class UsageUpdateSessionUpdate(Model):
         if self.cost is not None:
             out["cost"] = self.cost.to_json()
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "cost"))
+            out = _codec.with_nulls(out, self._nulls, _O_UsageUpdateSessionUpdate)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17446,7 +17290,7 @@ class UserMessageChunk(Model):
         if self.message_id is not None:
             out["messageId"] = self.message_id
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "messageId"))
+            out = _codec.with_nulls(out, self._nulls, _O_UserMessageChunk)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17527,7 +17371,7 @@ class ValueId(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_ValueId)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17603,7 +17447,7 @@ class WaitForTerminalExitRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_WaitForTerminalExitRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17670,7 +17514,7 @@ class WaitForTerminalExitResponse(Model):
         if self.signal is not None:
             out["signal"] = self.signal
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta", "exitCode", "signal"))
+            out = _codec.with_nulls(out, self._nulls, _O_WaitForTerminalExitResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17793,7 +17637,7 @@ class WriteTextFileRequest(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_WriteTextFileRequest)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -17852,7 +17696,7 @@ class WriteTextFileResponse(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("_meta",))
+            out = _codec.with_nulls(out, self._nulls, _O_WriteTextFileResponse)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -18340,7 +18184,16 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#
 
 
 ToolKind = Literal[
-    "delete", "edit", "execute", "fetch", "move", "other", "read", "search", "switch_mode", "think"
+    "delete",
+    "edit",
+    "execute",
+    "fetch",
+    "move",
+    "other",
+    "read",
+    "search",
+    "switch_mode",
+    "think",
 ]
 """Categories of tools that can be invoked.
 
@@ -18439,6 +18292,7 @@ def _du_Accept(d: Any) -> Accept:
 
 
 _K_Accept = frozenset({"_meta", "action", "content"})
+_O_Accept = ("_meta", "content")
 
 
 def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
@@ -18501,6 +18355,7 @@ def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
 
 
 _K_AcceptNesNotification = frozenset({"_meta", "id", "sessionId"})
+_O_AcceptNesNotification = ("_meta",)
 
 
 def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
@@ -18552,6 +18407,7 @@ def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
 
 
 _K_AgentAuthCapabilities = frozenset({"_meta", "logout"})
+_O_AgentAuthCapabilities = ("_meta", "logout")
 
 
 def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
@@ -18700,6 +18556,17 @@ _K_AgentCapabilities = frozenset(
         "sessionCapabilities",
     }
 )
+_O_AgentCapabilities = (
+    "_meta",
+    "auth",
+    "loadSession",
+    "mcpCapabilities",
+    "nes",
+    "positionEncoding",
+    "promptCapabilities",
+    "providers",
+    "sessionCapabilities",
+)
 
 
 def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
@@ -18770,6 +18637,7 @@ def _du_AgentMessageChunk(d: Any) -> AgentMessageChunk:
 
 
 _K_AgentMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
+_O_AgentMessageChunk = ("_meta", "messageId")
 
 
 def _d_AgentNotification(d: Any) -> AgentNotification:
@@ -18821,6 +18689,7 @@ def _d_AgentNotification(d: Any) -> AgentNotification:
 
 
 _K_AgentNotification = frozenset({"method", "params"})
+_O_AgentNotification = ("params",)
 
 
 def _d_AgentRequest(d: Any) -> AgentRequest:
@@ -18880,6 +18749,7 @@ def _d_AgentRequest(d: Any) -> AgentRequest:
 
 
 _K_AgentRequest = frozenset({"id", "method", "params"})
+_O_AgentRequest = ("params",)
 
 
 def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
@@ -18950,6 +18820,7 @@ def _du_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
 
 
 _K_AgentThoughtChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
+_O_AgentThoughtChunk = ("_meta", "messageId")
 
 
 def _d_Annotations(d: Any) -> Annotations:
@@ -19027,6 +18898,7 @@ def _d_Annotations(d: Any) -> Annotations:
 
 
 _K_Annotations = frozenset({"_meta", "audience", "lastModified", "priority"})
+_O_Annotations = ("_meta", "audience", "lastModified", "priority")
 
 
 def _d_Array(d: Any) -> Array:
@@ -19133,6 +19005,7 @@ def _du_Array(d: Any) -> Array:
 
 
 _K_Array = frozenset({"default", "description", "items", "maxItems", "minItems", "title", "type"})
+_O_Array = ("default", "description", "maxItems", "minItems", "title")
 
 
 def _d_Audio(d: Any) -> Audio:
@@ -19214,6 +19087,7 @@ def _du_Audio(d: Any) -> Audio:
 
 
 _K_Audio = frozenset({"_meta", "annotations", "data", "mimeType", "type"})
+_O_Audio = ("_meta", "annotations")
 
 
 def _d_AudioContent(d: Any) -> AudioContent:
@@ -19288,6 +19162,7 @@ def _d_AudioContent(d: Any) -> AudioContent:
 
 
 _K_AudioContent = frozenset({"_meta", "annotations", "data", "mimeType"})
+_O_AudioContent = ("_meta", "annotations")
 
 
 def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
@@ -19340,6 +19215,7 @@ def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
 
 
 _K_AuthCapabilities = frozenset({"_meta", "terminal"})
+_O_AuthCapabilities = ("_meta", "terminal")
 
 
 def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
@@ -19431,6 +19307,7 @@ def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
 
 
 _K_AuthEnvVar = frozenset({"_meta", "label", "name", "optional", "secret"})
+_O_AuthEnvVar = ("_meta", "label", "optional", "secret")
 
 
 def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
@@ -19506,6 +19383,7 @@ def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
 
 
 _K_AuthMethodAgent = frozenset({"_meta", "description", "id", "name"})
+_O_AuthMethodAgent = ("_meta", "description")
 
 
 def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
@@ -19602,6 +19480,7 @@ def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
 
 
 _K_AuthMethodEnvVar = frozenset({"_meta", "description", "id", "link", "name", "vars"})
+_O_AuthMethodEnvVar = ("_meta", "description", "link")
 
 
 def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
@@ -19701,6 +19580,7 @@ def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
 
 
 _K_AuthMethodTerminal = frozenset({"_meta", "args", "description", "env", "id", "name"})
+_O_AuthMethodTerminal = ("_meta", "args", "description", "env")
 
 
 def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
@@ -19753,6 +19633,7 @@ def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
 
 
 _K_AuthenticateRequest = frozenset({"_meta", "methodId"})
+_O_AuthenticateRequest = ("_meta",)
 
 
 def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
@@ -19792,6 +19673,7 @@ def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
 
 
 _K_AuthenticateResponse = frozenset({"_meta"})
+_O_AuthenticateResponse = ("_meta",)
 
 
 def _d_AvailableCommand(d: Any) -> AvailableCommand:
@@ -19866,6 +19748,7 @@ def _d_AvailableCommand(d: Any) -> AvailableCommand:
 
 
 _K_AvailableCommand = frozenset({"_meta", "description", "input", "name"})
+_O_AvailableCommand = ("_meta", "input")
 
 
 def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
@@ -19916,6 +19799,7 @@ def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
 
 
 _K_AvailableCommandsUpdate = frozenset({"_meta", "availableCommands"})
+_O_AvailableCommandsUpdate = ("_meta",)
 
 
 def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSessionUpdate:
@@ -19975,6 +19859,7 @@ def _du_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateS
 
 
 _K_AvailableCommandsUpdateSessionUpdate = frozenset({"_meta", "availableCommands", "sessionUpdate"})
+_O_AvailableCommandsUpdateSessionUpdate = ("_meta",)
 
 
 def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
@@ -20050,6 +19935,7 @@ def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
 
 
 _K_BlobResourceContents = frozenset({"_meta", "blob", "mimeType", "uri"})
+_O_BlobResourceContents = ("_meta", "mimeType")
 
 
 def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySchema:
@@ -20122,6 +20008,7 @@ def _du_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySc
 
 
 _K_BooleanElicitationPropertySchema = frozenset({"default", "description", "title", "type"})
+_O_BooleanElicitationPropertySchema = ("default", "description", "title")
 
 
 def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
@@ -20187,6 +20074,7 @@ def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
 
 
 _K_BooleanPropertySchema = frozenset({"default", "description", "title"})
+_O_BooleanPropertySchema = ("default", "description", "title")
 
 
 def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
@@ -20291,8 +20179,17 @@ def _du_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
 
 
 _K_BooleanSessionConfigOption = frozenset(
-    {"_meta", "category", "currentValue", "description", "id", "name", "type"}
+    {
+        "_meta",
+        "category",
+        "currentValue",
+        "description",
+        "id",
+        "name",
+        "type",
+    }
 )
+_O_BooleanSessionConfigOption = ("_meta", "category", "description")
 
 
 def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOptionRequest:
@@ -20374,8 +20271,15 @@ def _du_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigO
 
 
 _K_BooleanSetSessionConfigOptionRequest = frozenset(
-    {"_meta", "configId", "sessionId", "type", "value"}
+    {
+        "_meta",
+        "configId",
+        "sessionId",
+        "type",
+        "value",
+    }
 )
+_O_BooleanSetSessionConfigOptionRequest = ("_meta",)
 
 
 def _d_Cancel(d: Any) -> Cancel:
@@ -20422,6 +20326,7 @@ def _du_Cancel(d: Any) -> Cancel:
 
 
 _K_Cancel = frozenset({"_meta", "action"})
+_O_Cancel = ("_meta",)
 
 
 def _d_CancelNotification(d: Any) -> CancelNotification:
@@ -20474,6 +20379,7 @@ def _d_CancelNotification(d: Any) -> CancelNotification:
 
 
 _K_CancelNotification = frozenset({"_meta", "sessionId"})
+_O_CancelNotification = ("_meta",)
 
 
 def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
@@ -20524,6 +20430,7 @@ def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
 
 
 _K_CancelRequestNotification = frozenset({"_meta", "requestId"})
+_O_CancelRequestNotification = ("_meta",)
 
 
 def _d_Cancelled(d: Any) -> Cancelled:
@@ -20655,7 +20562,24 @@ def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
 
 
 _K_ClientCapabilities = frozenset(
-    {"_meta", "auth", "elicitation", "fs", "nes", "positionEncodings", "terminal"}
+    {
+        "_meta",
+        "auth",
+        "elicitation",
+        "fs",
+        "nes",
+        "positionEncodings",
+        "terminal",
+    }
+)
+_O_ClientCapabilities = (
+    "_meta",
+    "auth",
+    "elicitation",
+    "fs",
+    "nes",
+    "positionEncodings",
+    "terminal",
 )
 
 
@@ -20732,6 +20656,7 @@ def _d_ClientNesCapabilities(d: Any) -> ClientNesCapabilities:
 
 
 _K_ClientNesCapabilities = frozenset({"_meta", "jump", "rename", "searchAndReplace"})
+_O_ClientNesCapabilities = ("_meta", "jump", "rename", "searchAndReplace")
 
 
 def _d_ClientNotification(d: Any) -> ClientNotification:
@@ -20783,6 +20708,7 @@ def _d_ClientNotification(d: Any) -> ClientNotification:
 
 
 _K_ClientNotification = frozenset({"method", "params"})
+_O_ClientNotification = ("params",)
 
 
 def _d_ClientRequest(d: Any) -> ClientRequest:
@@ -20842,6 +20768,7 @@ def _d_ClientRequest(d: Any) -> ClientRequest:
 
 
 _K_ClientRequest = frozenset({"id", "method", "params"})
+_O_ClientRequest = ("params",)
 
 
 def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
@@ -20894,6 +20821,7 @@ def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
 
 
 _K_CloseNesRequest = frozenset({"_meta", "sessionId"})
+_O_CloseNesRequest = ("_meta",)
 
 
 def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
@@ -20933,6 +20861,7 @@ def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
 
 
 _K_CloseNesResponse = frozenset({"_meta"})
+_O_CloseNesResponse = ("_meta",)
 
 
 def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
@@ -20985,6 +20914,7 @@ def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
 
 
 _K_CloseSessionRequest = frozenset({"_meta", "sessionId"})
+_O_CloseSessionRequest = ("_meta",)
 
 
 def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
@@ -21024,6 +20954,7 @@ def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
 
 
 _K_CloseSessionResponse = frozenset({"_meta"})
+_O_CloseSessionResponse = ("_meta",)
 
 
 def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotification:
@@ -21076,6 +21007,7 @@ def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotificatio
 
 
 _K_CompleteElicitationNotification = frozenset({"_meta", "elicitationId"})
+_O_CompleteElicitationNotification = ("_meta",)
 
 
 def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
@@ -21126,6 +21058,7 @@ def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
 
 
 _K_ConfigOptionUpdate = frozenset({"_meta", "configOptions"})
+_O_ConfigOptionUpdate = ("_meta",)
 
 
 def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdate:
@@ -21183,6 +21116,7 @@ def _du_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpda
 
 
 _K_ConfigOptionUpdateSessionUpdate = frozenset({"_meta", "configOptions", "sessionUpdate"})
+_O_ConfigOptionUpdateSessionUpdate = ("_meta",)
 
 
 def _d_Content(d: Any) -> Content:
@@ -21233,6 +21167,7 @@ def _d_Content(d: Any) -> Content:
 
 
 _K_Content = frozenset({"_meta", "content"})
+_O_Content = ("_meta",)
 
 
 def _d_ContentChunk(d: Any) -> ContentChunk:
@@ -21296,6 +21231,7 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
 
 
 _K_ContentChunk = frozenset({"_meta", "content", "messageId"})
+_O_ContentChunk = ("_meta", "messageId")
 
 
 def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
@@ -21353,6 +21289,7 @@ def _du_ContentToolCallContent(d: Any) -> ContentToolCallContent:
 
 
 _K_ContentToolCallContent = frozenset({"_meta", "content", "type"})
+_O_ContentToolCallContent = ("_meta",)
 
 
 def _d_Cost(d: Any) -> Cost:
@@ -21492,8 +21429,17 @@ def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
 
 
 _K_CreateTerminalRequest = frozenset(
-    {"_meta", "args", "command", "cwd", "env", "outputByteLimit", "sessionId"}
+    {
+        "_meta",
+        "args",
+        "command",
+        "cwd",
+        "env",
+        "outputByteLimit",
+        "sessionId",
+    }
 )
+_O_CreateTerminalRequest = ("_meta", "args", "cwd", "env", "outputByteLimit")
 
 
 def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
@@ -21546,6 +21492,7 @@ def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
 
 
 _K_CreateTerminalResponse = frozenset({"_meta", "terminalId"})
+_O_CreateTerminalResponse = ("_meta",)
 
 
 def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
@@ -21598,6 +21545,7 @@ def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
 
 
 _K_CurrentModeUpdate = frozenset({"_meta", "currentModeId"})
+_O_CurrentModeUpdate = ("_meta",)
 
 
 def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
@@ -21657,6 +21605,7 @@ def _du_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate
 
 
 _K_CurrentModeUpdateSessionUpdate = frozenset({"_meta", "currentModeId", "sessionUpdate"})
+_O_CurrentModeUpdateSessionUpdate = ("_meta",)
 
 
 def _d_Decline(d: Any) -> Decline:
@@ -21703,6 +21652,7 @@ def _du_Decline(d: Any) -> Decline:
 
 
 _K_Decline = frozenset({"_meta", "action"})
+_O_Decline = ("_meta",)
 
 
 def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
@@ -21781,8 +21731,15 @@ def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
 
 
 _K_DidChangeDocumentNotification = frozenset(
-    {"_meta", "contentChanges", "sessionId", "uri", "version"}
+    {
+        "_meta",
+        "contentChanges",
+        "sessionId",
+        "uri",
+        "version",
+    }
 )
+_O_DidChangeDocumentNotification = ("_meta",)
 
 
 def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
@@ -21845,6 +21802,7 @@ def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
 
 
 _K_DidCloseDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
+_O_DidCloseDocumentNotification = ("_meta",)
 
 
 def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
@@ -21938,8 +21896,16 @@ def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
 
 
 _K_DidFocusDocumentNotification = frozenset(
-    {"_meta", "position", "sessionId", "uri", "version", "visibleRange"}
+    {
+        "_meta",
+        "position",
+        "sessionId",
+        "uri",
+        "version",
+        "visibleRange",
+    }
 )
+_O_DidFocusDocumentNotification = ("_meta",)
 
 
 def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
@@ -22037,8 +22003,16 @@ def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
 
 
 _K_DidOpenDocumentNotification = frozenset(
-    {"_meta", "languageId", "sessionId", "text", "uri", "version"}
+    {
+        "_meta",
+        "languageId",
+        "sessionId",
+        "text",
+        "uri",
+        "version",
+    }
 )
+_O_DidOpenDocumentNotification = ("_meta",)
 
 
 def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
@@ -22101,6 +22075,7 @@ def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
 
 
 _K_DidSaveDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
+_O_DidSaveDocumentNotification = ("_meta",)
 
 
 def _d_Diff(d: Any) -> Diff:
@@ -22176,6 +22151,7 @@ def _d_Diff(d: Any) -> Diff:
 
 
 _K_Diff = frozenset({"_meta", "newText", "oldText", "path"})
+_O_Diff = ("_meta", "oldText")
 
 
 def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
@@ -22258,6 +22234,7 @@ def _du_DiffToolCallContent(d: Any) -> DiffToolCallContent:
 
 
 _K_DiffToolCallContent = frozenset({"_meta", "newText", "oldText", "path", "type"})
+_O_DiffToolCallContent = ("_meta", "oldText")
 
 
 def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
@@ -22310,6 +22287,7 @@ def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
 
 
 _K_DisableProvidersRequest = frozenset({"_meta", "id"})
+_O_DisableProvidersRequest = ("_meta",)
 
 
 def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
@@ -22349,6 +22327,7 @@ def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
 
 
 _K_DisableProvidersResponse = frozenset({"_meta"})
+_O_DisableProvidersResponse = ("_meta",)
 
 
 def _d_Edit(d: Any) -> Edit:
@@ -22425,6 +22404,7 @@ def _du_Edit(d: Any) -> Edit:
 
 
 _K_Edit = frozenset({"cursorPosition", "edits", "id", "kind", "uri"})
+_O_Edit = ("cursorPosition",)
 
 
 def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
@@ -22463,6 +22443,7 @@ def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
 
 
 _K_ElicitationAcceptAction = frozenset({"content"})
+_O_ElicitationAcceptAction = ("content",)
 
 
 def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
@@ -22526,6 +22507,7 @@ def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
 
 
 _K_ElicitationCapabilities = frozenset({"_meta", "form", "url"})
+_O_ElicitationCapabilities = ("_meta", "form", "url")
 
 
 def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
@@ -22565,6 +22547,7 @@ def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
 
 
 _K_ElicitationFormCapabilities = frozenset({"_meta"})
+_O_ElicitationFormCapabilities = ("_meta",)
 
 
 def _d_ElicitationRequestScope(d: Any) -> ElicitationRequestScope:
@@ -22675,6 +22658,7 @@ def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
 
 
 _K_ElicitationSchema = frozenset({"description", "properties", "required", "title", "type"})
+_O_ElicitationSchema = ("description", "properties", "required", "title", "type")
 
 
 def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
@@ -22727,6 +22711,7 @@ def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
 
 
 _K_ElicitationSessionScope = frozenset({"sessionId", "toolCallId"})
+_O_ElicitationSessionScope = ("toolCallId",)
 
 
 def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
@@ -22766,6 +22751,7 @@ def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
 
 
 _K_ElicitationUrlCapabilities = frozenset({"_meta"})
+_O_ElicitationUrlCapabilities = ("_meta",)
 
 
 def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
@@ -22828,6 +22814,7 @@ def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
 
 
 _K_EmbeddedResource = frozenset({"_meta", "annotations", "resource"})
+_O_EmbeddedResource = ("_meta", "annotations")
 
 
 def _d_EnumOption(d: Any) -> EnumOption:
@@ -22959,6 +22946,7 @@ def _du_EnvVar(d: Any) -> EnvVar:
 
 
 _K_EnvVar = frozenset({"_meta", "description", "id", "link", "name", "type", "vars"})
+_O_EnvVar = ("_meta", "description", "link")
 
 
 def _d_EnvVariable(d: Any) -> EnvVariable:
@@ -23021,6 +23009,7 @@ def _d_EnvVariable(d: Any) -> EnvVariable:
 
 
 _K_EnvVariable = frozenset({"_meta", "name", "value"})
+_O_EnvVariable = ("_meta",)
 
 
 def _d_Error(d: Any) -> Error:
@@ -23078,6 +23067,7 @@ def _d_Error(d: Any) -> Error:
 
 
 _K_Error = frozenset({"code", "data", "message"})
+_O_Error = ("data",)
 
 
 def _d_ErrorAgentResponse(d: Any) -> ErrorAgentResponse:
@@ -23195,6 +23185,7 @@ def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
 
 
 _K_FileSystemCapabilities = frozenset({"_meta", "readTextFile", "writeTextFile"})
+_O_FileSystemCapabilities = ("_meta", "readTextFile", "writeTextFile")
 
 
 def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
@@ -23281,8 +23272,15 @@ def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
 
 
 _K_ForkSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
+_O_ForkSessionRequest = ("_meta", "additionalDirectories", "mcpServers")
 
 
 def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
@@ -23371,6 +23369,7 @@ def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
 
 
 _K_ForkSessionResponse = frozenset({"_meta", "configOptions", "models", "modes", "sessionId"})
+_O_ForkSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
 def _d_FormRequest(d: Any) -> FormRequest:
@@ -23446,6 +23445,7 @@ def _du_FormRequest(d: Any) -> FormRequest:
 
 
 _K_FormRequest = frozenset({"_meta", "message", "mode", "requestId", "requestedSchema"})
+_O_FormRequest = ("_meta",)
 
 
 def _d_FormSession(d: Any) -> FormSession:
@@ -23536,8 +23536,16 @@ def _du_FormSession(d: Any) -> FormSession:
 
 
 _K_FormSession = frozenset(
-    {"_meta", "message", "mode", "requestedSchema", "sessionId", "toolCallId"}
+    {
+        "_meta",
+        "message",
+        "mode",
+        "requestedSchema",
+        "sessionId",
+        "toolCallId",
+    }
 )
+_O_FormSession = ("_meta", "toolCallId")
 
 
 def _d_Http(d: Any) -> Http:
@@ -23615,6 +23623,7 @@ def _du_Http(d: Any) -> Http:
 
 
 _K_Http = frozenset({"_meta", "headers", "name", "type", "url"})
+_O_Http = ("_meta",)
 
 
 def _d_HttpHeader(d: Any) -> HttpHeader:
@@ -23677,6 +23686,7 @@ def _d_HttpHeader(d: Any) -> HttpHeader:
 
 
 _K_HttpHeader = frozenset({"_meta", "name", "value"})
+_O_HttpHeader = ("_meta",)
 
 
 def _d_Image(d: Any) -> Image:
@@ -23771,6 +23781,7 @@ def _du_Image(d: Any) -> Image:
 
 
 _K_Image = frozenset({"_meta", "annotations", "data", "mimeType", "type", "uri"})
+_O_Image = ("_meta", "annotations", "uri")
 
 
 def _d_ImageContent(d: Any) -> ImageContent:
@@ -23858,6 +23869,7 @@ def _d_ImageContent(d: Any) -> ImageContent:
 
 
 _K_ImageContent = frozenset({"_meta", "annotations", "data", "mimeType", "uri"})
+_O_ImageContent = ("_meta", "annotations", "uri")
 
 
 def _d_Implementation(d: Any) -> Implementation:
@@ -23933,6 +23945,7 @@ def _d_Implementation(d: Any) -> Implementation:
 
 
 _K_Implementation = frozenset({"_meta", "name", "title", "version"})
+_O_Implementation = ("_meta", "title")
 
 
 def _d_InitializeRequest(d: Any) -> InitializeRequest:
@@ -24007,6 +24020,7 @@ def _d_InitializeRequest(d: Any) -> InitializeRequest:
 
 
 _K_InitializeRequest = frozenset({"_meta", "clientCapabilities", "clientInfo", "protocolVersion"})
+_O_InitializeRequest = ("_meta", "clientCapabilities", "clientInfo")
 
 
 def _d_InitializeResponse(d: Any) -> InitializeResponse:
@@ -24093,8 +24107,15 @@ def _d_InitializeResponse(d: Any) -> InitializeResponse:
 
 
 _K_InitializeResponse = frozenset(
-    {"_meta", "agentCapabilities", "agentInfo", "authMethods", "protocolVersion"}
+    {
+        "_meta",
+        "agentCapabilities",
+        "agentInfo",
+        "authMethods",
+        "protocolVersion",
+    }
 )
+_O_InitializeResponse = ("_meta", "agentCapabilities", "agentInfo", "authMethods")
 
 
 def _d_Integer(d: Any) -> Integer:
@@ -24190,6 +24211,7 @@ def _du_Integer(d: Any) -> Integer:
 
 
 _K_Integer = frozenset({"default", "description", "maximum", "minimum", "title", "type"})
+_O_Integer = ("default", "description", "maximum", "minimum", "title")
 
 
 def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
@@ -24278,6 +24300,7 @@ def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
 
 
 _K_IntegerPropertySchema = frozenset({"default", "description", "maximum", "minimum", "title"})
+_O_IntegerPropertySchema = ("default", "description", "maximum", "minimum", "title")
 
 
 def _d_Jump(d: Any) -> Jump:
@@ -24379,6 +24402,7 @@ def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
 
 
 _K_KillTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
+_O_KillTerminalRequest = ("_meta",)
 
 
 def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
@@ -24418,6 +24442,7 @@ def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
 
 
 _K_KillTerminalResponse = frozenset({"_meta"})
+_O_KillTerminalResponse = ("_meta",)
 
 
 def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
@@ -24457,6 +24482,7 @@ def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
 
 
 _K_ListProvidersRequest = frozenset({"_meta"})
+_O_ListProvidersRequest = ("_meta",)
 
 
 def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
@@ -24507,6 +24533,7 @@ def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
 
 
 _K_ListProvidersResponse = frozenset({"_meta", "providers"})
+_O_ListProvidersResponse = ("_meta",)
 
 
 def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
@@ -24584,6 +24611,7 @@ def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
 
 
 _K_ListSessionsRequest = frozenset({"_meta", "additionalDirectories", "cursor", "cwd"})
+_O_ListSessionsRequest = ("_meta", "additionalDirectories", "cursor", "cwd")
 
 
 def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
@@ -24647,6 +24675,7 @@ def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
 
 
 _K_ListSessionsResponse = frozenset({"_meta", "nextCursor", "sessions"})
+_O_ListSessionsResponse = ("_meta", "nextCursor")
 
 
 def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
@@ -24729,8 +24758,15 @@ def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
 
 
 _K_LoadSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
+_O_LoadSessionRequest = ("_meta", "additionalDirectories")
 
 
 def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
@@ -24806,6 +24842,7 @@ def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
 
 
 _K_LoadSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"})
+_O_LoadSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
 def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
@@ -24845,6 +24882,7 @@ def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
 
 
 _K_LogoutCapabilities = frozenset({"_meta"})
+_O_LogoutCapabilities = ("_meta",)
 
 
 def _d_LogoutRequest(d: Any) -> LogoutRequest:
@@ -24884,6 +24922,7 @@ def _d_LogoutRequest(d: Any) -> LogoutRequest:
 
 
 _K_LogoutRequest = frozenset({"_meta"})
+_O_LogoutRequest = ("_meta",)
 
 
 def _d_LogoutResponse(d: Any) -> LogoutResponse:
@@ -24923,6 +24962,7 @@ def _d_LogoutResponse(d: Any) -> LogoutResponse:
 
 
 _K_LogoutResponse = frozenset({"_meta"})
+_O_LogoutResponse = ("_meta",)
 
 
 def _d_McpCapabilities(d: Any) -> McpCapabilities:
@@ -24988,6 +25028,7 @@ def _d_McpCapabilities(d: Any) -> McpCapabilities:
 
 
 _K_McpCapabilities = frozenset({"_meta", "http", "sse"})
+_O_McpCapabilities = ("_meta", "http", "sse")
 
 
 def _d_McpServerHttp(d: Any) -> McpServerHttp:
@@ -25058,6 +25099,7 @@ def _d_McpServerHttp(d: Any) -> McpServerHttp:
 
 
 _K_McpServerHttp = frozenset({"_meta", "headers", "name", "url"})
+_O_McpServerHttp = ("_meta",)
 
 
 def _d_McpServerSse(d: Any) -> McpServerSse:
@@ -25128,6 +25170,7 @@ def _d_McpServerSse(d: Any) -> McpServerSse:
 
 
 _K_McpServerSse = frozenset({"_meta", "headers", "name", "url"})
+_O_McpServerSse = ("_meta",)
 
 
 def _d_McpServerStdio(d: Any) -> McpServerStdio:
@@ -25206,6 +25249,7 @@ def _d_McpServerStdio(d: Any) -> McpServerStdio:
 
 
 _K_McpServerStdio = frozenset({"_meta", "args", "command", "env", "name"})
+_O_McpServerStdio = ("_meta",)
 
 
 def _d_ModelInfo(d: Any) -> ModelInfo:
@@ -25281,6 +25325,7 @@ def _d_ModelInfo(d: Any) -> ModelInfo:
 
 
 _K_ModelInfo = frozenset({"_meta", "description", "modelId", "name"})
+_O_ModelInfo = ("_meta", "description")
 
 
 def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
@@ -25380,8 +25425,16 @@ def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
 
 
 _K_MultiSelectPropertySchema = frozenset(
-    {"default", "description", "items", "maxItems", "minItems", "title"}
+    {
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+    }
 )
+_O_MultiSelectPropertySchema = ("default", "description", "maxItems", "minItems", "title")
 
 
 def _d_NesCapabilities(d: Any) -> NesCapabilities:
@@ -25445,6 +25498,7 @@ def _d_NesCapabilities(d: Any) -> NesCapabilities:
 
 
 _K_NesCapabilities = frozenset({"_meta", "context", "events"})
+_O_NesCapabilities = ("_meta", "context", "events")
 
 
 def _d_NesContextCapabilities(d: Any) -> NesContextCapabilities:
@@ -25566,6 +25620,15 @@ _K_NesContextCapabilities = frozenset(
         "userActions",
     }
 )
+_O_NesContextCapabilities = (
+    "_meta",
+    "diagnostics",
+    "editHistory",
+    "openFiles",
+    "recentFiles",
+    "relatedSnippets",
+    "userActions",
+)
 
 
 def _d_NesDiagnostic(d: Any) -> NesDiagnostic:
@@ -25641,6 +25704,7 @@ def _d_NesDiagnosticsCapabilities(d: Any) -> NesDiagnosticsCapabilities:
 
 
 _K_NesDiagnosticsCapabilities = frozenset({"_meta"})
+_O_NesDiagnosticsCapabilities = ("_meta",)
 
 
 def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilities:
@@ -25691,6 +25755,7 @@ def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilit
 
 
 _K_NesDocumentDidChangeCapabilities = frozenset({"_meta", "syncKind"})
+_O_NesDocumentDidChangeCapabilities = ("_meta",)
 
 
 def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilities:
@@ -25730,6 +25795,7 @@ def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilitie
 
 
 _K_NesDocumentDidCloseCapabilities = frozenset({"_meta"})
+_O_NesDocumentDidCloseCapabilities = ("_meta",)
 
 
 def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilities:
@@ -25769,6 +25835,7 @@ def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilitie
 
 
 _K_NesDocumentDidFocusCapabilities = frozenset({"_meta"})
+_O_NesDocumentDidFocusCapabilities = ("_meta",)
 
 
 def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
@@ -25808,6 +25875,7 @@ def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
 
 
 _K_NesDocumentDidOpenCapabilities = frozenset({"_meta"})
+_O_NesDocumentDidOpenCapabilities = ("_meta",)
 
 
 def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
@@ -25847,6 +25915,7 @@ def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
 
 
 _K_NesDocumentDidSaveCapabilities = frozenset({"_meta"})
+_O_NesDocumentDidSaveCapabilities = ("_meta",)
 
 
 def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
@@ -25946,7 +26015,22 @@ def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
 
 
 _K_NesDocumentEventCapabilities = frozenset(
-    {"_meta", "didChange", "didClose", "didFocus", "didOpen", "didSave"}
+    {
+        "_meta",
+        "didChange",
+        "didClose",
+        "didFocus",
+        "didOpen",
+        "didSave",
+    }
+)
+_O_NesDocumentEventCapabilities = (
+    "_meta",
+    "didChange",
+    "didClose",
+    "didFocus",
+    "didOpen",
+    "didSave",
 )
 
 
@@ -25999,6 +26083,7 @@ def _d_NesEditHistoryCapabilities(d: Any) -> NesEditHistoryCapabilities:
 
 
 _K_NesEditHistoryCapabilities = frozenset({"_meta", "maxCount"})
+_O_NesEditHistoryCapabilities = ("_meta", "maxCount")
 
 
 def _d_NesEditHistoryEntry(d: Any) -> NesEditHistoryEntry:
@@ -26096,6 +26181,7 @@ def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
 
 
 _K_NesEditSuggestion = frozenset({"cursorPosition", "edits", "id", "uri"})
+_O_NesEditSuggestion = ("cursorPosition",)
 
 
 def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
@@ -26147,6 +26233,7 @@ def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
 
 
 _K_NesEventCapabilities = frozenset({"_meta", "document"})
+_O_NesEventCapabilities = ("_meta", "document")
 
 
 def _d_NesExcerpt(d: Any) -> NesExcerpt:
@@ -26217,6 +26304,7 @@ def _d_NesJumpCapabilities(d: Any) -> NesJumpCapabilities:
 
 
 _K_NesJumpCapabilities = frozenset({"_meta"})
+_O_NesJumpCapabilities = ("_meta",)
 
 
 def _d_NesJumpSuggestion(d: Any) -> NesJumpSuggestion:
@@ -26322,6 +26410,7 @@ def _d_NesOpenFile(d: Any) -> NesOpenFile:
 
 
 _K_NesOpenFile = frozenset({"languageId", "lastFocusedMs", "uri", "visibleRange"})
+_O_NesOpenFile = ("lastFocusedMs", "visibleRange")
 
 
 def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
@@ -26361,6 +26450,7 @@ def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
 
 
 _K_NesOpenFilesCapabilities = frozenset({"_meta"})
+_O_NesOpenFilesCapabilities = ("_meta",)
 
 
 def _d_NesRecentFile(d: Any) -> NesRecentFile:
@@ -26445,6 +26535,7 @@ def _d_NesRecentFilesCapabilities(d: Any) -> NesRecentFilesCapabilities:
 
 
 _K_NesRecentFilesCapabilities = frozenset({"_meta", "maxCount"})
+_O_NesRecentFilesCapabilities = ("_meta", "maxCount")
 
 
 def _d_NesRelatedSnippet(d: Any) -> NesRelatedSnippet:
@@ -26511,6 +26602,7 @@ def _d_NesRelatedSnippetsCapabilities(d: Any) -> NesRelatedSnippetsCapabilities:
 
 
 _K_NesRelatedSnippetsCapabilities = frozenset({"_meta"})
+_O_NesRelatedSnippetsCapabilities = ("_meta",)
 
 
 def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
@@ -26550,6 +26642,7 @@ def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
 
 
 _K_NesRenameCapabilities = frozenset({"_meta"})
+_O_NesRenameCapabilities = ("_meta",)
 
 
 def _d_NesRenameSuggestion(d: Any) -> NesRenameSuggestion:
@@ -26659,6 +26752,7 @@ def _d_NesSearchAndReplaceCapabilities(d: Any) -> NesSearchAndReplaceCapabilitie
 
 
 _K_NesSearchAndReplaceCapabilities = frozenset({"_meta"})
+_O_NesSearchAndReplaceCapabilities = ("_meta",)
 
 
 def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
@@ -26741,6 +26835,7 @@ def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
 
 
 _K_NesSearchAndReplaceSuggestion = frozenset({"id", "isRegex", "replace", "search", "uri"})
+_O_NesSearchAndReplaceSuggestion = ("isRegex",)
 
 
 def _d_NesSuggestContext(d: Any) -> NesSuggestContext:
@@ -26862,6 +26957,15 @@ _K_NesSuggestContext = frozenset(
         "userActions",
     }
 )
+_O_NesSuggestContext = (
+    "_meta",
+    "diagnostics",
+    "editHistory",
+    "openFiles",
+    "recentFiles",
+    "relatedSnippets",
+    "userActions",
+)
 
 
 def _d_NesTextEdit(d: Any) -> NesTextEdit:
@@ -26976,6 +27080,7 @@ def _d_NesUserActionsCapabilities(d: Any) -> NesUserActionsCapabilities:
 
 
 _K_NesUserActionsCapabilities = frozenset({"_meta", "maxCount"})
+_O_NesUserActionsCapabilities = ("_meta", "maxCount")
 
 
 def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
@@ -27048,6 +27153,7 @@ def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
 
 
 _K_NewSessionRequest = frozenset({"_meta", "additionalDirectories", "cwd", "mcpServers"})
+_O_NewSessionRequest = ("_meta", "additionalDirectories")
 
 
 def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
@@ -27136,6 +27242,7 @@ def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
 
 
 _K_NewSessionResponse = frozenset({"_meta", "configOptions", "models", "modes", "sessionId"})
+_O_NewSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
 def _d_Number(d: Any) -> Number:
@@ -27234,6 +27341,7 @@ def _du_Number(d: Any) -> Number:
 
 
 _K_Number = frozenset({"default", "description", "maximum", "minimum", "title", "type"})
+_O_Number = ("default", "description", "maximum", "minimum", "title")
 
 
 def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
@@ -27325,6 +27433,7 @@ def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
 
 
 _K_NumberPropertySchema = frozenset({"default", "description", "maximum", "minimum", "title"})
+_O_NumberPropertySchema = ("default", "description", "maximum", "minimum", "title")
 
 
 def _d_PermissionOption(d: Any) -> PermissionOption:
@@ -27395,6 +27504,7 @@ def _d_PermissionOption(d: Any) -> PermissionOption:
 
 
 _K_PermissionOption = frozenset({"_meta", "kind", "name", "optionId"})
+_O_PermissionOption = ("_meta",)
 
 
 def _d_Plan(d: Any) -> Plan:
@@ -27445,6 +27555,7 @@ def _d_Plan(d: Any) -> Plan:
 
 
 _K_Plan = frozenset({"_meta", "entries"})
+_O_Plan = ("_meta",)
 
 
 def _d_PlanEntry(d: Any) -> PlanEntry:
@@ -27513,6 +27624,7 @@ def _d_PlanEntry(d: Any) -> PlanEntry:
 
 
 _K_PlanEntry = frozenset({"_meta", "content", "priority", "status"})
+_O_PlanEntry = ("_meta",)
 
 
 def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
@@ -27570,6 +27682,7 @@ def _du_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
 
 
 _K_PlanSessionUpdate = frozenset({"_meta", "entries", "sessionUpdate"})
+_O_PlanSessionUpdate = ("_meta",)
 
 
 def _d_Position(d: Any) -> Position:
@@ -27674,6 +27787,7 @@ def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
 
 
 _K_PromptCapabilities = frozenset({"_meta", "audio", "embeddedContext", "image"})
+_O_PromptCapabilities = ("_meta", "audio", "embeddedContext", "image")
 
 
 def _d_PromptRequest(d: Any) -> PromptRequest:
@@ -27747,6 +27861,7 @@ def _d_PromptRequest(d: Any) -> PromptRequest:
 
 
 _K_PromptRequest = frozenset({"_meta", "messageId", "prompt", "sessionId"})
+_O_PromptRequest = ("_meta", "messageId")
 
 
 def _d_PromptResponse(d: Any) -> PromptResponse:
@@ -27822,6 +27937,7 @@ def _d_PromptResponse(d: Any) -> PromptResponse:
 
 
 _K_PromptResponse = frozenset({"_meta", "stopReason", "usage", "userMessageId"})
+_O_PromptResponse = ("_meta", "usage", "userMessageId")
 
 
 def _d_ProviderCurrentConfig(d: Any) -> ProviderCurrentConfig:
@@ -27931,6 +28047,7 @@ def _d_ProviderInfo(d: Any) -> ProviderInfo:
 
 
 _K_ProviderInfo = frozenset({"_meta", "current", "id", "required", "supported"})
+_O_ProviderInfo = ("_meta", "current")
 
 
 def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
@@ -27970,6 +28087,7 @@ def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
 
 
 _K_ProvidersCapabilities = frozenset({"_meta"})
+_O_ProvidersCapabilities = ("_meta",)
 
 
 def _d_Range(d: Any) -> Range:
@@ -28082,6 +28200,7 @@ def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
 
 
 _K_ReadTextFileRequest = frozenset({"_meta", "limit", "line", "path", "sessionId"})
+_O_ReadTextFileRequest = ("_meta", "limit", "line")
 
 
 def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
@@ -28134,6 +28253,7 @@ def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
 
 
 _K_ReadTextFileResponse = frozenset({"_meta", "content"})
+_O_ReadTextFileResponse = ("_meta",)
 
 
 def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
@@ -28208,6 +28328,7 @@ def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
 
 
 _K_RejectNesNotification = frozenset({"_meta", "id", "reason", "sessionId"})
+_O_RejectNesNotification = ("_meta", "reason")
 
 
 def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
@@ -28270,6 +28391,7 @@ def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
 
 
 _K_ReleaseTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
+_O_ReleaseTerminalRequest = ("_meta",)
 
 
 def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
@@ -28309,6 +28431,7 @@ def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
 
 
 _K_ReleaseTerminalResponse = frozenset({"_meta"})
+_O_ReleaseTerminalResponse = ("_meta",)
 
 
 def _d_Rename(d: Any) -> Rename:
@@ -28479,6 +28602,7 @@ def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
 
 
 _K_RequestPermissionRequest = frozenset({"_meta", "options", "sessionId", "toolCall"})
+_O_RequestPermissionRequest = ("_meta",)
 
 
 def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
@@ -28529,6 +28653,7 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
 
 
 _K_RequestPermissionResponse = frozenset({"_meta", "outcome"})
+_O_RequestPermissionResponse = ("_meta",)
 
 
 def _d_Resource(d: Any) -> Resource:
@@ -28598,6 +28723,7 @@ def _du_Resource(d: Any) -> Resource:
 
 
 _K_Resource = frozenset({"_meta", "annotations", "resource", "type"})
+_O_Resource = ("_meta", "annotations")
 
 
 def _d_ResourceLink(d: Any) -> ResourceLink:
@@ -28723,8 +28849,18 @@ def _d_ResourceLink(d: Any) -> ResourceLink:
 
 
 _K_ResourceLink = frozenset(
-    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "uri"}
+    {
+        "_meta",
+        "annotations",
+        "description",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "uri",
+    }
 )
+_O_ResourceLink = ("_meta", "annotations", "description", "mimeType", "size", "title")
 
 
 def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
@@ -28857,8 +28993,19 @@ def _du_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
 
 
 _K_ResourceLinkContentBlock = frozenset(
-    {"_meta", "annotations", "description", "mimeType", "name", "size", "title", "type", "uri"}
+    {
+        "_meta",
+        "annotations",
+        "description",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "type",
+        "uri",
+    }
 )
+_O_ResourceLinkContentBlock = ("_meta", "annotations", "description", "mimeType", "size", "title")
 
 
 def _d_ResultAgentResponse(d: Any) -> ResultAgentResponse:
@@ -28997,8 +29144,15 @@ def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
 
 
 _K_ResumeSessionRequest = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "mcpServers", "sessionId"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "mcpServers",
+        "sessionId",
+    }
 )
+_O_ResumeSessionRequest = ("_meta", "additionalDirectories", "mcpServers")
 
 
 def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
@@ -29074,6 +29228,7 @@ def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
 
 
 _K_ResumeSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"})
+_O_ResumeSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
 def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
@@ -29163,6 +29318,7 @@ def _du_SearchAndReplace(d: Any) -> SearchAndReplace:
 
 
 _K_SearchAndReplace = frozenset({"id", "isRegex", "kind", "replace", "search", "uri"})
+_O_SearchAndReplace = ("isRegex",)
 
 
 def _d_Select(d: Any) -> Select:
@@ -29275,8 +29431,18 @@ def _du_Select(d: Any) -> Select:
 
 
 _K_Select = frozenset(
-    {"_meta", "category", "currentValue", "description", "id", "name", "options", "type"}
+    {
+        "_meta",
+        "category",
+        "currentValue",
+        "description",
+        "id",
+        "name",
+        "options",
+        "type",
+    }
 )
+_O_Select = ("_meta", "category", "description")
 
 
 def _d_Selected(d: Any) -> Selected:
@@ -29336,6 +29502,7 @@ def _du_Selected(d: Any) -> Selected:
 
 
 _K_Selected = frozenset({"_meta", "optionId", "outcome"})
+_O_Selected = ("_meta",)
 
 
 def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
@@ -29388,6 +29555,7 @@ def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
 
 
 _K_SelectedPermissionOutcome = frozenset({"_meta", "optionId"})
+_O_SelectedPermissionOutcome = ("_meta",)
 
 
 def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDirectoriesCapabilities:
@@ -29429,6 +29597,7 @@ def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDire
 
 
 _K_SessionAdditionalDirectoriesCapabilities = frozenset({"_meta"})
+_O_SessionAdditionalDirectoriesCapabilities = ("_meta",)
 
 
 def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
@@ -29528,8 +29697,16 @@ def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
 
 
 _K_SessionCapabilities = frozenset(
-    {"_meta", "additionalDirectories", "close", "fork", "list", "resume"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "close",
+        "fork",
+        "list",
+        "resume",
+    }
 )
+_O_SessionCapabilities = ("_meta", "additionalDirectories", "close", "fork", "list", "resume")
 
 
 def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
@@ -29569,6 +29746,7 @@ def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
 
 
 _K_SessionCloseCapabilities = frozenset({"_meta"})
+_O_SessionCloseCapabilities = ("_meta",)
 
 
 def _d_SessionConfigBoolean(d: Any) -> SessionConfigBoolean:
@@ -29689,6 +29867,7 @@ def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
 
 
 _K_SessionConfigSelectGroup = frozenset({"_meta", "group", "name", "options"})
+_O_SessionConfigSelectGroup = ("_meta",)
 
 
 def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
@@ -29764,6 +29943,7 @@ def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
 
 
 _K_SessionConfigSelectOption = frozenset({"_meta", "description", "name", "value"})
+_O_SessionConfigSelectOption = ("_meta", "description")
 
 
 def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
@@ -29824,6 +30004,7 @@ def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
 
 
 _K_SessionElicitationFormMode = frozenset({"requestedSchema", "sessionId", "toolCallId"})
+_O_SessionElicitationFormMode = ("toolCallId",)
 
 
 def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
@@ -29896,6 +30077,7 @@ def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
 
 
 _K_SessionElicitationUrlMode = frozenset({"elicitationId", "sessionId", "toolCallId", "url"})
+_O_SessionElicitationUrlMode = ("toolCallId",)
 
 
 def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
@@ -29935,6 +30117,7 @@ def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
 
 
 _K_SessionForkCapabilities = frozenset({"_meta"})
+_O_SessionForkCapabilities = ("_meta",)
 
 
 def _d_SessionInfo(d: Any) -> SessionInfo:
@@ -30035,8 +30218,16 @@ def _d_SessionInfo(d: Any) -> SessionInfo:
 
 
 _K_SessionInfo = frozenset(
-    {"_meta", "additionalDirectories", "cwd", "sessionId", "title", "updatedAt"}
+    {
+        "_meta",
+        "additionalDirectories",
+        "cwd",
+        "sessionId",
+        "title",
+        "updatedAt",
+    }
 )
+_O_SessionInfo = ("_meta", "additionalDirectories", "title", "updatedAt")
 
 
 def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
@@ -30102,6 +30293,7 @@ def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
 
 
 _K_SessionInfoUpdate = frozenset({"_meta", "title", "updatedAt"})
+_O_SessionInfoUpdate = ("_meta", "title", "updatedAt")
 
 
 def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
@@ -30174,6 +30366,7 @@ def _du_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate
 
 
 _K_SessionInfoUpdateSessionUpdate = frozenset({"_meta", "sessionUpdate", "title", "updatedAt"})
+_O_SessionInfoUpdateSessionUpdate = ("_meta", "title", "updatedAt")
 
 
 def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
@@ -30213,6 +30406,7 @@ def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
 
 
 _K_SessionListCapabilities = frozenset({"_meta"})
+_O_SessionListCapabilities = ("_meta",)
 
 
 def _d_SessionMode(d: Any) -> SessionMode:
@@ -30288,6 +30482,7 @@ def _d_SessionMode(d: Any) -> SessionMode:
 
 
 _K_SessionMode = frozenset({"_meta", "description", "id", "name"})
+_O_SessionMode = ("_meta", "description")
 
 
 def _d_SessionModeState(d: Any) -> SessionModeState:
@@ -30348,6 +30543,7 @@ def _d_SessionModeState(d: Any) -> SessionModeState:
 
 
 _K_SessionModeState = frozenset({"_meta", "availableModes", "currentModeId"})
+_O_SessionModeState = ("_meta",)
 
 
 def _d_SessionModelState(d: Any) -> SessionModelState:
@@ -30408,6 +30604,7 @@ def _d_SessionModelState(d: Any) -> SessionModelState:
 
 
 _K_SessionModelState = frozenset({"_meta", "availableModels", "currentModelId"})
+_O_SessionModelState = ("_meta",)
 
 
 def _d_SessionNotification(d: Any) -> SessionNotification:
@@ -30468,6 +30665,7 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
 
 
 _K_SessionNotification = frozenset({"_meta", "sessionId", "update"})
+_O_SessionNotification = ("_meta",)
 
 
 def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
@@ -30507,6 +30705,7 @@ def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
 
 
 _K_SessionResumeCapabilities = frozenset({"_meta"})
+_O_SessionResumeCapabilities = ("_meta",)
 
 
 def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
@@ -30589,6 +30788,7 @@ def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
 
 
 _K_SetProvidersRequest = frozenset({"_meta", "apiType", "baseUrl", "headers", "id"})
+_O_SetProvidersRequest = ("_meta", "headers")
 
 
 def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
@@ -30628,6 +30828,7 @@ def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
 
 
 _K_SetProvidersResponse = frozenset({"_meta"})
+_O_SetProvidersResponse = ("_meta",)
 
 
 def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
@@ -30678,6 +30879,7 @@ def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
 
 
 _K_SetSessionConfigOptionResponse = frozenset({"_meta", "configOptions"})
+_O_SetSessionConfigOptionResponse = ("_meta",)
 
 
 def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
@@ -30740,6 +30942,7 @@ def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
 
 
 _K_SetSessionModeRequest = frozenset({"_meta", "modeId", "sessionId"})
+_O_SetSessionModeRequest = ("_meta",)
 
 
 def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
@@ -30779,6 +30982,7 @@ def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
 
 
 _K_SetSessionModeResponse = frozenset({"_meta"})
+_O_SetSessionModeResponse = ("_meta",)
 
 
 def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
@@ -30841,6 +31045,7 @@ def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
 
 
 _K_SetSessionModelRequest = frozenset({"_meta", "modelId", "sessionId"})
+_O_SetSessionModelRequest = ("_meta",)
 
 
 def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
@@ -30880,6 +31085,7 @@ def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
 
 
 _K_SetSessionModelResponse = frozenset({"_meta"})
+_O_SetSessionModelResponse = ("_meta",)
 
 
 def _d_Sse(d: Any) -> Sse:
@@ -30957,6 +31163,7 @@ def _du_Sse(d: Any) -> Sse:
 
 
 _K_Sse = frozenset({"_meta", "headers", "name", "type", "url"})
+_O_Sse = ("_meta",)
 
 
 def _d_StartNesRequest(d: Any) -> StartNesRequest:
@@ -31033,6 +31240,7 @@ def _d_StartNesRequest(d: Any) -> StartNesRequest:
 
 
 _K_StartNesRequest = frozenset({"_meta", "repository", "workspaceFolders", "workspaceUri"})
+_O_StartNesRequest = ("_meta", "repository", "workspaceFolders", "workspaceUri")
 
 
 def _d_StartNesResponse(d: Any) -> StartNesResponse:
@@ -31085,6 +31293,7 @@ def _d_StartNesResponse(d: Any) -> StartNesResponse:
 
 
 _K_StartNesResponse = frozenset({"_meta", "sessionId"})
+_O_StartNesResponse = ("_meta",)
 
 
 def _d_String(d: Any) -> String:
@@ -31243,6 +31452,17 @@ _K_String = frozenset(
         "type",
     }
 )
+_O_String = (
+    "default",
+    "description",
+    "enum",
+    "format",
+    "maxLength",
+    "minLength",
+    "oneOf",
+    "pattern",
+    "title",
+)
 
 
 def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
@@ -31393,6 +31613,17 @@ _K_StringPropertySchema = frozenset(
         "title",
     }
 )
+_O_StringPropertySchema = (
+    "default",
+    "description",
+    "enum",
+    "format",
+    "maxLength",
+    "minLength",
+    "oneOf",
+    "pattern",
+    "title",
+)
 
 
 def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
@@ -31510,8 +31741,18 @@ def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
 
 
 _K_SuggestNesRequest = frozenset(
-    {"_meta", "context", "position", "selection", "sessionId", "triggerKind", "uri", "version"}
+    {
+        "_meta",
+        "context",
+        "position",
+        "selection",
+        "sessionId",
+        "triggerKind",
+        "uri",
+        "version",
+    }
 )
+_O_SuggestNesRequest = ("_meta", "context", "selection")
 
 
 def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
@@ -31562,6 +31803,7 @@ def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
 
 
 _K_SuggestNesResponse = frozenset({"_meta", "suggestions"})
+_O_SuggestNesResponse = ("_meta",)
 
 
 def _d_Terminal(d: Any) -> Terminal:
@@ -31614,6 +31856,7 @@ def _d_Terminal(d: Any) -> Terminal:
 
 
 _K_Terminal = frozenset({"_meta", "terminalId"})
+_O_Terminal = ("_meta",)
 
 
 def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
@@ -31720,6 +31963,7 @@ def _du_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
 
 
 _K_TerminalAuthMethod = frozenset({"_meta", "args", "description", "env", "id", "name", "type"})
+_O_TerminalAuthMethod = ("_meta", "args", "description", "env")
 
 
 def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
@@ -31784,6 +32028,7 @@ def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
 
 
 _K_TerminalExitStatus = frozenset({"_meta", "exitCode", "signal"})
+_O_TerminalExitStatus = ("_meta", "exitCode", "signal")
 
 
 def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
@@ -31846,6 +32091,7 @@ def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
 
 
 _K_TerminalOutputRequest = frozenset({"_meta", "sessionId", "terminalId"})
+_O_TerminalOutputRequest = ("_meta",)
 
 
 def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
@@ -31920,6 +32166,7 @@ def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
 
 
 _K_TerminalOutputResponse = frozenset({"_meta", "exitStatus", "output", "truncated"})
+_O_TerminalOutputResponse = ("_meta", "exitStatus")
 
 
 def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
@@ -31979,6 +32226,7 @@ def _du_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
 
 
 _K_TerminalToolCallContent = frozenset({"_meta", "terminalId", "type"})
+_O_TerminalToolCallContent = ("_meta",)
 
 
 def _d_Text(d: Any) -> Text:
@@ -32050,6 +32298,7 @@ def _du_Text(d: Any) -> Text:
 
 
 _K_Text = frozenset({"_meta", "annotations", "text", "type"})
+_O_Text = ("_meta", "annotations")
 
 
 def _d_TextContent(d: Any) -> TextContent:
@@ -32114,6 +32363,7 @@ def _d_TextContent(d: Any) -> TextContent:
 
 
 _K_TextContent = frozenset({"_meta", "annotations", "text"})
+_O_TextContent = ("_meta", "annotations")
 
 
 def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
@@ -32165,6 +32415,7 @@ def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
 
 
 _K_TextDocumentContentChangeEvent = frozenset({"range", "text"})
+_O_TextDocumentContentChangeEvent = ("range",)
 
 
 def _d_TextResourceContents(d: Any) -> TextResourceContents:
@@ -32240,6 +32491,7 @@ def _d_TextResourceContents(d: Any) -> TextResourceContents:
 
 
 _K_TextResourceContents = frozenset({"_meta", "mimeType", "text", "uri"})
+_O_TextResourceContents = ("_meta", "mimeType")
 
 
 def _d_TitledMultiSelectItems(d: Any) -> TitledMultiSelectItems:
@@ -32404,6 +32656,7 @@ _K_ToolCall = frozenset(
         "toolCallId",
     }
 )
+_O_ToolCall = ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status")
 
 
 def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
@@ -32468,6 +32721,7 @@ def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
 
 
 _K_ToolCallLocation = frozenset({"_meta", "line", "path"})
+_O_ToolCallLocation = ("_meta", "line")
 
 
 def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
@@ -32618,6 +32872,15 @@ _K_ToolCallSessionUpdate = frozenset(
         "toolCallId",
     }
 )
+_O_ToolCallSessionUpdate = (
+    "_meta",
+    "content",
+    "kind",
+    "locations",
+    "rawInput",
+    "rawOutput",
+    "status",
+)
 
 
 def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
@@ -32762,6 +33025,16 @@ _K_ToolCallUpdate = frozenset(
         "title",
         "toolCallId",
     }
+)
+_O_ToolCallUpdate = (
+    "_meta",
+    "content",
+    "kind",
+    "locations",
+    "rawInput",
+    "rawOutput",
+    "status",
+    "title",
 )
 
 
@@ -32916,6 +33189,16 @@ _K_ToolCallUpdateSessionUpdate = frozenset(
         "toolCallId",
     }
 )
+_O_ToolCallUpdateSessionUpdate = (
+    "_meta",
+    "content",
+    "kind",
+    "locations",
+    "rawInput",
+    "rawOutput",
+    "status",
+    "title",
+)
 
 
 def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
@@ -32968,6 +33251,7 @@ def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
 
 
 _K_UnstructuredCommandInput = frozenset({"_meta", "hint"})
+_O_UnstructuredCommandInput = ("_meta",)
 
 
 def _d_UntitledMultiSelectItems(d: Any) -> UntitledMultiSelectItems:
@@ -33081,6 +33365,7 @@ def _du_UrlRequest(d: Any) -> UrlRequest:
 
 
 _K_UrlRequest = frozenset({"_meta", "elicitationId", "message", "mode", "requestId", "url"})
+_O_UrlRequest = ("_meta",)
 
 
 def _d_UrlSession(d: Any) -> UrlSession:
@@ -33183,8 +33468,17 @@ def _du_UrlSession(d: Any) -> UrlSession:
 
 
 _K_UrlSession = frozenset(
-    {"_meta", "elicitationId", "message", "mode", "sessionId", "toolCallId", "url"}
+    {
+        "_meta",
+        "elicitationId",
+        "message",
+        "mode",
+        "sessionId",
+        "toolCallId",
+        "url",
+    }
 )
+_O_UrlSession = ("_meta", "toolCallId")
 
 
 def _d_Usage(d: Any) -> Usage:
@@ -33283,6 +33577,7 @@ _K_Usage = frozenset(
         "totalTokens",
     }
 )
+_O_Usage = ("cachedReadTokens", "cachedWriteTokens", "thoughtTokens")
 
 
 def _d_UsageUpdate(d: Any) -> UsageUpdate:
@@ -33353,6 +33648,7 @@ def _d_UsageUpdate(d: Any) -> UsageUpdate:
 
 
 _K_UsageUpdate = frozenset({"_meta", "cost", "size", "used"})
+_O_UsageUpdate = ("_meta", "cost")
 
 
 def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
@@ -33430,6 +33726,7 @@ def _du_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
 
 
 _K_UsageUpdateSessionUpdate = frozenset({"_meta", "cost", "sessionUpdate", "size", "used"})
+_O_UsageUpdateSessionUpdate = ("_meta", "cost")
 
 
 def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
@@ -33500,6 +33797,7 @@ def _du_UserMessageChunk(d: Any) -> UserMessageChunk:
 
 
 _K_UserMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate"})
+_O_UserMessageChunk = ("_meta", "messageId")
 
 
 def _d_ValueId(d: Any) -> ValueId:
@@ -33572,6 +33870,7 @@ def _d_ValueId(d: Any) -> ValueId:
 
 
 _K_ValueId = frozenset({"_meta", "configId", "sessionId", "value"})
+_O_ValueId = ("_meta",)
 
 
 def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
@@ -33634,6 +33933,7 @@ def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
 
 
 _K_WaitForTerminalExitRequest = frozenset({"_meta", "sessionId", "terminalId"})
+_O_WaitForTerminalExitRequest = ("_meta",)
 
 
 def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
@@ -33698,6 +33998,7 @@ def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
 
 
 _K_WaitForTerminalExitResponse = frozenset({"_meta", "exitCode", "signal"})
+_O_WaitForTerminalExitResponse = ("_meta", "exitCode", "signal")
 
 
 def _d_WorkspaceFolder(d: Any) -> WorkspaceFolder:
@@ -33798,6 +34099,7 @@ def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
 
 
 _K_WriteTextFileRequest = frozenset({"_meta", "content", "path", "sessionId"})
+_O_WriteTextFileRequest = ("_meta",)
 
 
 def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
@@ -33837,6 +34139,7 @@ def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
 
 
 _K_WriteTextFileResponse = frozenset({"_meta"})
+_O_WriteTextFileResponse = ("_meta",)
 
 
 def _d_ExtNotification(d: Any) -> ExtNotification:

@@ -152,9 +152,7 @@ class Update(Model):
         if self.meta is not None:
             out["_meta"] = self.meta
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(
-                out, self._nulls, ("status", "title", "locations", "args", "env", "_meta")
-            )
+            out = _codec.with_nulls(out, self._nulls, _O_Update)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -368,6 +366,7 @@ def _d_Update(d: Any) -> Update:
 
 
 _K_Update = frozenset({"_meta", "args", "entries", "env", "id", "locations", "status", "title"})
+_O_Update = ("status", "title", "locations", "args", "env", "_meta")
 
 
 _L_Status: dict[str, Status] = {"done": "done", "pending": "pending"}

@@ -87,7 +87,7 @@ class Entry(Model):
         if self.tags is not None:
             out["tags"] = self.tags
         if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, ("note", "count", "tags"))
+            out = _codec.with_nulls(out, self._nulls, _O_Entry)
         if self._extra:
             return {**self._extra, **out}
         return out
@@ -180,6 +180,7 @@ def _d_Entry(d: Any) -> Entry:
 
 
 _K_Entry = frozenset({"count", "note", "tags", "title"})
+_O_Entry = ("note", "count", "tags")
 
 
 def _d_list_string(d: Any) -> list[str]:
