@@ -301,6 +301,11 @@ class Connection:
         self._tail = b""  # the last bytes of an oversized line
         self._eof: str | None = None  # why the peer stopped writing, once it has
         self._transport: Any = getattr(writer, "transport", None)
+        # A stream writer only passes these on to its transport: call the transport's own.
+        self._put: Callable[[bytes], None] = writer.write
+        self._is_closing: Callable[[], bool] = writer.is_closing
+        if type(writer) is asyncio.StreamWriter and self._transport is not None:
+            self._put, self._is_closing = self._transport.write, self._transport.is_closing
         self._drain_waiters: set[asyncio.Future[None]] = set()
         self._drainer: asyncio.Task[None] | None = None
         self._reading_paused: asyncio.Event | None = None  # set again when reading goes on
@@ -428,10 +433,10 @@ class Connection:
                 logger.debug("%s: dropped %d bytes: connection closed", self._name, len(data))
 
     def _send_bytes(self, data: bytes) -> None:
-        if self._writer.is_closing():
+        if self._is_closing():
             self._shutdown("the peer closed the connection")
             raise ConnectionClosed(self._close_reason)
-        self._writer.write(data)
+        self._put(data)
         if (
             self._reading_paused is None
             and self._transport is not None
@@ -653,7 +658,10 @@ class Connection:
 
     def _handle_line(self, line: bytes | str) -> None:
         try:
-            self._on_line(line)
+            if self._fast_decode is None:
+                self._on_message(line)
+            else:
+                self._on_line(line)
         except Exception:  # a bug here must not stop the connection, nor lose the next lines
             logger.exception("%s: a message could not be handled", self._name)
 
@@ -762,7 +770,7 @@ class Connection:
         method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")
-        if has_id and not _valid_id(request_id):
+        if has_id and type(request_id) is not int and not _valid_id(request_id):
             self._reply(
                 None,
                 error=RequestError.invalid_request(
