@@ -36,7 +36,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, NamedTuple, Protocol
 
 __all__ = [
@@ -274,7 +274,8 @@ class Connection:
         self._name = name
         self._next_id = 0
         self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
-        self._incoming: dict[Any, asyncio.Task[None]] = {}
+        self._incoming: dict[Any, asyncio.Task[Any]] = {}
+        self._unstarted = 0  # request tasks made but not yet run
         self._cancelled_by_peer: set[Any] = set()
         self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
         self._seen_message = False  # a message arrived: later garbage is not start-up output
@@ -287,9 +288,12 @@ class Connection:
             collections.deque()
         )
         self._loop = asyncio.get_running_loop()
+        self._eager = _eager_task if self._loop.get_task_factory() is None else None
         self._out: list[str] = []  # messages gathered during this loop iteration
         self._out_size = 0
         self._flush_scheduled = False
+        self._sent = False  # a message went out at once since the last read or flush
+        self._feeding = False  # handling a chunk read: what it answers goes out at its end
         self._read_task: asyncio.Task[None] | None = None
         self._parts: list[bytes] = []  # the incomplete line read so far
         self._size = 0
@@ -297,6 +301,11 @@ class Connection:
         self._tail = b""  # the last bytes of an oversized line
         self._eof: str | None = None  # why the peer stopped writing, once it has
         self._transport: Any = getattr(writer, "transport", None)
+        # A stream writer only passes these on to its transport: call the transport's own.
+        self._put: Callable[[bytes], None] = writer.write
+        self._is_closing: Callable[[], bool] = writer.is_closing
+        if type(writer) is asyncio.StreamWriter and self._transport is not None:
+            self._put, self._is_closing = self._transport.write, self._transport.is_closing
         self._drain_waiters: set[asyncio.Future[None]] = set()
         self._drainer: asyncio.Task[None] | None = None
         self._reading_paused: asyncio.Event | None = None  # set again when reading goes on
@@ -387,17 +396,24 @@ class Connection:
     # -- sending ---------------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
-        """Queue one message. The first message of a loop iteration goes out at once; the ones
-        after it are gathered and written together at the end of the iteration (fewer system
-        calls and wake-ups for the peer), or as soon as they pass ``_FLUSH_AT`` bytes."""
+        """Queue one message (see :meth:`_write_text`)."""
         if self._closed.done():
             raise ConnectionClosed(self._close_reason)
-        data = _encode_json(message)  # ValueError for NaN or an infinity: never sent
-        if not self._flush_scheduled:
+        self._write_text(_encode_json(message))  # ValueError for NaN or an infinity: never sent
+
+    def _write_text(self, data: str) -> None:
+        """Queue one message's JSON text. The answers to a chunk read are gathered and written
+        together once the chunk is handled. Otherwise a message goes out at once, unless one
+        already did since the last read: then it and the ones after it are gathered and written
+        together at the end of the loop iteration (fewer system calls and wake-ups for the peer),
+        or as soon as they pass ``_FLUSH_AT`` bytes. Either way messages leave in order."""
+        if not (self._feeding or self._flush_scheduled):
+            if not self._sent:
+                self._sent = True
+                self._send_bytes((data + "\n").encode())
+                return
             self._flush_scheduled = True
             self._loop.call_soon(self._flush)
-            self._send_bytes(data.encode() + b"\n")
-            return
         self._out.append(data)
         self._out_size += len(data)
         if self._out_size >= _FLUSH_AT:
@@ -405,6 +421,7 @@ class Connection:
 
     def _flush(self) -> None:
         self._flush_scheduled = False
+        self._sent = False
         if self._out and not self._closed.done():
             self._out.append("")
             data = "\n".join(self._out).encode()
@@ -416,10 +433,10 @@ class Connection:
                 logger.debug("%s: dropped %d bytes: connection closed", self._name, len(data))
 
     def _send_bytes(self, data: bytes) -> None:
-        if self._writer.is_closing():
+        if self._is_closing():
             self._shutdown("the peer closed the connection")
             raise ConnectionClosed(self._close_reason)
-        self._writer.write(data)
+        self._put(data)
         if (
             self._reading_paused is None
             and self._transport is not None
@@ -484,13 +501,13 @@ class Connection:
         """Send a request and return the JSON result; raises :class:`RequestError` or :class:`ConnectionClosed`."""
         if self._eof is not None and not self._closed.done():
             raise ConnectionClosed(self._eof)  # no answer could come
+        if self._closed.done():
+            raise ConnectionClosed(self._close_reason)
         request_id = self._next_id
         self._next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
+        text = _request_text(request_id, method, params)  # ValueError for NaN: never sent
         future: asyncio.Future[Any] = self._loop.create_future()
-        self._write(message)
+        self._write_text(text)
         self._pending[request_id] = (future, _in_notification.get())
         try:
             transport = self._transport
@@ -565,20 +582,28 @@ class Connection:
         self.feed_eof(reason)
 
     def feed_data(self, chunk: bytes) -> None:
-        """Take bytes from the peer: split them into lines, handle each complete message."""
-        if self._parts or self._oversized or len(chunk) > self._max:
-            self._feed_lines(chunk)
-            return
-        # The common case: no line begun before, none too long. Split in C.
-        *lines, rest = chunk.split(b"\n")
-        closed = self._closed
-        for line in lines:
-            if closed.done() or self._eof is not None:
+        """Take bytes from the peer: split them into lines, handle each complete message. What
+        handling them writes goes out together, once the whole chunk is handled."""
+        self._sent = False
+        self._feeding = True
+        try:
+            if self._parts or self._oversized or len(chunk) > self._max:
+                self._feed_lines(chunk)
                 return
-            self._handle_line(line)
-        if rest and not closed.done() and self._eof is None:
-            self._parts.append(rest)
-            self._size = len(rest)
+            # The common case: no line begun before, none too long. Split in C.
+            *lines, rest = chunk.split(b"\n")
+            closed = self._closed
+            for line in lines:
+                if closed.done() or self._eof is not None:
+                    return
+                self._handle_line(line)
+            if rest and not closed.done() and self._eof is None:
+                self._parts.append(rest)
+                self._size = len(rest)
+        finally:
+            self._feeding = False
+            if self._out:
+                self._flush()
 
     def _feed_lines(self, chunk: bytes) -> None:
         """:meth:`feed_data` when a line is under way or may be too long: line by line."""
@@ -633,7 +658,10 @@ class Connection:
 
     def _handle_line(self, line: bytes | str) -> None:
         try:
-            self._on_line(line)
+            if self._fast_decode is None:
+                self._on_message(line)
+            else:
+                self._on_line(line)
         except Exception:  # a bug here must not stop the connection, nor lose the next lines
             logger.exception("%s: a message could not be handled", self._name)
 
@@ -742,7 +770,7 @@ class Connection:
         method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")
-        if has_id and not _valid_id(request_id):
+        if has_id and type(request_id) is not int and not _valid_id(request_id):
             self._reply(
                 None,
                 error=RequestError.invalid_request(
@@ -787,8 +815,7 @@ class Connection:
                     error=RequestError.invalid_request({"details": "duplicate request id"}),
                 )
                 return
-            task = self._loop.create_task(self._run_request(request_id, method, params))
-            self._incoming[request_id] = task
+            self._start_request(request_id, method, params)
         elif method == CANCEL_REQUEST:
             self._on_cancel(params)
         else:
@@ -809,16 +836,44 @@ class Connection:
         if self._incoming.get(request_id) is not task:
             return  # it ran, and answered
         del self._incoming[request_id]
+        self._unstarted -= 1
         self._cancelled_by_peer.discard(request_id)
         if not self._closed.done():
             self._reply(request_id, error=RequestError.request_cancelled())
         if self._eof is not None and not self._incoming:
             self._shutdown(self._eof)
 
-    async def _run_request(self, request_id: Any, method: str, params: Any) -> None:
+    def _start_request(self, request_id: Any, method: str, params: Any) -> None:
+        """Run a request's handler in a task of its own. When the request was read by a
+        transport (not inside a task) and nothing read before it still waits to start (a
+        notification not yet handled, a request's task not yet run), the task starts at once: a
+        handler that finishes without waiting answers within the chunk that brought its request,
+        and no message overtakes one that arrived before it."""
+        eager = self._eager
+        if (
+            eager is not None
+            and not self._unfinished
+            and not self._unstarted
+            and _current_task(self._loop) is None  # read by a transport, not by a task
+        ):
+            eager(self._run_request(request_id, method, params, False), self._loop)
+            return
+        self._unstarted += 1
+        coroutine = self._run_request(request_id, method, params, True)
+        self._incoming[request_id] = self._loop.create_task(coroutine)
+
+    async def _run_request(self, request_id: Any, method: str, params: Any, queued: bool) -> None:
+        if queued:
+            self._unstarted -= 1
+        else:  # started at once: its task is known only now
+            task = _current_task(self._loop)
+            if task is not None:
+                self._incoming[request_id] = task
         try:
             result = await self._dispatcher.handle_request(method, params)
-            self._write({"jsonrpc": "2.0", "id": request_id, "result": result})
+            if self._closed.done():
+                raise ConnectionClosed(self._close_reason)
+            self._write_text(_result_text(request_id, result))
         except RequestError as exc:
             self._reply(request_id, error=exc)
         except asyncio.CancelledError:
@@ -895,22 +950,27 @@ class Connection:
     # -- responses -----------------------------------------------------------------------------
 
     def _on_response(self, request_id: Any, result: Any, error: RequestError | None) -> None:
-        if request_id not in self._pending:
-            if request_id in self._cancelled_by_us:
-                self._cancelled_by_us.discard(request_id)
-                logger.debug(
-                    "%s: dropped the late response to cancelled request %r", self._name, request_id
-                )
-            elif request_id is None and error is not None:
-                logger.warning(
-                    "%s: the peer reported an error about no request of ours: %s",
-                    self._name,
-                    _error_text(error),
-                )
-            else:
-                logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
+        entry = self._pending.pop(request_id, None)
+        if entry is not None:
+            future, exempt = entry
+            if exempt or not self._unfinished:
+                _settle(future, result, error)
+            else:  # hold it until every notification that arrived before it has been handled
+                self._held.append((self._seq, future, result, error))
             return
-        self._resolve(request_id, result, error)
+        if request_id in self._cancelled_by_us:
+            self._cancelled_by_us.discard(request_id)
+            logger.debug(
+                "%s: dropped the late response to cancelled request %r", self._name, request_id
+            )
+        elif request_id is None and error is not None:
+            logger.warning(
+                "%s: the peer reported an error about no request of ours: %s",
+                self._name,
+                _error_text(error),
+            )
+        else:
+            logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
 
     def _resolve(self, request_id: Any, result: Any, error: RequestError | None) -> None:
         future, exempt = self._pending.pop(request_id)
@@ -919,6 +979,55 @@ class Connection:
         else:
             # Hold it until every notification that arrived before it has been handled.
             self._held.append((self._seq, future, result, error))
+
+
+_quoted = json.encoder.encode_basestring_ascii  # a str as the encoder writes it
+_current_task = asyncio.current_task
+
+
+def _result_text(request_id: Any, result: Any) -> str:
+    """The JSON text of a response, as :func:`_encode_json` writes its object, envelope first."""
+    head = str(request_id) if type(request_id) is int else _encode_json(request_id)
+    return '{"jsonrpc":"2.0","id":' + head + ',"result":' + _encode_json(result) + "}"
+
+
+def _request_text(request_id: int, method: str, params: Any) -> str:
+    """The JSON text of a request, as :func:`_encode_json` writes its object, envelope first."""
+    head = '{"jsonrpc":"2.0","id":' + str(request_id) + ',"method":' + _quoted(method)
+    return head + "}" if params is None else head + ',"params":' + _encode_json(params) + "}"
+
+
+_eager_task: Callable[[Coroutine[Any, Any, None], Any], asyncio.Task[None]] | None = None
+if sys.version_info >= (3, 12):
+
+    def _task_started_at_once(
+        coroutine: Coroutine[Any, Any, None], loop: Any
+    ) -> asyncio.Task[None]:
+        """A task that runs at once, until its coroutine first waits."""
+        return asyncio.Task(coroutine, loop=loop, eager_start=True)
+
+    _eager_task = _task_started_at_once
+
+else:
+
+    class _TaskStartedAtOnce(asyncio.tasks._PyTask):  # type: ignore[name-defined, misc]
+        """What 3.12's ``eager_start`` does, for 3.10 and 3.11: asyncio's own (Python) task,
+        whose first step runs at once instead of on the loop's next iteration. Its fields are
+        those ``Task.__init__`` sets on these (frozen) versions; only its scheduling differs."""
+
+        def __init__(self, coroutine: Coroutine[Any, Any, None], loop: Any) -> None:
+            asyncio.futures._PyFuture.__init__(self, loop=loop)  # type: ignore[attr-defined]
+            self._name = "acp-request"
+            self._num_cancels_requested = 0
+            self._must_cancel = False
+            self._fut_waiter = None
+            self._coro = coroutine
+            self._context = contextvars.copy_context()
+            self._context.run(self._Task__step)
+            if not self.done():
+                asyncio.tasks._register_task(self)
+
+    _eager_task = _TaskStartedAtOnce
 
 
 def _noise_text(line: bytes, seen_message: bool) -> str:
@@ -1191,11 +1300,12 @@ class Proxy:
         self._connection = connection
         self._codec = codec
 
-    async def _request(self, method: str, params: Any) -> Any:
-        return await self._connection.request(method, self._codec.encode(params))
+    def _request(self, method: str, params: Any) -> Coroutine[Any, Any, Any]:
+        # the connection's coroutine itself, awaited by the caller: one coroutine less per call
+        return self._connection.request(method, self._codec.encode(params))
 
-    async def _notify(self, method: str, params: Any) -> None:
-        await self._connection.notify(method, self._codec.encode(params))
+    def _notify(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
+        return self._connection.notify(method, self._codec.encode(params))
 
     async def ext_method(self, method: str, params: dict[str, Any] | list[Any]) -> Any:
         """Call an extension method (its wire name starts with ``_``); returns the JSON result."""
