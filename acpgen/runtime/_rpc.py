@@ -39,6 +39,8 @@ import threading
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, NamedTuple, Protocol
 
+from ._codec import dump_json, json_string
+
 __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -46,6 +48,7 @@ __all__ = [
     "Connection",
     "ConnectionClosed",
     "Dispatcher",
+    "JsonText",
     "MessageWriter",
     "PeerConnection",
     "PipeReader",
@@ -62,33 +65,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-def _json_encoder() -> Callable[[Any], str]:
-    """Compact, strict JSON text of a value (``ValueError`` for NaN or an infinity): the C
-    encoder, built once rather than on every call as ``JSONEncoder.encode`` does."""
-    encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # an interpreter without the C accelerator
-        return encoder.encode
-    chunks = make(
-        None,  # no markers: a value that holds itself ends in RecursionError
-        encoder.default,
-        json.encoder.encode_basestring_ascii,
-        None,  # indent
-        ":",
-        ",",
-        False,  # sort_keys
-        False,  # skipkeys
-        False,  # allow_nan
-    )
-    join = "".join
-
-    def encode(value: Any) -> str:
-        return join(chunks(value, 0))
-
-    return encode
-
-
-_encode_json = _json_encoder()
+_encode_json = dump_json  # the wire's JSON text of a value
 
 #: The largest message accepted by default (bytes, without the newline): 32 MiB.
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
@@ -163,6 +140,16 @@ class RequestError(Exception):
     @classmethod
     def resource_not_found(cls, uri: str | None = None) -> RequestError:
         return cls(-32002, "Resource not found", None if uri is None else {"uri": uri})
+
+
+class JsonText:
+    """A value written as JSON text already (by a codec's ``encode_text``): a connection sends it
+    as it is where it takes a JSON value, a request's or notification's params or a result."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 class ConnectionClosed(ConnectionError):
@@ -531,10 +518,9 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises :class:`ConnectionClosed` if the connection is gone."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self._write(message)
+        if self._closed.done():
+            raise ConnectionClosed(self._close_reason)
+        self._write_text(_notification_text(method, params))  # ValueError for NaN: never sent
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() >= _FLUSH_AT:
             await self._wait_drained()  # back pressure
@@ -981,20 +967,31 @@ class Connection:
             self._held.append((self._seq, future, result, error))
 
 
-_quoted = json.encoder.encode_basestring_ascii  # a str as the encoder writes it
+_quoted = json_string  # a str as the encoder writes it
 _current_task = asyncio.current_task
+
+
+def _body(value: Any) -> str:
+    """The JSON text of a params or result value: as it is when written already."""
+    return value.text if value.__class__ is JsonText else _encode_json(value)
 
 
 def _result_text(request_id: Any, result: Any) -> str:
     """The JSON text of a response, as :func:`_encode_json` writes its object, envelope first."""
     head = str(request_id) if type(request_id) is int else _encode_json(request_id)
-    return '{"jsonrpc":"2.0","id":' + head + ',"result":' + _encode_json(result) + "}"
+    return '{"jsonrpc":"2.0","id":' + head + ',"result":' + _body(result) + "}"
 
 
 def _request_text(request_id: int, method: str, params: Any) -> str:
     """The JSON text of a request, as :func:`_encode_json` writes its object, envelope first."""
     head = '{"jsonrpc":"2.0","id":' + str(request_id) + ',"method":' + _quoted(method)
-    return head + "}" if params is None else head + ',"params":' + _encode_json(params) + "}"
+    return head + "}" if params is None else head + ',"params":' + _body(params) + "}"
+
+
+def _notification_text(method: str, params: Any) -> str:
+    """The JSON text of a notification, as :func:`_encode_json` writes its object."""
+    head = '{"jsonrpc":"2.0","method":' + _quoted(method)
+    return head + "}" if params is None else head + ',"params":' + _body(params) + "}"
 
 
 _eager_task: Callable[[Coroutine[Any, Any, None], Any], asyncio.Task[None]] | None = None
@@ -1220,6 +1217,17 @@ class Codec(NamedTuple):
     decode: Callable[[Any, Any], Any]
     encode: Callable[[Any], Any]
     error: type[Exception]  # raised by ``decode``; has ``.path``, a JSON pointer
+    #: A value's wire JSON text, the same as ``encode``'s JSON but written faster; None: through
+    #: ``encode``.
+    encode_text: Callable[[Any], str] | None = None
+
+    def writer(self) -> Callable[[Any], JsonText]:
+        """What writes a typed value for a connection to send as it is."""
+        encode_text = self.encode_text
+        if encode_text is None:
+            encode = self.encode
+            return lambda value: JsonText(_encode_json(encode(value)))
+        return lambda value: JsonText(encode_text(value))
 
 
 class Route(NamedTuple):
@@ -1250,6 +1258,7 @@ class TypedDispatcher:
         self._ext_method = target.ext_method
         self._ext_notification = target.ext_notification
         self._codec = codec
+        self._as_text = codec.writer()
         self._name = name
 
     def _decode(self, method: str, params_type: Any, params: Any) -> Any:
@@ -1269,7 +1278,7 @@ class TypedDispatcher:
             raise RequestError.method_not_found(method)
         handler, params_type = entry
         result = await handler(self._decode(method, params_type, params))
-        return {} if result is None else self._codec.encode(result)
+        return {} if result is None else self._as_text(result)
 
     async def handle_notification(self, method: str, params: Any) -> None:
         entry = self._notifications.get(method)
@@ -1299,13 +1308,14 @@ class Proxy:
     def __init__(self, connection: Connection, codec: Codec) -> None:
         self._connection = connection
         self._codec = codec
+        self._as_text = codec.writer()
 
     def _request(self, method: str, params: Any) -> Coroutine[Any, Any, Any]:
         # the connection's coroutine itself, awaited by the caller: one coroutine less per call
-        return self._connection.request(method, self._codec.encode(params))
+        return self._connection.request(method, self._as_text(params))
 
     def _notify(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
-        return self._connection.notify(method, self._codec.encode(params))
+        return self._connection.notify(method, self._as_text(params))
 
     async def ext_method(self, method: str, params: dict[str, Any] | list[Any]) -> Any:
         """Call an extension method (its wire name starts with ``_``); returns the JSON result."""

@@ -400,7 +400,9 @@ def encode(value: Any) -> Any:
     raise TypeError(f"encode: cannot encode a {type(value).__name__}")
 
 
-def with_nulls(out: dict[str, Any], nulls: tuple[str, ...], optional: tuple[str, ...]) -> dict[str, Any]:
+def with_nulls(
+    out: dict[str, Any], nulls: tuple[str, ...], optional: tuple[str, ...]
+) -> dict[str, Any]:
     """A class's ``to_json`` dict with the explicit nulls it remembers put back: ``out`` has its
     fixed keys, then the ``optional`` ones present, in order; a remembered null takes its place
     among them."""

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any, final, overload
 
 from . import _rpc
-from ._codec import DecodeError, decode, encode
+from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
 from .models import (
     AcceptNesNotification,
@@ -102,7 +102,7 @@ from .models import (
 
 __all__ = ["CLIENT_ROUTES", "AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
 
-_CODEC = _rpc.Codec(decode, encode, DecodeError)
+_CODEC = _rpc.Codec(decode, encode, DecodeError, encode_text)
 
 
 class Client:

@@ -9,7 +9,7 @@ import asyncio
 from typing import Any, final, overload
 
 from . import _rpc
-from ._codec import DecodeError, decode, encode
+from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
 from .models import (
     LogNotification,
@@ -19,7 +19,7 @@ from .models import (
 
 __all__ = ["AGENT_ROUTES", "Agent", "AgentSideConnection", "ClientProxy", "run_agent"]
 
-_CODEC = _rpc.Codec(decode, encode, DecodeError)
+_CODEC = _rpc.Codec(decode, encode, DecodeError, encode_text)
 
 
 class Agent:
