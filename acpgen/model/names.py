@@ -50,7 +50,7 @@ RESERVED_TYPE_NAMES = frozenset(
 RUNTIME_NAMES = frozenset(
     {
         "METHODS", "PROTOCOL_VERSION", "MethodInfo", "DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError",
-        "Salvage", "decode_salvaging",
+        "Salvage", "decode_salvaging", "encode_text",
         "Agent", "AgentSideConnection", "AgentProxy", "AGENT_ROUTES", "run_agent",
         "Client", "ClientSideConnection", "ClientProxy", "CLIENT_ROUTES", "spawn_agent",
         "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
