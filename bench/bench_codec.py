@@ -43,9 +43,9 @@ GENERATED = ROOT / "generated"
 sys.path.insert(0, str(GENERATED))
 sys.path.insert(0, str(HERE))
 
-import acp  # noqa: E402  # the baseline SDK
-import acp_bindings  # noqa: E402
-from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table  # noqa: E402
+import acp  # the baseline SDK
+import acp_bindings
+from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table
 
 ROUNDS = 9
 
@@ -113,6 +113,31 @@ def import_cpu(code: str, path: str | None) -> Callable[[int], float]:
     return run
 
 
+def line_pipelines(package: Any, our_type: Any, sdk_type: Any, data: Any) -> tuple[Callable[[], Any], ...]:
+    """A line of ``data``, line in, line out: the floor (``json.dumps(json.loads(line))``),
+    ``package``'s way (decode, ``encode_text``), its way through dicts (decode, ``encode``,
+    ``json.dumps``) and the SDK's (``model_validate``, ``model_dump``, ``json.dumps``). Each is
+    checked to give back ``data`` first."""
+    line = json.dumps(data)
+    loads, dumps, decode, encode, encode_text = json.loads, json.dumps, package.decode, package.encode, package.encode_text
+
+    def floor() -> Any:
+        return dumps(loads(line))
+
+    def ours() -> Any:
+        return encode_text(decode(our_type, loads(line)))
+
+    def ours_dicts() -> Any:
+        return dumps(encode(decode(our_type, loads(line))))
+
+    def baseline() -> Any:
+        return dumps(sdk_type.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
+
+    pipelines = floor, ours, ours_dicts, baseline
+    assert all(loads(pipeline()) == data for pipeline in pipelines)
+    return pipelines
+
+
 def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
     from acp import schema as sdk
 
@@ -125,29 +150,16 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
         ("codec: one agent_message_chunk line", SMALL, sdk.SessionNotification, acp_bindings.SessionNotification),
         ("codec: session/prompt, 1000 blocks", large_prompt(), sdk.PromptRequest, acp_bindings.PromptRequest),
     ]
+    loads, decode, encode_text = json.loads, acp_bindings.decode, acp_bindings.encode_text
+    dump_json = acp_bindings._codec.dump_json
     rows = []
     for name, data, sdk_type, our_type in cases:
         line = json.dumps(data)
-        assert json.loads(acp_bindings.encode_text(acp_bindings.decode(our_type, json.loads(line)))) == data
-        assert json.loads(json.dumps(acp_bindings.encode(acp_bindings.decode(our_type, json.loads(line))))) == data
         assert json.loads(sdk_type.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)) == data
-        loads, dumps, decode, encode, encode_text = json.loads, json.dumps, acp_bindings.decode, acp_bindings.encode, acp_bindings.encode_text
-        dump_json = acp_bindings._codec.dump_json
-
-        def floor(line: str = line) -> Any:
-            return dumps(loads(line))
+        floor, ours, ours_dicts, baseline = line_pipelines(acp_bindings, our_type, sdk_type, data)
 
         def compact_floor(line: str = line) -> Any:
             return dump_json(loads(line))
-
-        def ours(line: str = line, t: Any = our_type) -> Any:
-            return encode_text(decode(t, loads(line)))
-
-        def ours_dicts(line: str = line, t: Any = our_type) -> Any:
-            return dumps(encode(decode(t, loads(line))))
-
-        def baseline(line: str = line, t: Any = sdk_type) -> Any:
-            return dumps(t.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
 
         def pydantic_json(line: str = line, t: Any = sdk_type) -> Any:
             return t.model_validate_json(line).model_dump_json(by_alias=True, exclude_none=True)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import json
 import os
 import resource
 import shutil
@@ -33,7 +32,6 @@ import tempfile
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -41,7 +39,7 @@ sys.path.insert(0, str(HERE))
 
 import acp  # the baseline SDK
 from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table
-from bench_codec import SMALL, import_cpu, large_prompt, per_call
+from bench_codec import SMALL, import_cpu, large_prompt, line_pipelines, per_call
 
 from acpgen.pipeline import Options, generate
 
@@ -77,27 +75,9 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
         ("pydantic codec: one agent_message_chunk line", SMALL, sdk.SessionNotification, ours.SessionNotification),
         ("pydantic codec: session/prompt, 1000 blocks", large_prompt(), sdk.PromptRequest, ours.PromptRequest),
     ]
-    loads, dumps, decode, encode, encode_text = json.loads, json.dumps, ours.decode, ours.encode, ours.encode_text
     rows = []
     for name, data, sdk_type, our_type in cases:
-        line = json.dumps(data)
-        assert loads(encode_text(decode(our_type, loads(line)))) == data
-        assert loads(dumps(encode(decode(our_type, loads(line))))) == data
-        sdk_line = dumps(sdk_type.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
-        assert loads(sdk_line) == data
-
-        def floor(line: str = line) -> Any:
-            return dumps(loads(line))
-
-        def acpgen(line: str = line, t: Any = our_type) -> Any:
-            return encode_text(decode(t, loads(line)))
-
-        def acpgen_dicts(line: str = line, t: Any = our_type) -> Any:
-            return dumps(encode(decode(t, loads(line))))
-
-        def baseline(line: str = line, t: Any = sdk_type) -> Any:
-            return dumps(t.model_validate(loads(line)).model_dump(mode="json", by_alias=True, exclude_none=True))
-
+        floor, acpgen, acpgen_dicts, baseline = line_pipelines(ours, our_type, sdk_type, data)
         candidates = {
             FLOOR: per_call(floor, seconds),
             OURS: per_call(acpgen, seconds),
