@@ -151,20 +151,6 @@ class Tag:
         return f"Always {self.value_literal}: sent as ``{self.wire_name}``."
 
     @property
-    def key_text(self) -> str:
-        """The JSON text of this field's key and colon, after a comma: ``,"sessionId":``."""
-        return f",{json.dumps(self.wire_name)}:"
-
-    def text_operands(self, var: str) -> tuple[str, ...]:
-        """The operands (joined by ``+``) that write this field's value ``var`` as JSON text; an
-        optional field's writer has tested it is not None."""
-        string = _is_string(self.codec)
-        operands = self.encoding.text_operands(var, string=string)
-        if self.required and self.nullable and operands != (f"_dump({var})",):
-            return (f'("null" if {var} is None else {" + ".join(operands)})',)
-        return operands
-
-    @property
     def json_entry(self) -> str:
         return f"{self.wire_literal}: {self.value_literal}"
 
