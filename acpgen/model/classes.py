@@ -241,5 +241,10 @@ class ClassDef:
         only those anyway."""
         if not self.optional_fields:
             return ()
-        keys = (f"{f.wire_literal} in d" for f in self.fields if f.required)
+        keys = (f"{f.wire_literal} in d" for f, _var in self.required_reads)
         return (f"len(d) == {self.fixed_keys}", *keys)
+
+    @property
+    def required_reads(self) -> tuple[tuple[Field, str], ...]:
+        """Each required field and the variable its decoder reads it into (``v3``: the third field)."""
+        return tuple((f, f"v{index}") for index, f in enumerate(self.fields, 1) if f.required)
