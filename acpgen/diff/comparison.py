@@ -1,0 +1,88 @@
+"""Two schemas side by side: what each comparison step (methods, definitions, fields, annotations)
+reads, and where it records what it finds.
+
+Entities are matched by what they are on the wire: a method by wire name and side, a ``$def`` by
+name (or, when removed and added, by shape: a rename), a variant by its union and tag, title or
+ref, a field by wire name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.method_table import UNSTABLE_MARK
+from ..model.typedefs import TypeDef
+from ..schema.pointers import SCHEMA_MAPS
+from .changes import Change, severity, tier
+from .facts import Facts, MethodKey
+
+
+@dataclass(frozen=True)
+class Found:
+    """A change as a step found it, with what :mod:`acpgen.diff.envelopes` needs to weigh it again."""
+
+    change: Change
+    python_breaks: bool  # whether code using the generated package may break
+    owner: str | None  # the $def whose part changed (None: a method)
+    member: str | None  # a union member gained or lost, by its Python annotation (a variant that is a ref)
+    method: MethodKey | None  # the method that changed (None: a type)
+
+
+class Comparison:
+    """The old and the new schema, and the changes found so far."""
+
+    def __init__(self, old: Facts, new: Facts, renewed: Mapping[str, str]) -> None:
+        self.old, self.new, self.renewed = old, new, renewed
+        self.found: list[Found] = []
+        #: the $def the step at work is comparing: every change it adds belongs to it
+        self.owner: str | None = None
+        self.renames = _def_renames(old.schema.defs, new.schema.defs)
+
+    def add(self, kind: str, subject: str, detail: str, breaks: str, tier: str, python: str = "",
+            python_breaks: bool = False, member: str | None = None, method: MethodKey | None = None) -> None:
+        change = Change(kind, subject, detail, breaks, tier, python, severity(kind, breaks, python_breaks))
+        self.found.append(Found(change, python_breaks, self.owner, member, method))
+
+    def tier(self, facts: Facts, t: TypeDef, description: str = "") -> str:
+        return tier(t.name in facts.unstable or description.lstrip().startswith(UNSTABLE_MARK))
+
+    def same_def(self, old_py: str, new_py: str) -> bool:
+        """Whether two Python type names are one $def, renamed (same shape, another name)."""
+        old_def, new_def = self.old.def_of(old_py), self.new.def_of(new_py)
+        return old_def is not None and self.renames.get(old_def) == new_def
+
+
+def marked_unstable(item: Any) -> bool:
+    """Whether a class, field or description is marked ``**UNSTABLE**``."""
+    description = getattr(item, "description", "") or ""
+    return isinstance(description, str) and description.lstrip().startswith(UNSTABLE_MARK)
+
+
+def _def_renames(old_defs: Mapping[str, Any], new_defs: Mapping[str, Any]) -> dict[str, str]:
+    """old $def name -> new $def name, for each removed $def whose shape a new one has."""
+    added: dict[str, list[str]] = {}
+    for name in sorted(new_defs.keys() - old_defs.keys()):
+        added.setdefault(_shape_key(new_defs[name]), []).append(name)
+    found = {}
+    for name in sorted(old_defs.keys() - new_defs.keys()):
+        candidates = added.get(_shape_key(old_defs[name]))
+        if candidates:
+            found[name] = candidates.pop(0)
+    return found
+
+
+def _shape_key(node: Any) -> str:
+    """A $def's schema without its descriptions and titles: equal for two names of one shape."""
+    def strip(value: Any, named: bool = False) -> Any:
+        if isinstance(value, dict):
+            if named:  # properties, $defs, ...: the keys are names, not keywords
+                return {k: strip(v) for k, v in value.items()}
+            return {k: strip(v, k in SCHEMA_MAPS) for k, v in value.items() if k not in ("description", "title")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return json.dumps(strip(node), sort_keys=True)
