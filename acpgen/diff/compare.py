@@ -17,6 +17,7 @@ from .changes import Change, ordered
 from .comparison import Comparison
 from .defs import compare_defs
 from .deserialize import compare_annotations
+from .envelopes import through_methods
 from .facts import read_facts
 from .methods import compare_methods
 
@@ -37,4 +38,4 @@ def diff_schemas(old: LoadedSchema, new: LoadedSchema, old_names: Mapping[str, s
     for key, (kept, fresh) in renamed(after.model.names, c.renewed).items():
         c.add("name-renewable", key, f"recorded name {kept}, the rules give {fresh}", "nobody", "stable",
               f"{kept} would be renamed to {fresh} by `acpgen generate --renew-names`")
-    return ordered(f.change for f in c.found)
+    return ordered(through_methods(c))

@@ -3,9 +3,9 @@ side's output has), who uses each type, and which ``$defs`` are the JSON-RPC env
 
 The envelopes are found by structure, not by name: a ``$def`` that is not itself a method's type
 (no ``x-method``) but refers, in its own subschemas, to one that is (``AgentRequest``'s
-``params``, ``ClientResponse``'s ``result``, ``ProtocolLevelNotification``, ...). Their unions list
-the method table's types, so a change to them is a change of the method table, which
-:mod:`acpgen.diff.envelopes` reads them through.
+``params``, ``ClientResponse``'s ``result``, ``ProtocolLevelNotification``, ...) or to another
+envelope. Their unions list the method table's types, so a change to them is a change of the
+method table, which :mod:`acpgen.diff.envelopes` reads them through.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ class Facts:
     handlers: dict[MethodKey, str]  # (wire name, side) -> "Agent.session_prompt and ClientProxy..."
     by_name: dict[str, TypeDef]  # Python name -> type
     envelopes: frozenset[str]  # the $defs that are JSON-RPC envelopes
-    method_types: dict[str, tuple[MethodKey, ...]]  # Python name of a params or result type -> its methods
+    #: Python name of a method's params or result type -> (method, "params" or "result") for each use
+    method_types: dict[str, tuple[tuple[MethodKey, str], ...]]
 
     def wire(self, t: TypeExpr, seen: frozenset[str] = frozenset()) -> TypeExpr:
         """``t`` with every alias (and named set of values) replaced by what it stands for."""
@@ -91,22 +92,33 @@ def read_facts(schema: LoadedSchema, locked: Mapping[str, str] | None) -> Facts:
         unstable=frozenset(t.name for t in model.types) - kept,
         handlers=handlers,
         by_name=by_name,
-        envelopes=frozenset(name for name, node in schema.defs.items()
-                            if name not in method_defs and method_defs & set(_refs(node))),
+        envelopes=_envelopes(schema.defs, method_defs),
         method_types=_method_types(methods, method_defs, model.names),
     )
 
 
+def _envelopes(defs: Mapping[str, Any], method_defs: frozenset[str]) -> frozenset[str]:
+    """The $defs without ``x-method`` that refer to a method's type or to an envelope (the framing
+    around a params union: ``AgentOutgoingMessage`` in the releases up to v0.7.0)."""
+    refs = {name: set(_refs(node)) for name, node in defs.items() if name not in method_defs}
+    found: set[str] = set()
+    while True:
+        more = {name for name, targets in refs.items() if name not in found and targets & (method_defs | found)}
+        if not more:
+            return frozenset(found)
+        found |= more
+
+
 def _method_types(methods: tuple[Method, ...], method_defs: frozenset[str],
-                  names: Mapping[str, str]) -> dict[str, tuple[MethodKey, ...]]:
+                  names: Mapping[str, str]) -> dict[str, tuple[tuple[MethodKey, str], ...]]:
     """The Python name the model gives each method type -> the methods whose params or result it is."""
     def_by_rule = {type_name(d): d for d in sorted(method_defs)}  # the method table names them by the rules
-    found: dict[str, list[MethodKey]] = {}
+    found: dict[str, list[tuple[MethodKey, str]]] = {}
     for m in methods:
-        for rule_name in (m.params_type, m.result_type):
+        for role, rule_name in (("params", m.params_type), ("result", m.result_type)):
             d = def_by_rule.get(rule_name or "")
             if d is not None:
-                found.setdefault(names.get(f"defs/{d}", type_name(d)), []).append((m.wire_name, m.side))
+                found.setdefault(names.get(f"defs/{d}", type_name(d)), []).append(((m.wire_name, m.side), role))
     return {name: tuple(keys) for name, keys in found.items()}
 
 
