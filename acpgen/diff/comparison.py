@@ -49,6 +49,12 @@ class Comparison:
     def tier(self, facts: Facts, t: TypeDef, description: str = "") -> str:
         return tier(t.name in facts.unstable or description.lstrip().startswith(UNSTABLE_MARK))
 
+    def same_shape(self, old_py: str, new_py: str) -> bool:
+        """Whether two Python type names are $defs of one shape, descriptions and titles aside."""
+        old_def, new_def = self.old.def_of(old_py), self.new.def_of(new_py)
+        return (old_def is not None and new_def is not None
+                and shape_key(self.old.schema.defs[old_def]) == shape_key(self.new.schema.defs[new_def]))
+
     def same_def(self, old_py: str, new_py: str) -> bool:
         """Whether two Python type names are one $def, renamed (same shape, another name)."""
         old_def, new_def = self.old.def_of(old_py), self.new.def_of(new_py)
@@ -65,16 +71,16 @@ def _def_renames(old_defs: Mapping[str, Any], new_defs: Mapping[str, Any]) -> di
     """old $def name -> new $def name, for each removed $def whose shape a new one has."""
     added: dict[str, list[str]] = {}
     for name in sorted(new_defs.keys() - old_defs.keys()):
-        added.setdefault(_shape_key(new_defs[name]), []).append(name)
+        added.setdefault(shape_key(new_defs[name]), []).append(name)
     found = {}
     for name in sorted(old_defs.keys() - new_defs.keys()):
-        candidates = added.get(_shape_key(old_defs[name]))
+        candidates = added.get(shape_key(old_defs[name]))
         if candidates:
             found[name] = candidates.pop(0)
     return found
 
 
-def _shape_key(node: Any) -> str:
+def shape_key(node: Any) -> str:
     """A $def's schema without its descriptions and titles: equal for two names of one shape."""
     def strip(value: Any, named: bool = False) -> Any:
         if isinstance(value, dict):

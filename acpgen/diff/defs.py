@@ -52,7 +52,11 @@ def what(t: TypeDef) -> str:
 
 def _compare_def(c: Comparison, subject: str, o: TypeDef, n: TypeDef) -> None:
     t = c.tier(c.new, n)
-    if o.kind is not n.kind:
+    if o.kind is not n.kind and n.kind is DefKind.ALIAS and isinstance(n.target, Ref) and c.same_shape(
+            o.name, n.target.name):  # the class moved into a $def of its own, the old name stays as an alias
+        c.add("def-kind-changed", subject, f"{o.kind.value} -> alias of {n.target.name}, same shape", "nobody", t,
+              f"{n.name} is an alias of {n.target.name} (was {with_article(what(o))})", True)
+    elif o.kind is not n.kind:
         c.add("def-kind-changed", subject, f"{o.kind.value} -> {n.kind.value}", "both", t,
               f"{n.name} is {with_article(what(n))} (was {with_article(what(o))})", True)
     elif n.kind is DefKind.CLASS:

@@ -310,3 +310,17 @@ def test_the_same_schema_gives_no_change():
 def test_every_kind_the_diff_can_report_is_covered_here():
     covered = {e[0] for _, e in CASES} | {e[0] for _, _, e in REVERSE_CASES} | {"name-renewable"}
     assert covered == set(KINDS)
+
+
+def test_a_class_moved_into_a_def_of_its_own_behind_an_alias_breaks_nobody():
+    def move(doc: dict[str, Any]) -> None:  # v0.11.0's AuthMethod: its fields moved to AuthMethodAgent
+        defs(doc)["ExtraBody"] = defs(doc)["Extra"]
+        defs(doc)["Extra"] = {"anyOf": [{"allOf": [{"$ref": "#/$defs/ExtraBody"}], "title": "body"}]}
+
+    def reshape(doc: dict[str, Any]) -> None:  # the same, but the fields changed on the way
+        move(doc)
+        defs(doc)["ExtraBody"] = {"type": "object", "properties": {"x": {"type": "integer"}}}
+
+    assert ("def-kind-changed", "Extra", "nobody", "stable",
+            "Extra is an alias of ExtraBody (was a class)") in records(move, add_def)
+    assert ("def-kind-changed", "Extra", "both", "stable", "Extra is an alias (was a class)") in records(reshape, add_def)
