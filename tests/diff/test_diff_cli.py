@@ -192,3 +192,12 @@ def test_the_readme_example_is_what_diff_prints(cli):
     args = [DATA.parent.parent / arg for arg in command.group(1).split()]
     result = cli("diff", *args)
     assert (result.exit_code, result.stdout) == (0, example)
+
+
+def test_the_readme_envelope_line_is_what_diff_prints(cli):
+    section = (DATA.parent.parent / "README.md").read_text().split("### `acpgen diff`", 1)[1].split("\n### ", 1)[0]
+    blocks = section.split("```\n")[1::2]
+    assert "covered by method-added" in blocks[1]
+    result = cli("diff", CORPUS / "v0.13.0--schema.json", CORPUS / "v0.13.3--schema.json", "--fail-on", "breaking")
+    assert result.exit_code == 0
+    assert blocks[1] in result.stdout
