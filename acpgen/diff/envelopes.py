@@ -9,9 +9,9 @@ itself:
 * a variant for a method that was added, removed or given another type is covered by that
   method's record (``method-added`` breaks nobody, ``method-removed`` breaks old senders): it is
   ``compatible`` and says which record covers it;
-* any other change (the envelope rewritten as a class, a variant relabelled) changes no method:
-  it breaks nobody on the wire, and stays ``python`` when code using the envelope's Python types
-  may break.
+* any other change (the envelope rewritten as a class, a variant relabelled) breaks nobody on
+  the wire either: it says "no method changed" (or, when some did, to see their records), and
+  stays ``python`` when code using the envelope's Python types may break.
 """
 
 from __future__ import annotations
@@ -56,5 +56,6 @@ def _weighed(c: Comparison, f: Found, methods: dict[MethodKey, list[Change]]) ->
                        severity=severity(change.kind, "nobody", False))
     if change.breaks == "nobody":
         return change
-    return replace(change, detail=f"{change.detail}, no method changed", breaks="nobody",
+    why = "see the methods' records" if methods else "no method changed"
+    return replace(change, detail=f"{change.detail}, {why}", breaks="nobody",
                    severity=severity(change.kind, "nobody", f.python_breaks))
