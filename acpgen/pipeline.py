@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import keyword
-import os
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from .model.spec import Method, SchemaSource, Spec
 from .model.typebuild import build_types
 from .output.formatting import ensure_parses, format_python
 from .output.manifest import schema_copy_path, sha256_text
+from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted
@@ -39,8 +39,6 @@ from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .version import __version__
 
-DEFAULT_PACKAGE = "acp_bindings"
-DEFAULT_OUT = "generated"
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -367,41 +365,35 @@ def _package_problem(package: str) -> str:
     return ""
 
 
-def regenerate_command(options: Options, base: Path | None = None) -> str:
-    """The command that remakes the output, with no absolute path in it.
+def regenerate_command(options: Options, base: Path | None = None, out: Path | None = None) -> str:
+    """The command that remakes the output, with no absolute path in it: see :func:`recipe_of`."""
+    return recipe_of(options, base, out).command
 
-    ``base``: the folder the command is run in (a configured project's ``pyproject.toml`` folder,
-    else the working folder); paths are shown relative to it, and a path outside it by its name
-    only. Without ``base`` every path is shown by its name. The output folder is not part of it:
-    the bytes never depend on where they are written (``[tool.acpgen] out`` or ``--out`` says).
+
+def recipe_of(options: Options, base: Path | None = None, out: Path | None = None) -> Recipe:
+    """The options as the manifest records them and the header's command gives them.
+
+    ``base``: the project folder, where the command is run (a configured project's
+    ``pyproject.toml`` folder, else the working folder); every path is relative to it, with ``..``
+    for one outside it. Without ``base`` (the library's default) every path is shown by its file
+    name. ``out``: the output folder; None leaves it out (the default, ``generated``).
     """
 
-    def relative(path: Path) -> str | None:
-        """``path`` relative to ``base``; None when it lies outside (or there is no base)."""
-        if base is None:
+    def shown(path: Path | None) -> str | None:
+        if path is None:
             return None
-        found = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base)))
-        return None if found.parts[:1] == ("..",) else found.as_posix()
+        return project_path(path, base) if base is not None else path.name
 
-    def shown(path: Path) -> str:
-        return relative(path) or path.name
-
-    parts = ["acpgen", "generate"]
-    if options.schema is not None:
-        parts += ["--schema", shown(options.schema)]
-    if options.package != DEFAULT_PACKAGE:
-        parts += ["--package", options.package]
-    if options.side != "both":
-        parts += ["--side", options.side]
-    if options.stable_only:
-        parts.append("--stable-only")
-    if options.templates is not None:
-        parts += ["--templates", shown(options.templates)]
-    if options.names is not None:
-        parts += ["--names", shown(options.names)]
-    if options.models != "dataclasses":
-        parts += ["--models", options.models]
-    return " ".join(parts)
+    return Recipe(
+        schema=shown(options.schema),
+        out=shown(out) or DEFAULT_OUT,
+        package=options.package,
+        side=options.side,
+        stable_only=options.stable_only,
+        templates=shown(options.templates),
+        names=shown(options.names),
+        models=options.models,
+    )
 
 
 def _protocol_version(document: dict[str, object]) -> int:

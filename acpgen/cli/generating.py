@@ -14,9 +14,9 @@ import click
 from ..config import Config, ConfigError, load_config
 from ..diagnostics import DiagnosticError
 from ..model.selection import SIDES
-from ..output.drift import find_drift, summary
 from ..output.formatting import FormattingError
-from ..output.manifest import manifest_for, manifest_path, parse_manifest, read_manifest
+from ..output.manifest import manifest_for, manifest_path, read_manifest
+from ..output.recipe import BY_KEY, Recipe
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, check_out_folder, write_output
 from ..pipeline import (
@@ -26,12 +26,11 @@ from ..pipeline import (
     build_spec,
     check_options,
     generate,
-    regenerate_command,
+    recipe_of,
 )
 from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
 from .base import (
-    EXIT_DRIFT,
     EXIT_ERROR,
     F,
     fail,
@@ -123,15 +122,22 @@ def output_options(func: F) -> F:
 
 @dataclass(frozen=True)
 class Run:
-    """One run's settings: flags over ``[tool.acpgen]`` over the defaults."""
+    """One run's settings: flags over ``[tool.acpgen]`` over the defaults (for ``check``: over the
+    options the output's manifest records)."""
 
     options: Options
     out: Path
     origins: dict[str, str] = field(default_factory=dict)  # Options field -> where a config value came from
+    given: dict[str, str] = field(default_factory=dict)  # option key -> its flag, or its [tool.acpgen] key
+    project: Path = field(default_factory=Path.cwd)  # where the header's command is run
 
     @property
     def manifest(self) -> str:
         return manifest_path(self.options.package)
+
+    @property
+    def recipe(self) -> Recipe:
+        return recipe_of(self.options, self.project, self.out)
 
 
 def _config() -> Config:
@@ -144,8 +150,19 @@ def _config() -> Config:
 
 def resolve(flags: dict[str, Any]) -> Run:
     config = _config()
-    given = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
-    values = {**config.values, **given}
+    flagged = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
+    values = {**config.values, **flagged}
+    given = {key: config.origin(key) for key in config.values}
+    given.update({key: BY_KEY[key].shown(value).split()[0] for key, value in flagged.items()})
+    # The header's command is the one to run where the settings apply: the configured project's
+    # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
+    project = config.source.parent if config.source is not None else Path.cwd()
+    origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in flagged}
+    return run_of(values, given, project, origins)
+
+
+def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins: dict[str, str]) -> Run:
+    """The run of these option values (by key; a path relative to the working folder)."""
     options = Options(
         schema=values.get("schema"),
         package=values.get("package", DEFAULT_PACKAGE),
@@ -154,14 +171,10 @@ def resolve(flags: dict[str, Any]) -> Run:
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
         models=values.get("models", "dataclasses"),
+        origins=origins,
     )
-    out = values.get("out", Path(DEFAULT_OUT))
-    # The header's command is the one to run where the settings apply: the configured project's
-    # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
-    base = config.source.parent if config.source is not None else Path.cwd()
-    options = replace(options, command=regenerate_command(options, base))
-    origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in given}
-    return Run(options=replace(options, origins=origins), out=out, origins=origins)
+    run = Run(options=options, out=values.get("out", Path(DEFAULT_OUT)), origins=origins, given=given, project=project)
+    return replace(run, options=replace(options, command=run.recipe.command))
 
 
 def render(run: Run, renew_names: bool = False) -> dict[str, str]:
@@ -185,7 +198,7 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
         fail(template_problem(exc, run.options.templates))
     report(output.warnings)
-    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names)
+    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe)
     return {**output.files, run.manifest: manifest.to_text()}
 
 
@@ -215,40 +228,3 @@ def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
         fail(f"cannot write {exc.filename or run.out}: {exc.strerror or exc}; nothing was changed")
     removed = f", removed {len(plan.removals)} stale" if plan.removals else ""
     click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)
-
-
-@main.command(name="check")
-@output_options
-@click.option("--summary", "summary_only", is_flag=True, help="Name the files that differ; print no diff.")
-def check_command(summary_only: bool = False, **flags: Any) -> None:
-    """Check that the output folder holds what generate would write.
-
-    Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
-    name each on standard error, and exit 1. A missing output folder is one line.
-    """
-    run = resolve(flags)
-    files = render(run)
-    try:
-        check_out_folder(run.out, run.origins.get("out", "--out"))
-        if not run.out.exists():
-            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
-            sys.exit(EXIT_DRIFT)
-        drift = find_drift(run.out, files, run.manifest)
-    except (WriteError, OSError) as exc:
-        fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
-    if not drift:
-        click.echo(f"acpgen check: {run.out} is up to date", err=True)
-        return
-    if not summary_only:
-        for item in drift:
-            click.echo(item.diff, nl=False)
-    advice = "run `acpgen generate`"
-    previous = read_manifest(run.out, run.options.package)
-    if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
-        schema = f" {run.options.schema.as_posix()}" if run.options.schema is not None else ""
-        advice = (f"the schema is not the one {run.out.as_posix()} was generated from: run "
-                  f"`acpgen diff --out {run.out.as_posix()}{schema}` to see what regenerating changes, then {advice}")
-    click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
-    for item in drift:
-        click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
-    sys.exit(EXIT_DRIFT)

@@ -10,6 +10,10 @@ It also records the Python name given to every schema entity (``names``: the nam
 :mod:`acpgen.model.namelock`), which the next run keeps. Beside it, ``acpgen-schema.json`` is a
 copy of the schema the output was generated from, byte for byte, so that ``acpgen diff --out``
 can compare a new schema with it even after the schema file itself was replaced.
+
+It records the options the output was generated with (``options``: the recipe, see
+:mod:`acpgen.output.recipe`), so that ``acpgen check`` can name an option that differs, or use
+the recorded ones. A manifest of an earlier acpgen may have none.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..version import __version__
+from .recipe import Recipe, recipe_from_json
 
 MANIFEST_NAME = "acpgen-manifest.json"
 SCHEMA_COPY_NAME = "acpgen-schema.json"
@@ -44,6 +49,7 @@ class Manifest:
     schema_sha256: str
     files: dict[str, FileRecord]  # path relative to the output folder (POSIX) -> record
     names: dict[str, str] = field(default_factory=dict)  # names-lock key -> Python name
+    options: Recipe | None = None  # the options the output was generated with; None: not recorded
 
     def to_text(self) -> str:
         data = {
@@ -57,17 +63,23 @@ class Manifest:
         }
         if self.names:
             data["names"] = dict(sorted(self.names.items()))
+        if self.options is not None:
+            data["options"] = self.options.to_json()
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
 def manifest_for(
-    files: Mapping[str, str], renders: Mapping[str, str], schema_sha256: str, names: Mapping[str, str] | None = None
+    files: Mapping[str, str],
+    renders: Mapping[str, str],
+    schema_sha256: str,
+    names: Mapping[str, str] | None = None,
+    options: Recipe | None = None,
 ) -> Manifest:
     """The manifest that records generated ``files`` (path -> text), each made from the render
-    whose sha256 ``renders`` gives, and the ``names`` given."""
+    whose sha256 ``renders`` gives, the ``names`` given and the ``options`` used."""
     records = {path: FileRecord(sha256_text(text), renders[path]) for path, text in files.items()}
     return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records,
-                    names=dict(names or {}))
+                    names=dict(names or {}), options=options)
 
 
 def manifest_path(package: str) -> str:
@@ -113,7 +125,13 @@ def parse_manifest(text: str) -> Manifest:
     names = data.get("names", {})
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
         raise ManifestError("bad 'names'")
-    return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names)
+    options = None
+    if "options" in data:
+        try:
+            options = recipe_from_json(data["options"])
+        except ValueError as exc:
+            raise ManifestError(str(exc)) from None
+    return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names, options=options)
 
 
 def _safe_relative(path: object) -> bool:

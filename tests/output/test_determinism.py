@@ -28,13 +28,14 @@ def test_identical_bytes_across_seeds_folders_locales_and_option_sources(tmp_pat
     second.mkdir(parents=True)
     options = ["--schema", "../acp.json", "--package", "app._vendor.acp", "--side", "agent", "--stable-only"]
     run_acpgen(["generate", "--out", "out", *options], first, PYTHONHASHSEED="0", LC_ALL="C", TZ="UTC")
-    # The same options from [tool.acpgen], run from a folder below the pyproject.toml.
+    # The same options from [tool.acpgen], run from a folder below the pyproject.toml: the project
+    # folder (the pyproject.toml's) holds the output and sits beside the schema, as alpha-cwd does.
     (second.parent / "pyproject.toml").write_text(
-        '[tool.acpgen]\nschema = "../acp.json"\nout = "deeper-cwd/out"\npackage = "app._vendor.acp"\nside = "agent"\n'
+        '[tool.acpgen]\nschema = "../acp.json"\nout = "out"\npackage = "app._vendor.acp"\nside = "agent"\n'
         "stable-only = true\n"
     )
     run_acpgen(["generate"], second, PYTHONHASHSEED="1", LC_ALL="C.UTF-8", TZ="Asia/Kolkata")
-    a, b = tree(first / "out"), tree(second / "out")
+    a, b = tree(first / "out"), tree(second.parent / "out")
     assert "app/_vendor/acp/acpgen-manifest.json" in a and all(rel.startswith("app/_vendor/acp/") for rel in a)
     assert a == b
     for rel, data in a.items():
@@ -44,6 +45,6 @@ def test_identical_bytes_across_seeds_folders_locales_and_option_sources(tmp_pat
     header = a["app/_vendor/acp/methods.py"].decode().splitlines()[:2]
     assert header[1] == (
         "# Do not edit: regenerate with"
-        " `acpgen generate --schema acp.json --package app._vendor.acp --side agent --stable-only`."
+        " `acpgen generate --schema ../acp.json --out out --package app._vendor.acp --side agent --stable-only`."
     )
     assert "session/fork" not in a["app/_vendor/acp/methods.py"].decode()

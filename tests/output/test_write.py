@@ -78,7 +78,10 @@ def test_a_user_template_overrides_one_module_and_the_rest_fall_back(cli, genera
     assert cli("generate", "--schema", schema, "--out", out, "--templates", templates).exit_code == 0
     init = (out / PKG / "__init__.py").read_text()
     assert init.endswith('\nSIDE = "both"\n')
-    assert init.splitlines()[1] == "# Do not edit: regenerate with `acpgen generate --schema schema.json --templates templates`."
+    # the working folder (the repository) and tmp_path share only the root: paths by their names
+    assert init.splitlines()[1] == (
+        "# Do not edit: regenerate with `acpgen generate --schema schema.json --out out --templates templates`."
+    )
     assert "class MethodInfo" in (out / PKG / "methods.py").read_text()
 
 

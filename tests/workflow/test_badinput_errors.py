@@ -261,8 +261,8 @@ def test_the_header_command_run_verbatim_in_the_project_remakes_the_output(cli, 
     assert cli("generate").exit_code == 0
     package = project / "src" / "p" / "_vendor" / "acp"
     command = header_command(package)
-    # out comes from [tool.acpgen] where the command runs: the bytes never depend on where they are written
-    assert command == "acpgen generate --schema schema/acp.json --package p._vendor.acp --side agent"
+    # every option, out included, relative to the project folder (the pyproject.toml's)
+    assert command == "acpgen generate --schema schema/acp.json --out src --package p._vendor.acp --side agent"
     before = tree(project)
     monkeypatch.chdir(project)
     args = command.split()[1:]

@@ -15,20 +15,19 @@ MANIFEST = manifest_path("acp_bindings")
 from support import ROOT
 
 
-def _generate_in_subprocess(out: Path, seed: str, cwd: Path) -> dict[str, bytes]:
+def _generate_in_subprocess(seed: str, cwd: Path) -> dict[str, bytes]:
+    """The output of ``acpgen generate`` run in ``cwd`` (into its ``generated/``)."""
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    subprocess.run(
-        [sys.executable, "-m", "acpgen", "generate", "--out", str(out)], cwd=cwd, env=env, check=True,
-        capture_output=True,
-    )
+    subprocess.run([sys.executable, "-m", "acpgen", "generate"], cwd=cwd, env=env, check=True, capture_output=True)
+    out = cwd / "generated"
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def test_same_bytes_under_different_hash_seeds_and_directories(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    first = _generate_in_subprocess(tmp_path / "out0", "0", tmp_path / "a")
-    second = _generate_in_subprocess(tmp_path / "out1", "1", tmp_path / "b")
+    first = _generate_in_subprocess("0", tmp_path / "a")
+    second = _generate_in_subprocess("1", tmp_path / "b")
     assert first and first == second
     again = generate(Options()).files
     assert {k: v.encode() for k, v in again.items()} == {k: v for k, v in first.items() if k != MANIFEST}

@@ -49,7 +49,7 @@ def test_settings_come_from_the_nearest_pyproject(cli, project):
     package = project / "src" / "demo" / "_vendor" / "acp"
     assert methods_of(package) == ["ping", "log/line"]  # session/fork is unstable
     # run from the project's folder (pyproject.toml's), with paths relative to it
-    command = "acpgen generate --schema schemas/acp.json --package demo._vendor.acp --side agent --stable-only"
+    command = "acpgen generate --schema schemas/acp.json --out src --package demo._vendor.acp --side agent --stable-only"
     assert f"regenerate with `{command}`" in (package / "__init__.py").read_text()
     assert cli("check").exit_code == 0
 

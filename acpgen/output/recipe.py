@@ -1,0 +1,150 @@
+"""The recipe: the options a package was generated with, as its project names them.
+
+The manifest records it (``options``) and every file's header shows it as the command that remakes
+the package (``acpgen generate --schema schema/acp.json --out src --package myapp._acp --side
+agent``), to be run in the project folder: the folder of the ``pyproject.toml`` whose
+``[tool.acpgen]`` applies, else the working folder of the run. Its paths are POSIX and relative to
+that folder (with ``..`` for one beside it), never absolute, so the text is the same on every
+machine that has the project. ``acpgen check`` compares the options it is given with it, and takes
+the ones it is not given from it.
+
+Every option is one row of :data:`OPTIONS`: its key (in the manifest and in ``[tool.acpgen]``),
+its flag and its kind. The command, the record and the comparison are all read from that table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PACKAGE = "acp_bindings"
+DEFAULT_OUT = "generated"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A package's options. A path is POSIX text relative to the project folder; None: not given."""
+
+    schema: str | None = None  # None: the bundled schema
+    out: str = DEFAULT_OUT
+    package: str = DEFAULT_PACKAGE
+    side: str = "both"
+    stable_only: bool = False
+    templates: str | None = None
+    names: str | None = None
+    models: str = "dataclasses"
+
+    @property
+    def command(self) -> str:
+        """The command that remakes the package, run in the project folder; defaults are left out."""
+        parts = ["acpgen", "generate"]
+        for option in OPTIONS:
+            value = getattr(self, option.attr)
+            if value != option.default:
+                parts.append(option.shown(value))
+        return " ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest's record: every key, a path not given as null."""
+        return {option.key: getattr(self, option.attr) for option in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Option:
+    key: str  # in the manifest and in [tool.acpgen]: "stable-only"
+    flag: str  # "--stable-only"
+    kind: str  # "path" (POSIX text or None), "text", or "switch" (a bool; off_flag turns it off)
+    off_flag: str = ""
+    unset: str = ""  # how a path that is not given is named: "the bundled schema"
+
+    @property
+    def attr(self) -> str:
+        return self.key.replace("-", "_")
+
+    @property
+    def default(self) -> Any:
+        return _DEFAULTS[self.attr]
+
+    def shown(self, value: Any) -> str:
+        """The value as the command line gives it: ``--side agent``, ``--stable-only``, ``--all-methods``."""
+        if self.kind == "switch":
+            return self.flag if value else self.off_flag
+        if value is None:
+            return self.unset or f"no {self.flag}"
+        return f"{self.flag} {value}"
+
+
+_DEFAULTS = {f.name: f.default for f in fields(Recipe)}
+
+#: The options, in the order the command gives them.
+OPTIONS = (
+    Option("schema", "--schema", "path", unset="the bundled schema"),
+    Option("out", "--out", "path"),
+    Option("package", "--package", "text"),
+    Option("side", "--side", "text"),
+    Option("stable-only", "--stable-only", "switch", off_flag="--all-methods"),
+    Option("templates", "--templates", "path"),
+    Option("names", "--names", "path"),
+    Option("models", "--models", "text"),
+)
+BY_KEY = {option.key: option for option in OPTIONS}
+
+
+def recipe_from_json(data: object) -> Recipe:
+    """The recipe a manifest records; raises ValueError for a record acpgen did not write."""
+    if not isinstance(data, dict) or set(data) != set(BY_KEY):
+        raise ValueError(f"'options' must have exactly the keys {', '.join(BY_KEY)}")
+    values = {}
+    for key, value in data.items():
+        option = BY_KEY[key]
+        ok = (isinstance(value, bool) if option.kind == "switch"
+              else isinstance(value, str) and bool(value) or (option.kind == "path" and value is None))
+        if not ok:
+            raise ValueError(f"bad option {key!r}: {value!r}")
+        values[option.attr] = value
+    return replace(Recipe(), **values)
+
+
+def project_path(path: Path, project: Path) -> str:
+    """``path`` as the recipe writes it: POSIX, relative to ``project``, with ``..`` for a path
+    beside the project (``../specs/acp.json``). A path that shares no folder with the project but
+    the file system's root (``/tmp/acp.json`` for a project in ``/home``) is shown by its name only:
+    a relative path climbing to the root would be an absolute path written another way."""
+    where, base = os.path.abspath(path), os.path.abspath(project)
+    try:
+        common = Path(os.path.commonpath([where, base]))
+    except ValueError:  # another drive (Windows)
+        return path.name
+    if common == Path(common.anchor):
+        return path.name
+    return Path(os.path.relpath(where, base)).as_posix()
+
+
+def local_path(text: str, project: Path) -> Path:
+    """A recipe's path as a path to open from the working folder."""
+    return Path(os.path.relpath(os.path.join(os.path.abspath(project), text)))
+
+
+def differences(recorded: Recipe, here: Recipe, given: Mapping[str, str]) -> list[str]:
+    """One line per option ``given`` (key -> where it came from: its flag, or a ``[tool.acpgen]``
+    key) whose value ``here`` is not the ``recorded`` one."""
+    lines = []
+    for option in OPTIONS:
+        if option.key not in given:
+            continue
+        mine, theirs = getattr(here, option.attr), getattr(recorded, option.attr)
+        if mine == theirs:
+            continue
+        where = given[option.key]
+        source = "" if where in (option.flag, option.off_flag) else f" ({where})"
+        if option.kind == "switch":
+            said = f"{option.shown(mine)} is given here{source}"
+        elif mine is None:
+            said = f"{option.flag} is {option.unset or 'not given'} here{source}"
+        else:
+            said = f"{option.flag} is {mine!r} here{source}"
+        lines.append(f"{said} but the package was generated with {option.shown(theirs)}")
+    return lines

@@ -1,0 +1,160 @@
+"""A vendored package knows how it was made: its manifest records the options, its header's command
+regenerates exactly it from the project folder, and ``acpgen check`` uses the recorded options or
+names the one that differs."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from support import mini_schema, tree
+
+from acpgen.output.recipe import project_path
+
+COMMAND = "acpgen generate --schema schema/acp.json --out src --package myapp._acp --side agent"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch, cli):
+    """A project without [tool.acpgen], its agent package generated into src/ from its folder."""
+    root = tmp_path / "project"
+    (root / "schema").mkdir(parents=True)
+    (root / "schema" / "acp.json").write_text(json.dumps(mini_schema(), indent=2))
+    monkeypatch.chdir(root)
+    result = cli(*shlex.split(COMMAND)[1:])
+    assert result.exit_code == 0, result.stderr
+    return root
+
+
+def package_dir(root):
+    return root / "src" / "myapp" / "_acp"
+
+
+def header_command(root) -> str:
+    line = (package_dir(root) / "__init__.py").read_text().splitlines()[1]
+    return line.split("`")[1]
+
+
+def test_the_header_gives_every_option_out_included(project):
+    assert header_command(project) == COMMAND
+
+
+def test_the_manifest_records_the_options(project):
+    manifest = json.loads((package_dir(project) / "acpgen-manifest.json").read_text())
+    assert manifest["options"] == {
+        "schema": "schema/acp.json", "out": "src", "package": "myapp._acp", "side": "agent",
+        "stable-only": False, "templates": None, "names": None, "models": "dataclasses",
+    }
+
+
+def test_the_header_command_run_verbatim_regenerates_that_package(cli, project):
+    before = tree(project)
+    (package_dir(project) / "methods.py").write_text("# edited\n")
+    result = cli(*shlex.split(header_command(project))[1:])
+    assert result.exit_code == 0, result.stderr
+    assert "wrote 1 of" in result.stderr
+    assert tree(project) == before  # put back, and no second copy in generated/
+    assert not (project / "generated").exists()
+
+
+def test_the_bytes_do_not_depend_on_where_the_project_is(cli, project, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "deeper" / "copy"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "schema").mkdir()
+    shutil.copy(project / "schema" / "acp.json", elsewhere / "schema" / "acp.json")
+    monkeypatch.chdir(elsewhere)
+    assert cli(*shlex.split(COMMAND)[1:]).exit_code == 0
+    assert tree(elsewhere / "src") == tree(project / "src")
+    for text in tree(project / "src").values():
+        assert str(tmp_path).encode() not in text
+
+
+def test_a_path_outside_the_project_is_relative_to_it(cli, project, tmp_path):
+    shared = tmp_path / "shared.json"
+    shutil.copy(project / "schema" / "acp.json", shared)
+    assert cli("generate", "--schema", shared, "--out", "src", "--package", "myapp._acp").exit_code == 0
+    assert header_command(project) == "acpgen generate --schema ../shared.json --out src --package myapp._acp"
+    assert cli(*shlex.split(header_command(project))[1:]).stderr.startswith("acpgen: wrote 0 of")
+
+
+def test_a_path_sharing_only_the_root_with_the_project_is_shown_by_its_name():
+    assert project_path(Path("/tmp/specs/acp.json"), Path("/home/me/project")) == "acp.json"
+    assert project_path(Path("/home/me/specs/acp.json"), Path("/home/me/project")) == "../specs/acp.json"
+    assert project_path(Path("/home/me/project/src"), Path("/home/me/project")) == "src"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (),  # from the project: the package found below the working folder
+        ("--out", "src/myapp/_acp"),  # the package's own folder
+        ("--out", "src", "--package", "myapp._acp"),
+        shlex.split(COMMAND)[2:],  # every option, as the header gives them
+    ],
+    ids=["nothing", "package-folder", "out-and-package", "every-option"],
+)
+def test_check_uses_the_recorded_options(cli, project, args):
+    result = cli("check", *args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "acpgen check: src is up to date\n"
+
+
+def test_check_from_another_folder_finds_the_project_through_the_package(cli, project, monkeypatch):
+    monkeypatch.chdir(project / "src")
+    result = cli("check", "--out", "myapp/_acp")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "acpgen check: . is up to date\n"  # src, seen from src
+
+
+def test_check_names_each_option_that_differs(cli, project):
+    result = cli("check", "--out", "src/myapp/_acp", "--side", "client", "--stable-only", "--models", "dataclasses")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "acpgen check: --side is 'client' here but the package was generated with --side agent",
+        "acpgen check: --stable-only is given here but the package was generated with --all-methods",
+        (f"acpgen check: src/myapp/_acp was generated with other options (`{COMMAND}`): check it without the"
+         " ones above to use those, or regenerate it with these"),
+    ]
+
+
+def test_check_names_a_schema_that_is_not_the_recorded_one(cli, project):
+    shutil.copy(project / "schema" / "acp.json", project / "other.json")
+    result = cli("check", "--out", "src", "--package", "myapp._acp", "--schema", "other.json")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "acpgen check: --schema is 'other.json' here but the package was generated with --schema schema/acp.json"
+    )
+
+
+def test_check_names_a_config_key_that_differs(cli, project):
+    (project / "pyproject.toml").write_text('[tool.acpgen]\nout = "src"\npackage = "myapp._acp"\nside = "client"\n')
+    result = cli("check")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "acpgen check: --side is 'client' here (pyproject.toml: [tool.acpgen] side) but the package was generated"
+        " with --side agent"
+    )
+
+
+def test_check_says_when_the_package_was_moved(cli, project):
+    shutil.move(project / "src", project / "lib")
+    result = cli("check", "--out", "lib/myapp/_acp")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "acpgen check: --out names the package folder lib/myapp/_acp but the package was generated with"
+        " --out src --package myapp._acp"
+    )
+
+
+def test_check_with_nothing_checks_every_package_below(cli, project):
+    assert cli("generate", "--schema", "schema/acp.json", "--out", "other", "--side", "client").exit_code == 0
+    (project / "other" / "acp_bindings" / "client.py").write_text("# edited\n")
+    result = cli("check", "--summary")
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("acpgen check: 1 file(s) differ") and lines[1] == "  changed: other/acp_bindings/client.py"
+    assert lines[2:] == ["acpgen check: src is up to date"]
