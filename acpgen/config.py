@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,22 @@ class Config:
     source: Path | None = None  # the pyproject.toml the values came from
     values: dict[str, Any] = field(default_factory=dict)  # key -> str, bool or Path (resolved)
     shown: str = PYPROJECT  # ``source`` as the user names it from the working folder
+    written: dict[str, str] = field(default_factory=dict)  # a path key -> its value as the file writes it
 
     def origin(self, key: str) -> str:
         """Where a value of this table came from, for an error: ``pyproject.toml: [tool.acpgen] package``."""
         return f"{self.shown}: [tool.acpgen] {key}"
+
+    def missing(self, overridden: Collection[str] = ()) -> str | None:
+        """Why a file or folder this table names cannot be used (its value as written), or None.
+
+        ``schema`` and ``names`` must be files, ``templates`` a folder; keys ``overridden`` (by
+        flags) are not looked at."""
+        for key, wanted in (("schema", "file"), ("names", "file"), ("templates", "folder")):
+            path = None if key in overridden else self.values.get(key)
+            if path is not None and not (path.is_file() if wanted == "file" else path.is_dir()):
+                return f"{self.origin(key)} {self.written[key]!r} is not a {wanted}"
+        return None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -72,6 +85,7 @@ def load_config(start: Path) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{shown}: [tool.acpgen] must be a table")
     values: dict[str, Any] = {}
+    written: dict[str, str] = {}
     for key, value in table.items():
         where = f"{shown}: [tool.acpgen] {key}"
         if key not in KEYS:
@@ -86,9 +100,10 @@ def load_config(start: Path) -> Config:
             raise ConfigError(f"{where} must be one of {', '.join(FLAVOURS)}, found {value!r}")
         elif key in _PATHS:
             values[key] = Path(os.path.relpath(path.parent / value, start))
+            written[key] = value
         else:
             values[key] = value
-    return Config(source=path, values=values, shown=shown)
+    return Config(source=path, values=values, shown=shown, written=written)
 
 
 def _shown(path: Path, start: Path) -> str:

@@ -159,9 +159,9 @@ def spec_of(
     every_method, warnings = build_method_table(schema)
     overrides = load_names_file(options.names)
     try:
-        types = build_types(schema, overrides, options.names.name if options.names else "", locked)
+        types = build_types(schema, overrides, str(options.names) if options.names else "", locked)
     except DiagnosticError as exc:  # the schema's problems name the schema file
-        raise DiagnosticError([d if d.source else d.in_source(schema.name) for d in exc.diagnostics]) from None
+        raise DiagnosticError([d if d.source else d.in_source(schema.where) for d in exc.diagnostics]) from None
     every_method = _renamed_params(every_method, types.names)
     methods = select_methods(every_method, stable_only=options.stable_only)
     dropped = tuple(m for m in every_method if m not in methods)

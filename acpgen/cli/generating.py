@@ -151,6 +151,14 @@ def _config() -> Config:
 def resolve(flags: dict[str, Any]) -> Run:
     config = _config()
     flagged = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
+    problem = config.missing(overridden=flagged)  # a path pyproject.toml names: said as written there
+    if problem:
+        fail(problem)
+    if "out" in config.values and "out" not in flagged:
+        try:
+            check_out_folder(config.values["out"], config.origin("out"), config.written["out"])
+        except WriteError as exc:
+            fail(str(exc))
     values = {**config.values, **flagged}
     given = {key: config.origin(key) for key in config.values}
     given.update({key: BY_KEY[key].shown(value).split()[0] for key, value in flagged.items()})
@@ -181,10 +189,6 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
-    for key in ("schema", "names"):  # a file named in pyproject.toml: say so (a flag's is named by its file)
-        path = getattr(run.options, key)
-        if key in run.origins and path is not None and not path.is_file():
-            fail(f"{run.origins[key]} {path.as_posix()!r} is not a file")
     previous = read_manifest(run.out, run.options.package)
     locked = previous.names if previous is not None and not renew_names else None
     try:

@@ -96,8 +96,8 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
 
     diagnostics.extend(_id_clashes(methods))
     if any(d.severity is Severity.ERROR for d in diagnostics):
-        raise DiagnosticError(_ordered(diagnostics, schema.name))
-    return tuple(methods), tuple(_ordered(diagnostics, schema.name))
+        raise DiagnosticError(_ordered(diagnostics, schema.where))
+    return tuple(methods), tuple(_ordered(diagnostics, schema.where))
 
 
 def _id_clashes(methods: list[Method]) -> list[Diagnostic]:

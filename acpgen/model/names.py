@@ -121,13 +121,13 @@ def load_names_file(path: Path | None) -> dict[str, str]:
     """Read a names file: a JSON object ``{"Union/label": "ClassName"}``. Raises DiagnosticError."""
     if path is None:
         return {}
-    source = path.name
+    source = str(path)  # as given
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise DiagnosticError([error("", f"cannot read names file: {exc.strerror or exc}").in_source(source)])
+        raise DiagnosticError([error(None, f"cannot read names file: {exc.strerror or exc}").in_source(source)]) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DiagnosticError([error("", f"names file is not valid JSON: {exc}").in_source(source)])
+        raise DiagnosticError([error(None, f"names file is not valid JSON: {exc}").in_source(source)]) from None
     if not isinstance(data, dict):
         raise DiagnosticError([error("", "names file must be a JSON object of \"Union/label\": \"Name\"").in_source(source)])
     problems = []
@@ -173,7 +173,7 @@ def variant_names(
     unknown = sorted(set(overrides) - set(key_text.values()))
     if unknown:
         raise DiagnosticError(
-            [error("", f"names file: {u!r} names no generated class (keys look like 'SessionUpdate/tool_call')")
+            [error(pointer(u), f"names file: {u!r} names no generated class (keys look like 'SessionUpdate/tool_call')")
              .in_source(names_source) for u in unknown]
         )
     pinned = {k: overrides[key_text[k]] for k in keys if key_text[k] in overrides}

@@ -49,14 +49,15 @@ def owned_files(out: Path, manifest_rel: str, *, force: bool = False) -> frozens
         raise WriteError(f"{path} is not an acpgen manifest ({exc}); remove it or pass --force") from None
 
 
-def check_out_folder(out: Path, name: str = "--out") -> None:
-    """``out`` must be a folder, or not exist below a folder. ``name``: where ``out`` came from."""
+def check_out_folder(out: Path, name: str = "--out", shown: str | None = None) -> None:
+    """``out`` must be a folder, or not exist below a folder. ``name``: where ``out`` came from;
+    ``shown``: ``out`` as given there (default: ``out``)."""
     for path in (out, *out.parents):
         if path.is_dir():
             return
         if path.exists() or path.is_symlink():
-            what = name if path == out else f"a parent of {name}"
-            raise WriteError(f"{what} {path} is not a folder")
+            what = f"{name} {shown or path}" if path == out else f"a parent of {name}, {path},"
+            raise WriteError(f"{what} is not a folder")
 
 
 def plan_write(out: Path, files: dict[str, str], manifest_rel: str, *, force: bool = False) -> Plan:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, error, pointer
+from .bundled import bundled_schema
 from .depth import too_deep
 from .pointers import resolve_ref
 
@@ -21,10 +22,16 @@ from .pointers import resolve_ref
 class LoadedSchema:
     """A parsed, validated schema document and where it came from."""
 
-    name: str  # the file name, as shown in generated headers and diagnostics
+    name: str  # the file name, as shown in generated headers
     sha256: str
     document: dict[str, Any]
     text: str = ""  # the file's text, as read
+    shown: str = ""  # the file as diagnostics name it: the path as the user gave it ("" : ``name``)
+
+    @property
+    def where(self) -> str:
+        """The file as a diagnostic names it."""
+        return self.shown or self.name
 
     @property
     def defs(self) -> dict[str, Any]:
@@ -37,39 +44,43 @@ def load_schema(path: Path, validated: frozenset[str] = frozenset()) -> LoadedSc
 
     ``validated``: sha256 digests of documents already known to pass the meta-schema; a document
     with one of them skips that (slow) validation. Its $refs are checked all the same.
+    Diagnostics name the file by ``path`` as given (the bundled schema by its file name).
     """
-    name = path.name
+    shown = path.name if path == bundled_schema() else str(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise DiagnosticError([error("", f"cannot read schema: {exc.strerror or exc}").in_source(name)])
-    return parse_schema(raw, name, validated)
+        raise DiagnosticError([error(None, f"cannot read schema: {exc.strerror or exc}").in_source(shown)]) from None
+    return parse_schema(raw, path.name, validated, shown)
 
 
-def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset()) -> LoadedSchema:
+def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset(), shown: str = "") -> LoadedSchema:
+    """Check the schema file ``name`` holding ``raw``; ``shown``: the file as diagnostics name it
+    (default: ``name``). A problem with the file as a whole (not text, not JSON) has no pointer."""
+    shown = shown or name
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DiagnosticError([error("", f"not UTF-8 text (byte {exc.start})").in_source(name)])
+        raise DiagnosticError([error(None, f"not UTF-8 text (byte {exc.start})").in_source(shown)]) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         message = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        raise DiagnosticError([error("", message).in_source(name)])
+        raise DiagnosticError([error(None, message).in_source(shown)]) from None
     except RecursionError:
-        raise DiagnosticError([error("", "nested too deeply for Python's JSON parser").in_source(name)]) from None
+        raise DiagnosticError([error(None, "nested too deeply for Python's JSON parser").in_source(shown)]) from None
     if not isinstance(document, dict):
         message = f"a schema must be a JSON object, found {_json_type(document)}"
-        raise DiagnosticError([error("", message).in_source(name)])
+        raise DiagnosticError([error("", message).in_source(shown)])
     deep = too_deep(document)
     if deep is not None:
-        raise DiagnosticError([deep.in_source(name)])
+        raise DiagnosticError([deep.in_source(shown)])
     sha256 = hashlib.sha256(raw).hexdigest()
     meta_problems = [] if sha256 in validated else validate_meta_schema(document)
     problems = [*meta_problems, *check_refs(document)]
     if problems:
-        raise DiagnosticError([d.in_source(name) for d in problems])
-    return LoadedSchema(name=name, sha256=sha256, document=document, text=text)
+        raise DiagnosticError([d.in_source(shown) for d in problems])
+    return LoadedSchema(name=name, sha256=sha256, document=document, text=text, shown=shown)
 
 
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:

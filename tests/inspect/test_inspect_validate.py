@@ -204,7 +204,7 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, cli, write_schema):
         assert result.stdout == "", name
     broken = write_schema("{not json")
     result = cli("validate", "--schema", broken, tmp_path / "responses.ndjson")
-    assert result.exit_code == 2 and result.stderr.startswith("schema.json: error: #: not valid JSON")
+    assert result.exit_code == 2 and result.stderr.startswith(f"{broken}: error: not valid JSON")
 
 
 @pytest.mark.parametrize(

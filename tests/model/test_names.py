@@ -102,7 +102,7 @@ def test_a_bad_names_file_is_one_clear_line(tmp_path, content, message):
     lines = str(caught.value).splitlines()
     assert len(lines) == 1
     assert message in lines[0]
-    assert lines[0].startswith("names.json: error:")
+    assert lines[0].startswith(f"{names}: error:")  # the file as given
 
 
 def test_colliding_variant_names_get_the_union_name(tmp_path):

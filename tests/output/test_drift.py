@@ -95,9 +95,10 @@ def test_missing_output_folder_is_drift_and_a_file_is_an_error(cli, tmp_path, wr
 
 
 def test_schema_error_exits_2(cli, tmp_path, write_schema):
-    result = cli("check", "--schema", write_schema("{"), "--out", tmp_path / "out")
+    schema = write_schema("{")
+    result = cli("check", "--schema", schema, "--out", tmp_path / "out")
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.startswith("schema.json: error: #: not valid JSON")
+    assert result.stderr.startswith(f"{schema}: error: not valid JSON")
 
 
 def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tmp_path, write_schema, monkeypatch):

@@ -54,11 +54,12 @@ def test_a_request_and_a_notification_of_one_name_get_their_own_ids():
 def test_two_methods_that_would_share_an_id_are_an_error(write_schema):
     doc = mini_schema()
     doc["$defs"]["PingAgainRequest"] = {**doc["$defs"]["PingRequest"], "x-method": "Ping"}
+    path = write_schema(doc)
     try:
-        build_method_table(load_schema(write_schema(doc)))
+        build_method_table(load_schema(path))
     except DiagnosticError as exc:
         assert str(exc) == (
-            "schema.json: error: #/$defs/PingRequest/x-method: methods 'Ping' (request) and 'ping' (request) of side"
+            f"{path}: error: #/$defs/PingRequest/x-method: methods 'Ping' (request) and 'ping' (request) of side"
             " 'agent' would both have the id 'ping'"
         )
     else:

@@ -1,16 +1,23 @@
-"""Bad schemas: a one-line diagnostic with a JSON pointer, exit status 2, nothing written."""
+"""Bad schemas: a one-line diagnostic with a JSON pointer, exit status 2, nothing written. The
+schema file is named as it was given (here: relative to the working folder, tmp_path)."""
 
 from __future__ import annotations
 
 import copy
+import os
 
 import pytest
 from support import mini_schema
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
 def generate_into(cli, tmp_path, schema_path):
     out = tmp_path / "out"
-    result = cli("generate", "--schema", schema_path, "--out", out)
+    result = cli("generate", "--schema", os.path.relpath(schema_path), "--out", out)
     return result, out
 
 
@@ -26,7 +33,7 @@ def test_not_json(cli, tmp_path, write_schema):
     path = write_schema('{"$defs": {\n  "A": {"type": "string",}\n}}')
     result, out = generate_into(cli, tmp_path, path)
     assert_refused(
-        result, out, "schema.json: error: #: not valid JSON: Expecting property name enclosed in double quotes"
+        result, out, "schema.json: error: not valid JSON: Expecting property name enclosed in double quotes"
         " at line 2 column 26"
     )
 
@@ -76,7 +83,7 @@ def test_unknown_side_is_a_warning(cli, tmp_path, write_schema):
     doc["$defs"]["LogNotification"]["x-side"] = "editor"
     doc["$defs"]["LogNotification"]["x-future-key"] = {"anything": 1}  # unknown x-* keys are ignored
     path = write_schema(doc)
-    result = cli("methods", "--schema", path, "--format", "json")
+    result = cli("methods", "--schema", path.name, "--format", "json")
     assert result.exit_code == 0
     assert result.stderr.strip().splitlines() == [
         "schema.json: warning: #/$defs/LogNotification/x-side: unknown x-side 'editor'; method 'log/line' is"
@@ -90,8 +97,23 @@ def test_unknown_side_is_a_warning(cli, tmp_path, write_schema):
 
 
 def test_missing_file(cli, tmp_path):
-    result, out = generate_into(cli, tmp_path, tmp_path / "nope.json")
-    assert_refused(result, out, "nope.json: error: #: cannot read schema: No such file or directory")
+    result, out = generate_into(cli, tmp_path, tmp_path / "nope" / "schema.json")
+    # the path as given, folder and all; no JSON pointer: the problem is the file, not a place in it
+    assert result.stderr == "nope/schema.json: error: cannot read schema: No such file or directory\n"
+    assert_refused(result, out, "nope/schema.json: error: cannot read schema: No such file or directory")
+
+
+def test_a_file_that_is_not_text_is_named_as_given(cli, tmp_path):
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "acp.json").write_bytes(b"\xff\xfe{}")
+    result, out = generate_into(cli, tmp_path, tmp_path / "schemas" / "acp.json")
+    assert_refused(result, out, "schemas/acp.json: error: not UTF-8 text (byte 0)")
+
+
+def test_an_absolute_path_is_shown_absolute(cli, tmp_path):
+    result = cli("generate", "--schema", tmp_path / "nope.json", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'nope.json'}: error: cannot read schema: No such file or directory\n"
 
 
 @pytest.mark.parametrize("package", ["1abc", "a..b", "a-b", ""])
