@@ -93,18 +93,28 @@ def _in_folder(run: Run, folder: Path, manifest: Manifest) -> tuple[Run, list[st
     recorded = manifest.options
     assert recorded is not None
     depth = len(recorded.package.split("."))
-    tail = (*PurePosixPath(recorded.out).parts, *recorded.package.split("."))
+    out_parts = PurePosixPath(recorded.out).parts
+    tail = (*out_parts, *recorded.package.split("."))
     here = Path(os.path.abspath(folder))
     given = {key: where for key, where in run.given.items() if key != "out"}
     options = replace(run.options, package=recorded.package)
-    moved = ".." in tail or PurePosixPath(recorded.out).is_absolute() or here.parts[-len(tail):] != tail
-    if moved:
-        where = run.given.get("out", "--out")
-        line = (f"{where} names the package folder {folder.as_posix()} but the package was generated with"
-                f" --out {recorded.out} --package {recorded.package}")
-        return replace(run, options=options, out=folder.parents[depth - 1], given=given), [line]
-    project = here.parents[len(tail) - 1]
-    return replace(run, options=options, out=local_path(recorded.out, project), given=given, project=project), []
+    if ".." not in out_parts and here.parts[-len(tail):] == tail:
+        project = here.parents[len(tail) - 1]
+        return replace(run, options=options, out=local_path(recorded.out, project), given=given, project=project), []
+    out = folder.parents[depth - 1]
+    if ".." in out_parts and _same(local_path(recorded.out, run.project), out):  # an --out beside the project
+        return replace(run, options=options, out=out, given=given), []
+    where = run.given.get("out", "--out")
+    line = (f"{where} names the package folder {folder.as_posix()} but the package was generated with"
+            f" --out {recorded.out} --package {recorded.package}")
+    return replace(run, options=options, out=out, given=given), [line]
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def _manifest_in(folder: Path) -> Manifest | None:

@@ -5,12 +5,13 @@ names the one that differs."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 from pathlib import Path
 
 import pytest
-from support import mini_schema, tree
+from support import ROOT, mini_schema, tree
 
 from acpgen.output.recipe import project_path
 
@@ -158,3 +159,39 @@ def test_check_with_nothing_checks_every_package_below(cli, project):
     lines = result.stderr.splitlines()
     assert lines[0].startswith("acpgen check: 1 file(s) differ") and lines[1] == "  changed: other/acp_bindings/client.py"
     assert lines[2:] == ["acpgen check: src is up to date"]
+
+
+def readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    return text.split(f"\n### {title}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_readme_generate_example_is_this_project(project):
+    (block,) = re.findall(r"```sh\n(.*?)```", readme_section("`acpgen generate`"), flags=re.DOTALL)
+    assert block.splitlines()[0] == COMMAND
+    assert f"`{header_command(project)}`" in block
+    (record,) = re.findall(r"```json\n(.*?)```", readme_section("`acpgen generate`"), flags=re.DOTALL)
+    manifest = json.loads((package_dir(project) / "acpgen-manifest.json").read_text())
+    assert json.loads("{" + record + "}")["options"] == manifest["options"]
+
+
+def test_the_readme_check_examples_work_as_written(cli, project):
+    section = readme_section("`acpgen check`")
+    (commands,) = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    lines = [line.split("#")[0].strip() for line in commands.splitlines()]
+    assert len(lines) == 4
+    for line in lines:
+        result = cli(*shlex.split(line)[1:])
+        assert result.exit_code == 0, (line, result.stderr)
+    (said,) = re.findall(r"```\n(acpgen check: .*?)```", section, flags=re.DOTALL)
+    result = cli("check", "--out", "src/myapp/_acp", "--side", "client", "--stable-only")
+    assert result.exit_code == 1 and result.stderr == said
+
+
+def test_check_of_a_package_folder_beside_the_project(cli, project, tmp_path):
+    assert cli("generate", "--schema", "schema/acp.json", "--out", "../vendor", "--package", "beside").exit_code == 0
+    assert (tmp_path / "vendor" / "beside" / "__init__.py").read_text().splitlines()[1] == (
+        "# Do not edit: regenerate with `acpgen generate --schema schema/acp.json --out ../vendor --package beside`."
+    )
+    result = cli("check", "--out", "../vendor/beside")
+    assert result.exit_code == 0, result.stderr
