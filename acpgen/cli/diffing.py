@@ -13,7 +13,7 @@ from ..diff import diff_schemas
 from ..diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
 from ..diff.report import summary as diff_summary
 from ..output.manifest import manifest_path, read_manifest, schema_copy_path
-from ..pipeline import DEFAULT_PACKAGE
+from ..output.recipe import DEFAULT_PACKAGE
 from ..schema.bundled import bundled_schema, bundled_schema_sha256
 from ..schema.loader import LoadedSchema, load_schema, parse_schema
 from .base import EXIT_DRIFT, EXIT_ERROR, fail, main, report

@@ -16,12 +16,10 @@ from ..diagnostics import DiagnosticError
 from ..model.selection import SIDES
 from ..output.formatting import FormattingError
 from ..output.manifest import manifest_for, manifest_path, read_manifest
-from ..output.recipe import BY_KEY, Recipe
+from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, check_out_folder, write_output
 from ..pipeline import (
-    DEFAULT_OUT,
-    DEFAULT_PACKAGE,
     Options,
     build_spec,
     check_options,
