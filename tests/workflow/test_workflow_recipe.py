@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from support import ROOT, mini_schema, tree
 
-from acpgen.output.recipe import project_path
+from acpgen.output.manifest import ManifestError, parse_manifest
+from acpgen.output.recipe import Recipe, project_path
 
 COMMAND = "acpgen generate --schema schema/acp.json --out src --package myapp._acp --side agent"
 
@@ -195,3 +196,36 @@ def test_check_of_a_package_folder_beside_the_project(cli, project, tmp_path):
     )
     result = cli("check", "--out", "../vendor/beside")
     assert result.exit_code == 0, result.stderr
+
+
+def test_every_path_option_is_recorded_relative_to_the_project(cli, project, monkeypatch):
+    (project / "conf").mkdir()
+    (project / "conf" / "names.json").write_text("{}")
+    (project / "conf" / "templates").mkdir()
+    args = ["--schema", "schema/acp.json", "--out", "src", "--package", "myapp._acp", "--stable-only",
+            "--templates", "conf/templates", "--names", "conf/names.json"]
+    assert cli("generate", *args).exit_code == 0
+    command = "acpgen generate " + " ".join(args)
+    assert header_command(project) == command
+    manifest = parse_manifest((package_dir(project) / "acpgen-manifest.json").read_text())
+    assert manifest.options is not None and manifest.options.command == command
+    assert parse_manifest(manifest.to_text()) == manifest
+    before = tree(project)
+    monkeypatch.chdir(project / "conf")  # check finds the recorded paths from the package folder
+    result = cli("check", "--out", "../src/myapp/_acp")
+    assert result.exit_code == 0, result.stderr
+    monkeypatch.chdir(project)
+    assert cli(*shlex.split(command)[1:]).stderr.startswith("acpgen: wrote 0 of")
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"schema": None}, {**Recipe().to_json(), "side": 3}, {**Recipe().to_json(), "stable-only": "yes"},
+     {**Recipe().to_json(), "package": ""}],
+)
+def test_a_manifest_with_options_acpgen_did_not_write_is_refused(options):
+    text = json.dumps({"format": 1, "generator": "acpgen 0.1.0", "schema_sha256": "0", "files": {},
+                       "options": options})
+    with pytest.raises(ManifestError):
+        parse_manifest(text)
