@@ -159,7 +159,7 @@ def resolve(flags: dict[str, Any]) -> Run:
             fail(str(exc))
     values = {**config.values, **flagged}
     given = {key: config.origin(key) for key in config.values}
-    given.update({key: BY_KEY[key].shown(value).split()[0] for key, value in flagged.items()})
+    given.update({key: BY_KEY[key].flag_for(value) for key, value in flagged.items()})
     # The header's command is the one to run where the settings apply: the configured project's
     # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
     project = config.source.parent if config.source is not None else Path.cwd()

@@ -68,6 +68,10 @@ class Option:
     def default(self) -> Any:
         return _DEFAULTS[self.attr]
 
+    def flag_for(self, value: Any) -> str:
+        """The flag that gives ``value``: ``--all-methods`` for a switch turned off, else the flag."""
+        return self.off_flag if self.kind == "switch" and not value else self.flag
+
     def shown(self, value: Any) -> str:
         """The value as the command line gives it: ``--side agent``, ``--stable-only``, ``--all-methods``."""
         if self.kind == "switch":
