@@ -49,20 +49,22 @@ def check_command(summary_only: bool = False, **flags: Any) -> None:
     --package, and no package at the default place, every package below here is checked.
     """
     run = resolve(flags)
-    runs = [run]
+    prepared = [_recorded(run)]
     if "out" not in run.given and "package" not in run.given and read_manifest(run.out, run.options.package) is None:
-        runs = [_from_folder(run, folder, manifest) for folder, manifest in _packages_below(Path("."))] or runs
-    status = max(_check(_recorded(each), summary_only) for each in runs)
-    sys.exit(status)
+        found = _packages_below(Path("."))
+        prepared = [_recorded(run, folder, manifest) for folder, manifest in found] or prepared
+    sys.exit(max(_check(each, summary_only) for each in prepared))
 
 
-def _recorded(run: Run) -> tuple[Run, list[str]]:
+def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = None) -> tuple[Run, list[str]]:
     """The run with every option it was not given as the output's manifest records it, and a
-    line for each given option whose value differs from the recorded one."""
+    line for each given option whose value differs from the recorded one. ``folder``: a package
+    folder found below the working folder, and its ``manifest``."""
     problems: list[str] = []
-    manifest = _manifest_in(run.out) if "out" in run.given else None
-    if manifest is not None and manifest.options is not None:  # --out names the package folder
-        run, problems = _in_folder(run, run.out, manifest)
+    if folder is None and "out" in run.given:  # --out may name the package folder
+        folder, manifest = run.out, _manifest_in(run.out)
+    if folder is not None and manifest is not None and manifest.options is not None:
+        run, problems = _in_folder(run, folder, manifest)
     else:
         manifest = read_manifest(run.out, run.options.package)
     if manifest is None or manifest.options is None:  # nothing recorded (an earlier acpgen's output)
@@ -79,11 +81,6 @@ def _recorded(run: Run) -> tuple[Run, list[str]]:
             values[option.key] = local_path(value, run.project) if option.kind == "path" and value else value
     filled = run_of({k: v for k, v in values.items() if v is not None}, run.given, run.project, run.origins)
     return filled, problems + differences(recorded, filled.recipe, run.given)
-
-
-def _from_folder(run: Run, folder: Path, manifest: Manifest) -> Run:
-    """The run for a package folder found below the working folder."""
-    return _in_folder(run, folder, manifest)[0]
 
 
 def _in_folder(run: Run, folder: Path, manifest: Manifest) -> tuple[Run, list[str]]:
@@ -104,8 +101,8 @@ def _in_folder(run: Run, folder: Path, manifest: Manifest) -> tuple[Run, list[st
     out = folder.parents[depth - 1]
     if ".." in out_parts and _same(local_path(recorded.out, run.project), out):  # an --out beside the project
         return replace(run, options=options, out=out, given=given), []
-    where = run.given.get("out", "--out")
-    line = (f"{where} names the package folder {folder.as_posix()} but the package was generated with"
+    where = f"{run.given['out']} names" if "out" in run.given else "found"
+    line = (f"{where} the package folder {folder.as_posix()} but the package was generated with"
             f" --out {recorded.out} --package {recorded.package}")
     return replace(run, options=options, out=out, given=given), [line]
 

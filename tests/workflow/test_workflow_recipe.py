@@ -229,3 +229,13 @@ def test_a_manifest_with_options_acpgen_did_not_write_is_refused(options):
                        "options": options})
     with pytest.raises(ManifestError):
         parse_manifest(text)
+
+
+def test_check_with_nothing_says_when_a_package_found_was_moved(cli, project):
+    shutil.move(project / "src", project / "lib")
+    result = cli("check")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "acpgen check: found the package folder lib/myapp/_acp but the package was generated with"
+        " --out src --package myapp._acp"
+    )
