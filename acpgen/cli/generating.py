@@ -1,5 +1,6 @@
-"""``acpgen methods``, ``generate`` and ``check``: the options they share, resolved against
-``[tool.acpgen]``, and the rendering both of the last two start with."""
+"""``acpgen methods`` and ``generate``, and what ``check`` (:mod:`.checking`) shares with them:
+the options, resolved against ``[tool.acpgen]``, and the rendering ``generate`` and ``check``
+start with."""
 
 from __future__ import annotations
 
