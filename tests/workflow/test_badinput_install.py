@@ -50,12 +50,14 @@ def test_the_tests_use_the_black_the_extra_pins():
 
 @pytest.mark.parametrize("schema", [None, "v0.4.7--schema.json", "v1.7.0--v2-schema.unstable.json"])
 def test_the_built_in_output_needs_no_black_and_is_the_same_bytes(tmp_path, schema):
-    with_black, without = tmp_path / "with", tmp_path / "without"
-    args = ["generate", "--out"] + (["--schema", str(CORPUS / schema)] if schema else [])
-    subprocess.run([sys.executable, "-m", "acpgen", *args[:2], str(with_black), *args[2:]], check=True,
-                   capture_output=True)
-    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, *args[:2], str(without), *args[2:]],
-                         capture_output=True, text=True)
+    # each run in its own folder, with the same options (the header gives --out relative to it)
+    with_black, without = tmp_path / "with" / "out", tmp_path / "without" / "out"
+    with_black.parent.mkdir()
+    without.parent.mkdir()
+    args = ["generate", "--out", "out"] + (["--schema", str(CORPUS / schema)] if schema else [])
+    subprocess.run([sys.executable, "-m", "acpgen", *args], check=True, capture_output=True, cwd=with_black.parent)
+    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, *args], capture_output=True, text=True,
+                         cwd=without.parent)
     assert run.returncode == 0, run.stderr
     files = sorted(p.relative_to(with_black) for p in with_black.rglob("*") if p.is_file())
     assert files and files == sorted(p.relative_to(without) for p in without.rglob("*") if p.is_file())
