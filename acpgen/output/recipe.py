@@ -9,7 +9,10 @@ machine that has the project. ``acpgen check`` compares the options it is given 
 the ones it is not given from it.
 
 Every option is one row of :data:`OPTIONS`: its key (in the manifest and in ``[tool.acpgen]``),
-its flag and its kind. The command, the record and the comparison are all read from that table.
+its flag and its kind. The command, the record and the comparison are all read from that table:
+a new option is a field of :class:`Recipe` and a row, and an option given more than once (a
+``--schema`` per protocol version) would be a kind of its own, a tuple of paths that
+:meth:`Option.shown` writes as the flag repeated and the manifest as a list.
 """
 
 from __future__ import annotations
