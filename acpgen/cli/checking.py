@@ -27,7 +27,7 @@ from ..output.manifest import (
     parse_manifest,
     read_manifest,
 )
-from ..output.recipe import OPTIONS, Recipe, differences, local_path
+from ..output.recipe import BY_KEY, OPTIONS, Recipe, differences, local_path
 from ..output.writer import WriteError, check_out_folder
 from .base import EXIT_DRIFT, fail, main
 from .generating import Run, output_options, render, resolve, run_of
@@ -78,7 +78,10 @@ def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = 
             values[option.key] = getattr(run.options, option.attr)
         else:
             value = getattr(recorded, option.attr)
-            values[option.key] = local_path(value, run.project) if option.kind == "path" and value else value
+            if option.kind == "path" and value is not None:
+                value = local_path(value, run.project)
+                _must_exist(value, option.key, f"{option.shown(getattr(recorded, option.attr))}", run)
+            values[option.key] = value
     filled = run_of({k: v for k, v in values.items() if v is not None}, run.given, run.project, run.origins)
     return filled, problems + differences(recorded, filled.recipe, run.given)
 
@@ -105,6 +108,15 @@ def _in_folder(run: Run, folder: Path, manifest: Manifest) -> tuple[Run, list[st
     line = (f"{where} the package folder {folder.as_posix()} but the package was generated with"
             f" --out {recorded.out} --package {recorded.package}")
     return replace(run, options=options, out=out, given=given), [line]
+
+
+def _must_exist(path: Path, key: str, shown: str, run: Run) -> None:
+    """A recorded schema or names file, or templates folder, must be there; exits 2 when it is not."""
+    if path.is_dir() if key == "templates" else path.is_file():
+        return
+    what = "folder" if key == "templates" else "file"
+    fail(f"{(run.out / run.manifest).as_posix()}: the package was generated with {shown}, and {path.as_posix()}"
+         f" is not a {what} here; give {BY_KEY[key].flag}")
 
 
 def _same(a: Path, b: Path) -> bool:

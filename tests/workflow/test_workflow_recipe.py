@@ -239,3 +239,18 @@ def test_check_with_nothing_says_when_a_package_found_was_moved(cli, project):
         "acpgen check: found the package folder lib/myapp/_acp but the package was generated with"
         " --out src --package myapp._acp"
     )
+
+
+def test_check_says_when_a_recorded_path_is_gone(cli, project):
+    (project / "schema" / "acp.json").rename(project / "schema" / "v2.json")
+    result = cli("check")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: src/myapp/_acp/acpgen-manifest.json: the package was generated with --schema schema/acp.json,"
+        " and schema/acp.json is not a file here; give --schema\n"
+    )
+    result = cli("check", "--schema", "schema/v2.json")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "acpgen check: --schema is 'schema/v2.json' here but the package was generated with --schema schema/acp.json"
+    )
