@@ -254,3 +254,15 @@ def test_check_says_when_a_recorded_path_is_gone(cli, project):
     assert result.stderr.splitlines()[0] == (
         "acpgen check: --schema is 'schema/v2.json' here but the package was generated with --schema schema/acp.json"
     )
+
+
+def test_a_manifest_without_options_is_checked_with_the_options_given(cli, project):
+    path = package_dir(project) / "acpgen-manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["options"]
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    args = ["--out", "src", "--package", "myapp._acp"]
+    assert cli("check", "--summary", *args, "--schema", "schema/acp.json", "--side", "client").exit_code == 1
+    result = cli("check", "--summary", *args, "--schema", "schema/acp.json", "--side", "agent")
+    assert result.exit_code == 1 and "1 changed" in result.stderr  # only the manifest: it gains the options
+    assert "  changed: src/myapp/_acp/acpgen-manifest.json" in result.stderr.splitlines()
