@@ -18,6 +18,7 @@ a new option is a field of :class:`Recipe` and a row, and an option given more t
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -81,7 +82,7 @@ class Option:
             return self.flag if value else self.off_flag
         if value is None:
             return self.unset or f"no {self.flag}"
-        return f"{self.flag} {value}"
+        return f"{self.flag} {shlex.quote(value)}"  # a shell reads it back: a path with a space is quoted
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Recipe)}

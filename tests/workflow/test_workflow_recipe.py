@@ -266,3 +266,13 @@ def test_a_manifest_without_options_is_checked_with_the_options_given(cli, proje
     result = cli("check", "--summary", *args, "--schema", "schema/acp.json", "--side", "agent")
     assert result.exit_code == 1 and "1 changed" in result.stderr  # only the manifest: it gains the options
     assert "  changed: src/myapp/_acp/acpgen-manifest.json" in result.stderr.splitlines()
+
+
+def test_a_path_with_a_space_is_quoted_so_the_command_runs_verbatim(cli, project):
+    (project / "my specs").mkdir()
+    shutil.copy(project / "schema" / "acp.json", project / "my specs" / "acp.json")
+    assert cli("generate", "--schema", "my specs/acp.json", "--out", "src", "--package", "myapp._acp").exit_code == 0
+    command = header_command(project)
+    assert command == "acpgen generate --schema 'my specs/acp.json' --out src --package myapp._acp"
+    assert cli(*shlex.split(command)[1:]).stderr.startswith("acpgen: wrote 0 of")
+    assert cli("check").exit_code == 0
