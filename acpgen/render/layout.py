@@ -11,6 +11,8 @@ to being unchanged by black.
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -53,21 +55,166 @@ def fit(
     if inner != ("", ""):
         body = _one_a_line(indent + 8, items, line)
         return f"{pad}{head}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{pad}{tail}"
+    lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))
     if not collection and len(inner_pad + joined) <= LINE_LENGTH:
-        lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))
         body = inner_pad + joined + ("," if lone_parameter else "")
+    elif not collection and len(items) == 1 and not lone_parameter:
+        body = "\n".join(inside(indent + 4, items[0]))  # black adds no comma: there is none to split at
     else:
         body = _one_a_line(indent + 4, items, line)
     return f"{pad}{head}\n{body}\n{pad}{tail}"
 
 
 def _one_a_line(indent: int, items: Sequence[str], line: str) -> str:
-    """``items`` one a line at ``indent``, each with a trailing comma; :class:`Unfitted` (naming
-    the whole ``line``) when one of them is too long still."""
-    lines = [f"{' ' * indent}{item}," for item in items]
-    if any(len(text) > LINE_LENGTH for text in lines):
-        raise Unfitted(line)
-    return "\n".join(lines)
+    """``items`` one a line at ``indent``, each with a trailing comma; an item too long still is
+    split further, as black splits it (:func:`inside`)."""
+    return "\n".join(text for item in items for text in inside(indent, f"{item},"))
+
+
+# -- inside brackets: black's delimiter split, then its split at the last bracket pair ----------
+
+#: black's priorities of the delimiters a line inside brackets is split at (``black.brackets``).
+COMMA, TERNARY, LOGIC, COMPARATOR, DOT = 18, 16, 14, 10, 1
+_OPERATORS = {"|": 9, "^": 8, "&": 7, "<<": 6, ">>": 6, "+": 5, "-": 5, "*": 4, "/": 4, "//": 4, "%": 4, "@": 4, "**": 2}
+_COMPARATORS = {"==", "!=", "<", ">", "<=", ">=", "is", "in", "not"}
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int  # offset in the line
+    end: int
+    depth: int  # brackets open before it (an opening bracket counts itself out)
+
+
+def _tokens(text: str) -> list[_Token]:
+    """``text``'s tokens with their bracket depth; :class:`Unfitted` when it does not tokenize."""
+    try:
+        found = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.string and t.type not in _SKIP]
+    except (tokenize.TokenError, SyntaxError) as exc:
+        raise Unfitted(text) from exc
+    tokens, depth = [], 0
+    for t in found:
+        if t.string in _CLOSE:
+            depth -= 1
+        tokens.append(_Token(t.string, t.start[1], t.end[1], depth))
+        if t.string in _OPEN:
+            depth += 1
+    return tokens
+
+
+_SKIP = {tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
+
+
+def _delimiters(tokens: list[_Token]) -> dict[int, int]:
+    """The priority of each top-level delimiter, keyed by the index of the token a line ends
+    after (a comma; for the others, the token before them), as black's BracketTracker does."""
+    found: dict[int, int] = {}
+    in_for = False
+    for index, token in enumerate(tokens):
+        if token.depth:
+            continue
+        previous = tokens[index - 1] if index else None
+        if token.text == ",":
+            found[index] = COMMA
+            continue
+        if previous is None or previous.depth:
+            continue
+        before = previous.text
+        if token.text == "for":
+            in_for, priority = True, 20
+        elif token.text == "if" and in_for:
+            priority = 20
+        elif token.text in ("if", "else"):
+            priority = TERNARY
+        elif token.text in ("and", "or"):
+            priority = LOGIC
+        elif token.text == "in" and in_for:
+            in_for, priority = False, 0
+        elif token.text in _COMPARATORS and not (token.text == "in" and before == "not") and not (
+            token.text == "not" and (before == "is" or tokens[index + 1 : index + 2] == [] or tokens[index + 1].text != "in")
+        ):
+            priority = COMPARATOR
+        elif token.text in _OPERATORS and not (before in _OPERATORS or before in ("(", ",", "=", ":") or before in _COMPARATORS):
+            priority = _OPERATORS[token.text] if token.text not in ("*", "**") or index > 0 else 0
+        elif token.text == "." and before in _CLOSE:
+            priority = DOT
+        else:
+            priority = 0
+        if priority:
+            found[index - 1] = max(found.get(index - 1, 0), priority)
+    return found
+
+
+def inside(indent: int, text: str) -> list[str]:
+    """The lines black makes of ``text`` on a line of its own inside brackets at ``indent``
+    spaces: as it is when it fits; else split at its top-level delimiters of the highest priority
+    (after a comma, before an operator; a trailing comma added after the last of a split at
+    commas); else at its last bracket pair, the content going one level deeper. Each line is
+    split again the same way while too long; an unsplittable one stays too long, as in black."""
+    line = " " * indent + text
+    if len(line) <= LINE_LENGTH:
+        return [line]
+    tokens = _tokens(text)
+    delimiters = _delimiters(tokens)
+    if delimiters:
+        top = max(delimiters.values())
+        cuts = [index for index, priority in delimiters.items() if priority == top]
+        if not (top == DOT and len(cuts) == 1):
+            pieces, begin = [], 0
+            for index in sorted(cuts):
+                pieces.append(text[begin : tokens[index].end].strip())
+                begin = tokens[index].end
+            pieces.append(text[begin:].strip())
+            pieces = [piece for piece in pieces if piece]
+            if top == COMMA and not pieces[-1].endswith(",") and not pieces[-1].startswith("*"):
+                pieces[-1] += ","
+            if pieces != [text]:
+                return [out for piece in pieces for out in inside(indent, piece)]
+    return _split_last_bracket(indent, text, tokens)
+
+
+def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+    """black's right-hand split of a line inside brackets: at its last bracket pair."""
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    if close is None:
+        return [" " * indent + text]  # nothing to split at: black leaves it too long
+    open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
+    head, body, tail = text[: tokens[open_].end], text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
+    if not body.strip() or len(" " * indent + head) > LINE_LENGTH:
+        raise Unfitted(" " * indent + text)
+    lines = [" " * indent + head]
+    lines += _bracket_body(indent + 4, body.strip(), collection=tokens[open_].text != "(" and _is_display(tokens, open_))
+    lines += inside(indent, tail)
+    return lines
+
+
+def _is_display(tokens: list[_Token], open_: int) -> bool:
+    """Whether the bracket at ``open_`` starts a list, set or dict display, not a subscript."""
+    if open_ == 0:
+        return True
+    before = tokens[open_ - 1].text
+    return not (before.isidentifier() or before in _CLOSE) or before in ("in", "and", "or", "not", "if", "else", "return")
+
+
+def _bracket_body(indent: int, body: str, *, collection: bool = False) -> list[str]:
+    """The content of a bracket pair black has split, at ``indent``: a collection display with
+    more than one item goes one item a line (black's magic of an added trailing comma)."""
+    tokens = _tokens(body)
+    if collection and any(priority == COMMA for priority in _delimiters(tokens).values()):
+        return _one_a_line(indent, _top_level_items(body, tokens), body).split("\n")
+    return inside(indent, body)
+
+
+def _top_level_items(text: str, tokens: list[_Token]) -> list[str]:
+    items, begin = [], 0
+    for token in tokens:
+        if token.text == "," and token.depth == 0:
+            items.append(text[begin : token.start].strip())
+            begin = token.end
+    rest = text[begin:].strip()
+    return [*items, rest] if rest else items
 
 
 @dataclass(frozen=True)
@@ -84,59 +231,89 @@ class Bracketed:
 
 def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
     """``head + " | ".join(operands)`` at the top level (``head`` is ``"Name = "``), as black lays
-    it out: one line when it fits, else in parentheses with one operand a line, the operand of a
-    line too long split inside its own brackets."""
-    line = head + " | ".join(str(o) for o in operands)
-    if len(line) <= LINE_LENGTH:
-        return line
-    lines = [head + "("]
-    for index, operand in enumerate(operands):
-        prefix = "| " if index else ""
-        text = f"    {prefix}{operand}"
-        if len(text) <= LINE_LENGTH:
-            lines.append(text)
-        elif isinstance(operand, Bracketed):
-            lines.append(fit(4, prefix + operand.open, operand.items, operand.close, collection=True))
-        else:
-            raise Unfitted(text)
-    return "\n".join([*lines, ")"])
+    it out (:func:`statement`)."""
+    return "\n".join(statement(0, head, " | ".join(str(o) for o in operands)))
 
 
 def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
     """``head`` and ``operands`` joined by one binary ``operator``, then ``tail``, at ``indent``
-    spaces (``if a and b:``, ``out = a + b``), as black lays it out: one line when it fits, else in
-    parentheses: on a line of their own when they fit there, else one operand a line, each but the
-    first led by the operator. Two operands whose last ends in a bracket, which black may split
-    inside instead, raise :class:`Unfitted`."""
-    pad = " " * indent
-    line = f"{pad}{head}{f' {operator} '.join(operands)}{tail}"
-    if len(line) <= LINE_LENGTH:
-        return line
-    if len(operands) == 2 and operands[-1][-1:] in ")]}":
-        raise Unfitted(line)
-    joined = f"{pad}    {f' {operator} '.join(operands)}"
-    if len(joined) <= LINE_LENGTH:
-        return "\n".join([f"{pad}{head}(", joined, f"{pad}){tail}"])
-    lines = [f"{pad}    {operator + ' ' if index else ''}{operand}" for index, operand in enumerate(operands)]
-    if any(len(text) > LINE_LENGTH for text in lines):
-        raise Unfitted(line)
-    return "\n".join([f"{pad}{head}(", *lines, f"{pad}){tail}"])
+    spaces (``if a and b:``, ``out = a + b``), as black lays it out (:func:`statement`)."""
+    return "\n".join(statement(indent, head, f" {operator} ".join(operands), tail))
 
 
 def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
-    """``head + f"{value} if {test} else {other}"`` at ``indent`` spaces, as black lays it out: one
-    line when it fits, else in parentheses, on a line of their own when they fit there, else
-    ``value``, ``if test`` and ``else other`` a line each."""
+    """``head + f"{value} if {test} else {other}"`` at ``indent`` spaces, as black lays it out
+    (:func:`statement`)."""
+    return "\n".join(statement(indent, head, f"{value} if {test} else {other}"))
+
+
+def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
+    """The lines black makes of the statement ``head + value + tail`` whose ``value`` black puts
+    in invisible parentheses (an assignment's value, a ``return``'s, an ``if``'s condition).
+
+    One line when it fits. Else black splits at the last bracket pair of ``value`` instead of
+    those parentheses when ``value`` has a single delimiter and ends in that bracket pair (or has
+    none), the first line fits and the left side does not argue against it; else the parentheses
+    become real, ``value`` inside them (:func:`inside`). When the first line is too long still,
+    black takes the parentheses if every line then fits.
+    """
     pad = " " * indent
-    expression = f"{value} if {test} else {other}"
-    if len(pad + head + expression) <= LINE_LENGTH:
-        return pad + head + expression
-    lines = [f"{pad}    {expression}"]
-    if len(lines[0]) > LINE_LENGTH:
-        lines = [f"{pad}    {value}", f"{pad}    if {test}", f"{pad}    else {other}"]
-    if any(len(text) > LINE_LENGTH for text in lines):
-        raise Unfitted(pad + head + expression)
-    return "\n".join([f"{pad}{head}(", *lines, f"{pad})"])
+    line = f"{pad}{head}{value}{tail}"
+    if len(line) <= LINE_LENGTH:
+        return [line]
+    wrapped = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+    tokens = _tokens(value)
+    if not _can_omit_parentheses(indent, tokens, _delimiters(tokens)):
+        return wrapped
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    if close is None:  # nothing to split at but the parentheses: black takes them if that helps
+        if len(pad + "    " + value) > LINE_LENGTH:
+            return [line]
+        return wrapped
+    open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
+    first = f"{pad}{head}{value[: tokens[open_].end]}"
+    body = value[tokens[open_].end : tokens[close].start].strip()
+    split = [first, *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)), *inside(indent, value[tokens[close].start :] + tail)]
+    if _assigns_to_brackets(head) and (len(f"{pad}{head}(") > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
+        return wrapped if len(f"{pad}{head}(") <= LINE_LENGTH - 1 else split
+    if len(first) > LINE_LENGTH and all(len(text) <= LINE_LENGTH for text in wrapped):
+        return wrapped
+    return split
+
+
+def _assigns_to_brackets(head: str) -> bool:
+    """Whether ``head`` is an assignment's left side that holds brackets, as black counts them: an
+    annotation has invisible ones."""
+    if not head.endswith(" = "):
+        return False
+    target = head[:-3]
+    return any(c in target for c in "([{") or ":" in target
+
+
+def _can_omit_parentheses(indent: int, tokens: list[_Token], delimiters: dict[int, int]) -> bool:
+    """black's ``can_omit_invisible_parens`` for a value alone: no delimiter, a single dot, or one
+    delimiter and a last bracket pair whose opening fits (or that follows other brackets)."""
+    if not delimiters:
+        return True
+    top = max(delimiters.values())
+    if sum(1 for priority in delimiters.values() if priority == top) > 1:
+        return False
+    if top == DOT:
+        return True
+    last = tokens[-1]
+    if last.text not in ")}" and not (last.text == "]" and _is_display(tokens, _opening(tokens, len(tokens) - 1))):
+        return False
+    open_ = _opening(tokens, len(tokens) - 1)
+    if open_ == len(tokens) - 2:
+        return False  # empty brackets do not help
+    if any(t.text in _OPEN for t in tokens[:open_]):
+        return True
+    return 4 * (indent // 4 + 1) + tokens[open_].end <= LINE_LENGTH
+
+
+def _opening(tokens: list[_Token], close: int) -> int:
+    depth = tokens[close].depth
+    return max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == depth)
 
 
 def one_line_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
