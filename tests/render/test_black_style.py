@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from support import CORPUS, ROOT, mini_schema
 
-from acpgen.pipeline import Options, generate
 from acpgen.output import formatting
 from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
+from acpgen.pipeline import Options, generate
 from acpgen.render import layout
 from acpgen.render.layout import LINE_LENGTH, Unfitted, fit, fit_chain, fit_ternary
 
