@@ -7,6 +7,7 @@
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
+#   make corpus-noblack -- every spec release generated with and without black: the same bytes?
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
@@ -16,7 +17,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +53,12 @@ test: $(TEST_STAMP) check $(NODE_STAMP)
 # Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
 corpus: $(STAMP)
 	$(BIN)/python tests/support/corpus_harness.py
+
+# Every release generated where black cannot be imported and where it can: "N of 99 identical".
+# NOBLACK_ARGS=--black also checks that black leaves every module unchanged (slow).
+NOBLACK_ARGS ?=
+corpus-noblack: $(TEST_STAMP)
+	$(BIN)/python tests/support/noblack.py $(NOBLACK_ARGS)
 
 # The schema fuzzer's long run: FUZZ_COUNT mutations of corpus schemas from seed FUZZ_SEED.
 FUZZ_COUNT ?= 500

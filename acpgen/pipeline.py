@@ -26,7 +26,7 @@ from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.layout import Unfitted
+from .render.layout import Unfitted, overlong_line
 from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
@@ -275,9 +275,11 @@ class _Renderer:
     """Renders modules in black's style.
 
     A built-in template emits black's style itself: black, pinned, would spend seconds agreeing
-    with it (tests hold every built-in module to black). A module that reads a user's template,
-    or has a line :func:`acpgen.layout.fit` cannot lay out, is rendered plainly and formatted by
-    black.
+    with it (tests hold every built-in module to black, for every release and for names of 80
+    characters). A module that reads a user's template is rendered plainly and formatted by black;
+    so is one with a line :mod:`acpgen.render.layout` cannot lay out (raised as
+    :class:`Unfitted`, or left too long with a bracket black would split at), should a schema
+    ever produce one: without black, the error names that line.
     """
 
     def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
@@ -297,16 +299,28 @@ class _Renderer:
         if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{runtime_source(name)}"
             return text, sha256_text(text)
-        if not reads_user_templates(self.env, template, self.templates):
+        mine = reads_user_templates(self.env, template, self.templates)
+        unfitted = ""
+        if mine is None:
             try:
                 text = self.env.get_template(template).render(context)
-            except Unfitted:
-                pass
+            except Unfitted as exc:
+                unfitted = str(exc)
             else:
-                return self.reuse.parsed(text, path), sha256_text(text)
+                overlong = overlong_line(text)
+                if overlong is None:
+                    return self.reuse.parsed(text, path), sha256_text(text)
+                number, line = overlong
+                why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(line)}` itself (it is left to black)"
+                return self.reuse.format(text, path, why), sha256_text(text)
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
         text = self.plain_env.get_template(template).render(context)
-        return self.reuse.format(text, path), sha256_text(text)
+        if mine is not None:
+            why = f"{path}: this module reads your template {self.templates / mine} (its layout is left to black)"
+        else:
+            number = next((n for n, line in enumerate(text.split("\n"), 1) if line.strip() == unfitted.strip()), 0)
+            why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(unfitted)}` itself (it is left to black)"
+        return self.reuse.format(text, path, why), sha256_text(text)
 
 
     def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
@@ -323,6 +337,12 @@ class _Renderer:
         if known is None:
             known = ensure_parses(black_where_needed(body, format_python) + footer, path)
         return known, render
+
+
+def _excerpt(line: str, width: int = 60) -> str:
+    """The start of a code line, for an error message."""
+    text = line.strip()
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 #: The modules the pydantic flavour makes its own way.

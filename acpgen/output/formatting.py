@@ -2,10 +2,10 @@
 
 The mode never comes from the caller's configuration (no pyproject.toml is read), and the black
 version is pinned exactly in acpgen's ``black`` extra, so the same input gives the same bytes
-everywhere. Only a module that reads a user's template, or has a line
-:func:`acpgen.render.layout.fit` cannot lay out, is formatted by black: the built-in output never
-needs it, so acpgen installs beside any black. black is imported on first use; without it, such
-a module is an error that says so.
+everywhere. Only a module that reads a user's template (or, should a schema ever produce one, has
+a line :mod:`acpgen.render.layout` cannot lay out) is formatted by black: the built-in templates
+emit black's style themselves, so acpgen installs beside any black. black is imported on first
+use; without it, such a module is an error naming the template or the line.
 """
 
 from __future__ import annotations
@@ -38,13 +38,15 @@ class FormattingError(Exception):
     """Generated code that black cannot parse: a bug in a template, never the user's fault."""
 
 
-def format_python(source: str, filename: str = "<generated>") -> str:
+def format_python(source: str, filename: str = "<generated>", why: str = "") -> str:
+    """``source`` as black formats it; ``why``: what makes black needed, for the error when it is
+    not installed (``"<file>:<line>: <what>"``)."""
     try:
         black, mode = _black()
     except ImportError:
         raise FormattingError(
-            f"{filename}: this module is formatted by black (it reads your templates, or has a line acpgen"
-            f" cannot lay out itself), and black is not installed: pip install '{BLACK_EXTRA}'"
+            f"{why or filename + ': this module is formatted by black'}, and black is not installed:"
+            f" pip install '{BLACK_EXTRA}'"
         ) from None
     try:
         return black.format_str(source, mode=mode)

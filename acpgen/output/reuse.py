@@ -34,10 +34,10 @@ class Reuse:
     validated_schemas: frozenset[str] = frozenset()  # sha256 of schema documents known to be valid
     outputs: Mapping[str, str] = field(default_factory=dict)  # render sha256 -> the file made from it
 
-    def format(self, rendered: str, path: str) -> str:
-        """Black's formatting of ``rendered``."""
+    def format(self, rendered: str, path: str, why: str = "") -> str:
+        """Black's formatting of ``rendered`` (``why`` black is needed, for the error without it)."""
         known = self.outputs.get(sha256_text(rendered))
-        return known if known is not None else format_python(rendered, path)
+        return known if known is not None else format_python(rendered, path, why)
 
     def parsed(self, rendered: str, path: str) -> str:
         """``rendered`` once it is known to parse: output a template emits already formatted."""

@@ -87,11 +87,12 @@ def runtime_source(name: str) -> str:
     return (RUNTIME / name).read_text(encoding="utf-8")
 
 
-def reads_user_templates(env: jinja2.Environment, name: str, user_templates: Path | None) -> bool:
-    """Whether rendering template ``name`` reads anything from the user's folder: the template
-    itself, or one it imports, includes or extends (a name computed at render time counts)."""
+def reads_user_templates(env: jinja2.Environment, name: str, user_templates: Path | None) -> str | None:
+    """The first template of the user's folder that rendering template ``name`` reads: the
+    template itself, or one it imports, includes or extends (a name computed at render time
+    counts: then ``name``); ``None`` when it reads none."""
     if user_templates is None:
-        return False
+        return None
     seen: set[str] = set()
     todo = [name]
     while todo:
@@ -100,13 +101,13 @@ def reads_user_templates(env: jinja2.Environment, name: str, user_templates: Pat
             continue
         seen.add(current)
         if (user_templates / current).is_file():
-            return True
+            return current
         source, _, _ = env.loader.get_source(env, current)  # type: ignore[union-attr]
         for referenced in jinja2.meta.find_referenced_templates(env.parse(source)):
             if referenced is None:
-                return True
+                return current
             todo.append(referenced)
-    return False
+    return None
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

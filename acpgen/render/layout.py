@@ -24,6 +24,25 @@ class Unfitted(Exception):
     """A line ``fit`` cannot lay out exactly as black would."""
 
 
+def overlong_line(text: str) -> tuple[int, str] | None:
+    """The first line of the module ``text`` (its number and text) that is too long and has a
+    bracket black could split it at; ``None`` when every line too long is one black leaves so (a
+    comment, a string, a name). Only a module with a line too long is tokenized."""
+    long = {number for number, line in enumerate(text.split("\n"), 1) if len(line) > LINE_LENGTH}
+    if not long:
+        return None
+    strings = 0  # f-strings open (Python 3.12 tokenizes their insides)
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        kind = tokenize.tok_name[token.type]
+        if kind == "FSTRING_START":
+            strings += 1
+        elif kind == "FSTRING_END":
+            strings -= 1
+        elif not strings and token.type == tokenize.OP and token.string in _OPEN and token.start[0] in long:
+            return token.start[0], token.line.rstrip("\n")
+    return None
+
+
 def fit(
     indent: int,
     head: str,

@@ -65,19 +65,6 @@ def test_the_built_in_output_needs_no_black_and_is_the_same_bytes(tmp_path, sche
         assert (with_black / rel).read_bytes() == (without / rel).read_bytes(), rel
 
 
-def test_a_user_template_without_black_is_one_line_naming_the_extra(tmp_path):
-    (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "pair.py.jinja").write_text("x = 1\n")
-    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--templates", "mine", "--out", "out"],
-                         cwd=tmp_path, capture_output=True, text=True)
-    assert run.returncode == 2
-    assert run.stderr.splitlines() == [
-        "error: acp_bindings/pair.py: this module is formatted by black (it reads your templates, or has a line"
-        " acpgen cannot lay out itself), and black is not installed: pip install 'acpgen[black]'"
-    ]
-    assert not (tmp_path / "out").exists()
-
-
 def test_the_license_is_the_apache_license_the_metadata_names():
     text = (ROOT / "LICENSE").read_text()
     assert PYPROJECT["project"]["license"] == "Apache-2.0"

@@ -1,0 +1,76 @@
+"""Built-in output never needs black: generated where ``import black`` fails (as on a plain
+``pip install .``), every release gives the bytes it gives where black is installed, and black
+leaves them unchanged. ``make corpus-noblack`` does the same for every release of the corpus."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from support import CORPUS, DATA, ROOT, mini_schema
+from support.noblack import differences, without_black
+
+from acpgen.output.formatting import format_python
+from acpgen.pipeline import Options, generate
+
+SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
+SPREAD = [
+    CORPUS / "v0.0.33--schema.json",  # the oldest; a union black lays out on one line in parentheses
+    CORPUS / "v0.11.0--schema.json",
+    CORPUS / "v0.13.0--schema.unstable.json",
+    CORPUS / "v1.7.0--v1-schema.unstable.json",
+]
+#: Run acpgen in a fresh process in which ``import black`` fails, as where black is not installed.
+WITHOUT_BLACK = "import sys; sys.modules['black'] = None; from acpgen.cli import main; main()"
+
+
+@pytest.fixture(scope="module")
+def blocked():
+    return without_black([*SDK, *SPREAD])
+
+
+@pytest.mark.parametrize("schema", [*SDK, *SPREAD], ids=lambda p: p.parent.name[:3] + "-" + p.name)
+def test_a_release_generates_the_same_bytes_without_black(schema, blocked):
+    # the three newest SDK schemas were refused without black: a `+` of two operands ending in a bracket
+    assert differences(schema, blocked[str(schema)]) == []
+
+
+@pytest.mark.parametrize("schema", [SDK[-1], SPREAD[0]], ids=lambda p: p.name)
+def test_black_leaves_every_module_of_a_release_unchanged(schema):
+    files = generate(Options(schema=schema)).files
+    for path, text in files.items():
+        if path.endswith(".py") and not (path.endswith("models.py") and schema == SDK[-1]):  # too slow
+            assert format_python(text, path) == text, path
+
+
+def test_a_line_acpgen_cannot_lay_out_is_named_without_black(tmp_path, write_schema):
+    doc = mini_schema()
+    long_name = "Ping" + "Really" * 16 + "Request"  # over 100 characters
+    doc["$defs"][long_name] = doc["$defs"].pop("PingRequest")
+    schema = write_schema(doc)
+    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--schema", str(schema), "--out", "out"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 2
+    [message] = run.stderr.splitlines()
+    assert message.startswith("error: acp_bindings/models.py:")
+    where, _, rest = message[len("error: "):].partition(": ")
+    number = int(where.rsplit(":", 1)[1])
+    excerpt = rest.split("`")[1]
+    assert excerpt.endswith("...") and f"_K_{long_name} = frozenset(".startswith(excerpt[:-3]), excerpt
+    assert rest.endswith("itself (it is left to black), and black is not installed: pip install 'acpgen[black]'")
+    assert number > 1 and not (tmp_path / "out").exists()
+
+
+def test_a_users_template_without_black_names_the_template(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "pair.py.jinja").write_text("x = 1\n")
+    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--templates", "mine", "--out", "out"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "error: acp_bindings/pair.py: this module reads your template mine/pair.py.jinja (its layout is left"
+        " to black), and black is not installed: pip install 'acpgen[black]'"
+    ]
+    assert not (tmp_path / "out").exists()
+    assert (ROOT / "acpgen").is_dir()
