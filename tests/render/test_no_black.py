@@ -4,11 +4,12 @@ leaves them unchanged. ``make corpus-noblack`` does the same for every release o
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
-from support import CORPUS, DATA, mini_schema
+from support import BUNDLED, CORPUS, DATA, mini_schema
 from support.noblack import differences, without_black
 
 from acpgen.output.formatting import format_python
@@ -21,6 +22,8 @@ SPREAD = [
     CORPUS / "v0.13.0--schema.unstable.json",
     CORPUS / "v1.7.0--v1-schema.unstable.json",
 ]
+#: The modules whose lines depend on the methods' names (models.py has them only in strings).
+SIDE_MODULES = {"__init__.py", "methods.py", "agent.py", "client.py", "stub_agent.py", "stub_client.py", "builders.py"}
 #: Run acpgen in a fresh process in which ``import black`` fails, as where black is not installed.
 WITHOUT_BLACK = "import sys; sys.modules['black'] = None; from acpgen.cli import main; main()"
 
@@ -42,6 +45,37 @@ def test_black_leaves_every_module_of_a_release_unchanged(schema):
     for path, text in files.items():
         if path.endswith(".py") and not (path.endswith("models.py") and schema == SDK[-1]):  # too slow
             assert format_python(text, path) == text, path
+
+
+def long_method_names(length: int = 80) -> dict:
+    """The bundled schema with every method's name (but the three the runtime itself speaks)
+    lengthened to ``length`` characters: long handler names, wire names and result types in
+    every line the side modules write for a method."""
+    doc = json.loads(BUNDLED.read_text())
+    for definition in doc["$defs"].values():
+        method = definition.get("x-method")
+        if method and method not in ("$/cancel_request", "initialize", "session/update"):
+            definition["x-method"] = (method + "_lengthened" * 10)[:length]
+    return doc
+
+
+def test_method_names_of_80_characters_need_no_black(write_schema):
+    schema = write_schema(long_method_names())
+    assert differences(schema, without_black([schema])[str(schema)]) == []
+    files = generate(Options(schema=schema), only=SIDE_MODULES).files
+    for path, text in files.items():
+        if path.endswith(".py"):
+            assert format_python(text, path) == text, path
+    # the lines that needed black before: a request's result decoded from a long method's reply
+    assert (
+        "        result: PromptResponse = _CODEC.decode(\n"
+        "            PromptResponse,\n"
+        "            await self._request(\n"
+        '                "session/prompt_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened",\n'
+        "                value,\n"
+        "            ),\n"
+        "        )\n"
+    ) in files["acp_bindings/client.py"]
 
 
 def test_a_line_acpgen_cannot_lay_out_is_named_without_black(tmp_path, write_schema):
