@@ -61,9 +61,8 @@ def fit(
     a line, each with a trailing comma.
 
     ``one_tuple``: the brackets are a tuple display, so a lone item keeps its comma (``(x,)``).
-    ``inner``: a collection display inside a call's brackets (``frozenset({...})``): split, the
-    display goes on a line of its own when it fits there, else each inner bracket gets a line of
-    its own and the items go one level deeper.
+    ``inner``: a collection display inside a call's brackets (``frozenset({...})``): split, each
+    inner bracket gets a line of its own and the items go one level deeper.
     """
     pad, inner_pad = " " * indent, " " * (indent + 4)
     joined = ", ".join(items) + ("," if one_tuple and len(items) == 1 else "")
@@ -73,9 +72,6 @@ def fit(
     if not items or len(pad + head) > LINE_LENGTH or len(pad + tail) > LINE_LENGTH:
         raise Unfitted(line)
     if inner != ("", ""):
-        display = f"{inner_pad}{inner[0]}{joined}{inner[1]}"
-        if len(display) <= LINE_LENGTH:  # the display fits on a line of its own: black keeps it whole
-            return f"{pad}{head}\n{display}\n{pad}{tail}"
         body = _one_a_line(indent + 8, items, line)
         return f"{pad}{head}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{pad}{tail}"
     lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))

@@ -112,19 +112,6 @@ def test_fit_lays_out_every_length_as_black_does():
         assert len(fit(indent, head, items, tail)) > 0
 
 
-def test_fit_lays_out_a_display_in_a_call_at_every_length_as_black_does():
-    """A decoder's key set (``_K_Name = frozenset({"a", "b"})``) with names from 0 to 84
-    characters (the head's longest) and 1 to 8 keys: the set alone on a line when it fits there,
-    else one key a line."""
-    snippets = []
-    for n in range(85):
-        for count in (1, 3, 8):
-            keys = [f'"{chr(97 + i) * (n // 3 + 1)}"' for i in range(count)]
-            snippets.append(fit(0, f"_K_{'N' * n} = frozenset(", keys, ")", collection=True, inner=("{", "}")) + "\n")
-    assert any("\n    {" in s and "\n        " not in s for s in snippets)  # the display alone on a line
-    assert_black_keeps(snippets)
-
-
 def test_fit_chain_lays_out_every_length_as_black_does():
     """A decoder's guard (``if len(d) == 2 and "key" in d:``) and a writer's sum (``out = '{"k":' +
     _str(self.k)``), with names from 0 to 110 characters: `fit_chain` either matches black
