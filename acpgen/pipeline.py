@@ -316,7 +316,7 @@ class _Renderer:
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
         text = self.plain_env.get_template(template).render(context)
         if mine is not None:
-            why = f"{path}: this module reads your template {self.templates / mine} (its layout is left to black)"
+            why = f"{path}: this module reads your template {(self.templates or Path()) / mine} (its layout is left to black)"
         else:
             number = next((n for n, line in enumerate(text.split("\n"), 1) if line.strip() == unfitted.strip()), 0)
             why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(unfitted)}` itself (it is left to black)"

@@ -27,20 +27,38 @@ class Unfitted(Exception):
 def overlong_line(text: str) -> tuple[int, str] | None:
     """The first line of the module ``text`` (its number and text) that is too long and has a
     bracket black could split it at; ``None`` when every line too long is one black leaves so (a
-    comment, a string, a name). Only a module with a line too long is tokenized."""
-    long = {number for number, line in enumerate(text.split("\n"), 1) if len(line) > LINE_LENGTH}
-    if not long:
-        return None
-    strings = 0  # f-strings open (Python 3.12 tokenizes their insides)
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        kind = tokenize.tok_name[token.type]
-        if kind == "FSTRING_START":
-            strings += 1
-        elif kind == "FSTRING_END":
-            strings -= 1
-        elif not strings and token.type == tokenize.OP and token.string in _OPEN and token.start[0] in long:
-            return token.start[0], token.line.rstrip("\n")
+    comment, a docstring's line, a string, a name). Only such lines are tokenized."""
+    quotes = 0  # the triple quotes before the line: odd inside a docstring (the only ones templates write)
+    for number, line in enumerate(text.split("\n"), 1):
+        inside_string = quotes % 2 == 1
+        quotes += line.count('"""')
+        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
+            continue
+        if _has_bracket(_line_tokens(line.strip())):
+            return number, line
     return None
+
+
+def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
+    """The tokens of one physical line, which may open brackets it does not close."""
+    tokens: list[tokenize.TokenInfo] = []
+    try:
+        tokens.extend(tokenize.generate_tokens(io.StringIO(line).readline))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the line ends inside brackets: the tokens so far are enough
+    return tokens
+
+
+def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
+    """Whether an opening bracket is among ``tokens``, not inside an f-string (which Python 3.12
+    tokenizes)."""
+    strings = 0
+    for token in tokens:
+        kind = tokenize.tok_name[token.type]
+        strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
+        if not strings and token.type == tokenize.OP and token.string in _OPEN:
+            return True
+    return False
 
 
 def fit(

@@ -14,6 +14,7 @@ from support.noblack import differences, without_black
 
 from acpgen.output.formatting import format_python
 from acpgen.pipeline import Options, generate
+from acpgen.render.layout import overlong_line
 
 SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
 SPREAD = [
@@ -108,3 +109,12 @@ def test_a_users_template_without_black_names_the_template(tmp_path):
     )
     assert run.stderr.splitlines() == [message]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_line_too_long_is_left_to_black_only_when_black_could_split_it():
+    call = "    y = g(" + "b" * 100 + ")"
+    assert overlong_line(f"x = 1\n{call}\n") == (2, call)
+    assert overlong_line("x = 1\n    y = f'{a}" + "b" * 100 + "'\n") is None  # a string: black leaves it
+    assert overlong_line('"""A docstring\n' + "(" * 120 + '\n"""\nz = 1\n') is None
+    assert overlong_line("# " + "(" * 120 + "\n") is None
+    assert overlong_line("    " + "name_" * 30 + "\n") is None
