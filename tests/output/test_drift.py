@@ -106,7 +106,7 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
     assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
     before = tree(out)
 
-    def no_black(source, filename="<generated>"):
+    def no_black(source, filename="<generated>", why=""):
         raise AssertionError(f"black ran on {filename}")
 
     # Every file on disk is the output for the same render: nothing is parsed, formatted or

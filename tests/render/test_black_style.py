@@ -33,7 +33,7 @@ def assert_black_leaves_alone(files: dict[str, str], skip: frozenset[str] = froz
 def no_black(monkeypatch):
     """Fail when black formats anything."""
 
-    def refuse(source, filename="<generated>"):
+    def refuse(source, filename="<generated>", why=""):
         raise AssertionError(f"black ran on {filename}")
 
     monkeypatch.setattr("acpgen.output.reuse.format_python", refuse)
@@ -175,9 +175,9 @@ def test_a_line_fit_cannot_lay_out_sends_its_module_through_black(write_schema, 
     formatted = []
     real = formatting.format_python
 
-    def counting(source, filename="<generated>"):
+    def counting(source, filename="<generated>", why=""):
         formatted.append(filename)
-        return real(source, filename)
+        return real(source, filename, why)
 
     monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
     files = generate(Options(schema=write_schema(doc))).files
@@ -200,9 +200,9 @@ def test_a_users_template_is_formatted_by_black_and_only_its_modules_are(tmp_pat
     formatted = []
     real = formatting.format_python
 
-    def counting(source, filename="<generated>"):
+    def counting(source, filename="<generated>", why=""):
         formatted.append(filename.rsplit("/", 1)[1])
-        return real(source, filename)
+        return real(source, filename, why)
 
     monkeypatch.setattr("acpgen.output.reuse.format_python", counting)
     files = generate(Options(templates=templates)).files
