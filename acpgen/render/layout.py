@@ -2,11 +2,15 @@
 
 Formatting the generated runtime with black costs seconds on every cold run, so the built-in
 templates emit black's output directly; the lines whose length depends on the schema (a method's
-name, its types) go through :func:`fit`. ``fit`` knows the layouts black gives a line split at
-its last bracket pair whose items are never split further. For any other line (an item too long
-for a line of its own) it raises :class:`Unfitted`, and the module is formatted by black instead.
-Tests hold ``fit`` to black's output at every length around the limit, and every built-in module
-to being unchanged by black.
+name, its types) go through :func:`fit` and its siblings. Black's rules for them: a statement
+whose value sits in invisible parentheses (:func:`statement`) splits at the value's last bracket
+pair or in those parentheses; a line inside brackets (:func:`inside`) splits at its delimiters of
+the highest priority, else at its last bracket pair; each line so made is split again while too
+long, and one black cannot split stays too long. A line whose first part alone is too long raises
+:class:`Unfitted` (black would split it elsewhere), and the module is formatted by black instead;
+so is one with a line too long that black could split (:func:`overlong_line`), which a template
+wrote outside these helpers. Tests hold the helpers to black's output at every length around the
+limit, and every built-in module to being unchanged by black.
 """
 
 from __future__ import annotations

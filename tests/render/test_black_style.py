@@ -2,7 +2,8 @@
 
 Black (pinned, in acpgen's mode) must leave every built-in module unchanged: for the bundled
 schema, for a spread of corpus releases, and for names long enough that lines must split. Output
-that reads a user's template, or has a line `fit` cannot lay out, is formatted by black instead.
+that reads a user's template, or has a line the layout cannot give black's style, is formatted by
+black instead.
 """
 
 from __future__ import annotations
