@@ -2,7 +2,7 @@
 
 The nearest is the first ``pyproject.toml`` found in the working folder or above it. Keys are the
 long option names (``schema``, ``out``, ``package``, ``side``, ``stable-only``, ``templates``,
-``names``, ``models``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
+``names``, ``models``, ``protocol-version``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
 from .render.pydantic_models import FLAVOURS
+from .schema.protocol import version_problem
 
 PYPROJECT = "pyproject.toml"
 _PATHS = ("schema", "out", "templates", "names")
 _STRINGS = ("package", "side", "models")
 _BOOLS = ("stable-only",)
-KEYS = (*_PATHS, *_STRINGS, *_BOOLS)
+_VERSIONS = ("protocol-version",)
+KEYS = (*_PATHS, *_STRINGS, *_BOOLS, *_VERSIONS)
 
 
 class ConfigError(Exception):
@@ -93,6 +95,10 @@ def load_config(start: Path) -> Config:
         if key in _BOOLS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false, found {value!r}")
+            values[key] = value
+        elif key in _VERSIONS:
+            if version_problem(value):
+                raise ConfigError(f"{where} must be {version_problem(value)}, found {value!r}")
             values[key] = value
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, found {value!r}")

@@ -29,6 +29,7 @@ from ..pipeline import (
 )
 from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
+from ..schema.protocol import version_problem
 from .base import (
     EXIT_ERROR,
     F,
@@ -113,10 +114,28 @@ def output_options(func: F) -> F:
             help="The flavour of models.py: dataclasses (standard library) or pydantic (v2; needs "
             "acpgen[pydantic]). [default: dataclasses]",
         ),
+        click.option(
+            "--protocol-version",
+            metavar="N",
+            default=None,
+            callback=_protocol_version,
+            help="The protocol version the package speaks. [default: the schema's: a const on ProtocolVersion,"
+            " else the version of the meta.json beside it, else 1]",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """``--protocol-version``'s integer; a value that is not one exits 2 with one line."""
+    if value is None:
+        return None
+    number = int(value) if value.strip().isdigit() else None
+    if number is None or version_problem(number):
+        fail(f"--protocol-version {value!r} is not a protocol version: {version_problem(number)}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -178,6 +197,7 @@ def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
         models=values.get("models", "dataclasses"),
+        protocol_version=values.get("protocol-version"),
         origins=origins,
     )
     run = Run(options=options, out=values.get("out", Path(DEFAULT_OUT)), origins=origins, given=given, project=project)

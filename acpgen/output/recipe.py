@@ -40,6 +40,7 @@ class Recipe:
     templates: str | None = None
     names: str | None = None
     models: str = "dataclasses"
+    protocol_version: int | None = None  # None: the one the schema states
 
     @property
     def command(self) -> str:
@@ -60,7 +61,7 @@ class Recipe:
 class Option:
     key: str  # in the manifest and in [tool.acpgen]: "stable-only"
     flag: str  # "--stable-only"
-    kind: str  # "path" (POSIX text or None), "text", or "switch" (a bool; off_flag turns it off)
+    kind: str  # "path" (POSIX text or None), "text", "number" (an int or None), or "switch" (a bool; off_flag turns it off)
     off_flag: str = ""
     unset: str = ""  # how a path that is not given is named: "the bundled schema"
 
@@ -82,7 +83,7 @@ class Option:
             return self.flag if value else self.off_flag
         if value is None:
             return self.unset or f"no {self.flag}"
-        return f"{self.flag} {shlex.quote(value)}"  # a shell reads it back: a path with a space is quoted
+        return f"{self.flag} {shlex.quote(str(value))}"  # a shell reads it back: a path with a space is quoted
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Recipe)}
@@ -97,6 +98,7 @@ OPTIONS = (
     Option("templates", "--templates", "path"),
     Option("names", "--names", "path"),
     Option("models", "--models", "text"),
+    Option("protocol-version", "--protocol-version", "number", unset="the schema's"),
 )
 BY_KEY = {option.key: option for option in OPTIONS}
 
@@ -108,8 +110,11 @@ def recipe_from_json(data: object) -> Recipe:
     values = {}
     for key, value in data.items():
         option = BY_KEY[key]
-        ok = (isinstance(value, bool) if option.kind == "switch"
-              else isinstance(value, str) and bool(value) or (option.kind == "path" and value is None))
+        if option.kind == "number":
+            ok = value is None or isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = (isinstance(value, bool) if option.kind == "switch"
+                  else isinstance(value, str) and bool(value) or (option.kind == "path" and value is None))
         if not ok:
             raise ValueError(f"bad option {key!r}: {value!r}")
         values[option.attr] = value
