@@ -107,13 +107,14 @@ def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], ta
     spaces (``if a and b:``, ``out = a + b``), as black lays it out: one line when it fits, else in
     parentheses: on a line of their own when they fit there, else one operand a line, each but the
     first led by the operator. Two operands whose last ends in a bracket, which black may split
-    inside instead, raise :class:`Unfitted`."""
+    inside instead, raise :class:`Unfitted`, but for a writer's ``'{"k":' + ("null" if ... else
+    ...)`` (see :func:`_split_in_parentheses`)."""
     pad = " " * indent
     line = f"{pad}{head}{f' {operator} '.join(operands)}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
     if len(operands) == 2 and operands[-1][-1:] in ")]}":
-        raise Unfitted(line)
+        return _split_in_parentheses(indent, head, operator, operands, tail, line)
     joined = f"{pad}    {f' {operator} '.join(operands)}"
     if len(joined) <= LINE_LENGTH:
         return "\n".join([f"{pad}{head}(", joined, f"{pad}){tail}"])
@@ -121,6 +122,47 @@ def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], ta
     if any(len(text) > LINE_LENGTH for text in lines):
         raise Unfitted(line)
     return "\n".join([f"{pad}{head}(", *lines, f"{pad}){tail}"])
+
+
+def _split_in_parentheses(
+    indent: int, head: str, operator: str, operands: Sequence[str], tail: str, line: str
+) -> str:
+    """Two operands, a string literal and a parenthesized ternary (``("null" if v is None else
+    _str(v))``), as black lays them out: split inside the parentheses when the line up to them
+    fits (the ternary on a line of its own, else its three parts a line each), else each operand
+    on a line of its own inside parentheses of the whole. Any other pair raises :class:`Unfitted`."""
+    first, last = operands
+    pad = " " * indent
+    inner = last[1:-1]
+    if not (first[:1] in "'\"" and first[-1:] == first[:1] and first.count(first[0]) == 2):
+        raise Unfitted(line)
+    if not (last.startswith("(") and " if " in inner and " else " in inner and _balanced(inner) and not tail):
+        raise Unfitted(line)
+    opening = f"{pad}{head}{first} {operator} ("
+    if len(opening) <= LINE_LENGTH:
+        value, rest = inner.split(" if ", 1)
+        test, other = rest.split(" else ", 1)
+        body = [f"{pad}    {inner}"]
+        if len(body[0]) > LINE_LENGTH:
+            body = [f"{pad}    {value}", f"{pad}    if {test}", f"{pad}    else {other}"]
+        if any(len(text) > LINE_LENGTH for text in body) or not all(map(_balanced, (value, test, other))):
+            raise Unfitted(line)
+        return "\n".join([opening, *body, f"{pad})"])
+    lines = [f"{pad}    {first}", f"{pad}    {operator} {last}"]
+    if any(len(text) > LINE_LENGTH for text in lines):
+        raise Unfitted(line)
+    return "\n".join([f"{pad}{head}(", *lines, f"{pad})"])
+
+
+def _balanced(text: str) -> bool:
+    """``text`` opens no bracket it does not close (and has no string that holds one)."""
+    depth = 0
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0 and "'" not in text
 
 
 def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
