@@ -53,6 +53,7 @@ OUTPUT_MODULES = (
     "builders.py",
     "session.py",
     "_rpc.py",
+    "_versions.py",
     "agent.py",
     "client.py",
     "pair.py",
@@ -66,6 +67,7 @@ OUTPUT_MODULES = (
 #: A module not listed here is emitted for every ``--side``.
 MODULE_SIDES = {
     "agent.py": ("agent",),
+    "_versions.py": ("agent",),
     "stub_agent.py": ("agent",),
     "client.py": ("client",),
     "stub_client.py": ("client",),
@@ -89,7 +91,7 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py", "_checks.py", "inspect.py"})
+RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "_versions.py", "pair.py", "_checks.py", "inspect.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {

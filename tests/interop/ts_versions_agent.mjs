@@ -1,8 +1,9 @@
 // An ACP agent written with the official TypeScript SDK, speaking protocol version 1, 2 or both.
 //
-// Usage: node ts_versions_agent.mjs v1|v2|router
+// Usage: node ts_versions_agent.mjs v1|v2|router|router-v1|router-v2
 // `v1` and `v2` serve one version's app; `router` serves both through the SDK's
-// `agentProtocolRouter()`, which picks the version from the first `initialize`.
+// `agentProtocolRouter()`, which picks the version from the first `initialize`;
+// `router-v1` and `router-v2` route to one of them only.
 // Each app echoes the prompt's text word by word as `agent_message_chunk` updates.
 // The v2 app answers `session/prompt` once it has taken the prompt (with the user
 // message's id), then reports the turn: `state_update` running, the prompt as a
@@ -91,7 +92,11 @@ if (mode === "v1") {
   v2App.connect(stream);
 } else if (mode === "router") {
   v2.agentProtocolRouter().withV1(v1App).withV2(v2App).connect(stream);
+} else if (mode === "router-v1") {
+  v2.agentProtocolRouter().withV1(v1App).connect(stream);
+} else if (mode === "router-v2") {
+  v2.agentProtocolRouter().withV2(v2App).connect(stream);
 } else {
-  process.stderr.write("usage: node ts_versions_agent.mjs v1|v2|router\n");
+  process.stderr.write("usage: node ts_versions_agent.mjs v1|v2|router|router-v1|router-v2\n");
   process.exitCode = 2;
 }

@@ -1,0 +1,100 @@
+"""The golden negotiation table: the same raw lines into the TypeScript SDK's protocol router and
+into ours (``_versions.AgentRouter``), answered the same. Each connection sends what must not
+start it (a notification, a batch, another request, a bad ``protocolVersion``, a line that is not
+JSON) and then an ``initialize`` asking for version 0 to 3; routers of versions 1 and 2, of 1
+alone and of 2 alone. A result is compared by the version it answers (the agents behind the
+routers differ), an error in full."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from support import BINDINGS, INTEROP
+from support.versions import env_for, v2_package
+
+TS_AGENT = ["node", str(INTEROP / "ts_versions_agent.mjs")]
+OURS = [sys.executable, str(INTEROP / "versions_router_agent.py"), "acp_bindings"]
+
+NOT_YET = [
+    {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}},
+    [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}],
+    {"jsonrpc": "2.0", "id": "new", "method": "session/new", "params": {"cwd": "/"}},
+    {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "two"}},
+    {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": 65536}},
+    {"jsonrpc": "2.0", "id": 4, "result": {}},
+    "not json",
+]
+
+
+def initialize(version: int) -> dict:
+    if version < 2:
+        params = {"protocolVersion": version, "clientCapabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    else:
+        params = {"protocolVersion": version, "capabilities": {}, "info": {"name": "t", "version": "1"}}
+    return {"jsonrpc": "2.0", "id": 10 + version, "method": "initialize", "params": params}
+
+
+def exchange(command: list[str], lines: list, last_id: int, env: dict | None = None) -> list[str]:
+    """Send ``lines``; read answers until the one to ``last_id``; each answer as sorted JSON."""
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert process.stdin and process.stdout
+    process.stdin.write(text)
+    process.stdin.flush()
+    answers = []
+    try:
+        for _ in range(len(lines)):
+            message = json.loads(process.stdout.readline())
+            if "result" in message:
+                message["result"] = {"protocolVersion": message["result"]["protocolVersion"]}
+            answers.append(json.dumps(message, sort_keys=True))
+            if message.get("id") == last_id:
+                break
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    return sorted(answers)
+
+
+@pytest.fixture(scope="module")
+def ours_env():
+    folder, package = v2_package("sdk")
+    return env_for(BINDINGS, folder), package
+
+
+ROUTERS = {"router": [1, 2], "router-v1": [1], "router-v2": [2]}
+#: What each router answers an initialize asking for 0, 1, 2, 3: the version served, or -32022.
+EXPECTED = {
+    "router": {0: None, 1: 1, 2: 2, 3: 2},
+    "router-v1": {0: 1, 1: 1, 2: 1, 3: 1},  # a v1 router alone serves every request (legacy)
+    "router-v2": {0: None, 1: None, 2: 2, 3: 2},
+}
+
+
+@pytest.mark.parametrize("router", sorted(ROUTERS))
+@pytest.mark.parametrize("version", [0, 1, 2, 3])
+def test_the_routers_answer_the_same(ours_env, router, version):
+    env, package = ours_env
+    lines = [*(NOT_YET if version == 1 or router == "router" else []), initialize(version)]
+    theirs = exchange([*TS_AGENT, router], lines, 10 + version)
+    mine = exchange([*OURS, package, router], lines, 10 + version, env=env)
+    assert mine == theirs
+    [last] = [json.loads(a) for a in mine if json.loads(a)["id"] == 10 + version]
+    served = EXPECTED[router][version]
+    if served is None:
+        assert last["error"] == {"code": -32022, "message": "Unsupported protocol version",
+                                 "data": {"requested": version, "supported": ROUTERS[router]}}
+    else:
+        assert last["result"] == {"protocolVersion": served}
+
+
+def test_a_v2_initialize_whose_id_is_null_is_refused_as_the_typescript_router_does(ours_env):
+    env, package = ours_env
+    lines = [{**initialize(2), "id": None}, initialize(2)]
+    theirs = exchange([*TS_AGENT, "router"], lines, 12)
+    assert exchange([*OURS, package, "router"], lines, 12, env=env) == theirs
+    assert json.dumps({"error": {"code": -32600, "message": "Invalid request: ACP v2 request IDs must be strings or"
+                                 " integers"}, "id": None, "jsonrpc": "2.0"}, sort_keys=True) in theirs
