@@ -73,8 +73,10 @@ def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[s
 
 
 def _is_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (
-        isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
     )
 
 
@@ -183,7 +185,14 @@ class AgentRouter:
             self._send(_error(None, -32600, "Invalid request: JSON-RPC batches are not supported"))
             return None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self._send(_error(None, -32600, "Invalid request", "first ACP message must be an initialize request"))
+            self._send(
+                _error(
+                    None,
+                    -32600,
+                    "Invalid request",
+                    "first ACP message must be an initialize request",
+                )
+            )
             return None
         method = message.get("method")
         notification = isinstance(method, str) and "id" not in message
@@ -191,26 +200,57 @@ class AgentRouter:
         if notification or response:
             return None  # nothing awaits it yet
         if not isinstance(method, str) or "id" not in message or not _is_id(message["id"]):
-            self._send(_error(None, -32600, "Invalid request", "first ACP message must be an initialize request"))
+            self._send(
+                _error(
+                    None,
+                    -32600,
+                    "Invalid request",
+                    "first ACP message must be an initialize request",
+                )
+            )
             return None
         request_id = message["id"]
         if method != "initialize":
-            self._send(_error(request_id, -32600, "Invalid request", "first ACP request must be initialize"))
+            self._send(
+                _error(
+                    request_id, -32600, "Invalid request", "first ACP request must be initialize"
+                )
+            )
             return None
         params = message.get("params")
         requested = params.get("protocolVersion") if isinstance(params, dict) else None
-        if isinstance(requested, bool) or not isinstance(requested, int) or not 0 <= requested <= _HIGHEST:
-            self._send(_error(request_id, -32602, "Invalid params",
-                              "initialize.protocolVersion must be a valid ACP protocol version"))
+        if (
+            isinstance(requested, bool)
+            or not isinstance(requested, int)
+            or not 0 <= requested <= _HIGHEST
+        ):
+            self._send(
+                _error(
+                    request_id,
+                    -32602,
+                    "Invalid params",
+                    "initialize.protocolVersion must be a valid ACP protocol version",
+                )
+            )
             return None
         version = select_version(requested, self.versions)
         if version is None:
-            self._send(_error(request_id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                              {"requested": requested, "supported": list(self.versions)}))
+            self._send(
+                _error(
+                    request_id,
+                    UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                    {"requested": requested, "supported": list(self.versions)},
+                )
+            )
             return None
         integral = isinstance(request_id, float) and request_id.is_integer()
         if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
-            self._send(_error(None, -32600, "Invalid request: ACP v2 request IDs must be strings or integers"))
+            self._send(
+                _error(
+                    None, -32600, "Invalid request: ACP v2 request IDs must be strings or integers"
+                )
+            )
             return None
         assert isinstance(params, dict)
         return version, {**message, "params": {**params, "protocolVersion": version}}

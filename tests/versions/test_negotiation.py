@@ -98,3 +98,57 @@ def test_a_v2_initialize_whose_id_is_null_is_refused_as_the_typescript_router_do
     assert exchange([*OURS, package, "router"], lines, 12, env=env) == theirs
     assert json.dumps({"error": {"code": -32600, "message": "Invalid request: ACP v2 request IDs must be strings or"
                                  " integers"}, "id": None, "jsonrpc": "2.0"}, sort_keys=True) in theirs
+
+
+TS_CLIENT = ["node", str(INTEROP / "ts_versions_client.mjs")]
+
+
+@pytest.mark.parametrize("mode", ["v1", "v2"])
+def test_the_typescript_clients_complete_a_turn_against_our_router(ours_env, tmp_path, mode):
+    env, package = ours_env
+    version = "1" if mode == "v1" else "2"
+    done = subprocess.run([*TS_CLIENT, mode, version, str(tmp_path), *OURS, package, "router"], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert "error" not in summary, summary
+    assert summary["initialize"]["protocolVersion"] == int(version)
+    assert summary["stopReason"] == "end_turn"
+    text = "".join(u["update"]["content"]["text"] for u in summary["updates"]
+                   if u["update"]["sessionUpdate"] == "agent_message_chunk")
+    assert text == "Hello from the TypeScript client"
+    if mode == "v2":
+        states = [u["update"]["state"] for u in summary["updates"] if u["update"]["sessionUpdate"] == "state_update"]
+        assert states == ["running", "idle"]
+
+
+def test_our_v1_stub_client_completes_a_turn_against_the_typescript_router_and_ours(ours_env, tmp_path):
+    env, package = ours_env
+    for agent in ([*TS_AGENT, "router"], [*OURS, package, "router"]):
+        done = subprocess.run([sys.executable, "-m", "acp_bindings.stub_client", "--prompt", "one two", "--", *agent],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, (agent, done.stderr)
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        assert lines[-1] == {"stopReason": "end_turn"}
+        assert "".join(line["update"]["content"]["text"] for line in lines[:-1]) == "one two"
+
+
+@pytest.mark.parametrize("asked", ["2", "3"])
+def test_our_v2_stub_client_completes_a_turn_against_our_router(ours_env, tmp_path, asked):
+    from support.versions import run_stub_client
+
+    env, package = ours_env
+    done = run_stub_client("sdk", tmp_path, "--protocol-version", asked, agent=[*OURS, package, "router"],
+                           folders=(BINDINGS,))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"stopReason": "end_turn"}
+
+
+def test_our_v2_stub_client_says_so_when_the_router_serves_a_lower_version(ours_env, tmp_path):
+    from support.versions import run_stub_client
+
+    env, package = ours_env
+    done = run_stub_client("sdk", tmp_path, "--protocol-version", "1", agent=[*OURS, package, "router"],
+                           folders=(BINDINGS,))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip() == "stub_client: the agent answered protocol version 1; this client speaks 2 (it asked for 1)"
