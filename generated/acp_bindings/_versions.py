@@ -107,6 +107,7 @@ class AgentRouter:
         self.connection: _Connection | None = None
         """The routed version's agent connection; None until then."""
         self._buffer = b""
+        self._skipping = False  # reading the rest of a line too long, before initialize
         self._inner: asyncio.StreamReader | None = None  # what the routed connection reads
         self._ended = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
@@ -127,10 +128,17 @@ class AgentRouter:
         self._buffer += chunk
         while self._inner is None and b"\n" in self._buffer:
             line, self._buffer = self._buffer.split(b"\n", 1)
-            self._line(line)
+            if self._skipping:  # the end of a line too long, already refused
+                self._skipping = False
+            elif len(line) > self._max:
+                self._send(_error(None, -32600, "Invalid request", "message too large"))
+            else:
+                self._line(line)
         if self._inner is None and len(self._buffer) > self._max:
             self._buffer = b""
-            self._send(_error(None, -32600, "Invalid request", "message too large"))
+            if not self._skipping:
+                self._send(_error(None, -32600, "Invalid request", "message too large"))
+            self._skipping = True
 
     def feed_eof(self, reason: str = "the peer closed the connection") -> None:
         if self._inner is not None:
