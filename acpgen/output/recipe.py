@@ -101,11 +101,14 @@ OPTIONS = (
     Option("protocol-version", "--protocol-version", "number", unset="the schema's"),
 )
 BY_KEY = {option.key: option for option in OPTIONS}
+#: The options added after the manifest first recorded options: a record may lack them.
+LATER_KEYS = frozenset({"protocol-version"})
 
 
 def recipe_from_json(data: object) -> Recipe:
     """The recipe a manifest records; raises ValueError for a record acpgen did not write."""
-    if not isinstance(data, dict) or set(data) != set(BY_KEY):
+    # a record from before an option was added has no key for it: that option's default
+    if not isinstance(data, dict) or not set(BY_KEY) - LATER_KEYS <= set(data) <= set(BY_KEY):
         raise ValueError(f"'options' must have exactly the keys {', '.join(BY_KEY)}")
     values = {}
     for key, value in data.items():

@@ -65,7 +65,12 @@ def test_the_flag_is_in_the_header_and_check_holds_it(cli, tmp_path):
     assert "PROTOCOL_VERSION = 2" in methods and "--protocol-version 2`" in methods.splitlines()[1]
     assert cli("check", "--schema", str(tmp_path / "schema.json"), "--out", str(tmp_path / "out"),
                "--protocol-version", "2").exit_code == 0
-    assert cli("check", "--schema", str(tmp_path / "schema.json"), "--out", str(tmp_path / "out")).exit_code == 1
+    # check takes an option it is not given from the manifest's record, and names one that differs
+    assert cli("check", "--schema", str(tmp_path / "schema.json"), "--out", str(tmp_path / "out")).exit_code == 0
+    differs = cli("check", "--schema", str(tmp_path / "schema.json"), "--out", str(tmp_path / "out"),
+                  "--protocol-version", "3")
+    assert differs.exit_code != 0
+    assert "--protocol-version is 3 here but the package was generated with --protocol-version 2" in differs.stderr
 
 
 @pytest.mark.parametrize("value", ["x", "-1", "65536", "1.5", ""])
@@ -110,3 +115,18 @@ def test_a_bad_meta_file_is_one_line_naming_it(cli, write_schema, tmp_path, meta
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert result.stderr.startswith(message), result.stderr
     assert tree(tmp_path / "out") == {}
+
+
+def test_a_manifest_recorded_before_the_option_existed_still_reads(cli, write_schema, tmp_path):
+    schema = write_schema(mini_schema())
+    out = tmp_path / "out"
+    assert cli("generate", "--schema", str(schema), "--out", str(out)).exit_code == 0
+    manifest = out / "acp_bindings" / "acpgen-manifest.json"
+    document = json.loads(manifest.read_text())
+    del document["options"]["protocol-version"]
+    manifest.write_text(json.dumps(document, indent=2))
+    result = cli("check", "--schema", str(schema), "--out", str(out))
+    assert result.exit_code == 1, result.stderr  # the manifest differs (it lacks the key), nothing worse
+    assert "changed: " in result.stderr and "acpgen-manifest.json" in result.stderr
+    assert cli("generate", "--schema", str(schema), "--out", str(out)).exit_code == 0
+    assert json.loads(manifest.read_text())["options"]["protocol-version"] is None
