@@ -1,4 +1,4 @@
-"""Serving several protocol versions on one connection: the agent side's router.
+"""Several protocol versions on one connection: the agent side's router, the client's connect.
 
 A connection speaks exactly one protocol version from its ``initialize`` on. The router reads
 until the first valid ``initialize`` request, picks the version to serve, and hands the
@@ -16,24 +16,44 @@ agent speaks). The policy is the TypeScript SDK's (``agentProtocolRouter``):
   valid ``protocolVersion`` gets ``-32602``; a v2 ``initialize`` whose id is not a string or an
   integer gets ``-32600`` with id null. None of these closes the connection: the client may send
   ``initialize`` again.
+
+The client's side, :func:`connect_versions`, asks for a version (the highest it speaks, by
+default) and binds the one the agent answers: that version's client connection takes the wire,
+and :attr:`Bound.lower` (with :attr:`Bound.note`) says when the agent answered a lower version
+than the one asked for. An answer in a version no configured client speaks is
+:class:`UnsupportedVersion`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, MessageWriter, PipeReader, stdio_streams
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    ConnectionClosed,
+    MessageWriter,
+    PipeReader,
+    RequestError,
+    stdio_streams,
+)
 
 __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "AgentRouter",
+    "Bound",
     "Connector",
+    "UnsupportedVersion",
+    "connect_versions",
     "select_version",
     "serve_versions",
 ]
+
+logger = logging.getLogger(__name__)
 
 #: The error code of an ``initialize`` asking for a version no configured agent speaks.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
@@ -294,3 +314,151 @@ async def serve_versions(
         await router.wait_closed()
     finally:
         await router.close()
+
+
+# -- the client's side: ask for a version, bind the one the agent answers ------------------------
+
+
+class UnsupportedVersion(Exception):
+    """The agent answered ``initialize`` with a protocol version no configured client speaks."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A client connection bound to the protocol version the agent answered."""
+
+    version: int  # the version the agent answered: the one the connection speaks
+    requested: int  # the version asked for
+    connection: Any  # that version's client connection (``ClientSideConnection``)
+    initialized: dict[str, Any]  # the agent's ``initialize`` result, as JSON
+
+    @property
+    def lower(self) -> bool:
+        """The agent answered a lower version than the one asked for."""
+        return self.version < self.requested
+
+    @property
+    def note(self) -> str:
+        """One line saying what was bound, and that it is lower than asked when it is."""
+        if self.lower:
+            return (
+                f"the agent answered protocol version {self.version}, lower than the {self.requested}"
+                f" asked for: this connection speaks {self.version}"
+            )
+        return f"the agent answered protocol version {self.version}"
+
+
+#: The id of the ``initialize`` request :func:`connect_versions` sends before any connection has
+#: taken the wire (a string: the connection's own ids are integers from 0).
+INITIALIZE_ID = "initialize"
+
+
+async def connect_versions(
+    versions: Mapping[int, Connector],
+    reader: asyncio.StreamReader | PipeReader,
+    writer: MessageWriter,
+    initialize: Callable[[int], dict[str, Any]],
+    *,
+    ask: int | None = None,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+) -> Bound:
+    """Ask the agent for ``ask`` (default: the highest of ``versions``) and bind the version it
+    answers: that version's client connection reads what follows. ``initialize(version)``: the
+    ``initialize`` params in that version's shape (``protocolVersion`` is set here); the highest
+    configured version at or below ``ask`` gives the shape.
+
+    Raises :class:`RequestError` when the agent refuses (``-32022``: it speaks none of them),
+    :class:`UnsupportedVersion` when it answers a version no connector speaks, and
+    :class:`ConnectionClosed` when it goes away first. Nothing is converted between versions.
+    """
+    supported = tuple(sorted(versions))
+    asked = supported[-1] if ask is None else ask
+    shape = select_version(asked, supported) or supported[0]
+    params = {**initialize(shape), "protocolVersion": asked}
+    request = {"jsonrpc": "2.0", "id": INITIALIZE_ID, "method": "initialize", "params": params}
+    writer.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
+    handshake = _Handshake(reader, max_message_size)
+    answer = await handshake.answer()
+    if "error" in answer:
+        raise RequestError.from_json(answer["error"])
+    result = answer.get("result")
+    answered = result.get("protocolVersion") if isinstance(result, dict) else None
+    if not isinstance(answered, int) or answered not in versions:
+        raise UnsupportedVersion(
+            f"the agent answered protocol version {answered}; this client speaks"
+            f" {', '.join(map(str, supported))} (it asked for {asked})"
+        )
+    assert isinstance(result, dict)
+    connection = versions[answered](handshake.hand_over(), writer)
+    return Bound(answered, asked, connection, result)
+
+
+class _Handshake:
+    """Reads the agent's answer to the first ``initialize``, then passes the wire on."""
+
+    def __init__(self, reader: asyncio.StreamReader | PipeReader, max_message_size: int) -> None:
+        self._max = max_message_size
+        self._buffer = b""
+        self._inner: asyncio.StreamReader | None = None
+        self._answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._source = reader if isinstance(reader, PipeReader) else None
+        if isinstance(reader, PipeReader):
+            reader.attach(self)  # type: ignore[arg-type]  # it feeds us bytes as it would a Connection
+        else:
+            self._task = asyncio.ensure_future(self._pump(reader))
+
+    async def answer(self) -> dict[str, Any]:
+        return await self._answer
+
+    def hand_over(self) -> asyncio.StreamReader:
+        """What the bound connection reads: the bytes after the answer, then the rest."""
+        self._inner = asyncio.StreamReader(limit=self._max + 1)
+        self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
+        if self._buffer:
+            self._inner.feed_data(self._buffer)
+        self._buffer = b""
+        if self._ended:
+            self._inner.feed_eof()
+        return self._inner
+
+    _ended = False
+
+    def feed_data(self, chunk: bytes) -> None:
+        if self._inner is not None:
+            self._inner.feed_data(chunk)
+            return
+        self._buffer += chunk
+        while not self._answer.done() and b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line) if line.strip() else None
+            except (ValueError, RecursionError):
+                message = None
+            if (
+                isinstance(message, dict)
+                and message.get("id") == INITIALIZE_ID
+                and "method" not in message
+            ):
+                self._answer.set_result(message)
+            elif line.strip():
+                logger.warning("before its answer to initialize, the agent sent %.200r", line)
+
+    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
+        self._ended = True
+        if self._inner is not None:
+            self._inner.feed_eof()
+        elif not self._answer.done():
+            self._answer.set_exception(ConnectionClosed(reason))
+
+    async def _pump(self, reader: asyncio.StreamReader) -> None:
+        while chunk := await reader.read(1 << 16):
+            self.feed_data(chunk)
+        self.feed_eof()
+
+    def pause_reading(self) -> None:
+        if self._source is not None:
+            self._source.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self._source is not None:
+            self._source.resume_reading()

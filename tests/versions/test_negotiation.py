@@ -152,3 +152,34 @@ def test_our_v2_stub_client_says_so_when_the_router_serves_a_lower_version(ours_
                            folders=(BINDINGS,))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip() == "stub_client: the agent answered protocol version 1; this client speaks 2 (it asked for 1)"
+
+
+CLIENT = [sys.executable, str(INTEROP / "versions_client.py"), "acp_bindings"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "asked", "bound"),
+    [
+        (["router"], 2, {"version": 2, "lower": False, "note": "the agent answered protocol version 2"}),
+        (["router"], 3, {"version": 2, "lower": True, "note": "the agent answered protocol version 2, lower than"
+                                                              " the 3 asked for: this connection speaks 2"}),
+        (["router"], 1, {"version": 1, "lower": False, "note": "the agent answered protocol version 1"}),
+        (["v1"], 2, {"version": 1, "lower": True, "note": "the agent answered protocol version 1, lower than"
+                                                          " the 2 asked for: this connection speaks 1"}),
+        (["router-v2"], 1, {"error": "Unsupported protocol version (-32022)"}),
+    ],
+    ids=["router-2", "router-3", "router-1", "v1-agent-2", "v2-router-1"],
+)
+@pytest.mark.parametrize("ours", [False, True], ids=["typescript-agent", "our-agent"])
+def test_our_client_binds_the_version_the_agent_answers(ours_env, tmp_path, agent, asked, bound, ours):
+    env, package = ours_env
+    if ours and agent == ["v1"]:
+        agent_command = [sys.executable, "-m", "acp_bindings.stub_agent"]
+    else:
+        agent_command = [*OURS, package, *agent] if ours else [*TS_AGENT, *agent]
+    done = subprocess.run([*CLIENT, package, str(asked), "--", *agent_command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert {k: v for k, v in result.items() if k != "sessionId"} == bound
+    assert ("sessionId" in result) == ("error" not in bound)
