@@ -13,9 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from support import CORPUS, DATA, write_package
-
 from acpgen.pipeline import Options, generate
+from support import CORPUS, DATA, write_package
 
 SDK_SCHEMAS = DATA / "sdk-schemas"
 #: The v2 drafts the stub tests run: the first whose turns end through state updates, the first

@@ -137,7 +137,7 @@ def test_our_v1_stub_client_completes_a_turn_against_the_typescript_router_and_o
 def test_our_v2_stub_client_completes_a_turn_against_our_router(ours_env, tmp_path, asked):
     from support.versions import run_stub_client
 
-    env, package = ours_env
+    _, package = ours_env
     done = run_stub_client("sdk", tmp_path, "--protocol-version", asked, agent=[*OURS, package, "router"],
                            folders=(BINDINGS,))
     assert done.returncode == 0, done.stderr
@@ -147,7 +147,7 @@ def test_our_v2_stub_client_completes_a_turn_against_our_router(ours_env, tmp_pa
 def test_our_v2_stub_client_says_so_when_the_router_serves_a_lower_version(ours_env, tmp_path):
     from support.versions import run_stub_client
 
-    env, package = ours_env
+    _, package = ours_env
     done = run_stub_client("sdk", tmp_path, "--protocol-version", "1", agent=[*OURS, package, "router"],
                            folders=(BINDINGS,))
     assert done.returncode == 1 and done.stdout == ""
