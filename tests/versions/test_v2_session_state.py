@@ -79,3 +79,25 @@ def test_an_update_of_an_unknown_kind_is_kept_not_dropped():
         _, models = package("sdk")
         state.apply(models.UpdateSessionNotification.from_json(
             {"sessionId": "other", "update": {"sessionUpdate": "state_update", "state": "running"}}))
+
+
+def test_the_builders_make_v2_updates_the_state_folds():
+    """(The TypeScript SDK's draft has a variant per stop reason, ``state_update_idle_end_turn``;
+    v1.7.0's an optional ``stopReason``: its builder is ``state_update_idle``.)"""
+    session, models = package("sdk")
+    builders = importlib.import_module(f"{session.__name__.rsplit('.', 1)[0]}.builders")
+    notification = getattr(models, _notification(models))
+    updates = [
+        builders.session_update.state_update_running(),
+        builders.session_update.agent_message_chunk(
+            message_id="a1", content=builders.content_block.text("hi")),
+        builders.session_update.state_update_idle_end_turn(),
+    ]
+    assert [u.to_json() for u in updates] == [
+        {"sessionUpdate": "state_update", "state": "running"},
+        {"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "hi"}},
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+    ]
+    state = session.SessionState("s")
+    ended = [state.apply(notification(session_id="s", update=u)) for u in updates]
+    assert ended == [False, False, True] and state.messages[0].text == "hi"
