@@ -51,9 +51,11 @@ class Config:
         ``schema`` and ``names`` must be files, ``templates`` a folder; keys ``overridden`` (by
         flags) are not looked at."""
         for key, wanted in (("schema", "file"), ("names", "file"), ("templates", "folder")):
-            path = None if key in overridden else self.values.get(key)
-            if path is not None and not (path.is_file() if wanted == "file" else path.is_dir()):
-                return f"{self.origin(key)} {self.written[key]!r} is not a {wanted}"
+            value = None if key in overridden else self.values.get(key)
+            for path in value if isinstance(value, tuple) else (value,):
+                if path is not None and not (path.is_file() if wanted == "file" else path.is_dir()):
+                    shown = path.as_posix() if isinstance(value, tuple) else self.written[key]
+                    return f"{self.origin(key)} {shown!r} is not a {wanted}"
         return None
 
 
@@ -100,6 +102,11 @@ def load_config(start: Path) -> Config:
             if version_problem(value):
                 raise ConfigError(f"{where} must be {version_problem(value)}, found {value!r}")
             values[key] = value
+        elif key == "schema" and isinstance(value, list):
+            if len(value) < 2 or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where} must be a path or a list of two or more, found {value!r}")
+            values[key] = tuple(Path(os.path.relpath(path.parent / v, start)) for v in value)
+            written[key] = ", ".join(value)
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, found {value!r}")
         elif key == "models" and value not in FLAVOURS:

@@ -113,6 +113,8 @@ class Options:
     #: The protocol version the package speaks; None: the one the schema states (see
     #: :mod:`acpgen.schema.protocol`).
     protocol_version: int | None = None
+    #: Two or more schemas: one package of several protocol versions (:mod:`acpgen.versioned`).
+    schemas: tuple[Path, ...] = ()
     #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
     command: str | None = None
     #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
@@ -403,7 +405,7 @@ def recipe_of(options: Options, base: Path | None = None, out: Path | None = Non
         return project_path(path, base) if base is not None else path.name
 
     return Recipe(
-        schema=shown(options.schema),
+        schema=tuple(str(shown(p)) for p in options.schemas) if options.schemas else shown(options.schema),
         out=shown(out) or DEFAULT_OUT,
         package=options.package,
         side=options.side,

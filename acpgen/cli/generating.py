@@ -30,6 +30,7 @@ from ..pipeline import (
 from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
 from ..schema.protocol import version_problem
+from ..versioned import generate_versions
 from .base import (
     EXIT_ERROR,
     F,
@@ -73,7 +74,14 @@ def methods(schema: Path | None, fmt: str) -> None:
 def output_options(func: F) -> F:
     """The options ``generate`` and ``check`` share. Unset ones come from ``[tool.acpgen]``."""
     decorators = [
-        schema_option,
+        click.option(
+            "--schema",
+            type=click.Path(path_type=Path, dir_okay=False),
+            multiple=True,
+            callback=_schemas,
+            help="ACP JSON Schema file; once per protocol version for one package of several (<package>/v1/,"
+            " <package>/v2/, ...). Default: [tool.acpgen] schema, else the bundled one (ACP v0.12.2, unstable).",
+        ),
         click.option(
             "--out",
             type=click.Path(path_type=Path),
@@ -126,6 +134,11 @@ def output_options(func: F) -> F:
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _schemas(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> Path | tuple[Path, ...] | None:
+    """``--schema`` given once: its path; more often: the paths, one per protocol version."""
+    return (value[0] if len(value) == 1 else value) or None
 
 
 def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
@@ -190,7 +203,8 @@ def resolve(flags: dict[str, Any]) -> Run:
 def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins: dict[str, str]) -> Run:
     """The run of these option values (by key; a path relative to the working folder)."""
     options = Options(
-        schema=values.get("schema"),
+        schema=None if isinstance(values.get("schema"), tuple) else values.get("schema"),
+        schemas=values["schema"] if isinstance(values.get("schema"), tuple) else (),
         package=values.get("package", DEFAULT_PACKAGE),
         templates=values.get("templates"),
         side=values.get("side", "both"),
@@ -212,7 +226,11 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     locked = previous.names if previous is not None and not renew_names else None
     try:
         check_options(run.options)
-        output = generate(run.options, reuse_from_output(run.out, run.options.package), locked=locked)
+        reuse = reuse_from_output(run.out, run.options.package)
+        if run.options.schemas:
+            output = generate_versions(run.options, run.options.schemas, reuse, locked=locked)
+        else:
+            output = generate(run.options, reuse, locked=locked)
     except DiagnosticError as exc:
         report(exc.diagnostics)
         sys.exit(EXIT_ERROR)

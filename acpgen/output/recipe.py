@@ -32,7 +32,7 @@ DEFAULT_OUT = "generated"
 class Recipe:
     """A package's options. A path is POSIX text relative to the project folder; None: not given."""
 
-    schema: str | None = None  # None: the bundled schema
+    schema: str | tuple[str, ...] | None = None  # None: the bundled schema; several: one per version
     out: str = DEFAULT_OUT
     package: str = DEFAULT_PACKAGE
     side: str = "both"
@@ -54,7 +54,7 @@ class Recipe:
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's record: every key, a path not given as null."""
-        return {option.key: getattr(self, option.attr) for option in OPTIONS}
+        return {option.key: _json(getattr(self, option.attr)) for option in OPTIONS}
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,8 @@ class Option:
             return self.flag if value else self.off_flag
         if value is None:
             return self.unset or f"no {self.flag}"
+        if isinstance(value, tuple):  # a path given once per protocol version
+            return " ".join(f"{self.flag} {shlex.quote(v)}" for v in value)
         return f"{self.flag} {shlex.quote(str(value))}"  # a shell reads it back: a path with a space is quoted
 
 
@@ -113,7 +115,10 @@ def recipe_from_json(data: object) -> Recipe:
     values = {}
     for key, value in data.items():
         option = BY_KEY[key]
-        if option.kind == "number":
+        if key == "schema" and isinstance(value, list) and len(value) > 1:
+            ok = all(isinstance(v, str) and v for v in value)
+            value = tuple(value)
+        elif option.kind == "number":
             ok = value is None or isinstance(value, int) and not isinstance(value, bool)
         else:
             ok = (isinstance(value, bool) if option.kind == "switch"
@@ -122,6 +127,10 @@ def recipe_from_json(data: object) -> Recipe:
             raise ValueError(f"bad option {key!r}: {value!r}")
         values[option.attr] = value
     return replace(Recipe(), **values)
+
+
+def _json(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def project_path(path: Path, project: Path) -> str:
