@@ -2,7 +2,7 @@
 
 The nearest is the first ``pyproject.toml`` found in the working folder or above it. Keys are the
 long option names (``schema``, ``out``, ``package``, ``side``, ``stable-only``, ``templates``,
-``names``, ``models``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
+``names``, ``models``, ``protocol-version``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
 from .render.pydantic_models import FLAVOURS
+from .schema.protocol import version_problem
 
 PYPROJECT = "pyproject.toml"
 _PATHS = ("schema", "out", "templates", "names")
 _STRINGS = ("package", "side", "models")
 _BOOLS = ("stable-only",)
-KEYS = (*_PATHS, *_STRINGS, *_BOOLS)
+_VERSIONS = ("protocol-version",)
+KEYS = (*_PATHS, *_STRINGS, *_BOOLS, *_VERSIONS)
 
 
 class ConfigError(Exception):
@@ -49,9 +51,11 @@ class Config:
         ``schema`` and ``names`` must be files, ``templates`` a folder; keys ``overridden`` (by
         flags) are not looked at."""
         for key, wanted in (("schema", "file"), ("names", "file"), ("templates", "folder")):
-            path = None if key in overridden else self.values.get(key)
-            if path is not None and not (path.is_file() if wanted == "file" else path.is_dir()):
-                return f"{self.origin(key)} {self.written[key]!r} is not a {wanted}"
+            value = None if key in overridden else self.values.get(key)
+            for path in value if isinstance(value, tuple) else (value,):
+                if path is not None and not (path.is_file() if wanted == "file" else path.is_dir()):
+                    shown = path.as_posix() if isinstance(value, tuple) else self.written[key]
+                    return f"{self.origin(key)} {shown!r} is not a {wanted}"
         return None
 
 
@@ -94,6 +98,15 @@ def load_config(start: Path) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false, found {value!r}")
             values[key] = value
+        elif key in _VERSIONS:
+            if version_problem(value):
+                raise ConfigError(f"{where} must be {version_problem(value)}, found {value!r}")
+            values[key] = value
+        elif key == "schema" and isinstance(value, list):
+            if len(value) < 2 or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where} must be a path or a list of two or more, found {value!r}")
+            values[key] = tuple(Path(os.path.relpath(path.parent / v, start)) for v in value)
+            written[key] = ", ".join(value)
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{where} must be a non-empty string, found {value!r}")
         elif key == "models" and value not in FLAVOURS:

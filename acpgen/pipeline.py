@@ -20,6 +20,7 @@ from .model.names import load_names_file
 from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
 from .model.spec import Method, SchemaSource, Spec
+from .model.stubs import stub_flows
 from .model.typebuild import build_types
 from .output.formatting import ensure_parses, format_python
 from .output.manifest import schema_copy_path, sha256_text
@@ -37,6 +38,7 @@ from .render.pydantic_models import (
 )
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
+from .schema.protocol import protocol_version, version_problem
 from .version import __version__
 
 _PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -51,6 +53,7 @@ OUTPUT_MODULES = (
     "builders.py",
     "session.py",
     "_rpc.py",
+    "_versions.py",
     "agent.py",
     "client.py",
     "pair.py",
@@ -64,6 +67,7 @@ OUTPUT_MODULES = (
 #: A module not listed here is emitted for every ``--side``.
 MODULE_SIDES = {
     "agent.py": ("agent",),
+    "_versions.py": ("agent",),
     "stub_agent.py": ("agent",),
     "client.py": ("client",),
     "stub_client.py": ("client",),
@@ -87,7 +91,7 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "pair.py", "_checks.py", "inspect.py"})
+RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "_versions.py", "pair.py", "_checks.py", "inspect.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
@@ -106,6 +110,11 @@ class Options:
     stable_only: bool = False  # leave out unstable methods and the types only they use
     names: Path | None = None  # a user's file pinning or overriding generated names
     models: str = "dataclasses"  # the flavour of models.py: "dataclasses" or "pydantic"
+    #: The protocol version the package speaks; None: the one the schema states (see
+    #: :mod:`acpgen.schema.protocol`).
+    protocol_version: int | None = None
+    #: Two or more schemas: one package of several protocol versions (:mod:`acpgen.versioned`).
+    schemas: tuple[Path, ...] = ()
     #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
     command: str | None = None
     #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
@@ -168,14 +177,15 @@ def spec_of(
     source = SchemaSource(name=schema.name, sha256=schema.sha256)
     spec = Spec(
         source=source,
-        protocol_version=_protocol_version(schema.document),
+        protocol_version=protocol_version(schema.document, options.schema, options.protocol_version),
         methods=methods,
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
         capabilities=build_capabilities(schema, methods),
     )
-    spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types))
+    spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types),
+                   stub_flows=stub_flows(methods, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")
@@ -183,8 +193,8 @@ def spec_of(
     return (
         replace(
             spec,
-            roles=build_roles(methods, options.side, taken, where),
-            test_peers=build_roles(methods, peer, taken) if peer else (),
+            roles=build_roles(methods, options.side, taken, where, spec.stub_flows),
+            test_peers=build_roles(methods, peer, taken, flows=spec.stub_flows) if peer else (),
         ),
         warnings,
     )
@@ -350,7 +360,13 @@ PYDANTIC_MODULES = frozenset({"models.py", SUPPORT_MODULE})
 
 
 #: How an option is named in an error when the caller says nothing else: its flag.
-FLAGS = {"package": "--package", "side": "--side", "templates": "--templates", "models": "--models"}
+FLAGS = {
+    "package": "--package",
+    "side": "--side",
+    "templates": "--templates",
+    "models": "--models",
+    "protocol_version": "--protocol-version",
+}
 
 
 def check_options(options: Options) -> None:
@@ -360,6 +376,10 @@ def check_options(options: Options) -> None:
     problem = _package_problem(options.package)
     if problem:
         raise DiagnosticError([error(None, f"{where['package']} {options.package!r} is not a dotted Python name: {problem}")])
+    if options.protocol_version is not None and version_problem(options.protocol_version):
+        shown = where["protocol_version"]
+        problem = version_problem(options.protocol_version)
+        raise DiagnosticError([error(None, f"{shown} {options.protocol_version!r} is not a protocol version: {problem}")])
     if options.models not in FLAVOURS:
         raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
     if options.models == "pydantic" and not _has_datamodel_code_generator():
@@ -405,7 +425,7 @@ def recipe_of(options: Options, base: Path | None = None, out: Path | None = Non
         return project_path(path, base) if base is not None else path.name
 
     return Recipe(
-        schema=shown(options.schema),
+        schema=tuple(str(shown(p)) for p in options.schemas) if options.schemas else shown(options.schema),
         out=shown(out) or DEFAULT_OUT,
         package=options.package,
         side=options.side,
@@ -413,16 +433,6 @@ def recipe_of(options: Options, base: Path | None = None, out: Path | None = Non
         templates=shown(options.templates),
         names=shown(options.names),
         models=options.models,
+        protocol_version=options.protocol_version,
     )
 
-
-def _protocol_version(document: dict[str, object]) -> int:
-    """The protocol version the schema states (a ``const`` on ``ProtocolVersion``), else 1."""
-    defs = document.get("$defs")
-    node = defs.get("ProtocolVersion") if isinstance(defs, dict) else None
-    if isinstance(node, dict):
-        for key in ("const", "default"):
-            value = node.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-    return 1

@@ -26,6 +26,7 @@ LAYERS = {
     "acpgen.render": 3,
     "acpgen.output": 4,
     "acpgen.pipeline": 5,
+    "acpgen.versioned": 5,  # one package of several protocol versions: a pipeline run per schema
     "acpgen.diff": 5,  # compares the models of two schemas, as generation renders one
     "acpgen.validate": 6,  # checks a transcript with a generated package
     "acpgen.config": 7,

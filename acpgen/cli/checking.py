@@ -75,12 +75,15 @@ def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = 
         if option.key == "out":
             values["out"] = run.out
         elif option.key in run.given:
-            values[option.key] = getattr(run.options, option.attr)
+            values[option.key] = (run.options.schemas or run.options.schema) if option.key == "schema" else (
+                getattr(run.options, option.attr))
         else:
             value = getattr(recorded, option.attr)
             if option.kind == "path" and value is not None:
-                value = local_path(value, run.project)
-                _must_exist(value, option.key, f"{option.shown(getattr(recorded, option.attr))}", run)
+                paths = tuple(local_path(v, run.project) for v in (value if isinstance(value, tuple) else (value,)))
+                for path in paths:
+                    _must_exist(path, option.key, f"{option.shown(getattr(recorded, option.attr))}", run)
+                value = paths if isinstance(value, tuple) else paths[0]
             values[option.key] = value
     filled = run_of({k: v for k, v in values.items() if v is not None}, run.given, run.project, run.origins)
     return filled, problems + differences(recorded, filled.recipe, run.given)

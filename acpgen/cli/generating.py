@@ -29,6 +29,8 @@ from ..pipeline import (
 )
 from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
+from ..schema.protocol import version_problem
+from ..versioned import generate_versions
 from .base import (
     EXIT_ERROR,
     F,
@@ -72,7 +74,14 @@ def methods(schema: Path | None, fmt: str) -> None:
 def output_options(func: F) -> F:
     """The options ``generate`` and ``check`` share. Unset ones come from ``[tool.acpgen]``."""
     decorators = [
-        schema_option,
+        click.option(
+            "--schema",
+            type=click.Path(path_type=Path, dir_okay=False),
+            multiple=True,
+            callback=_schemas,
+            help="ACP JSON Schema file; once per protocol version for one package of several (<package>/v1/,"
+            " <package>/v2/, ...). Default: [tool.acpgen] schema, else the bundled one (ACP v0.12.2, unstable).",
+        ),
         click.option(
             "--out",
             type=click.Path(path_type=Path),
@@ -113,10 +122,33 @@ def output_options(func: F) -> F:
             help="The flavour of models.py: dataclasses (standard library) or pydantic (v2; needs "
             "acpgen[pydantic]). [default: dataclasses]",
         ),
+        click.option(
+            "--protocol-version",
+            metavar="N",
+            default=None,
+            callback=_protocol_version,
+            help="The protocol version the package speaks. [default: the schema's: a const on ProtocolVersion,"
+            " else the version of the meta.json beside it, else 1]",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _schemas(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> Path | tuple[Path, ...] | None:
+    """``--schema`` given once: its path; more often: the paths, one per protocol version."""
+    return (value[0] if len(value) == 1 else value) or None
+
+
+def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """``--protocol-version``'s integer; a value that is not one exits 2 with one line."""
+    if value is None:
+        return None
+    number = int(value) if value.strip().isdigit() else None
+    if number is None or version_problem(number):
+        fail(f"--protocol-version {value!r} is not a protocol version: {version_problem(number)}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -171,13 +203,15 @@ def resolve(flags: dict[str, Any]) -> Run:
 def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins: dict[str, str]) -> Run:
     """The run of these option values (by key; a path relative to the working folder)."""
     options = Options(
-        schema=values.get("schema"),
+        schema=None if isinstance(values.get("schema"), tuple) else values.get("schema"),
+        schemas=values["schema"] if isinstance(values.get("schema"), tuple) else (),
         package=values.get("package", DEFAULT_PACKAGE),
         templates=values.get("templates"),
         side=values.get("side", "both"),
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
         models=values.get("models", "dataclasses"),
+        protocol_version=values.get("protocol-version"),
         origins=origins,
     )
     run = Run(options=options, out=values.get("out", Path(DEFAULT_OUT)), origins=origins, given=given, project=project)
@@ -192,7 +226,11 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     locked = previous.names if previous is not None and not renew_names else None
     try:
         check_options(run.options)
-        output = generate(run.options, reuse_from_output(run.out, run.options.package), locked=locked)
+        reuse = reuse_from_output(run.out, run.options.package)
+        if run.options.schemas:
+            output = generate_versions(run.options, run.options.schemas, reuse, locked=locked)
+        else:
+            output = generate(run.options, reuse, locked=locked)
     except DiagnosticError as exc:
         report(exc.diagnostics)
         sys.exit(EXIT_ERROR)

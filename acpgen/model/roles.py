@@ -15,6 +15,7 @@ from ..diagnostics import DiagnosticError, error
 from .names import RUNTIME_NAMES, pascal_case
 from .naming import import_order, python_identifier, snake_case
 from .spec import KNOWN_SIDES, Method, Role, Side
+from .stubs import StubFlows
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),
@@ -60,10 +61,16 @@ def served_sides(side: str, methods: tuple[Method, ...] = ()) -> tuple[str, ...]
 
 
 def build_roles(
-    methods: tuple[Method, ...], side: str, taken: frozenset[str] = frozenset(), where: str = "--side"
+    methods: tuple[Method, ...],
+    side: str,
+    taken: frozenset[str] = frozenset(),
+    where: str = "--side",
+    flows: StubFlows | None = None,
 ) -> tuple[Role, ...]:
     """One role per served side. ``taken``: the type names, which a side's own names must not meet;
-    ``where``: where ``side`` came from, for the error.
+    ``where``: where ``side`` came from, for the error; ``flows``: the stubs' flows of a schema
+    whose turns end through state updates (ACP v2), whose agent and client get stubs written
+    against them rather than against ``STUB_METHODS``.
 
     Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
     whose names cannot be made (an x-side named like a module, or whose class names are a type's).
@@ -95,7 +102,8 @@ def build_roles(
                 handles=handles,
                 calls=calls,
                 model_names=import_order(types),
-                stub=served in STUB_METHODS and _has_stub_methods(handles + calls, STUB_METHODS[served]),
+                stub=served in STUB_METHODS
+                and (_has_stub_methods(handles + calls, STUB_METHODS[served]) or _has_flows(served, flows)),
             )
         )
     return tuple(roles)
@@ -118,6 +126,11 @@ def _other_side_names(side: str, taken: frozenset[str]) -> tuple[str, str]:
     if clashes and side not in KNOWN_SIDES:  # a known side's names are reserved: no type has them
         raise DiagnosticError([error("", f"{where} cannot be served: {', '.join(clashes)} would be a type's name too")])
     return module, base_class
+
+
+def _has_flows(side: str, flows: StubFlows | None) -> bool:
+    """The state-turn stub of ``side`` can run: the client's also answers permission requests."""
+    return flows is not None and (side == Side.AGENT.value or flows.permission)
 
 
 def _has_stub_methods(methods: tuple[Method, ...], needed: dict[str, tuple[str, str | None]]) -> bool:

@@ -132,6 +132,35 @@ class Role:
 
 
 @dataclass(frozen=True)
+class StubFlows:
+    """The flows a schema's stubs run when turns end through state updates (ACP v2)."""
+
+    params: Mapping[str, str]  # wire name -> params type, from the method table
+    handlers: Mapping[str, str]  # wire name -> the handler's and the proxy method's Python name
+    results: Mapping[str, str]  # wire name -> result type
+    request_info: str  # the wire name of initialize's Implementation: "info" (v2) or "clientInfo"
+    request_capabilities: str  # "capabilities" or "clientCapabilities"
+    response_info: str  # "info" or "agentInfo"
+    response_capabilities: str  # "capabilities" or "agentCapabilities"
+    prompt_message_id: bool  # the prompt's response names the inserted user message (``messageId``)
+    chunk_message_id: bool  # every message chunk names its message (``messageId``)
+    echoes_user_message: bool  # the schema has the ``user_message`` update the agent echoes a prompt with
+    mcp_servers_required: bool  # ``session/new`` must carry ``mcpServers``
+    permission: bool  # the client can answer ``session/request_permission``
+    permission_title: bool  # a permission request has a ``title`` (later drafts), not a ``toolCall``
+    requires_action: bool  # the agent can report ``requires_action`` while it waits for the user
+
+    def params_type(self, wire_name: str) -> str:
+        return self.params[wire_name]
+
+    def result_type(self, wire_name: str) -> str:
+        return self.results[wire_name]
+
+    def handler(self, wire_name: str) -> str:
+        return self.handlers[wire_name]
+
+
+@dataclass(frozen=True)
 class DispatchTable:
     """The table a tagged union's decoder looks the tag's value up in."""
 
@@ -170,6 +199,7 @@ class Spec:
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record (acpgen.model.namelock)
     capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
     variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
+    stub_flows: StubFlows | None = None  # the stubs' flows when turns end through state updates (ACP v2)
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)

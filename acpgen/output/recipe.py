@@ -32,7 +32,7 @@ DEFAULT_OUT = "generated"
 class Recipe:
     """A package's options. A path is POSIX text relative to the project folder; None: not given."""
 
-    schema: str | None = None  # None: the bundled schema
+    schema: str | tuple[str, ...] | None = None  # None: the bundled schema; several: one per version
     out: str = DEFAULT_OUT
     package: str = DEFAULT_PACKAGE
     side: str = "both"
@@ -40,6 +40,7 @@ class Recipe:
     templates: str | None = None
     names: str | None = None
     models: str = "dataclasses"
+    protocol_version: int | None = None  # None: the one the schema states
 
     @property
     def command(self) -> str:
@@ -53,14 +54,14 @@ class Recipe:
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's record: every key, a path not given as null."""
-        return {option.key: getattr(self, option.attr) for option in OPTIONS}
+        return {option.key: _json(getattr(self, option.attr)) for option in OPTIONS}
 
 
 @dataclass(frozen=True)
 class Option:
     key: str  # in the manifest and in [tool.acpgen]: "stable-only"
     flag: str  # "--stable-only"
-    kind: str  # "path" (POSIX text or None), "text", or "switch" (a bool; off_flag turns it off)
+    kind: str  # "path" (POSIX text or None), "text", "number" (an int or None), or "switch" (a bool; off_flag turns it off)
     off_flag: str = ""
     unset: str = ""  # how a path that is not given is named: "the bundled schema"
 
@@ -82,7 +83,9 @@ class Option:
             return self.flag if value else self.off_flag
         if value is None:
             return self.unset or f"no {self.flag}"
-        return f"{self.flag} {shlex.quote(value)}"  # a shell reads it back: a path with a space is quoted
+        if isinstance(value, tuple):  # a path given once per protocol version
+            return " ".join(f"{self.flag} {shlex.quote(v)}" for v in value)
+        return f"{self.flag} {shlex.quote(str(value))}"  # a shell reads it back: a path with a space is quoted
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Recipe)}
@@ -97,23 +100,37 @@ OPTIONS = (
     Option("templates", "--templates", "path"),
     Option("names", "--names", "path"),
     Option("models", "--models", "text"),
+    Option("protocol-version", "--protocol-version", "number", unset="the schema's"),
 )
 BY_KEY = {option.key: option for option in OPTIONS}
+#: The options added after the manifest first recorded options: a record may lack them.
+LATER_KEYS = frozenset({"protocol-version"})
 
 
 def recipe_from_json(data: object) -> Recipe:
     """The recipe a manifest records; raises ValueError for a record acpgen did not write."""
-    if not isinstance(data, dict) or set(data) != set(BY_KEY):
+    # a record from before an option was added has no key for it: that option's default
+    if not isinstance(data, dict) or not set(BY_KEY) - LATER_KEYS <= set(data) <= set(BY_KEY):
         raise ValueError(f"'options' must have exactly the keys {', '.join(BY_KEY)}")
     values = {}
     for key, value in data.items():
         option = BY_KEY[key]
-        ok = (isinstance(value, bool) if option.kind == "switch"
-              else isinstance(value, str) and bool(value) or (option.kind == "path" and value is None))
+        if key == "schema" and isinstance(value, list) and len(value) > 1:
+            ok = all(isinstance(v, str) and v for v in value)
+            value = tuple(value)
+        elif option.kind == "number":
+            ok = value is None or isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = (isinstance(value, bool) if option.kind == "switch"
+                  else isinstance(value, str) and bool(value) or (option.kind == "path" and value is None))
         if not ok:
             raise ValueError(f"bad option {key!r}: {value!r}")
         values[option.attr] = value
     return replace(Recipe(), **values)
+
+
+def _json(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def project_path(path: Path, project: Path) -> str:

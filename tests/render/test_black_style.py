@@ -142,6 +142,26 @@ def test_fit_chain_lays_out_every_length_as_black_does():
     assert fit_chain(4, "if ", "and", ["a", "b"], ":") == "    if a and b:"
 
 
+def test_fit_chain_splits_a_writers_null_or_value_as_black_does():
+    """A writer's ``out = '{"k":' + ("null" if self.v is None else _str(self.v))`` (a required
+    field that may be null), with names from 0 to 110 characters: black splits inside the
+    ternary's parentheses while the line up to them fits; `fit_chain` matches it at every length."""
+    snippets, unfitted = [], 0
+    for n in range(111):
+        for m in (1, 20, 45, 70):
+            operands = [f"'{{\"{'k' * n}\":'", f'("null" if self.{"v" * m} is None else _str(self.{"v" * m}))']
+            try:
+                text = fit_chain(8, "out = ", "+", operands)
+            except Unfitted:
+                unfitted += 1
+                continue
+            snippets.append(f"def f(self):\n    if self:\n{text}\n")
+    assert not unfitted and len(snippets) == 111 * 4
+    assert any("+ (\n" in s for s in snippets) and any("\n            if self" in s for s in snippets)
+    module = "\n\n".join(snippets)
+    assert format_python(module) == module
+
+
 def test_fit_ternary_lays_out_every_length_as_black_does():
     """A decoder's ``o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Name)`` with
     names from 0 to 110 characters: `fit_ternary` either matches black exactly or says it cannot."""

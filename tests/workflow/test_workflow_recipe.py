@@ -48,7 +48,7 @@ def test_the_manifest_records_the_options(project):
     manifest = json.loads((package_dir(project) / "acpgen-manifest.json").read_text())
     assert manifest["options"] == {
         "schema": "schema/acp.json", "out": "src", "package": "myapp._acp", "side": "agent",
-        "stable-only": False, "templates": None, "names": None, "models": "dataclasses",
+        "stable-only": False, "templates": None, "names": None, "models": "dataclasses", "protocol-version": None,
     }
 
 

@@ -1,0 +1,107 @@
+"""What the stub agent and the stub client of a schema can do, and the names they use.
+
+The stubs of protocol version 1 are written against v1's methods (see ``roles.STUB_METHODS``).
+ACP's v2 drafts differ in ways a stub must follow: ``session/prompt`` answers once the prompt is
+inserted (its response has no ``stopReason``) and the turn ends with a ``state_update`` whose
+state is ``idle``; message chunks carry a ``messageId``; ``initialize`` names its parts ``info``
+and ``capabilities``; a permission request has a ``title`` and a ``subject``; types are renamed
+(``UpdateSessionNotification``). Each of these is read here from the method table and the types,
+so a draft that moves gets stubs that follow it, and a schema that has no way to end a turn the
+stubs know gets none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .classes import ClassDef
+from .decisions import Dispatch
+from .spec import Method, StubFlows
+from .typedefs import DefKind, TypeDef
+from .types import Ref
+
+#: The methods both state-turn stubs use, by wire name; the client's stub also answers permission requests.
+CORE_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/update")
+PERMISSION_METHOD = "session/request_permission"
+
+
+def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubFlows | None:
+    """The state-turn flows of the schema; None when it lacks one the stubs need (its v1 stubs, if
+    any, are decided by ``roles.STUB_METHODS``)."""
+    table = {m.wire_name: m for m in methods if m.side in ("agent", "client")}
+    if not all(name in table for name in CORE_METHODS):
+        return None
+    classes = {c.name: c for t in types for c in t.classes if t.kind is DefKind.CLASS}
+    unions = {t.name: t for t in types if t.kind is DefKind.UNION}
+    params = {name: m.params_type for name, m in table.items()}
+    results = {name: m.result_type for name, m in table.items() if m.result_type}
+    initialize, initialized = classes.get(params["initialize"]), classes.get(results.get("initialize", ""))
+    prompted, update = classes.get(results.get("session/prompt", "")), classes.get(params["session/update"])
+    if initialize is None or initialized is None or prompted is None or update is None:
+        return None
+    if _required(prompted, "stopReason"):  # turns end with the prompt's response: the v1 flow
+        return None
+    variants = _update_variants(update, unions)
+    if not _ends_turns(update, unions) or "agent_message_chunk" not in variants:
+        return None
+    chunk = variants["agent_message_chunk"]
+    new_session = classes.get(params["session/new"])
+    permission = classes.get(params.get(PERMISSION_METHOD, ""))
+    return StubFlows(
+        params=params,
+        handlers={name: m.handler_name for name, m in table.items()},
+        results=results,
+        request_info=_first_of(initialize, "info", "clientInfo"),
+        request_capabilities=_first_of(initialize, "capabilities", "clientCapabilities"),
+        response_info=_first_of(initialized, "info", "agentInfo"),
+        response_capabilities=_first_of(initialized, "capabilities", "agentCapabilities"),
+        prompt_message_id=_required(prompted, "messageId"),
+        chunk_message_id=_has(chunk, "messageId"),
+        echoes_user_message="user_message" in variants and _has(variants["user_message"], "messageId"),
+        mcp_servers_required=new_session is not None and _required(new_session, "mcpServers"),
+        permission=permission is not None and _has(permission, "options"),
+        permission_title=permission is not None and _required(permission, "title"),
+        requires_action=_has_state(update, unions, "requires_action"),
+    )
+
+
+def _has(cls: ClassDef, wire_name: str) -> bool:
+    return any(f.wire_name == wire_name for f in cls.fields)
+
+
+def _required(cls: ClassDef, wire_name: str) -> bool:
+    return any(f.wire_name == wire_name and f.required for f in cls.fields)
+
+
+def _first_of(cls: ClassDef, *wire_names: str) -> str:
+    """The first of ``wire_names`` the class has (the last when it has none: the older name)."""
+    return next((name for name in wire_names if _has(cls, name)), wire_names[-1])
+
+
+def _update_variants(update: ClassDef, unions: Mapping[str, TypeDef]) -> dict[str, ClassDef]:
+    """The variants of the notification's ``update`` union, by their ``sessionUpdate`` tag (a
+    variant of a nested union, ``state_update``'s states, by its first)."""
+    union = next((unions.get(f.type.name) for f in update.fields if f.wire_name == "update" and isinstance(f.type, Ref)),
+                 None)
+    if union is None or not isinstance(union.decision, Dispatch):
+        return {}
+    found: dict[str, ClassDef] = {}
+    for cls in union.classes:
+        if cls.tags and cls.tags[0].wire_name == "sessionUpdate":
+            found.setdefault(str(cls.tags[0].value), cls)
+    return found
+
+
+def _ends_turns(update: ClassDef, unions: Mapping[str, TypeDef]) -> bool:
+    """The update union has a ``state_update`` whose state is ``idle``: what ends a turn."""
+    return _has_state(update, unions, "idle")
+
+
+def _has_state(update: ClassDef, unions: Mapping[str, TypeDef], state: str) -> bool:
+    """The update union has a ``state_update`` to ``state``."""
+    union = next((unions.get(f.type.name) for f in update.fields if f.wire_name == "update" and isinstance(f.type, Ref)),
+                 None)
+    return union is not None and any(
+        {(t.wire_name, t.value) for t in cls.tags} >= {("sessionUpdate", "state_update"), ("state", state)}
+        for cls in union.classes
+    )

@@ -1,0 +1,464 @@
+"""Several protocol versions on one connection: the agent side's router, the client's connect.
+
+A connection speaks exactly one protocol version from its ``initialize`` on. The router reads
+until the first valid ``initialize`` request, picks the version to serve, and hands the
+connection to that version's agent connection, which answers the ``initialize`` and everything
+after. Traffic is never converted between versions: the one change the router makes is the
+``protocolVersion`` of that first ``initialize``, set to the version it picked (what the picked
+agent speaks). The policy is the TypeScript SDK's (``agentProtocolRouter``):
+
+* the highest configured version at or below the one requested (a router of version 1 alone
+  serves every request with it, as v1 agents always have);
+* none: ``-32022`` "Unsupported protocol version", data ``{"requested": N, "supported": [...]}``;
+* before ``initialize``: a notification or a response is ignored; another request gets
+  ``-32600`` (data ``"first ACP request must be initialize"``); a batch (a JSON array) gets one
+  ``-32600`` with id null ("JSON-RPC batches are not supported"); an ``initialize`` without a
+  valid ``protocolVersion`` gets ``-32602``; a v2 ``initialize`` whose id is not a string or an
+  integer gets ``-32600`` with id null. None of these closes the connection: the client may send
+  ``initialize`` again.
+
+The client's side, :func:`connect_versions`, asks for a version (the highest it speaks, by
+default) and binds the one the agent answers: that version's client connection takes the wire,
+and :attr:`Bound.lower` (with :attr:`Bound.note`) says when the agent answered a lower version
+than the one asked for. An answer in a version no configured client speaks is
+:class:`UnsupportedVersion`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    ConnectionClosed,
+    MessageWriter,
+    PipeReader,
+    RequestError,
+    stdio_streams,
+)
+
+__all__ = [
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "AgentRouter",
+    "Bound",
+    "Connector",
+    "UnsupportedVersion",
+    "connect_versions",
+    "select_version",
+    "serve_versions",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The error code of an ``initialize`` asking for a version no configured agent speaks.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: The range of ``ProtocolVersion`` (``uint16``).
+_HIGHEST = 0xFFFF
+
+
+class _Connection(Protocol):
+    """What the router needs of a typed connection (``AgentSideConnection``)."""
+
+    async def wait_closed(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+#: Makes one version's agent connection over the router's reader and writer:
+#: ``lambda reader, writer: AgentSideConnection(MyAgent(), reader, writer)``.
+Connector = Callable[[Any, MessageWriter], _Connection]
+
+
+def select_version(requested: int, supported: tuple[int, ...]) -> int | None:
+    """The version to serve a client asking for ``requested``: the highest of ``supported`` at
+    or below it; a router of version 1 alone serves every request. None: no version fits."""
+    if supported == (1,):
+        return 1
+    fitting = [version for version in supported if version <= requested]
+    return max(fitting) if fitting else None
+
+
+def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _is_id(value: Any) -> bool:
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    )
+
+
+class AgentRouter:
+    """Serves one connection with the protocol version its first ``initialize`` asks for.
+
+    ``versions``: version -> :data:`Connector`. ``AgentRouter({1: v1, 2: v2}, reader, writer)``
+    starts reading at once (inside a running event loop); :meth:`wait_closed` waits for the
+    connection to end, :attr:`version` and :attr:`connection` say what it was routed to.
+    """
+
+    def __init__(
+        self,
+        versions: Mapping[int, Connector],
+        reader: asyncio.StreamReader | PipeReader,
+        writer: MessageWriter,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
+        if not versions:
+            raise ValueError("an AgentRouter needs at least one version")
+        self.versions = tuple(sorted(versions))
+        self._connectors = dict(versions)
+        self._writer = writer
+        self._max = max_message_size
+        self.version: int | None = None
+        """The version the connection was routed to; None until then."""
+        self.connection: _Connection | None = None
+        """The routed version's agent connection; None until then."""
+        self._buffer = b""
+        self._skipping = False  # reading the rest of a line too long, before initialize
+        self._inner: asyncio.StreamReader | None = None  # what the routed connection reads
+        self._ended = asyncio.get_running_loop().create_future()
+        self._task: asyncio.Task[None] | None = None
+        if isinstance(reader, PipeReader):
+            self._source: PipeReader | None = reader
+            reader.attach(self)  # type: ignore[arg-type]  # it feeds us bytes as it would a Connection
+        else:
+            self._source = None
+            self._task = asyncio.ensure_future(self._pump(reader))
+
+    # -- the reader's side: bytes in, scanned until the connection is routed, then passed on ----
+
+    def feed_data(self, chunk: bytes) -> None:
+        """Bytes read (a :class:`PipeReader` hands them here)."""
+        if self._inner is not None:
+            self._inner.feed_data(chunk)
+            return
+        self._buffer += chunk
+        while self._inner is None and b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            if self._skipping:  # the end of a line too long, already refused
+                self._skipping = False
+            elif len(line) > self._max:
+                self._send(_error(None, -32600, "Invalid request", "message too large"))
+            else:
+                self._line(line)
+        if self._inner is None and len(self._buffer) > self._max:
+            self._buffer = b""
+            if not self._skipping:
+                self._send(_error(None, -32600, "Invalid request", "message too large"))
+            self._skipping = True
+
+    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
+        if self._inner is not None:
+            self._inner.feed_eof()
+        elif not self._ended.done():
+            self._ended.set_result(None)
+
+    async def _pump(self, reader: asyncio.StreamReader) -> None:
+        while chunk := await reader.read(1 << 16):
+            self.feed_data(chunk)
+        self.feed_eof()
+
+    # -- what the routed connection reads from: a stream reader whose back pressure pauses ours
+
+    def pause_reading(self) -> None:
+        if self._source is not None:
+            self._source.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self._source is not None:
+            self._source.resume_reading()
+
+    # -- routing --------------------------------------------------------------------------
+
+    def _line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            self._send(_error(None, -32700, "Parse error"))
+            return
+        routed = self._route(message)
+        if routed is None:
+            return
+        version, initialize = routed
+        self.version = version
+        # The routed connection reads a stream reader of its own (any runtime's connection reads
+        # one), fed what follows; its back pressure pauses this router's reader.
+        self._inner = asyncio.StreamReader(limit=self._max + 1)
+        self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
+        rest, self._buffer = self._buffer, b""
+        self._inner.feed_data(json.dumps(initialize).encode() + b"\n" + rest)
+        self.connection = self._connectors[version](self._inner, self._writer)
+        if not self._ended.done():
+            self._ended.set_result(None)
+
+    def _route(self, message: Any) -> tuple[int, dict[str, Any]] | None:
+        """The version and the ``initialize`` to hand over; None when ``message`` does not start
+        the connection (it is answered here, or ignored)."""
+        if isinstance(message, list):
+            self._send(_error(None, -32600, "Invalid request: JSON-RPC batches are not supported"))
+            return None
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            self._send(
+                _error(
+                    None,
+                    -32600,
+                    "Invalid request",
+                    "first ACP message must be an initialize request",
+                )
+            )
+            return None
+        method = message.get("method")
+        notification = isinstance(method, str) and "id" not in message
+        response = "method" not in message and ("result" in message or "error" in message)
+        if notification or response:
+            return None  # nothing awaits it yet
+        if not isinstance(method, str) or "id" not in message or not _is_id(message["id"]):
+            self._send(
+                _error(
+                    None,
+                    -32600,
+                    "Invalid request",
+                    "first ACP message must be an initialize request",
+                )
+            )
+            return None
+        request_id = message["id"]
+        if method != "initialize":
+            self._send(
+                _error(
+                    request_id, -32600, "Invalid request", "first ACP request must be initialize"
+                )
+            )
+            return None
+        params = message.get("params")
+        requested = params.get("protocolVersion") if isinstance(params, dict) else None
+        if (
+            isinstance(requested, bool)
+            or not isinstance(requested, int)
+            or not 0 <= requested <= _HIGHEST
+        ):
+            self._send(
+                _error(
+                    request_id,
+                    -32602,
+                    "Invalid params",
+                    "initialize.protocolVersion must be a valid ACP protocol version",
+                )
+            )
+            return None
+        version = select_version(requested, self.versions)
+        if version is None:
+            self._send(
+                _error(
+                    request_id,
+                    UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                    {"requested": requested, "supported": list(self.versions)},
+                )
+            )
+            return None
+        integral = isinstance(request_id, float) and request_id.is_integer()
+        if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
+            self._send(
+                _error(
+                    None, -32600, "Invalid request: ACP v2 request IDs must be strings or integers"
+                )
+            )
+            return None
+        assert isinstance(params, dict)
+        return version, {**message, "params": {**params, "protocolVersion": version}}
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    # -- lifetime -------------------------------------------------------------------------
+
+    async def wait_closed(self) -> None:
+        """Wait until the client goes away (before ``initialize``, or from the routed connection)."""
+        await asyncio.shield(self._ended)
+        if self.connection is not None:
+            await self.connection.wait_closed()
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        if self.connection is not None:
+            await self.connection.close()
+        elif not self._ended.done():
+            self._ended.set_result(None)
+        self._writer.close()
+
+
+async def serve_versions(
+    versions: Mapping[int, Connector], *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+) -> None:
+    """Serve one client on this process's stdin and stdout, in the version its ``initialize``
+    asks for, until it goes away: ``asyncio.run(serve_versions({1: ..., 2: ...}))``."""
+    reader, writer = await stdio_streams()
+    router = AgentRouter(versions, reader, writer, max_message_size=max_message_size)
+    try:
+        await router.wait_closed()
+    finally:
+        await router.close()
+
+
+# -- the client's side: ask for a version, bind the one the agent answers ------------------------
+
+
+class UnsupportedVersion(Exception):
+    """The agent answered ``initialize`` with a protocol version no configured client speaks."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A client connection bound to the protocol version the agent answered."""
+
+    version: int  # the version the agent answered: the one the connection speaks
+    requested: int  # the version asked for
+    connection: Any  # that version's client connection (``ClientSideConnection``)
+    initialized: dict[str, Any]  # the agent's ``initialize`` result, as JSON
+
+    @property
+    def lower(self) -> bool:
+        """The agent answered a lower version than the one asked for."""
+        return self.version < self.requested
+
+    @property
+    def note(self) -> str:
+        """One line saying what was bound, and that it is lower than asked when it is."""
+        if self.lower:
+            return (
+                f"the agent answered protocol version {self.version}, lower than the {self.requested}"
+                f" asked for: this connection speaks {self.version}"
+            )
+        return f"the agent answered protocol version {self.version}"
+
+
+#: The id of the ``initialize`` request :func:`connect_versions` sends before any connection has
+#: taken the wire (a string: the connection's own ids are integers from 0).
+INITIALIZE_ID = "initialize"
+
+
+async def connect_versions(
+    versions: Mapping[int, Connector],
+    reader: asyncio.StreamReader | PipeReader,
+    writer: MessageWriter,
+    initialize: Callable[[int], dict[str, Any]],
+    *,
+    ask: int | None = None,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+) -> Bound:
+    """Ask the agent for ``ask`` (default: the highest of ``versions``) and bind the version it
+    answers: that version's client connection reads what follows. ``initialize(version)``: the
+    ``initialize`` params in that version's shape (``protocolVersion`` is set here); the highest
+    configured version at or below ``ask`` gives the shape.
+
+    Raises :class:`RequestError` when the agent refuses (``-32022``: it speaks none of them),
+    :class:`UnsupportedVersion` when it answers a version no connector speaks, and
+    :class:`ConnectionClosed` when it goes away first. Nothing is converted between versions.
+    """
+    supported = tuple(sorted(versions))
+    asked = supported[-1] if ask is None else ask
+    shape = select_version(asked, supported) or supported[0]
+    params = {**initialize(shape), "protocolVersion": asked}
+    request = {"jsonrpc": "2.0", "id": INITIALIZE_ID, "method": "initialize", "params": params}
+    writer.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
+    handshake = _Handshake(reader, max_message_size)
+    answer = await handshake.answer()
+    if "error" in answer:
+        raise RequestError.from_json(answer["error"])
+    result = answer.get("result")
+    answered = result.get("protocolVersion") if isinstance(result, dict) else None
+    if not isinstance(answered, int) or answered not in versions:
+        raise UnsupportedVersion(
+            f"the agent answered protocol version {answered}; this client speaks"
+            f" {', '.join(map(str, supported))} (it asked for {asked})"
+        )
+    assert isinstance(result, dict)
+    connection = versions[answered](handshake.hand_over(), writer)
+    return Bound(answered, asked, connection, result)
+
+
+class _Handshake:
+    """Reads the agent's answer to the first ``initialize``, then passes the wire on."""
+
+    def __init__(self, reader: asyncio.StreamReader | PipeReader, max_message_size: int) -> None:
+        self._max = max_message_size
+        self._buffer = b""
+        self._inner: asyncio.StreamReader | None = None
+        self._answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._source = reader if isinstance(reader, PipeReader) else None
+        if isinstance(reader, PipeReader):
+            reader.attach(self)  # type: ignore[arg-type]  # it feeds us bytes as it would a Connection
+        else:
+            self._task = asyncio.ensure_future(self._pump(reader))
+
+    async def answer(self) -> dict[str, Any]:
+        return await self._answer
+
+    def hand_over(self) -> asyncio.StreamReader:
+        """What the bound connection reads: the bytes after the answer, then the rest."""
+        self._inner = asyncio.StreamReader(limit=self._max + 1)
+        self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
+        if self._buffer:
+            self._inner.feed_data(self._buffer)
+        self._buffer = b""
+        if self._ended:
+            self._inner.feed_eof()
+        return self._inner
+
+    _ended = False
+
+    def feed_data(self, chunk: bytes) -> None:
+        if self._inner is not None:
+            self._inner.feed_data(chunk)
+            return
+        self._buffer += chunk
+        while not self._answer.done() and b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line) if line.strip() else None
+            except (ValueError, RecursionError):
+                message = None
+            if (
+                isinstance(message, dict)
+                and message.get("id") == INITIALIZE_ID
+                and "method" not in message
+            ):
+                self._answer.set_result(message)
+            elif line.strip():
+                logger.warning("before its answer to initialize, the agent sent %.200r", line)
+
+    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
+        self._ended = True
+        if self._inner is not None:
+            self._inner.feed_eof()
+        elif not self._answer.done():
+            self._answer.set_exception(ConnectionClosed(reason))
+
+    async def _pump(self, reader: asyncio.StreamReader) -> None:
+        while chunk := await reader.read(1 << 16):
+            self.feed_data(chunk)
+        self.feed_eof()
+
+    def pause_reading(self) -> None:
+        if self._source is not None:
+            self._source.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self._source is not None:
+            self._source.resume_reading()

@@ -1,0 +1,100 @@
+"""One package for several protocol versions: ``acpgen generate --schema V1 --schema V2``.
+
+Each schema makes the package of its protocol version as a subpackage, ``<package>/v1/`` and
+``<package>/v2/``, exactly what ``--package <package>.v1`` would make of it alone (its names,
+its schema's copy). The package root adds what ties them together: ``__init__.py`` (``VERSIONS``),
+``stub_agent.py``, which serves every version on one connection through the router
+(``_versions.serve_versions``), and ``stub_client.py``, whose ``--protocol-version N`` picks the
+version it speaks. The names lock records each version's names under ``v<N>/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .diagnostics import DiagnosticError, error
+from .output.manifest import sha256_text
+from .output.reuse import NOTHING, Reuse
+from .pipeline import Header, Options, Output, build_spec, generate
+from .render.environment import make_environment
+from .version import __version__
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a several-version package, as the root's templates print it."""
+
+    number: int
+    module: str  # "v2": the subpackage
+    agent_stub: bool  # the subpackage has a stub agent
+    client_stub: bool  # ... and a stub client
+    asks: bool  # its stub client takes --protocol-version (its turns end through state updates)
+
+
+#: The package root's modules: one template each, under ``versions/``.
+ROOT_MODULES = ("__init__.py", "stub_agent.py", "stub_client.py")
+
+
+def generate_versions(
+    options: Options,
+    schemas: Sequence[Path],
+    reuse: Reuse = NOTHING,
+    *,
+    locked: Mapping[str, str] | None = None,
+) -> Output:
+    """Every file of the package of ``schemas``, one subpackage per protocol version.
+
+    Raises :class:`DiagnosticError` when two schemas are of the same version.
+    """
+    found: dict[int, Path] = {}
+    versions: list[Version] = []
+    for schema in schemas:
+        spec, _ = build_spec(replace(options, schema=schema), reuse)
+        number = spec.protocol_version
+        stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
+        versions.append(Version(number, f"v{number}", "agent" in stubs, "client" in stubs,
+                                spec.stub_flows is not None))
+        if number in found:
+            message = (f"--schema {found[number].name} and {schema.name} are both of protocol version"
+                       f" {number}: one schema per version")
+            raise DiagnosticError([error(None, message)])
+        found[number] = schema
+    versions.sort(key=lambda v: v.number)
+    files: dict[str, str] = {}
+    renders: dict[str, str] = {}
+    names: dict[str, str] = {}
+    warnings = []
+    shas = []
+    for number in sorted(found):
+        module = f"v{number}"
+        prefix = f"{module}/"
+        mine = {k[len(prefix):]: v for k, v in (locked or {}).items() if k.startswith(prefix)}
+        sub = replace(options, schema=found[number], package=f"{options.package}.{module}")
+        output = generate(sub, reuse, locked=mine if locked is not None else None)
+        files.update(output.files)
+        renders.update(output.renders)
+        names.update({prefix + k: v for k, v in output.names.items()})
+        warnings.extend(output.warnings)
+        shas.append(output.schema_sha256)
+    header = Header(
+        generator=f"acpgen {__version__}",
+        schema_name=" + ".join(found[n].name for n in sorted(found)),
+        schema_sha256=sha256_text("\n".join(shas)),
+        command=options.command or "acpgen generate",
+    )
+    env = make_environment(options.templates)
+    context = {"header": header, "package": options.package, "versions": versions}
+    root = options.package.replace(".", "/")
+    for name in ROOT_MODULES:
+        if name == "stub_agent.py" and not any(v.agent_stub for v in versions):
+            continue
+        if name == "stub_client.py" and not any(v.client_stub for v in versions):
+            continue
+        text = env.get_template(f"versions/{name}.jinja").render(context)
+        files[f"{root}/{name}"] = reuse.format(text, f"{root}/{name}")
+        renders[f"{root}/{name}"] = sha256_text(text)
+    return Output(files=files, warnings=tuple(warnings), schema_sha256=header.schema_sha256,
+                  renders=renders, names=names)
+

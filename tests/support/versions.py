@@ -1,0 +1,68 @@
+"""Packages of protocol version 2 (the corpus's v2 drafts and the TypeScript SDK's newer one),
+generated once per test session, and the stub processes they run."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from acpgen.pipeline import Options, generate
+from support import CORPUS, DATA, write_package
+
+SDK_SCHEMAS = DATA / "sdk-schemas"
+#: The v2 drafts the stub tests run: the first whose turns end through state updates, the first
+#: with v2's names (``UpdateSessionNotification``), the first whose permission requests have a
+#: ``title``, the newest release's two, and the TypeScript SDK's (which has no meta.json: the
+#: version is given).
+V2_SCHEMAS = {
+    "v0.13.8": CORPUS / "v0.13.8--v2-schema.json",
+    "v1.2.0": CORPUS / "v1.2.0--v2-schema.json",
+    "v1.3.0": CORPUS / "v1.3.0--v2-schema.json",
+    "v1.7.0": CORPUS / "v1.7.0--v2-schema.json",
+    "v1.7.0 unstable": CORPUS / "v1.7.0--v2-schema.unstable.json",
+    "sdk": SDK_SCHEMAS / "v2-schema.json",
+    "sdk unstable": SDK_SCHEMAS / "v2-schema.unstable.json",
+}
+_FOLDER = Path(tempfile.mkdtemp(prefix="acpgen-v2-"))
+atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
+
+
+def _package_name(release: str) -> str:
+    return "v2_" + re.sub(r"\W", "_", release)
+
+
+@functools.cache
+def v2_package(release: str) -> tuple[Path, str]:
+    """The folder holding the package of the release ``release`` (a key of :data:`V2_SCHEMAS`),
+    and the package's name."""
+    schema = V2_SCHEMAS[release]
+    version = 2 if schema.parent == SDK_SCHEMAS else None
+    name = _package_name(release)
+    folder = _FOLDER / name
+    write_package(generate(Options(schema=schema, package=name, protocol_version=version)).files, folder)
+    return folder, name
+
+
+def env_for(*folders: Path) -> dict[str, str]:
+    path = os.pathsep.join([*(str(f) for f in folders), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def stub(package: str, side: str) -> list[str]:
+    return [sys.executable, "-m", f"{package}.stub_{side}"]
+
+
+def run_stub_client(release: str, cwd: Path, *args: str, agent: list[str] | None = None,
+                    folders: tuple[Path, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """The release's stub client against ``agent`` (default: the release's stub agent)."""
+    folder, package = v2_package(release)
+    command = [*stub(package, "client"), *args, "--", *(agent or stub(package, "agent"))]
+    return subprocess.run(command, cwd=cwd, env=env_for(folder, *folders), capture_output=True, text=True,
+                          timeout=60, check=False)

@@ -1,0 +1,129 @@
+"""One package for several protocol versions: ``acpgen generate --schema V1 --schema V2`` (or
+``schema = [...]``) writes ``<package>/v1/`` and ``<package>/v2/``, records both schemas, checks,
+and its root stubs negotiate: the stub agent serves the TypeScript SDK's v1 and v2 clients, the
+stub client asks for ``--protocol-version N`` against the TypeScript router."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from support import CORPUS, INTEROP, one_error_line, tree
+from support.versions import SDK_SCHEMAS, env_for
+
+#: The TypeScript SDK's schemas, which its peers speak: v1's states no version (1), v2's is given
+#: by a meta.json the project puts beside it.
+V1, V2 = "v1-schema.json", "v2-schema.json"
+TS_AGENT = ["node", str(INTEROP / "ts_versions_agent.mjs")]
+TS_CLIENT = ["node", str(INTEROP / "ts_versions_client.mjs")]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A project with both schemas (and their meta files) and the package generated from them."""
+    from click.testing import CliRunner
+
+    from acpgen.cli import main
+
+    root = tmp_path_factory.mktemp("several")
+    (root / "schemas").mkdir()
+    for name in (V1, V2):
+        shutil.copy(SDK_SCHEMAS / name, root / "schemas" / name)
+    (root / "schemas" / "v2-meta.json").write_text('{"version": 2}\n')
+    runner = CliRunner()
+    import os
+
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        result = runner.invoke(main, ["generate", "--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}",
+                                      "--package", "both", "--out", "out"], catch_exceptions=False)
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.stderr
+    return root
+
+
+def test_the_layout_one_subpackage_per_version(project):
+    package = project / "out" / "both"
+    for version in (1, 2):
+        assert f"PROTOCOL_VERSION = {version}\n" in (package / f"v{version}" / "methods.py").read_text()
+        assert (package / f"v{version}" / "acpgen-schema.json").read_bytes() == (
+            SDK_SCHEMAS / (V1 if version == 1 else V2)).read_bytes()
+    assert sorted(p.name for p in package.iterdir() if p.is_file()) == [
+        "__init__.py", "acpgen-manifest.json", "stub_agent.py", "stub_client.py"]
+    command = f"acpgen generate --schema schemas/{V1} --schema schemas/{V2} --out out --package both"
+    for module in ("__init__.py", "stub_agent.py", "v1/agent.py", "v2/models.py"):
+        assert f"regenerate with `{command}`" in (package / module).read_text()
+    manifest = json.loads((package / "acpgen-manifest.json").read_text())
+    assert manifest["options"]["schema"] == [f"schemas/{V1}", f"schemas/{V2}"]
+    assert {key.split("/")[0] for key in manifest["names"]} == {"v1", "v2"}
+    sys.path.insert(0, str(project / "out"))
+    try:
+        assert importlib.import_module("both").VERSIONS == (1, 2)
+    finally:
+        sys.path.remove(str(project / "out"))
+
+
+def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, project, monkeypatch):
+    monkeypatch.chdir(project)
+    before = tree(project / "out")
+    flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
+    assert cli("generate", *flags).stderr.strip() == "acpgen: wrote 0 of 38 files under out"
+    assert tree(project / "out") == before
+    assert cli("check", *flags).exit_code == 0
+    assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest
+    one = cli("check", "--schema", f"schemas/{V1}", "--out", "out", "--package", "both")
+    assert one.exit_code == 1 and "but the package was generated with --schema" in one.stderr
+
+
+def test_two_schemas_of_one_version_are_one_line(cli, project, monkeypatch, tmp_path):
+    monkeypatch.chdir(project)
+    shutil.copy(CORPUS / "v1.6.0--v2-schema.json", project / "schemas")
+    shutil.copy(CORPUS / "v1.6.0--v2-meta.json", project / "schemas")  # (this run writes nothing)
+    result = cli("generate", "--schema", f"schemas/{V2}", "--schema", "schemas/v1.6.0--v2-schema.json",
+                 "--out", str(tmp_path / "out"))
+    assert one_error_line(result) == (f"error: --schema {V2} and v1.6.0--v2-schema.json are both of protocol"
+                                      " version 2: one schema per version")
+    assert tree(tmp_path / "out") == {}
+
+
+def test_the_config_lists_the_schemas(cli, project, monkeypatch, tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.acpgen]\nschema = ["{project}/schemas/{V1}", "{project}/schemas/{V2}"]\npackage = "both"\n')
+    monkeypatch.chdir(tmp_path)
+    assert cli("generate").exit_code == 0
+    for version in (1, 2):  # the same modules, but for the header's command
+        made = (tmp_path / "generated" / "both" / f"v{version}" / "methods.py").read_text().splitlines()
+        assert made[2:] == (project / "out" / "both" / f"v{version}" / "methods.py").read_text().splitlines()[2:]
+        assert made[1].count("--schema ") == 2
+    (tmp_path / "pyproject.toml").write_text('[tool.acpgen]\nschema = ["only-one.json"]\n')
+    assert one_error_line(cli("generate")) == (
+        "error: pyproject.toml: [tool.acpgen] schema must be a path or a list of two or more, found ['only-one.json']")
+
+
+@pytest.mark.parametrize(("mode", "version"), [("v1", 1), ("v2", 2)])
+def test_the_root_stub_agent_serves_both_typescript_clients(project, tmp_path, mode, version):
+    command = [*TS_CLIENT, mode, str(version), str(tmp_path), sys.executable, "-m", "both.stub_agent"]
+    done = subprocess.run(command, env=env_for(project / "out"), capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert "error" not in summary, summary
+    assert summary["initialize"]["protocolVersion"] == version and summary["stopReason"] == "end_turn"
+
+
+@pytest.mark.parametrize(("asked", "states"), [("1", False), ("2", True), ("3", True)])
+def test_the_root_stub_client_asks_for_the_version_given(project, tmp_path, asked, states):
+    command = [sys.executable, "-m", "both.stub_client", "--protocol-version", asked, "--prompt", "hi", "--",
+               *TS_AGENT, "router"]
+    done = subprocess.run(command, cwd=tmp_path, env=env_for(project / "out"), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[-1] == {"stopReason": "end_turn"}
+    assert any(line.get("update", {}).get("sessionUpdate") == "state_update" for line in lines) == states
