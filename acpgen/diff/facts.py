@@ -81,7 +81,7 @@ def read_facts(schema: LoadedSchema, locked: Mapping[str, str] | None) -> Facts:
     for m, what in [*((m, f"handler {r.base_class}") for r in roles for m in r.handles),
                     *((m, f"proxy {r.proxy_class}") for r in roles for m in r.calls)]:
         entry = (m.wire_name, m.side)
-        handlers[entry] = (handlers[entry] + " and " if entry in handlers else "") + f"{what}.{m.handler_name}"
+        handlers[entry] = (handlers[entry] + " and " if entry in handlers else "") + f"{what}.{m.py_name}"
     method_defs = frozenset(name for name, node in schema.defs.items() if isinstance(node, dict) and "x-method" in node)
     return Facts(
         schema=schema,

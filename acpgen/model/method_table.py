@@ -7,9 +7,10 @@ has an ``id`` it is a request, without ``id`` a notification, under ``result`` a
 Types no envelope references are classified by their name's suffix (``...Request``,
 ``...Response``, ``...Notification``), as in the earliest releases.
 
-Method ids are unique per side: when one side handles a wire name both as a request and as a
-notification, the notification's id is the request's plus ``_notification``
-(``mcp_message`` / ``mcp_message_notification``).
+A method's ``id`` is the upstream one (the release's meta.json id), shared by a request and a
+notification of one wire name. Its ``py_name`` (the handler's name) is unique per side: when one
+side handles a wire name both as a request and as a notification, the notification's is the id
+plus ``_notification`` (``mcp_message`` / ``mcp_message_notification``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from ..diagnostics import Diagnostic, DiagnosticError, Severity, error, pointer,
 from ..schema.loader import LoadedSchema
 from ..schema.pointers import def_name
 from .names import type_name
-from .naming import method_id
-from .spec import BOTH, KNOWN_SIDES, Kind, Method, Side
+from .naming import method_id, python_identifier
+from .spec import BOTH, HANDLER_RESERVED, KNOWN_SIDES, Kind, Method, Side
 
 UNSTABLE_MARK = "**UNSTABLE**"
 #: A method one side handles both as a request and as a notification (``mcp/message``): the request
-#: keeps the method id, the notification's id (and handler name) adds this.
+#: keeps the method id as its Python name, the notification's Python name (its handler's) adds this.
 NOTIFICATION_SUFFIX = "_notification"
 
 _PARAMS = "params"
@@ -83,7 +84,8 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
         methods.append(
             Method(
                 wire_name=wire_name,
-                id=method_id(wire_name) + suffix,
+                id=method_id(wire_name),
+                py_name=handler_name(method_id(wire_name) + suffix),
                 side=side,
                 kind=kind,
                 params_type=type_name(entry.name),  # the Python names models.py gives them
@@ -101,18 +103,29 @@ def build_method_table(schema: LoadedSchema) -> tuple[tuple[Method, ...], tuple[
 
 
 def _id_clashes(methods: list[Method]) -> list[Diagnostic]:
-    """Two methods of one side with the same id (``doc/didOpen`` and ``doc/did_open``) would need one
-    handler: an error at the second one's params type."""
+    """Two methods of one side with the same Python name (``doc/didOpen`` and ``doc/did_open``) would
+    need one handler: an error at the second one's params type."""
     seen: dict[tuple[str, str], Method] = {}
     problems = []
     for m in methods:
-        first = seen.setdefault((m.side, m.id), m)
+        first = seen.setdefault((m.side, m.py_name), m)
         if first is not m:
             problems.append(
                 error(m.pointer + "/x-method", f"methods {first.wire_name!r} ({first.kind.value}) and {m.wire_name!r}"
-                      f" ({m.kind.value}) of side {m.side!r} would both have the id {m.id!r}")
+                      f" ({m.kind.value}) of side {m.side!r} would both have the Python name {m.py_name!r}")
             )
     return problems
+
+
+def handler_name(unique_id: str) -> str:
+    """The handler's (and proxy method's) Python name: the id, made safe against our own attributes.
+
+    An id starting with ``_`` gets an ``on`` prefix: names starting with ``_`` belong to the
+    generated classes (``_request``, ``_notify``, ``__init__``, ``__slots__``, ...), and
+    Python mangles ``__x`` inside a class.
+    """
+    name = python_identifier(unique_id, HANDLER_RESERVED)
+    return python_identifier("on" + name, HANDLER_RESERVED) if name.startswith("_") else name
 
 
 def summarize(description: str) -> str:

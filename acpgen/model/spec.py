@@ -15,7 +15,7 @@ from . import builders, calls, session
 from .classes import ClassDef
 from .decisions import ByKind, Dispatch, Leaf, TryEach
 from .literals import py_literal
-from .naming import import_order, python_identifier, with_article
+from .naming import import_order, with_article
 from .typedefs import DefKind, TypeDef, type_aliases, type_classes, type_helpers
 from .types import ListOf, Ref, TypeExpr
 
@@ -44,7 +44,8 @@ class Method:
     """One method of the protocol as one side handles it."""
 
     wire_name: str  # "session/prompt"
-    id: str  # "session_prompt": the upstream meta.json id, also the handler name
+    id: str  # "session_prompt": the upstream meta.json id (the same for a request and a notification)
+    py_name: str  # "session_prompt": the handler's (and proxy method's) name, unique per side
     side: str  # a Side value, or an x-side value acpgen does not know (kept, with a warning)
     kind: Kind
     params_type: str  # Python name of the params type (its $def name, made a usable class name)
@@ -52,17 +53,6 @@ class Method:
     unstable: bool
     summary: str  # one line from the schema's description
     pointer: str  # JSON pointer of the params type
-
-    @property
-    def handler_name(self) -> str:
-        """The handler's (and proxy method's) Python name: the id, made safe against our own attributes.
-
-        An id starting with ``_`` gets an ``on`` prefix: names starting with ``_`` belong to the
-        generated classes (``_request``, ``_notify``, ``__init__``, ``__slots__``, ...), and
-        Python mangles ``__x`` inside a class.
-        """
-        name = python_identifier(self.id, HANDLER_RESERVED)
-        return python_identifier("on" + name, HANDLER_RESERVED) if name.startswith("_") else name
 
     @property
     def is_request(self) -> bool:
@@ -81,6 +71,7 @@ class Method:
         return {
             "method": self.wire_name,
             "id": self.id,
+            "py_name": self.py_name,
             "side": self.side,
             "kind": self.kind.value,
             "params": self.params_type,

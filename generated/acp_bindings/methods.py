@@ -16,7 +16,10 @@ class MethodInfo:
     method: str
     """The wire name, e.g. ``session/prompt``."""
     id: str
-    """The method id (``session_prompt``): the handler's name."""
+    """The method id (``session_prompt``), as the release's meta.json has it."""
+    py_name: str
+    """The handler's name: the id, with ``_notification`` added for the notification of a wire
+    name the side also handles as a request (``mcp_message_notification``)."""
     side: str
     """The side that handles it: ``agent``, ``client`` or ``protocol``."""
     kind: str
@@ -33,6 +36,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="authenticate",
         id="authenticate",
+        py_name="authenticate",
         side="agent",
         kind="request",
         params="AuthenticateRequest",
@@ -43,6 +47,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="document/didChange",
         id="document_did_change",
+        py_name="document_did_change",
         side="agent",
         kind="notification",
         params="DidChangeDocumentNotification",
@@ -53,6 +58,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="document/didClose",
         id="document_did_close",
+        py_name="document_did_close",
         side="agent",
         kind="notification",
         params="DidCloseDocumentNotification",
@@ -63,6 +69,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="document/didFocus",
         id="document_did_focus",
+        py_name="document_did_focus",
         side="agent",
         kind="notification",
         params="DidFocusDocumentNotification",
@@ -73,6 +80,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="document/didOpen",
         id="document_did_open",
+        py_name="document_did_open",
         side="agent",
         kind="notification",
         params="DidOpenDocumentNotification",
@@ -83,6 +91,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="document/didSave",
         id="document_did_save",
+        py_name="document_did_save",
         side="agent",
         kind="notification",
         params="DidSaveDocumentNotification",
@@ -93,6 +102,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="initialize",
         id="initialize",
+        py_name="initialize",
         side="agent",
         kind="request",
         params="InitializeRequest",
@@ -103,6 +113,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="logout",
         id="logout",
+        py_name="logout",
         side="agent",
         kind="request",
         params="LogoutRequest",
@@ -113,6 +124,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="nes/accept",
         id="nes_accept",
+        py_name="nes_accept",
         side="agent",
         kind="notification",
         params="AcceptNesNotification",
@@ -123,6 +135,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="nes/close",
         id="nes_close",
+        py_name="nes_close",
         side="agent",
         kind="request",
         params="CloseNesRequest",
@@ -133,6 +146,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="nes/reject",
         id="nes_reject",
+        py_name="nes_reject",
         side="agent",
         kind="notification",
         params="RejectNesNotification",
@@ -143,6 +157,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="nes/start",
         id="nes_start",
+        py_name="nes_start",
         side="agent",
         kind="request",
         params="StartNesRequest",
@@ -153,6 +168,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="nes/suggest",
         id="nes_suggest",
+        py_name="nes_suggest",
         side="agent",
         kind="request",
         params="SuggestNesRequest",
@@ -163,6 +179,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="providers/disable",
         id="providers_disable",
+        py_name="providers_disable",
         side="agent",
         kind="request",
         params="DisableProvidersRequest",
@@ -173,6 +190,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="providers/list",
         id="providers_list",
+        py_name="providers_list",
         side="agent",
         kind="request",
         params="ListProvidersRequest",
@@ -183,6 +201,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="providers/set",
         id="providers_set",
+        py_name="providers_set",
         side="agent",
         kind="request",
         params="SetProvidersRequest",
@@ -193,6 +212,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/cancel",
         id="session_cancel",
+        py_name="session_cancel",
         side="agent",
         kind="notification",
         params="CancelNotification",
@@ -203,6 +223,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/close",
         id="session_close",
+        py_name="session_close",
         side="agent",
         kind="request",
         params="CloseSessionRequest",
@@ -213,6 +234,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/fork",
         id="session_fork",
+        py_name="session_fork",
         side="agent",
         kind="request",
         params="ForkSessionRequest",
@@ -223,6 +245,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/list",
         id="session_list",
+        py_name="session_list",
         side="agent",
         kind="request",
         params="ListSessionsRequest",
@@ -233,6 +256,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/load",
         id="session_load",
+        py_name="session_load",
         side="agent",
         kind="request",
         params="LoadSessionRequest",
@@ -243,6 +267,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/new",
         id="session_new",
+        py_name="session_new",
         side="agent",
         kind="request",
         params="NewSessionRequest",
@@ -253,6 +278,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/prompt",
         id="session_prompt",
+        py_name="session_prompt",
         side="agent",
         kind="request",
         params="PromptRequest",
@@ -263,6 +289,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/resume",
         id="session_resume",
+        py_name="session_resume",
         side="agent",
         kind="request",
         params="ResumeSessionRequest",
@@ -273,6 +300,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/set_config_option",
         id="session_set_config_option",
+        py_name="session_set_config_option",
         side="agent",
         kind="request",
         params="SetSessionConfigOptionRequest",
@@ -283,6 +311,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/set_mode",
         id="session_set_mode",
+        py_name="session_set_mode",
         side="agent",
         kind="request",
         params="SetSessionModeRequest",
@@ -293,6 +322,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/set_model",
         id="session_set_model",
+        py_name="session_set_model",
         side="agent",
         kind="request",
         params="SetSessionModelRequest",
@@ -303,6 +333,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="elicitation/complete",
         id="elicitation_complete",
+        py_name="elicitation_complete",
         side="client",
         kind="notification",
         params="CompleteElicitationNotification",
@@ -313,6 +344,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="elicitation/create",
         id="elicitation_create",
+        py_name="elicitation_create",
         side="client",
         kind="request",
         params="CreateElicitationRequest",
@@ -323,6 +355,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="fs/read_text_file",
         id="fs_read_text_file",
+        py_name="fs_read_text_file",
         side="client",
         kind="request",
         params="ReadTextFileRequest",
@@ -333,6 +366,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="fs/write_text_file",
         id="fs_write_text_file",
+        py_name="fs_write_text_file",
         side="client",
         kind="request",
         params="WriteTextFileRequest",
@@ -343,6 +377,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/request_permission",
         id="session_request_permission",
+        py_name="session_request_permission",
         side="client",
         kind="request",
         params="RequestPermissionRequest",
@@ -353,6 +388,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="session/update",
         id="session_update",
+        py_name="session_update",
         side="client",
         kind="notification",
         params="SessionNotification",
@@ -363,6 +399,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="terminal/create",
         id="terminal_create",
+        py_name="terminal_create",
         side="client",
         kind="request",
         params="CreateTerminalRequest",
@@ -373,6 +410,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="terminal/kill",
         id="terminal_kill",
+        py_name="terminal_kill",
         side="client",
         kind="request",
         params="KillTerminalRequest",
@@ -383,6 +421,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="terminal/output",
         id="terminal_output",
+        py_name="terminal_output",
         side="client",
         kind="request",
         params="TerminalOutputRequest",
@@ -393,6 +432,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="terminal/release",
         id="terminal_release",
+        py_name="terminal_release",
         side="client",
         kind="request",
         params="ReleaseTerminalRequest",
@@ -403,6 +443,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="terminal/wait_for_exit",
         id="terminal_wait_for_exit",
+        py_name="terminal_wait_for_exit",
         side="client",
         kind="request",
         params="WaitForTerminalExitRequest",
@@ -413,6 +454,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="$/cancel_request",
         id="cancel_request",
+        py_name="cancel_request",
         side="protocol",
         kind="notification",
         params="CancelRequestNotification",

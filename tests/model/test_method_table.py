@@ -24,16 +24,13 @@ META_DISAGREES = TERMINAL_UNANNOTATED | SET_MODE_UNANNOTATED | MODEL_SELECT_ID
 
 
 def table_as_meta(methods) -> dict[str, dict[str, str]]:
-    """The table as a meta file lists it: one id per (side, wire name). A method one side handles as a
-    request and as a notification (mcp/message) is listed once; its notification's id is the
-    request's plus ``_notification``, so that ids stay unique per side."""
+    """The rows of ``acpgen methods --format json`` as a meta file lists them: id -> wire name per side.
+    A wire name one side handles as a request and as a notification (mcp/message) is one entry: both
+    rows carry the upstream id; only their ``py_name`` (the handler's name) tells them apart."""
     found: dict[str, dict[str, str]] = {section: {} for section in SECTIONS.values()}
-    requests = {(m.side, m.wire_name): m.id for m in methods if m.kind is Kind.REQUEST}
-    for m in methods:
-        if m.kind is Kind.NOTIFICATION and (m.side, m.wire_name) in requests:
-            assert m.id == requests[(m.side, m.wire_name)] + "_notification", m
-            continue
-        found[SECTIONS[m.side]][m.id] = m.wire_name
+    for row in (m.as_json() for m in methods):
+        section = found[SECTIONS[row["side"]]]
+        assert section.setdefault(row["id"], row["method"]) == row["method"], row
     return found
 
 
@@ -47,7 +44,7 @@ def test_method_table_matches_meta_file(row):
     methods, warnings = build_method_table(load_corpus(row["file"]))
     assert warnings == ()
     assert len(methods) == len({(m.wire_name, m.side, m.kind) for m in methods})
-    assert len(methods) == len({(m.side, m.id) for m in methods})
+    assert len(methods) == len({(m.side, m.py_name) for m in methods})
     got, expected = table_as_meta(methods), meta_of(row)
     if row["release_tag"] not in META_DISAGREES:
         assert got == expected

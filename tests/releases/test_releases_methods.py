@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import json
 import os
 import sys
 import textwrap
@@ -40,14 +41,30 @@ def _package(schema: Path, package: str, out: Path, **options: Any) -> Any:
         sys.path.remove(str(out))
 
 
-def test_a_request_and_a_notification_of_one_name_get_their_own_ids():
+def test_a_request_and_a_notification_of_one_name_share_the_id_and_get_their_own_python_names():
     methods, _ = build_method_table(load_schema(MCP_RELEASE))
-    mcp = sorted((m.side, m.id, m.kind.value, m.params_type, m.returns) for m in methods if m.wire_name == "mcp/message")
+    mcp = sorted(
+        (m.side, m.id, m.py_name, m.kind.value, m.params_type, m.returns) for m in methods if m.wire_name == "mcp/message"
+    )
     assert mcp == [
-        ("agent", "mcp_message", "request", "MessageMcpRequest", "MessageMcpResponse"),
-        ("agent", "mcp_message_notification", "notification", "MessageMcpNotification", "None"),
-        ("client", "mcp_message", "request", "MessageMcpRequest", "MessageMcpResponse"),
-        ("client", "mcp_message_notification", "notification", "MessageMcpNotification", "None"),
+        ("agent", "mcp_message", "mcp_message", "request", "MessageMcpRequest", "MessageMcpResponse"),
+        ("agent", "mcp_message", "mcp_message_notification", "notification", "MessageMcpNotification", "None"),
+        ("client", "mcp_message", "mcp_message", "request", "MessageMcpRequest", "MessageMcpResponse"),
+        ("client", "mcp_message", "mcp_message_notification", "notification", "MessageMcpNotification", "None"),
+    ]
+
+
+def test_methods_json_gives_the_upstream_id_and_the_python_name_apart(cli):
+    result = cli("methods", "--format", "json", "--schema", MCP_RELEASE)
+    assert result.exit_code == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert {tuple(row) for row in rows} == {("method", "id", "py_name", "side", "kind", "params", "result", "unstable")}
+    mcp = [(r["side"], r["kind"], r["id"], r["py_name"]) for r in rows if r["method"] == "mcp/message"]
+    assert mcp == [
+        ("agent", "notification", "mcp_message", "mcp_message_notification"),
+        ("agent", "request", "mcp_message", "mcp_message"),
+        ("client", "notification", "mcp_message", "mcp_message_notification"),
+        ("client", "request", "mcp_message", "mcp_message"),
     ]
 
 
@@ -60,7 +77,7 @@ def test_two_methods_that_would_share_an_id_are_an_error(write_schema):
     except DiagnosticError as exc:
         assert str(exc) == (
             f"{path}: error: #/$defs/PingRequest/x-method: methods 'Ping' (request) and 'ping' (request) of side"
-            " 'agent' would both have the id 'ping'"
+            " 'agent' would both have the Python name 'ping'"
         )
     else:
         raise AssertionError("no error")
@@ -118,14 +135,14 @@ async def test_the_proxy_side_is_served_and_called_both_ways(tmp_path):
     acp = _package(PROXY_SCHEMA, "acp_with_proxy", tmp_path / "out")
     assert {"Proxy", "ProxyProxy", "ProxySideConnection"} <= set(acp.__all__)
     proxy_methods = [m for m in acp.METHODS if m.side == "proxy"]
-    assert sorted((m.method, m.id, m.kind) for m in proxy_methods) == [
-        ("proxy/initialize", "proxy_initialize", "request"),
-        ("proxy/successor", "proxy_successor", "request"),
-        ("proxy/successor", "proxy_successor_notification", "notification"),
+    assert sorted((m.method, m.id, m.py_name, m.kind) for m in proxy_methods) == [
+        ("proxy/initialize", "proxy_initialize", "proxy_initialize", "request"),
+        ("proxy/successor", "proxy_successor", "proxy_successor", "request"),
+        ("proxy/successor", "proxy_successor", "proxy_successor_notification", "notification"),
     ]
     for m in proxy_methods:
         for owner in (acp.Proxy, acp.ProxyProxy):
-            assert inspect.iscoroutinefunction(getattr(owner, m.id)) and m.method in getattr(owner, m.id).__doc__
+            assert inspect.iscoroutinefunction(getattr(owner, m.py_name)) and m.method in getattr(owner, m.py_name).__doc__
     calls: list[tuple[str, str, Any]] = []
     done = asyncio.Event()
 

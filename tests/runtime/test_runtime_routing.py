@@ -35,7 +35,7 @@ def _recorder(base: type, side: str, calls: list[tuple[str, Any]]) -> Any:
 
         return handle
 
-    namespace = {m.id: handler(m) for m in _methods(side)}
+    namespace = {m.py_name: handler(m) for m in _methods(side)}
     return type(f"Recording{base.__name__}", (base,), namespace)()
 
 

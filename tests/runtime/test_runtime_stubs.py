@@ -166,7 +166,7 @@ class Caller(acp.Agent):
 async def _call_stub_client(stub: StubClient, method: str, params: dict):
     async with acp.in_memory_pair(Caller(), stub) as (agent_side, _):
         info = next(m for m in acp.METHODS if m.method == method)
-        return await getattr(agent_side.client, info.id)(decode(getattr(models, info.params), params))
+        return await getattr(agent_side.client, info.py_name)(decode(getattr(models, info.params), params))
 
 
 async def test_stub_client_reads_files_inside_the_cwd(tmp_path):

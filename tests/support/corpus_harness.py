@@ -197,12 +197,12 @@ async def _route_side(acp: Any, examples: Examples, side: str, methods: list[Any
     routed, failures = 0, []
     if side in ("agent", "client"):
         base = acp.Agent if side == "agent" else acp.Client
-        recorder = type(f"Recording{base.__name__}", (base,), {m.id: handler(m) for m in methods})()
+        recorder = type(f"Recording{base.__name__}", (base,), {m.py_name: handler(m) for m in methods})()
         agent, client = (recorder, acp.Client()) if side == "agent" else (acp.Agent(), recorder)
         context = acp.in_memory_pair(agent, client)
     else:
         base = getattr(acp, pascal_case(side))
-        recorder = type(f"Recording{base.__name__}", (base,), {m.id: handler(m) for m in methods})()
+        recorder = type(f"Recording{base.__name__}", (base,), {m.py_name: handler(m) for m in methods})()
         context = _SidePair(acp, side, base(), recorder)
     async with context as (agent_side, client_side):
         proxy = {"agent": lambda: client_side.agent, "client": lambda: agent_side.client}.get(

@@ -103,7 +103,7 @@ def test_only_the_agent_side_and_no_unstable_method_is_present(project):
     for m in full.methods:
         owner = package.Agent if m.side == "agent" else package.ClientProxy if m.side == "client" else None
         if owner is not None:
-            assert hasattr(owner, m.handler_name) is (not m.unstable), m.wire_name
+            assert hasattr(owner, m.py_name) is (not m.unstable), m.wire_name
     assert not hasattr(package.Agent, "fs_read_text_file"), "a client-side handler on the agent"
     # No type that only unstable methods use: their params and results are gone from the models.
     stable_types = {name for m in stable for name in (m.params_type, m.result_type) if name}

@@ -16,7 +16,10 @@ class MethodInfo:
     method: str
     """The wire name, e.g. ``session/prompt``."""
     id: str
-    """The method id (``session_prompt``): the handler's name."""
+    """The method id (``session_prompt``), as the release's meta.json has it."""
+    py_name: str
+    """The handler's name: the id, with ``_notification`` added for the notification of a wire
+    name the side also handles as a request (``mcp_message_notification``)."""
     side: str
     """The side that handles it: ``agent``, ``client`` or ``protocol``."""
     kind: str
@@ -33,6 +36,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="ping",
         id="ping",
+        py_name="ping",
         side="agent",
         kind="request",
         params="PingRequest",
@@ -43,6 +47,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="log/line",
         id="log_line",
+        py_name="log_line",
         side="client",
         kind="notification",
         params="LogNotification",
@@ -53,6 +58,7 @@ METHODS: tuple[MethodInfo, ...] = (
     MethodInfo(
         method="ping",
         id="ping",
+        py_name="ping",
         side="client",
         kind="request",
         params="PingRequest",
