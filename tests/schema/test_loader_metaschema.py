@@ -80,6 +80,21 @@ def test_both_reject_broken_documents_with_the_same_messages_at_the_same_places(
     assert rejected > 100  # the comparison is not between two empty sets
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"dependencies": {"left-pad": "^1.3.0", "ok": ["a"], "also": {"type": "string"}}},  # a package.json's
+        {"$recursiveAnchor": True, "$recursiveRef": "#"},
+        {"$recursiveAnchor": "x", "$recursiveRef": 3},
+    ],
+)
+def test_keywords_whose_meta_schema_points_into_a_vocabulary_are_judged_the_same(document):
+    """The official meta-schema judges ``dependencies``, ``$recursiveAnchor`` and ``$recursiveRef``
+    through a vocabulary's ``$defs`` (``meta/validation#/$defs/stringArray``)."""
+    assert problems(MERGED, document) == problems(OFFICIAL, document) != set()
+    assert '"meta/' not in json.dumps(metaschema.meta_schema())
+
+
 def _has(node, step) -> bool:
     return step in node if isinstance(node, dict) else isinstance(step, int) and step < len(node)
 
