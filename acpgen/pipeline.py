@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import keyword
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +15,7 @@ from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
+from .model.naming import package_problem
 from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
 from .model.spec import Method, SchemaSource, Spec
@@ -40,9 +39,6 @@ from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version, version_problem
 from .version import __version__
-
-_PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
 
 #: The generated package: one template per module, named ``<module>.jinja``.
 OUTPUT_MODULES = (
@@ -373,9 +369,9 @@ def check_options(options: Options) -> None:
     """Raise :class:`DiagnosticError` for an option no run can use, naming where it came from
     (``options.origins``, else its flag). A ``side`` is checked once the schema is read."""
     where = {**FLAGS, **options.origins}
-    problem = _package_problem(options.package)
+    problem = package_problem(options.package)
     if problem:
-        raise DiagnosticError([error(None, f"{where['package']} {options.package!r} is not a dotted Python name: {problem}")])
+        raise DiagnosticError([error(None, f"{where['package']} {options.package!r} {problem}")])
     if options.protocol_version is not None and version_problem(options.protocol_version):
         shown = where["protocol_version"]
         problem = version_problem(options.protocol_version)
@@ -393,16 +389,6 @@ def _has_datamodel_code_generator() -> bool:
         return importlib.util.find_spec("datamodel_code_generator") is not None
     except (ImportError, ValueError):
         return False
-
-
-def _package_problem(package: str) -> str:
-    """Why ``package`` cannot be imported as ``import <package>``; "" when it can."""
-    if not _PACKAGE_RE.match(package):
-        return "each part must be a Python identifier (letters, digits, _), joined by dots"
-    keywords = [part for part in package.split(".") if keyword.iskeyword(part)]
-    if keywords:
-        return f"{keywords[0]!r} is a Python keyword"
-    return ""
 
 
 def regenerate_command(options: Options, base: Path | None = None, out: Path | None = None) -> str:

@@ -29,6 +29,7 @@ from ..pipeline import (
 )
 from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
+from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
 from ..versioned import generate_versions
 from .base import (
@@ -54,6 +55,7 @@ def methods(schema: Path | None, fmt: str) -> None:
     """
     if schema is None:
         schema = _config().values.get("schema")
+    _refuse_without_methods(schema)
     try:
         spec, warnings = build_spec(Options(schema=schema))
     except DiagnosticError as exc:
@@ -222,6 +224,7 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
+    _refuse_without_methods(run.options.schema)
     previous = read_manifest(run.out, run.options.package)
     locked = previous.names if previous is not None and not renew_names else None
     try:
@@ -241,6 +244,14 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     report(output.warnings)
     manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe)
     return {**output.files, run.manifest: manifest.to_text()}
+
+
+def _refuse_without_methods(schema: Path | None) -> None:
+    """Exit 2 for a schema with no methods (see :func:`without_methods`); the bundled one has them."""
+    problem = without_methods(schema) if schema is not None else None
+    if problem is not None:
+        report((problem,))
+        sys.exit(EXIT_ERROR)
 
 
 @main.command(name="generate")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import keyword
 import re
+import sys
 from collections.abc import Iterable
 
 #: The names :func:`python_identifier` escapes, fixed so the output is the same under every Python
@@ -60,3 +62,36 @@ def import_order(names: Iterable[str]) -> tuple[str, ...]:
 def with_article(noun: str) -> str:
     """``noun`` with its indefinite article, by its first letter: "an agent", "a client", "a union"."""
     return ("an " if noun[:1] in "aeio" else "a ") + noun
+
+
+#: Top-level names a generated package cannot have: the standard library's modules, which
+#: ``import`` finds before any package of the same name. The set is the same on every Python from
+#: 3.10 to 3.13: this Python's ``sys.stdlib_module_names`` (new in 3.10) and the names that are in
+#: the standard library of some of those versions only (added, like ``tomllib``, or removed, like
+#: ``cgi``, which a vendored package may still meet on an older Python).
+STDLIB_MODULES = frozenset(sys.stdlib_module_names) | frozenset(
+    {
+        "_android_support", "_bootsubprocess", "_colorize", "_crypt", "_interpchannels", "_interpqueues",
+        "_interpreters", "_ios_support", "_msi", "_opcode_metadata", "_pydatetime", "_pylong", "_pyrepl", "_sha2",
+        "_sha256", "_sha512", "_suggestions", "_sysconfig", "_tokenize", "_typing", "_wmi", "aifc", "asynchat",
+        "asyncore", "audioop", "binhex", "cgi", "cgitb", "chunk", "crypt", "distutils", "imghdr", "imp", "lib2to3",
+        "mailcap", "msilib", "nis", "nntplib", "ossaudiodev", "pipes", "smtpd", "sndhdr", "spwd", "sunau",
+        "telnetlib", "tomllib", "uu", "xdrlib",
+    }
+)
+_PACKAGE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def package_problem(package: str) -> str:
+    """Why ``package`` cannot be the generated package's dotted name, as the rest of a sentence
+    that starts with the name; "" when it can."""
+    if not _PACKAGE_RE.match(package):
+        return "is not a dotted Python name: each part must be a Python identifier (letters, digits, _), joined by dots"
+    keywords = [part for part in package.split(".") if keyword.iskeyword(part)]
+    if keywords:
+        return f"is not a dotted Python name: {keywords[0]!r} is a Python keyword"
+    top = package.split(".")[0]
+    if top in STDLIB_MODULES:
+        return (f"cannot be imported: {top!r} is a module of Python's standard library, which `import {package}`"
+                " finds first; choose another top-level name")
+    return ""

@@ -54,6 +54,27 @@ def load_schema(path: Path, validated: frozenset[str] = frozenset()) -> LoadedSc
     return parse_schema(raw, path.name, validated, shown)
 
 
+def without_methods(path: Path) -> Diagnostic | None:
+    """The error for a JSON object none of whose ``$defs`` carries ``x-method`` (a ``package.json``,
+    the schema of something else): not an ACP schema, and a package made of it would speak no
+    method. None for anything else, an ACP schema or a file :func:`load_schema` reports on.
+
+    Checked before the meta-schema, whose findings about a file of another kind would only bury it.
+    A library caller may still load a types-only schema, for its models.
+    """
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    defs = document.get("$defs")
+    if isinstance(defs, dict) and any(isinstance(node, dict) and "x-method" in node for node in defs.values()):
+        return None
+    shown = path.name if path == bundled_schema() else str(path)
+    return error(None, "no $defs entry has an x-method annotation: this is not an ACP schema").in_source(shown)
+
+
 def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset(), shown: str = "") -> LoadedSchema:
     """Check the schema file ``name`` holding ``raw``; ``shown``: the file as diagnostics name it
     (default: ``name``). A problem with the file as a whole (not text, not JSON) has no pointer."""

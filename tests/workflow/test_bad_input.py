@@ -92,7 +92,7 @@ def test_unknown_side_is_a_warning(cli, tmp_path, write_schema):
     import json
 
     table = json.loads(result.stdout)
-    assert {"method": "log/line", "id": "log_line", "side": "editor", "kind": "notification",
+    assert {"method": "log/line", "id": "log_line", "py_name": "log_line", "side": "editor", "kind": "notification",
             "params": "LogNotification", "result": None, "unstable": False} in table
 
 

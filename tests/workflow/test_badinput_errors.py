@@ -89,14 +89,36 @@ def test_a_names_file_value_acpgen_cannot_use_is_the_names_files_fault(cli, tmp_
                     f" which is not a usable class name ({why})")
 
 
-def test_an_empty_schema_gives_a_package_that_imports(cli, tmp_path, write_schema):
-    out = tmp_path / "out"
-    result = cli("generate", "--schema", write_schema({}), "--out", out)
-    assert result.exit_code == 0, result.stderr
-    assert "template" not in result.stderr
-    probe = subprocess.run([sys.executable, "-c", "import acp_bindings, acp_bindings.agent, acp_bindings.client"],
-                           cwd=out, capture_output=True, text=True)
-    assert probe.returncode == 0, probe.stderr
+@pytest.mark.parametrize(
+    "document",
+    [{"name": "my-app", "version": "1.0.0", "dependencies": {"left-pad": "^1.3.0"}}, {}, {"$defs": {"A": {"type": "string"}}}],
+    ids=["package.json", "empty", "types only"],
+)
+@pytest.mark.parametrize("command", ["generate", "check", "methods"])
+def test_a_schema_without_methods_is_refused(cli, tmp_path, document, command):
+    schema = tmp_path / "package.json"
+    schema.write_text(json.dumps(document))
+    args = ["--schema", schema] + (["--out", tmp_path / "out"] if command != "methods" else [])
+    line = refused(cli(command, *args), tmp_path)
+    assert line == f"{schema}: error: no $defs entry has an x-method annotation: this is not an ACP schema"
+    assert tree(tmp_path) == {"package.json": json.dumps(document).encode()}
+
+
+@pytest.mark.parametrize(("package", "top"), [("json", "json"), ("os.acp", "os"), ("asyncio._vendor", "asyncio")])
+def test_a_package_named_like_a_standard_library_module_is_refused(cli, tmp_path, package, top):
+    line = one_error_line(cli("generate", "--package", package, "--out", tmp_path / "out"))
+    assert line == (f"error: --package {package!r} cannot be imported: {top!r} is a module of Python's standard"
+                    f" library, which `import {package}` finds first; choose another top-level name")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_standard_library_names_refused_are_those_of_every_python_acpgen_supports():
+    """The same names on 3.10 to 3.13: a package that one of them cannot import is refused on all."""
+    from acpgen.model.naming import STDLIB_MODULES
+
+    assert set(sys.stdlib_module_names) <= STDLIB_MODULES
+    assert {"tomllib", "cgi", "distutils", "imp", "asyncore", "json"} <= STDLIB_MODULES  # new in 3.11; gone by 3.13
+    assert "acp_bindings" not in STDLIB_MODULES
 
 
 def test_an_undefined_name_in_a_users_template_names_its_file_and_line(cli, tmp_path, monkeypatch):
