@@ -279,4 +279,7 @@ def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
     except OSError as exc:
         fail(f"cannot write {exc.filename or run.out}: {exc.strerror or exc}; nothing was changed")
     removed = f", removed {len(plan.removals)} stale" if plan.removals else ""
+    if not plan.writes and not plan.removals:
+        click.echo(f"acpgen: {run.options.package} under {run.out}: all {plan.total} files up to date", err=True)
+        return
     click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zipfile
 
 from support import ROOT
 
@@ -15,8 +16,15 @@ def test_wheel_generates_from_any_directory(tmp_path):
     wheels, target, elsewhere = tmp_path / "wheels", tmp_path / "site", tmp_path / "elsewhere"
     elsewhere.mkdir()
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True, capture_output=True)
+    build = subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True,
+                           capture_output=True, text=True)
+    assert "Warning" not in build.stderr, build.stderr  # setuptools' "Package would be ignored", ...
     (wheel,) = wheels.glob("acpgen-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        packaged = {name for name in archive.namelist() if name.startswith("acpgen/")}
+    source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "acpgen").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    assert packaged == source
     subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True,
                    capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(target)}
@@ -28,6 +36,23 @@ def test_wheel_generates_from_any_directory(tmp_path):
     assert expected
     for rel, text in expected.items():
         assert (elsewhere / "generated" / rel).read_text() == text
+
+
+def test_an_editable_install_says_nothing(tmp_path):
+    """What ``make generate`` runs first: no setuptools warning ("Package would be ignored", ...)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", str(python), "install", "--quiet",
+         "--no-deps", "--editable", str(ROOT)],
+        capture_output=True, text=True,
+    )
+    assert install.returncode == 0, install.stderr
+    assert "Warning" not in install.stderr and "would be ignored" not in install.stderr, install.stderr
+    probe = subprocess.run([str(python), "-c", "import acpgen.render.templates, acpgen; print(acpgen.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert probe.stdout.strip() == str(ROOT / "acpgen" / "__init__.py"), probe.stderr
 
 
 def test_acpgen_itself_is_ruff_clean():
