@@ -2,8 +2,11 @@
 
 The checks are the generated package's own (``_checks.py``, the module ``inspect`` runs): the
 package is generated for the schema into a temporary folder and imported from there. Params and
-results are also validated with jsonschema against the schema's ``$defs``, so each problem is
-found both by the generated models (``source: model``) and by the schema (``source: schema``).
+results are also validated with jsonschema against the schema's ``$defs`` (``source: schema``),
+which finds what the generated models (``source: model``) do not check or stop short of: a
+model decodes a value up to its first problem. A jsonschema finding at or above a pointer where
+the model already found the value wrong only restates it, more vaguely (``not valid under any of
+the given schemas``), and is left out; each problem is reported once.
 
 A transcript is NDJSON, one message a line, in one of these forms:
 
@@ -41,6 +44,8 @@ from .schema.loader import LoadedSchema, load_schema
 DIRECTIONS = ("client-to-agent", "agent-to-client")
 _RECEIVER = {"client-to-agent": "agent", "agent-to-client": "client"}
 _MESSAGE_TEXT = 200  # characters of a jsonschema message kept
+#: The model's findings that a value is wrong (the kinds jsonschema finds too).
+_VALUE_KINDS = frozenset({"invalid-params", "invalid-result"})
 
 
 def _not_json(constant: str) -> Any:
@@ -124,6 +129,12 @@ class Report:
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _restates(pointer: str, wrong_at: Sequence[str]) -> bool:
+    """Whether a jsonschema finding at ``pointer`` is about a value the model already found wrong
+    at ``pointer`` or below it (``/params/update`` above ``/params/update/sessionUpdate``)."""
+    return any(at == pointer or at.startswith(pointer + "/") for at in wrong_at)
 
 
 # -- reading transcripts -----------------------------------------------------------------------
@@ -266,8 +277,11 @@ class Validator:
             report.findings += [Finding(record.line, "model", p) for p in checked.problems]
             if checked.kind == "request":
                 request_lines[(record.direction, json.dumps(checked.id))] = record.line
+            wrong_at = [p.pointer for p in checked.problems if p.kind in _VALUE_KINDS]
             for at, type_name, value in checked.typed:
                 for problem in self._schema_problems(checked, at, type_name, value):
+                    if _restates(problem.pointer, wrong_at):
+                        continue
                     counts["problems"] += 1
                     report.findings.append(Finding(record.line, "schema", problem))
         for problem in checker.finish():
