@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass
 
 
@@ -62,3 +63,22 @@ def error(ptr: str | None, message: str) -> Diagnostic:
 
 def warning(ptr: str, message: str) -> Diagnostic:
     return Diagnostic(Severity.WARNING, ptr, message)
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text and where, the same words on every Python.
+
+    Python 3.13 names a trailing comma itself ("Illegal trailing comma before end of object", at
+    the comma); earlier versions expect another member or value where the bracket is. Both are
+    said as "a trailing comma before '}'", at the comma.
+    """
+    pos = exc.pos
+    if not exc.msg.startswith("Illegal trailing comma"):
+        before = exc.doc[:pos].rstrip()
+        if not (pos < len(exc.doc) and exc.doc[pos] in "}]" and before.endswith(",")):
+            return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        pos = len(before) - 1
+    bracket = exc.doc[pos + 1 :].lstrip()[:1]
+    line = exc.doc.count("\n", 0, pos) + 1
+    column = pos - exc.doc.rfind("\n", 0, pos)
+    return f"a trailing comma before {bracket!r} at line {line} column {column}"

@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from ..diagnostics import DiagnosticError, error, pointer
+from ..diagnostics import DiagnosticError, error, json_problem, pointer
 from .namelock import NameLock, variant_key
 from .naming import python_identifier, snake_case
 
@@ -126,8 +126,12 @@ def load_names_file(path: Path | None) -> dict[str, str]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise DiagnosticError([error(None, f"cannot read names file: {exc.strerror or exc}").in_source(source)]) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DiagnosticError([error(None, f"names file is not valid JSON: {exc}").in_source(source)]) from None
+    except json.JSONDecodeError as exc:
+        message = f"names file is not valid JSON: {json_problem(exc)}"
+        raise DiagnosticError([error(None, message).in_source(source)]) from None
+    except UnicodeDecodeError as exc:
+        message = f"names file is not UTF-8 text (byte {exc.start})"
+        raise DiagnosticError([error(None, message).in_source(source)]) from None
     if not isinstance(data, dict):
         raise DiagnosticError([error("", "names file must be a JSON object of \"Union/label\": \"Name\"").in_source(source)])
     problems = []

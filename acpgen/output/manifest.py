@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import json_problem
 from ..version import __version__
 from .recipe import Recipe, recipe_from_json
 
@@ -108,7 +109,7 @@ def parse_manifest(text: str) -> Manifest:
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ManifestError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ManifestError(f"not valid JSON ({json_problem(exc)})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ManifestError(f"not an acpgen manifest of format {FORMAT}")
     generator, schema_sha, files = data.get("generator"), data.get("schema_sha256"), data.get("files")

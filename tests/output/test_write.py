@@ -211,7 +211,7 @@ def test_a_corrupt_manifest_is_refused_unless_forced(cli, generated):
     before = tree(out)
     line = one_error_line(cli("generate", "--schema", schema, "--out", out))
     assert line == (f"error: {manifest} is not an acpgen manifest (not valid JSON (Expecting property name enclosed"
-                    " in double quotes at line 1)); remove it or pass --force")
+                    " in double quotes at line 1 column 2)); remove it or pass --force")
     assert tree(out) == before
     assert cli("generate", "--schema", schema, "--out", out, "--force").exit_code == 0
     assert manifest.read_text().startswith("{\n")

@@ -32,10 +32,8 @@ def assert_refused(result, out, expected_line: str):
 def test_not_json(cli, tmp_path, write_schema):
     path = write_schema('{"$defs": {\n  "A": {"type": "string",}\n}}')
     result, out = generate_into(cli, tmp_path, path)
-    assert_refused(
-        result, out, "schema.json: error: not valid JSON: Expecting property name enclosed in double quotes"
-        " at line 2 column 26"
-    )
+    # the same words on every Python: 3.13's json names the trailing comma, earlier ones do not
+    assert_refused(result, out, "schema.json: error: not valid JSON: a trailing comma before '}' at line 2 column 25")
 
 
 def test_not_an_object(cli, tmp_path, write_schema):
