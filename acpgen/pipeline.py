@@ -178,9 +178,10 @@ def spec_of(
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
-        capabilities=build_capabilities(schema, methods),
     )
-    spec = replace(spec, variant_hints=variant_hints(schema.document, spec.types),
+    capabilities, capability_warnings = build_capabilities(schema, methods)
+    warnings = (*warnings, *capability_warnings)
+    spec = replace(spec, capabilities=capabilities, variant_hints=variant_hints(schema.document, spec.types),
                    stub_flows=stub_flows(methods, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)

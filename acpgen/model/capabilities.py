@@ -1,102 +1,134 @@
-"""Which capability a method needs: read from the schema, for the inspector's checks.
+"""Which capability a method needs: read from the schema's structure, for the inspector's checks.
 
 A side may call a method of the other side only when that side advertised the capability the
 method needs, in its half of ``initialize``: the client in the request's ``clientCapabilities``,
-the agent in the response's ``agentCapabilities``. The schema says which capability a method
-needs in two places, both read here:
+the agent in the response's ``agentCapabilities`` (``capabilities`` in protocol v2). Each
+capability is written as a JSON pointer into the ``initialize`` exchange:
+``/params/clientCapabilities/fs/readTextFile``.
 
-* the description of a capability property: a sentence starting "Whether" whose first name in
-  backticks is a method (``Whether the Client supports `fs/read_text_file` requests.``; a name
-  ending in ``/*`` names every method below it: ``all `terminal/*` methods``);
-* the description of a method's params type: ``Only available if the Client supports the
-  `fs.readTextFile` capability.``, when that dotted path exists in the capabilities type.
+The gates are the leaves of the capabilities type: a boolean property, or an object property
+with no gate below it (a marker such as ``SessionCloseCapabilities``, or settings such as
+``didChange``'s ``syncKind``: present means supported). An object with gates below it (``fs``,
+``sessionCapabilities``) only groups them. A gate
+is named after what it gates, as a method is after its wire name, so the two are matched by
+their words (``readTextFile`` is read, text, file; a ``...Capabilities`` property drops the
+suffix), among the methods of the side that advertises it, in this order:
 
-What the descriptions do not say is in :data:`KNOWN`, keyed by wire names. An entry whose method
-or capability property the schema lacks is left out. Each capability is written as a JSON
-pointer into the ``initialize`` exchange: ``/params/clientCapabilities/fs/readTextFile``.
+1. the same words (``fs.readTextFile``: ``fs/read_text_file``; ``loadSession``: ``session/load``);
+2. the method's words end the gate's (``auth.logout``: ``logout``;
+   ``nes.events.document.didOpen``: ``document/didOpen``);
+3. the same namespace, and the method's name ends with the gate's
+   (``sessionCapabilities.title``: ``session/set_title``; ``.archive``: ``session/unarchive``);
+4. a top-level boolean named like a namespace gates the rest of it (``terminal``: ``terminal/*``).
+
+A method two gates of one rank would claim is left ungated. Descriptions are never read: a
+release that rewords them keeps its gates.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import pointer
+from ..diagnostics import Diagnostic, pointer, warning
 from ..schema.loader import LoadedSchema
+from .naming import snake_case
 from .spec import Method, Side
 
 #: Where each side advertises its capabilities: the half of ``initialize``, and the ``$def`` of
-#: the property that holds them (``clientCapabilities``; ``capabilities`` in protocol v2).
+#: the property that holds them.
 ROOTS = {Side.CLIENT.value: ("params", "ClientCapabilities"), Side.AGENT.value: ("result", "AgentCapabilities")}
-#: Capabilities the schema's descriptions do not tie to their method: wire name -> path in the
-#: handling side's capabilities.
-KNOWN: dict[str, tuple[str, ...]] = {"logout": ("auth", "logout")}
-
-_TICKED = re.compile(r"`([^`\s]+)`")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
-_ONLY_IF = re.compile(r"Only available if the \w+ supports? the `([A-Za-z0-9_.]+)` capability", re.IGNORECASE)
+_SUFFIX = "Capabilities"
 _MAX_DEPTH = 6
 
 
-def build_capabilities(schema: LoadedSchema, methods: tuple[Method, ...]) -> tuple[tuple[str, str], ...]:
-    """``(wire name, JSON pointer)`` for every method the schema ties to a capability, sorted."""
-    found: dict[str, str] = {}
+@dataclass(frozen=True)
+class _Gate:
+    path: tuple[str, ...]  # below the capabilities property: ("fs", "readTextFile")
+    words: tuple[str, ...]  # ("fs", "read", "text", "file")
+    boolean: bool
+
+
+def build_capabilities(
+    schema: LoadedSchema, methods: tuple[Method, ...]
+) -> tuple[tuple[tuple[str, str], ...], tuple[Diagnostic, ...]]:
+    """``(wire name, JSON pointer)`` for every method a capability gates, sorted, and a warning
+    for each side whose capabilities the ``initialize`` exchange does not hold."""
     initialize = next((m for m in methods if m.wire_name == "initialize" and m.is_request), None)
     if initialize is None:
-        return ()
+        return (), ()
+    found: dict[str, str] = {}
+    problems = []
     halves = {"params": initialize.params_type, "result": initialize.result_type}
     for side, (half, def_name) in ROOTS.items():
         message = _resolve(schema, schema.defs.get(halves[half] or ""))
         prop = _property_of_type(schema, message, def_name)
-        root = _property(schema, message, prop) if prop else None
-        if root is None:
+        if prop is None:
+            what = f"initialize's {'request' if half == 'params' else 'response'} ({halves[half]})"
+            problems.append(warning(
+                initialize.pointer,
+                f"{what} has no property of type {def_name}: no method is checked against the {side}'s capabilities",
+            ))
             continue
-        handled = sorted(m.wire_name for m in methods if m.side == side)
-        for path, description in _walk(schema, root, ()):
-            for wire_name in _named_methods(description, handled):
-                found.setdefault(wire_name, pointer(half, prop, *path))
-        for m in methods:
-            if m.side != side or m.wire_name in found:
-                continue
-            match = _ONLY_IF.search(str(schema.defs.get(m.params_type, {}).get("description", "")))
-            needed = tuple(match.group(1).split(".")) if match else KNOWN.get(m.wire_name)
-            if needed and _at(schema, root, needed):
-                found[m.wire_name] = pointer(half, prop, *needed)
-    return tuple(sorted(found.items()))
+        gates = list(_gates(schema, _property(schema, message, prop), ()))
+        handled = sorted({m.wire_name for m in methods if m.side == side and m.wire_name != "initialize"})
+        for wire_name in handled:
+            gate = _gate_of(wire_name, gates)
+            if gate is not None:
+                found[wire_name] = pointer(half, prop, *gate.path)
+    return tuple(sorted(found.items())), tuple(d.in_source(schema.name) for d in problems)
 
 
-def _named_methods(description: str, handled: list[str]) -> list[str]:
-    """The methods a "Whether ..." sentence of ``description`` names."""
-    names: list[str] = []
-    for sentence in _SENTENCE.split(description):
-        if not sentence.strip().startswith("Whether"):
-            continue
-        first = _TICKED.search(sentence)  # the thing the sentence is about
-        token = first.group(1) if first else ""
-        if token.endswith("/*"):
-            names += [w for w in handled if w.startswith(token[:-1])]
-        elif token in handled:
-            names.append(token)
-    return names
+def _gate_of(wire_name: str, gates: list[_Gate]) -> _Gate | None:
+    """The one gate of the best rank that claims the method (see the module docstring)."""
+    segments = [s for s in wire_name.removeprefix("$/").split("/") if s]
+    words = tuple(w for s in segments for w in snake_case(s).split("_") if w)
+    if not words:
+        return None
+    last = snake_case(segments[-1]).replace("_", "")
+    ranks = (
+        lambda g: sorted(g.words) == sorted(words),
+        lambda g: len(g.words) > len(words) and g.words[-len(words) :] == words,
+        lambda g: len(segments) > 1 and len(g.words) > 1 and g.words[0] == words[0] and g.words[-1] != last
+        and last.endswith(g.words[-1]),
+        lambda g: g.boolean and len(g.path) == 1 and len(segments) > 1 and g.words == (words[0],),
+    )
+    for claims in ranks:
+        claimed = [g for g in gates if claims(g)]
+        if claimed:
+            return claimed[0] if len(claimed) == 1 else None
+    return None
 
 
-def _walk(schema: LoadedSchema, node: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
-    """Every property below ``node`` (depth first, by name) with its description."""
-    out: list[tuple[tuple[str, ...], str]] = []
-    if len(path) >= _MAX_DEPTH:
-        return out
+def _gates(schema: LoadedSchema, node: Any, path: tuple[str, ...]) -> Iterator[_Gate]:
+    """The leaves below ``node``, depth first by name."""
     properties = node.get("properties") if isinstance(node, dict) else None
-    if not isinstance(properties, dict):
-        return out
+    if not isinstance(properties, dict) or len(path) >= _MAX_DEPTH:
+        return
     for name in sorted(properties):
         if name.startswith("_"):
             continue
-        raw = properties[name]
-        target = _resolve(schema, raw)
-        description = " ".join(str(n.get("description", "")) for n in (raw, target) if isinstance(n, dict))
-        out.append(((*path, name), description))
-        out += _walk(schema, target, (*path, name))
-    return out
+        target = _resolve(schema, properties[name])
+        if not isinstance(target, dict):
+            continue
+        here = (*path, name)
+        if _is_type(target, "boolean"):
+            yield _Gate(here, _words(here), boolean=True)
+        elif _is_type(target, "object"):
+            below = list(_gates(schema, target, here))
+            yield from below or [_Gate(here, _words(here), boolean=False)]
+
+
+def _words(path: tuple[str, ...]) -> tuple[str, ...]:
+    """``("sessionCapabilities", "close")`` -> ``("session", "close")``."""
+    names = [n[: -len(_SUFFIX)] if n.endswith(_SUFFIX) and n != _SUFFIX else n for n in path]
+    return tuple(w for n in names for w in snake_case(n).split("_") if w)
+
+
+def _is_type(node: dict[str, Any], name: str) -> bool:
+    kind = node.get("type")
+    return kind == name or (isinstance(kind, list) and name in kind) or (name == "object" and "properties" in node)
 
 
 def _property_of_type(schema: LoadedSchema, node: Any, def_name: str) -> str | None:
@@ -106,14 +138,6 @@ def _property_of_type(schema: LoadedSchema, node: Any, def_name: str) -> str | N
     if not isinstance(properties, dict) or target is None:
         return None
     return next((name for name in sorted(properties) if _resolve(schema, properties[name]) is target), None)
-
-
-def _at(schema: LoadedSchema, node: Any, path: tuple[str, ...]) -> bool:
-    for name in path:
-        node = _property(schema, node, name)
-        if node is None:
-            return False
-    return True
 
 
 def _property(schema: LoadedSchema, node: Any, name: str) -> Any:

@@ -10,7 +10,6 @@ from acpgen.render.environment import runtime_source
 from support import CORPUS, bundled_document, mini_schema
 
 from acpgen.pipeline import Options, build_spec, generate
-from acpgen.model.capabilities import KNOWN
 
 PKG = "acp_bindings"
 
@@ -59,8 +58,7 @@ def test_the_bundled_schemas_capabilities():
     assert namespace["CAPABILITIES"] == BUNDLED_CAPABILITIES
 
 
-def test_capabilities_come_from_the_schemas_descriptions(write_schema):
-    doc = mini_schema()
+def _with_capabilities(doc: dict, properties: dict) -> dict:
     defs = doc["$defs"]
     defs["InitializeRequest"] = {
         "type": "object",
@@ -69,36 +67,66 @@ def test_capabilities_come_from_the_schemas_descriptions(write_schema):
         "x-side": "agent",
     }
     defs["InitializeResponse"] = {"type": "object", "properties": {}, "x-method": "initialize", "x-side": "agent"}
-    defs["ClientCapabilities"] = {
-        "type": "object",
-        "properties": {
-            "logging": {
-                "type": "object",
-                "properties": {"lines": {"type": "boolean", "description": "Whether the Client takes `log/line`."}},
-            },
-        },
-    }
-    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/logging/lines"}
-    # a "Whether" sentence about something else that mentions the method later does not count
-    defs["ClientCapabilities"]["properties"]["logging"]["properties"]["lines"]["description"] = (
-        "Whether the Client supports `colour` in `log/line`."
-    )
-    assert capabilities(write_schema(doc)) == {}
-    # the params type's "Only available if ..." names the capability by its dotted path
-    defs["LogNotification"]["description"] = "Log a line.\n\nOnly available if the Client supports the `logging.lines` capability."
-    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/logging/lines"}
-    # a path that is not in the capabilities type is left out
-    defs["LogNotification"]["description"] = "Only available if the Client supports the `logging.colour` capability."
+    defs["ClientCapabilities"] = {"type": "object", "properties": properties}
+    return doc
+
+
+def test_capabilities_come_from_the_names_of_capabilities_and_methods(write_schema):
+    """log/line is handled by the client (mini_schema): its gate is in clientCapabilities."""
+    logging = {"type": "object", "properties": {"line": {"type": "boolean"}}}
+    doc = _with_capabilities(mini_schema(), {"logging": logging})
+    assert capabilities(write_schema(doc)) == {}  # log/line is not logging.line
+    doc = _with_capabilities(mini_schema(), {"log": {"type": "object", "properties": {"line": {"type": "boolean"}}}})
+    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/log/line"}
+    # a marker object (present: supported) in a ...Capabilities group, the words in another order
+    marker = {"anyOf": [{"type": "object", "properties": {"_meta": {"type": "object"}}}, {"type": "null"}]}
+    doc = _with_capabilities(mini_schema(), {"lineLog": marker})
+    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/lineLog"}
+    doc = _with_capabilities(mini_schema(), {"logCapabilities": {"type": "object", "properties": {"line": marker}}})
+    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/logCapabilities/line"}
+    # a top-level boolean named like the namespace gates it; the agent's ping is not the client's to gate
+    doc = _with_capabilities(mini_schema(), {"log": {"type": "boolean"}, "ping": {"type": "boolean"}})
+    assert capabilities(write_schema(doc)) == {"log/line": "/params/clientCapabilities/log"}
+    # two gates of one rank for one method: neither is guessed
+    doc = _with_capabilities(mini_schema(), {"logLine": {"type": "boolean"}, "lineLog": {"type": "boolean"}})
     assert capabilities(write_schema(doc)) == {}
 
 
-def test_a_table_entry_whose_capability_the_schema_lacks_is_left_out(write_schema):
-    assert set(KNOWN) == {"logout"}
+def _reworded(node):
+    """Every description replaced: what a release that rewords its prose gives."""
+    if isinstance(node, dict):
+        return {k: "Reworded." if k == "description" and isinstance(v, str) else _reworded(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_reworded(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("release", ["v0.12.2--schema.unstable.json", "v1.7.0--v1-schema.unstable.json"])
+def test_a_release_that_rewords_its_descriptions_keeps_its_capabilities(write_schema, release):
+    original = capabilities(CORPUS / release)
+    assert len(original) >= 18 and {"logout", "session/close", "terminal/kill", "document/didChange"} <= set(original)
+    document = json.loads((CORPUS / release).read_text())
+    assert capabilities(write_schema(_reworded(document))) == original
+
+
+def test_a_capability_the_schema_lacks_gates_nothing(write_schema):
     doc = copy.deepcopy(bundled_document())
     del doc["$defs"]["AgentCapabilities"]["properties"]["auth"]
     found = capabilities(write_schema(doc))
-    assert "logout" not in found
     assert found == {k: v for k, v in BUNDLED_CAPABILITIES.items() if k != "logout"}
+
+
+def test_an_initialize_without_capabilities_is_said(write_schema):
+    doc = copy.deepcopy(bundled_document())
+    del doc["$defs"]["InitializeResponse"]["properties"]["agentCapabilities"]
+    spec, warnings = build_spec(Options(schema=write_schema(doc)))
+    assert [w.format() for w in warnings] == [
+        (
+            "schema.json: warning: #/$defs/InitializeRequest: initialize's response (InitializeResponse) has no"
+            " property of type AgentCapabilities: no method is checked against the agent's capabilities"
+        )
+    ]
+    assert dict(spec.capabilities) == {k: v for k, v in BUNDLED_CAPABILITIES.items() if v.startswith("/params/")}
 
 
 @pytest.mark.parametrize(
