@@ -18,6 +18,7 @@ from .model.names import load_names_file
 from .model.naming import package_problem
 from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
+from .model.session import session_updates
 from .model.spec import Method, SchemaSource, Spec
 from .model.stubs import stub_flows
 from .model.typebuild import build_types
@@ -180,9 +181,15 @@ def spec_of(
         names=types.names,
     )
     capabilities, capability_warnings = build_capabilities(schema, methods)
-    warnings = (*warnings, *capability_warnings)
-    spec = replace(spec, capabilities=capabilities, variant_hints=variant_hints(schema.document, spec.types),
-                   stub_flows=stub_flows(methods, spec.types))
+    updates, update_warnings = session_updates(spec.types, methods)
+    warnings = (*warnings, *capability_warnings, *(w.in_source(schema.where) for w in update_warnings))
+    spec = replace(
+        spec,
+        capabilities=capabilities,
+        session_updates=updates,
+        variant_hints=variant_hints(schema.document, spec.types),
+        stub_flows=stub_flows(methods, spec.types),
+    )
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")

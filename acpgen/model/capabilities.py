@@ -77,7 +77,7 @@ def build_capabilities(
             gate = _gate_of(wire_name, gates)
             if gate is not None:
                 found[wire_name] = pointer(half, prop, *gate.path)
-    return tuple(sorted(found.items())), tuple(d.in_source(schema.name) for d in problems)
+    return tuple(sorted(found.items())), tuple(d.in_source(schema.where) for d in problems)
 
 
 def _gate_of(wire_name: str, gates: list[_Gate]) -> _Gate | None:

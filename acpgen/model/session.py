@@ -1,6 +1,12 @@
 """What the session module can offer for a schema: which ``session/update`` variants it has, and
 which of their fields the session state and the tool-call tracker read.
 
+Its types come from the method table: the params type of the ``session/update`` notification
+(``SessionNotification``), its one field of a tagged union type (``update: SessionUpdate``), and
+the ``$def`` the union's ``tool_call_update`` variant is made of (``ToolCallUpdate``, what a
+permission request names). A schema with ``session/update`` but without one of these gets a
+warning naming what is missing, and a session module without what needs it.
+
 The module's code is written against the bundled schema's updates; each part is emitted only
 when the schema has what it reads (a variant, by its tag, and the fields named here), so an
 older release gets a smaller :class:`SessionState` and maybe no tracker, never code that fails.
@@ -8,14 +14,25 @@ older release gets a smaller :class:`SessionState` and maybe no tracker, never c
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..diagnostics import Diagnostic, warning
 from .calls import annotation_names
 from .classes import ClassDef, Field
 from .decisions import Dispatch
 from .naming import import_order
 from .typedefs import DefKind, TypeDef
 from .types import Nullable, Ref
+
+if TYPE_CHECKING:
+    from .spec import Method  # spec.py imports this module
+
+#: The notification whose params the module folds and sends.
+UPDATE_METHOD = "session/update"
+#: The tag of the update variant that changes a tool call, made of the type a permission request names.
+TOOL_CALL_UPDATE = "tool_call_update"
 
 #: What each part of the state reads: the tag of the update and the fields it needs.
 PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -51,6 +68,8 @@ class SessionUpdates:
     union: str | None  # SessionUpdate
     parts: dict[str, ClassDef]  # part -> the variant class that carries it
     tool_call_update_class: str | None  # the ToolCallUpdate $def, what a permission request names
+    update_field: str = "update"  # the notification's field of the union type
+    sender: str = "session_update"  # the proxy method that sends the notification (its py_name)
 
     def has(self, part: str) -> bool:
         return part in self.parts
@@ -116,24 +135,63 @@ class SessionUpdates:
         return import_order(names - {"Literal"})
 
 
-def session_updates(types: tuple[TypeDef, ...]) -> SessionUpdates:
+NONE = SessionUpdates(None, None, {}, None)
+
+
+def session_updates(types: tuple[TypeDef, ...], methods: tuple[Method, ...]) -> tuple[SessionUpdates, tuple[Diagnostic, ...]]:
+    """What the session module offers, read from the method table (see the module docstring),
+    and a warning when ``session/update`` lacks a structure the module is built on."""
+    method = next((m for m in methods if m.wire_name == UPDATE_METHOD and not m.is_request), None)
+    if method is None:
+        return NONE, ()
     by_name = {t.name: t for t in types}
-    notification = by_name.get("SessionNotification")
-    union = by_name.get("SessionUpdate")
-    if (
-        notification is None
-        or union is None
-        or union.kind is not DefKind.UNION
-        or not isinstance(union.decision, Dispatch)
-        or not any(f.py_name == "update" and f.type == Ref("SessionUpdate") for f in notification.classes[0].fields)
-    ):
-        return SessionUpdates(None, None, {}, None)
+    params = by_name.get(method.params_type)
+    if params is None or params.kind is not DefKind.CLASS:
+        return NONE, (_missing(method, f"its params type {method.params_type} is not an object type"),)
+    fields = params.classes[0].fields
+    unions = [(f, by_name[f.type.name]) for f in fields if isinstance(f.type, Ref) and _tagged_union(by_name.get(f.type.name))]
+    if len(unions) != 1:
+        found = f"{len(unions)} fields" if unions else "no field"
+        return NONE, (_missing(method, f"its params type {params.name} has {found} of a tagged union type"),)
+    if not any(f.py_name == "session_id" for f in fields):
+        return NONE, (_missing(method, f"its params type {params.name} has no sessionId"),)
+    (field, union), = unions
     variants = {c.tags[0].value: c for c in union.classes if len(c.tags) == 1}
     parts = {}
     for part, (tag, fields) in PARTS.items():
         cls = variants.get(tag)
         if cls is not None and set(fields) <= {f.py_name for f in cls.fields}:
             parts[part] = cls
-    update = by_name.get("ToolCallUpdate")
-    tool_call_update = "ToolCallUpdate" if update is not None and update.kind is DefKind.CLASS else None
-    return SessionUpdates("SessionNotification", "SessionUpdate", parts, tool_call_update)
+    problems: tuple[Diagnostic, ...] = ()
+    tool_call_update = None
+    if TOOL_CALL_UPDATE in variants:
+        tool_call_update = _made_of(variants[TOOL_CALL_UPDATE], union, by_name)
+        if tool_call_update is None:
+            problems = (_missing(method, f"{union.name}'s {TOOL_CALL_UPDATE!r} variant is made of no object type of"
+                                         " its own (what session/request_permission names)"),)
+    return SessionUpdates(params.name, union.name, parts, tool_call_update, field.py_name, method.py_name), problems
+
+
+def _tagged_union(typedef: TypeDef | None) -> bool:
+    return typedef is not None and typedef.kind is DefKind.UNION and isinstance(typedef.decision, Dispatch)
+
+
+def _made_of(variant: ClassDef, union: TypeDef, by_name: dict[str, TypeDef]) -> str | None:
+    """The object ``$def`` whose fields, required or not, are the variant's: the ``allOf`` it is made
+    of (``ToolCall`` has the same fields as ``ToolCallUpdate``, but requires a title), or for an
+    inline variant the one object type with its fields."""
+    keys = {(f.wire_name, f.required) for f in variant.fields}
+
+    def alike(names: Iterable[str]) -> list[str]:
+        return [
+            name for name in names
+            if (t := by_name.get(name)) is not None and t.kind is DefKind.CLASS
+            and {(f.wire_name, f.required) for f in t.classes[0].fields} == keys
+        ]
+
+    found = alike(union.refs) or alike(sorted(by_name))  # an inline variant (before v0.4) is alike one
+    return found[0] if len(found) == 1 else None
+
+
+def _missing(method: Method, what: str) -> Diagnostic:
+    return warning(method.pointer, f"{UPDATE_METHOD}: {what}; the session module leaves out what needs it")

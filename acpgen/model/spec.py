@@ -191,6 +191,7 @@ class Spec:
     capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
     variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
     stub_flows: StubFlows | None = None  # the stubs' flows when turns end through state updates (ACP v2)
+    session_updates: session.SessionUpdates = session.NONE  # what the session module folds and sends
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
@@ -211,11 +212,6 @@ class Spec:
     @property
     def classes(self) -> tuple[ClassDef, ...]:
         return type_classes(self.types)
-
-    @functools.cached_property
-    def session_updates(self) -> session.SessionUpdates:
-        """What the session module can fold and send (see acpgen.model.session)."""
-        return session.session_updates(self.types)
 
     @functools.cached_property
     def builder_groups(self) -> tuple[builders.BuilderGroup, ...]:
