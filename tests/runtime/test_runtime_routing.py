@@ -52,7 +52,7 @@ async def test_every_method_is_routed_through_a_proxy_into_its_handler(side):
         proxy = client_side.agent if side == "agent" else agent_side.client
         for method in methods:
             params = minimal(method.params)
-            result = await getattr(proxy, method.id)(decode(getattr(models, method.params), params))
+            result = await getattr(proxy, method.py_name)(decode(getattr(models, method.params), params))
             if method.kind == "request":
                 assert encode(result) == minimal(method.result), method.method
             else:
@@ -70,7 +70,7 @@ def test_handler_bases_and_proxies_have_one_documented_method_per_method(side):
     base, proxy = (acp.Agent, acp.AgentProxy) if side == "agent" else (acp.Client, acp.ClientProxy)
     for method in _methods(side):
         for owner in (base, proxy):
-            function = getattr(owner, method.id)
+            function = getattr(owner, method.py_name)
             assert asyncio.iscoroutinefunction(function), (owner, method.id)
             assert method.method in (function.__doc__ or ""), (owner, method.id)
 

@@ -94,7 +94,7 @@ async def test_stub_agent_refuses_the_methods_it_does_not_advertise():
                 continue
             params = decode(getattr(models, method.params), minimal(method.params))
             with pytest.raises(acp.RequestError) as caught:
-                await getattr(connection.agent, method.id)(params)
+                await getattr(connection.agent, method.py_name)(params)
             # no auth method is advertised: authenticate names an unknown one
             assert caught.value.code == (-32602 if method.method == "authenticate" else -32601), method.method
             checked += 1

@@ -189,8 +189,8 @@ async def _route_side(acp: Any, examples: Examples, side: str, methods: list[Any
 
     def handler(method: Any) -> Any:
         async def handle(self: Any, params: Any) -> Any:
-            calls.put_nowait((method.id, acp.encode(params)))
-            return results.get(method.id)
+            calls.put_nowait((method.py_name, acp.encode(params)))
+            return results.get(method.py_name)
 
         return handle
 
@@ -225,14 +225,14 @@ async def _route_one(acp: Any, examples: Examples, proxy: Any, method: Any, call
     expected: Any = None
     if method.kind == "request":
         if method.result is None:
-            expected = results[method.id] = {"untyped": "result"}
+            expected = results[method.py_name] = {"untyped": "result"}
         else:
             expected = examples.minimal(method.result)
-            results[method.id] = acp.decode(getattr(models, type_name(method.result)), expected)
-    returned = await getattr(proxy, method.id)(params)
+            results[method.py_name] = acp.decode(getattr(models, type_name(method.result)), expected)
+    returned = await getattr(proxy, method.py_name)(params)
     received = await asyncio.wait_for(calls.get(), 30)  # a notification is handled in the background
-    if received != (method.id, params_json):
-        raise AssertionError(f"the handler got {received!r}, not {(method.id, params_json)!r}")
+    if received != (method.py_name, params_json):
+        raise AssertionError(f"the handler got {received!r}, not {(method.py_name, params_json)!r}")
     if method.kind == "request":
         got = returned if method.result is None else acp.encode(returned)
         if got != expected:
