@@ -3,6 +3,7 @@
 #   make generate   -- install acpgen alone into .venv and generate generated/ from the bundled schema
 #   make test       -- install acpgen with its test dependencies and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
+#   make lint       -- ruff over acpgen/ and tests/, mypy --strict over acpgen/ (the suite runs both)
 #   make fuzz-schemas -- generate from many mutated corpus schemas and print what went wrong
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
@@ -17,7 +18,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check lint clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,11 @@ $(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
 
 check: $(STAMP)
 	$(BIN)/acpgen check
+
+# acpgen's own code, held to what it holds the output to (tests/test_code_health.py runs the same).
+lint: $(TEST_STAMP)
+	$(BIN)/python -m ruff check acpgen tests
+	$(BIN)/python -m mypy --strict acpgen
 
 test: $(TEST_STAMP) check $(NODE_STAMP)
 	$(BIN)/python -m pytest -q

@@ -28,11 +28,11 @@ from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted, overlong_line
+from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
     SUPPORT_MODULE,
-    black_where_needed,
     render_models,
     support_source,
 )

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .diagnostics import DiagnosticError, error
+from .diagnostics import Diagnostic, DiagnosticError, error
 from .output.manifest import sha256_text
 from .output.reuse import NOTHING, Reuse
 from .pipeline import Header, Options, Output, build_spec, generate
@@ -65,7 +65,7 @@ def generate_versions(
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
     names: dict[str, str] = {}
-    warnings = []
+    warnings: list[Diagnostic] = []
     shas = []
     for number in sorted(found):
         module = f"v{number}"

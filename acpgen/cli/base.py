@@ -49,7 +49,7 @@ class _Group(click.Group):
 
     command_class = _Command
 
-    def main(  # type: ignore[override]
+    def main(  # type: ignore[override, unused-ignore]
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,

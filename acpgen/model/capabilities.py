@@ -87,14 +87,20 @@ def _gate_of(wire_name: str, gates: list[_Gate]) -> _Gate | None:
     if not words:
         return None
     last = snake_case(segments[-1]).replace("_", "")
-    ranks = (
-        lambda g: sorted(g.words) == sorted(words),
-        lambda g: len(g.words) > len(words) and g.words[-len(words) :] == words,
-        lambda g: len(segments) > 1 and len(g.words) > 1 and g.words[0] == words[0] and g.words[-1] != last
-        and last.endswith(g.words[-1]),
-        lambda g: g.boolean and len(g.path) == 1 and len(segments) > 1 and g.words == (words[0],),
-    )
-    for claims in ranks:
+    def same_words(g: _Gate) -> bool:
+        return sorted(g.words) == sorted(words)
+
+    def ends_the_gate(g: _Gate) -> bool:
+        return len(g.words) > len(words) and g.words[-len(words) :] == words
+
+    def ends_with_the_gate(g: _Gate) -> bool:
+        return (len(segments) > 1 and len(g.words) > 1 and g.words[0] == words[0] and g.words[-1] != last
+                and last.endswith(g.words[-1]))
+
+    def gates_the_namespace(g: _Gate) -> bool:
+        return g.boolean and len(g.path) == 1 and len(segments) > 1 and g.words == (words[0],)
+
+    for claims in (same_words, ends_the_gate, ends_with_the_gate, gates_the_namespace):
         claimed = [g for g in gates if claims(g)]
         if claimed:
             return claimed[0] if len(claimed) == 1 else None

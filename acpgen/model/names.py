@@ -197,20 +197,20 @@ def variant_names(
         for k in owners:
             # a name a type really has wins: the variant then puts its union's name first instead
             result[k] = lock.fresh(name + k[0] if name + k[0] not in blocked else k[0] + name)
-    by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)  # name -> (pointer, what)
+    claims: dict[str, list[tuple[str, str]]] = defaultdict(list)  # name -> (pointer, what)
     for k, name in result.items():
-        by_name[name].append((wanted[k], f"variant {key_text[k]}"))
+        claims[name].append((wanted[k], f"variant {key_text[k]}"))
     for name, ptr in taken.items():
-        by_name[name].append((ptr, "type"))
-    clashes = sorted((name, sorted(owners)) for name, owners in by_name.items() if len(owners) > 1)
+        claims[name].append((ptr, "type"))
+    clashes = sorted((name, sorted(claimed)) for name, claimed in claims.items() if len(claimed) > 1)
     problems = []
-    for name, owners in clashes:
-        listed = ", ".join(f"{what} at #{ptr}" for ptr, what in owners)
+    for name, claimed in clashes:
+        listed = ", ".join(f"{what} at #{ptr}" for ptr, what in claimed)
         message = f"two types would be named {name!r} ({listed}); pin one in a names file"
         if any(k in pinned and result[k] == name for k in keys):
             problems.append(error("", message).in_source(names_source))
         else:
-            problems.append(error(next(ptr for ptr, what in owners if what != "type"), message))
+            problems.append(error(next(ptr for ptr, what in claimed if what != "type"), message))
     if problems:
         raise DiagnosticError(problems)
     return result

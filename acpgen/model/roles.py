@@ -14,8 +14,7 @@ from __future__ import annotations
 from ..diagnostics import DiagnosticError, error
 from .names import RUNTIME_NAMES, pascal_case
 from .naming import import_order, python_identifier, snake_case
-from .spec import KNOWN_SIDES, Method, Role, Side
-from .stubs import StubFlows
+from .spec import KNOWN_SIDES, Method, Role, Side, StubFlows
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),

@@ -148,19 +148,19 @@ def session_updates(types: tuple[TypeDef, ...], methods: tuple[Method, ...]) -> 
     params = by_name.get(method.params_type)
     if params is None or params.kind is not DefKind.CLASS:
         return NONE, (_missing(method, f"its params type {method.params_type} is not an object type"),)
-    fields = params.classes[0].fields
-    unions = [(f, by_name[f.type.name]) for f in fields if isinstance(f.type, Ref) and _tagged_union(by_name.get(f.type.name))]
+    own = params.classes[0].fields
+    unions = [(f, by_name[f.type.name]) for f in own if isinstance(f.type, Ref) and _tagged_union(by_name.get(f.type.name))]
     if len(unions) != 1:
         found = f"{len(unions)} fields" if unions else "no field"
         return NONE, (_missing(method, f"its params type {params.name} has {found} of a tagged union type"),)
-    if not any(f.py_name == "session_id" for f in fields):
+    if not any(f.py_name == "session_id" for f in own):
         return NONE, (_missing(method, f"its params type {params.name} has no sessionId"),)
     (field, union), = unions
     variants = {c.tags[0].value: c for c in union.classes if len(c.tags) == 1}
     parts = {}
-    for part, (tag, fields) in PARTS.items():
+    for part, (tag, needed) in PARTS.items():
         cls = variants.get(tag)
-        if cls is not None and set(fields) <= {f.py_name for f in cls.fields}:
+        if cls is not None and set(needed) <= {f.py_name for f in cls.fields}:
             parts[part] = cls
     problems: tuple[Diagnostic, ...] = ()
     tool_call_update = None

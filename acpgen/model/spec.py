@@ -346,7 +346,9 @@ class Spec:
     def runtime_exports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """What the package root re-exports from the runtime, as (module, names) pairs, in import
         order. The root imports them on first use, so the models alone import no asyncio."""
-        found = [("_rpc", ("DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"))]
+        found: list[tuple[str, tuple[str, ...]]] = [
+            ("_rpc", ("DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"))
+        ]
         if self.serves(Side.AGENT.value):
             found.append(("agent", ("Agent", "AgentSideConnection", "ClientProxy", "run_agent")))
         if self.serves(Side.CLIENT.value):

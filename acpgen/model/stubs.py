@@ -49,7 +49,7 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
     permission = classes.get(params.get(PERMISSION_METHOD, ""))
     return StubFlows(
         params=params,
-        handlers={name: m.handler_name for name, m in table.items()},
+        handlers={name: m.py_name for name, m in table.items()},
         results=results,
         request_info=_first_of(initialize, "info", "clientInfo"),
         request_capabilities=_first_of(initialize, "capabilities", "clientCapabilities"),

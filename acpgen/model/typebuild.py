@@ -22,6 +22,7 @@ names the variant classes (:mod:`.names`) and assembles the frozen model.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -256,7 +257,7 @@ class _Assembler:
                     made.add(leaf)
                     variant_classes.append(self.make_class(leaf, shape, shape.labels, name))
             options = tuple(dict.fromkeys([*(Ref(self.leaf_name(name, s)) for s in u.shapes), *u.others]))
-            decision, helpers = union_decision(u, lambda s, union=name: self.leaf_name(union, s), self.codecs)
+            decision, helpers = union_decision(u, functools.partial(self.leaf_name, name), self.codecs)
             types.append(TypeDef(name, DefKind.UNION, u.description, u.pointer, (), classes=tuple(variant_classes),
                                  options=options, decision=decision, helpers=helpers,
                                  encoding=self.codecs.encoding(Ref(name))))

@@ -24,7 +24,7 @@ def _black() -> tuple[Any, Any]:
     import black
 
     mode = black.Mode(
-        target_versions={black.TargetVersion.PY310},
+        target_versions={black.mode.TargetVersion.PY310},
         line_length=LINE_LENGTH,
         string_normalization=True,
         is_pyi=False,
@@ -49,9 +49,10 @@ def format_python(source: str, filename: str = "<generated>", why: str = "") -> 
             f" pip install '{BLACK_EXTRA}'"
         ) from None
     try:
-        return black.format_str(source, mode=mode)
+        formatted: str = black.format_str(source, mode=mode)
     except black.InvalidInput as exc:
         raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
+    return formatted
 
 
 def ensure_parses(source: str, filename: str = "<generated>") -> str:

@@ -11,15 +11,14 @@ that registers each type's decoder with ``_codec``.
 
 from __future__ import annotations
 
-import ast
-import sys
-from collections.abc import Callable, Iterable
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import jinja2
 
 from ..diagnostics import DiagnosticError, error
-from ..model.classes import ClassDef
+from ..model.classes import ClassDef, Field, Tag
 from ..model.decisions import Dispatch, Leaf, TryEach
 from ..model.literals import py_literal
 from ..model.spec import Spec
@@ -36,6 +35,7 @@ from ..model.types import (
     TypeExpr,
 )
 from .environment import TEMPLATES, docstring
+from .pydantic_layout import sorted_imports
 
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
@@ -72,10 +72,10 @@ def _class_schema(cls: ClassDef, bounded: dict[str, Any]) -> dict[str, Any]:
     for tag in cls.tags:
         properties[tag.wire_name] = {"const": tag.value}
     for f in cls.fields:
-        node = _expr_schema(f.type, bounded)
+        prop = _expr_schema(f.type, bounded)
         if f.description:
-            node = {**node, "description": f.description} if "$ref" not in node else {"allOf": [node], "description": f.description}
-        properties[f.wire_name] = node
+            prop = {**prop, "description": f.description} if "$ref" not in prop else {"allOf": [prop], "description": f.description}
+        properties[f.wire_name] = prop
     required = [t.wire_name for t in cls.tags] + [f.wire_name for f in cls.fields if f.required]
     node: dict[str, Any] = {"type": "object", "properties": properties}  # extra="allow" is AcpModel's
     if required:
@@ -132,13 +132,13 @@ def union_annotation(t: TypeDef) -> tuple[str, tuple[str, ...]] | None:
     names = [ref.name for ref, _guard in tried]
     if len(tried) > MOST_TRIED:
         return f"Annotated[{' | '.join(names)}, InTurn, AsAny]", ("AsAny", "InTurn")
-    members = []
+    tagged = []
     for chosen in range(1, 2 ** len(names)):
         subset = [name for i, name in enumerate(names) if chosen >> i & 1]
         member = subset[0] if len(subset) == 1 else f"Annotated[{' | '.join(subset)}, InTurn]"
-        members.append(f"Annotated[{member}, Tag({py_literal('|'.join(subset))})]")
+        tagged.append(f"Annotated[{member}, Tag({py_literal('|'.join(subset))})]")
     guards = ", ".join(f"({ref.name}, {_tuple_literal(guard)})" for ref, guard in tried)
-    return f"Annotated[{' | '.join(members)}, in_turn({guards}), AsAny]", ("AsAny", "InTurn", "Tag", "in_turn")
+    return f"Annotated[{' | '.join(tagged)}, in_turn({guards}), AsAny]", ("AsAny", "InTurn", "Tag", "in_turn")
 
 
 def _tuple_literal(items: tuple[str, ...]) -> str:
@@ -213,10 +213,14 @@ def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
     """Every property's Python name, ``Class.wireName`` -> ``py_name``: acpgen's naming rules."""
     found: dict[str, str] = {}
     for cls in classes:
-        for item in (*cls.tags, *cls.fields):
+        for item in _properties(cls):
             if item.py_name != item.wire_name:
                 found[f"{cls.name}.{item.wire_name}"] = item.py_name
     return found
+
+
+def _properties(cls: ClassDef) -> tuple[Tag | Field, ...]:
+    return (*cls.tags, *cls.fields)
 
 
 def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
@@ -238,7 +242,7 @@ def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
         cls.name: {
             "acp_fields": {
                 item.wire_name: (item.py_name, None if item.py_name == item.wire_name else py_literal(item.wire_name))
-                for item in (*cls.tags, *cls.fields)
+                for item in _properties(cls)
             },
             "acp_tags": {t.wire_name: py_literal(t.value) for t in cls.tags},
             "acp_not_null": [f.wire_name for f in cls.fields if not f.required and not f.nullable],
@@ -279,10 +283,11 @@ def module_header(header_text: str, schema_name: str, uses: Iterable[str] = ()) 
 
 def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tuple[str, str]:
     """``models.py`` of the pydantic flavour: datamodel-code-generator's part (for
-    :func:`black_where_needed`), and acpgen's footer, in black's style already."""
+    :func:`.pydantic_layout.black_where_needed`), and acpgen's footer, in black's style already."""
     try:
-        from datamodel_code_generator import DataModelType, InputFileType, PythonVersion
+        from datamodel_code_generator import InputFileType, LiteralType, PythonVersion
         from datamodel_code_generator import generate as dmcg_generate
+        from datamodel_code_generator.enums import DataModelType
     except ImportError:
         raise DiagnosticError([error("", INSTALL_HINT)]) from None
     classes = spec.classes
@@ -297,14 +302,14 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         custom_file_header=module_header(header_text, spec.source.name, _support_used(classes, unions)),
         disable_future_imports=True,  # the header has it: it must come first
         aliases=_aliases(classes),
-        extra_template_data={**_template_data(classes), **unions},
+        extra_template_data=defaultdict(dict, {**_template_data(classes), **unions}),
         skip_root_model=True,
         use_type_alias=True,
         use_union_operator=True,
         use_standard_collections=True,
         use_annotated=True,
         field_constraints=True,
-        enum_field_as_literal="all",
+        enum_field_as_literal=LiteralType.All,
         strict_nullable=True,
         use_schema_description=True,
         use_field_description=True,
@@ -317,153 +322,6 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
     return sorted_imports(body).rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
 
 
-#: The line length of ruff's import sorting (its default), at which it wraps an import.
-IMPORT_LINE_LENGTH = 88
-
-
-def sorted_imports(text: str) -> str:
-    """``text`` with its leading import statements (acpgen's header's, then those
-    datamodel-code-generator writes) laid out as isort (ruff's ``I`` rules) lays them out:
-    ``__future__``, the standard library, other packages, then the package's own modules, a blank
-    line between the groups, one statement per module, names ordered by kind. Read from the
-    module's syntax tree, not its text."""
-    tree = ast.parse(text)
-    body = tree.body[1:] if tree.body and _is_docstring(tree.body[0]) else tree.body
-    block: list[ast.ImportFrom] = []
-    for node in body:
-        if not isinstance(node, ast.ImportFrom):
-            break
-        block.append(node)
-    if not block:
-        return text
-    names: dict[tuple[int, str], set[str]] = {}
-    for node in block:
-        names.setdefault((node.level, node.module or ""), set()).update(
-            a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
-        )
-    groups: dict[int, list[str]] = {}
-    for (level, module), found in sorted(names.items(), key=lambda item: (-item[0][0], item[0][1].lower())):
-        groups.setdefault(_import_group(level, module), []).append(
-            _import_statement("." * level + module, sorted(found, key=_name_order))
-        )
-    lines = text.split("\n")
-    start, end = block[0].lineno - 1, block[-1].end_lineno or block[-1].lineno
-    laid_out = "\n\n".join("\n".join(statements) for _group, statements in sorted(groups.items()))
-    return "\n".join([*lines[:start], laid_out, *lines[end:]])
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-
-
-def _import_group(level: int, module: str) -> int:
-    """isort's sections: 0 ``__future__``, 1 the standard library, 2 other packages, 3 relative."""
-    if level:
-        return 3
-    if module == "__future__":
-        return 0
-    return 1 if module.split(".")[0] in sys.stdlib_module_names else 2
-
-
-def _name_order(name: str) -> tuple[int, str]:
-    """isort's order of imported names: constants, then classes, then the others."""
-    if name.isupper() and len(name) > 1:
-        return 0, name
-    return (1 if name[:1].isupper() else 2), name
-
-
-def _import_statement(module: str, names: list[str]) -> str:
-    line = f"from {module} import {', '.join(names)}"
-    if len(line) <= IMPORT_LINE_LENGTH:
-        return line
-    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
-
-
 def _same_name(name: str) -> str:
     """datamodel-code-generator's class-name hook: every ``$def`` already has its final name."""
     return name
-
-
-
-def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:
-    """``text`` (datamodel-code-generator's output) in black's style, with black reading a few
-    hundred of its lines instead of five thousand.
-
-    acpgen's templates write black's layout; black formats each statement they leave too long,
-    wrapped or with a single-quoted string (a statement of a class body alone, inside a class of
-    its own), and the blank lines between top-level statements are black's. Black lays out each
-    statement of a block on its own, so this is what black makes of the whole module (tests
-    compare the two).
-    """
-    lines = text.split("\n")
-    tree = ast.parse(text)
-    in_strings = _string_lines(tree)
-
-    def flagged(start: int, end: int) -> bool:
-        return any(_needs_black(lines[i], line_length, i + 1 in in_strings) for i in range(start, end))
-
-    def black_class_member(first: int, last: int, leading: bool) -> list[str]:
-        # In a class of its own; after a statement unless it leads its class: black treats the
-        # string that leads a class as its docstring, the others as attribute docstrings.
-        head = "class _:\n" if leading else "class _:\n    _ = 0\n"
-        formatted = format_python(head + "\n".join(lines[first:last]) + "\n")
-        return formatted.rstrip("\n").split("\n")[head.count("\n") :]
-
-    out: list[str] = []
-    previous: ast.stmt | None = None
-    previous_end = 0
-    for node in tree.body:
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
-        end = node.end_lineno or node.lineno
-        if previous is None:
-            out.extend(lines[:start])
-        else:
-            out.extend([""] * _blank_lines(previous, node, sum(not line.strip() for line in lines[previous_end:start])))
-        if not flagged(start, end):
-            out.extend(lines[start:end])
-        elif isinstance(node, ast.ClassDef) and not flagged(start, node.body[0].lineno - 1):
-            done = start
-            for index, member in enumerate(node.body):
-                first, last = member.lineno - 1, member.end_lineno or member.lineno
-                if flagged(first, last):
-                    out.extend(lines[done:first])
-                    out.extend(black_class_member(first, last, leading=index == 0))
-                    done = last
-            out.extend(lines[done:end])
-        else:
-            out.extend(format_python("\n".join(lines[start:end]) + "\n").rstrip("\n").split("\n"))
-        previous, previous_end = node, end
-    out.extend(lines[previous_end:])
-    return "\n".join(out)
-
-
-def _blank_lines(previous: ast.stmt, node: ast.stmt, found: int) -> int:
-    """The blank lines black puts between two top-level statements that have ``found``."""
-    if isinstance(node, _DEFINITIONS) or isinstance(previous, _DEFINITIONS):
-        return 2
-    if isinstance(previous, _IMPORTS) and not isinstance(node, _IMPORTS):
-        return 1
-    return min(found, 2)
-
-
-_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-_IMPORTS = (ast.Import, ast.ImportFrom)
-
-
-def _string_lines(tree: ast.Module) -> set[int]:
-    """The lines inside a multi-line string statement (a docstring) after its first."""
-    found: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            found.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
-    return found
-
-
-def _needs_black(line: str, line_length: int, in_string: bool) -> bool:
-    """Black might lay out the statement holding ``line`` otherwise: too long, or wrapped."""
-    if len(line) > line_length:
-        return True
-    if in_string:
-        return False
-    code = line.rstrip()
-    return "'" in code or code.endswith(("(", "[", "{", ",")) or code.lstrip().startswith((")", "]", "}"))

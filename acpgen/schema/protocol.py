@@ -64,8 +64,8 @@ def stated_version(document: dict[str, Any]) -> int | None:
     if isinstance(node, dict):
         for key in ("const", "default"):
             value = node.get(key)
-            if not version_problem(value):
-                return int(value)
+            if isinstance(value, int) and not version_problem(value):
+                return value
     return None
 
 

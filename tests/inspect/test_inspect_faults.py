@@ -220,13 +220,13 @@ def test_a_signal_to_the_inspector_reaches_the_agent(tmp_path):
 
 def test_a_bad_command_line_or_a_missing_agent_is_one_line_and_status_2(tmp_path):
     done = subprocess.run(
-        [*INSPECT, "--", str(tmp_path / "no-such-agent")], capture_output=True, text=True, env=child_env(), timeout=30
+        [*INSPECT, "--", str(tmp_path / "no-such-agent")], check=False, capture_output=True, text=True, env=child_env(), timeout=30
     )
     assert done.returncode == 2
     assert done.stderr.startswith("inspect: cannot start the agent:") and done.stderr.count("\n") == 1
     done = subprocess.run(
         [*INSPECT, "--transcript", str(tmp_path / "missing" / "t.ndjson"), "--", "true"],
-        capture_output=True, text=True, env=child_env(), timeout=30,
+        check=False, capture_output=True, text=True, env=child_env(), timeout=30,
     )
     assert done.returncode == 2
     assert done.stderr.startswith("inspect: cannot write") and done.stderr.count("\n") == 1

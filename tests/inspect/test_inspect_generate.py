@@ -6,10 +6,10 @@ import copy
 import json
 
 import pytest
-from acpgen.render.environment import runtime_source
 from support import CORPUS, bundled_document, mini_schema
 
 from acpgen.pipeline import Options, build_spec, generate
+from acpgen.render.environment import runtime_source
 
 PKG = "acp_bindings"
 
@@ -54,7 +54,7 @@ def test_the_bundled_schemas_capabilities():
     assert capabilities() == BUNDLED_CAPABILITIES
     methods = generate(Options(), only={"methods.py"}).files[f"{PKG}/methods.py"]
     namespace: dict = {}
-    exec(compile(methods, "methods.py", "exec"), namespace)
+    exec(compile(methods, "methods.py", "exec"), namespace)  # noqa: S102 - the generated module, run as it is
     assert namespace["CAPABILITIES"] == BUNDLED_CAPABILITIES
 
 

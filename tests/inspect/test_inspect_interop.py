@@ -94,7 +94,7 @@ def test_the_agents_stderr_passes_through(tmp_path):
     agent.write_text("import sys\nsys.stderr.write('agent says hi\\n')\nsys.stdout.write(sys.stdin.read())\n")
     done = subprocess.run(
         [*INSPECT, "--", sys.executable, str(agent)],
-        input='{"jsonrpc":"2.0","method":"_x/ping","params":{}}\n', capture_output=True, text=True,
+        check=False, input='{"jsonrpc":"2.0","method":"_x/ping","params":{}}\n', capture_output=True, text=True,
         env=child_env(), timeout=30,
     )
     assert (done.returncode, done.stderr) == (0, "agent says hi\n")
@@ -110,7 +110,7 @@ def test_the_exit_status_is_the_agents_and_a_file_on_stdin_is_read_whole(tmp_pat
     with open(tmp_path / "in.ndjson") as stdin:
         done = subprocess.run(
             [*INSPECT, "--transcript", str(tmp_path / "t.ndjson"), "--", sys.executable, str(agent)],
-            stdin=stdin, capture_output=True, text=True, env=child_env(), timeout=30,
+            check=False, stdin=stdin, capture_output=True, text=True, env=child_env(), timeout=30,
         )
     assert (done.returncode, done.stdout, done.stderr) == (3, lines, "")
     # the last line had no newline: it is a message all the same, once in each direction
@@ -128,7 +128,7 @@ def test_a_process_the_agent_leaves_behind_does_not_hold_the_inspector(tmp_path)
     try:
         done = subprocess.run(
             [*INSPECT, "--", sys.executable, str(agent)],
-            input='{"jsonrpc":"2.0","method":"_x/bye"}\n', capture_output=True, text=True, env=child_env(), timeout=60,
+            check=False, input='{"jsonrpc":"2.0","method":"_x/bye"}\n', capture_output=True, text=True, env=child_env(), timeout=60,
         )
     finally:
         if pid.exists():

@@ -8,8 +8,8 @@ import pytest
 from support import CORPUS, bundled_document, generate_and_import, schema_with
 
 from acpgen.diagnostics import DiagnosticError
-from acpgen.pipeline import Options, build_spec, generate
 from acpgen.model.typebuild import build_types
+from acpgen.pipeline import Options, build_spec, generate
 from acpgen.schema.loader import LoadedSchema
 
 

@@ -15,9 +15,9 @@ import jsonschema
 import pytest
 from support import CORPUS, corpus_index, write_package
 
-from acpgen.pipeline import Options, generate
 from acpgen.model.names import type_name
 from acpgen.output.reuse import Reuse
+from acpgen.pipeline import Options, generate
 
 FILES = [row["file"] for row in corpus_index()]
 

@@ -28,7 +28,7 @@ UNKNOWN = "zzNotInTheSchema"
 WRONG = [[["wrong"]]]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DOCUMENT["$defs"]})
 

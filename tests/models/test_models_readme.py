@@ -15,5 +15,5 @@ BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, re.DOTALL)
 
 def test_the_models_example_runs():
     assert len(BLOCKS) == 1 and "encode_text(note)" in BLOCKS[0]
-    done = subprocess.run([sys.executable, "-c", BLOCKS[0]], env=child_env(), capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", BLOCKS[0]], check=False, env=child_env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

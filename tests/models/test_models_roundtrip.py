@@ -19,7 +19,7 @@ DEF_NAMES = sorted(DOCUMENT["$defs"])
 EXAMPLES_PER_TYPE = 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DOCUMENT["$defs"]})
 

@@ -15,7 +15,7 @@ acp = bindings()
 DEFS = bundled_document()["$defs"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DEFS})
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from support import ROOT, mini_schema, one_error_line, tree
 
-from acpgen.pipeline import Options, generate
 from acpgen.output import formatting
 from acpgen.output.reuse import reuse_from_output
+from acpgen.pipeline import Options, generate
 
 PKG = "acp_bindings"
 

@@ -17,8 +17,8 @@ import jinja2
 import markupsafe
 from support import BUNDLED, ROOT, mini_schema
 
-from acpgen.pipeline import Options, generate
 from acpgen.model.naming import ESCAPED_KEYWORDS, python_identifier
+from acpgen.pipeline import Options, generate
 
 #: Generates in a child interpreter and prints {path: text} as JSON. Meta-schema validation (the
 #: one step that needs compiled dependencies) is skipped as done, so only pure-Python jinja2 is

@@ -24,8 +24,8 @@ from support import CORPUS, DATA, mini_schema, write_package
 from support.runtime import run_async_tests
 
 from acpgen.diagnostics import DiagnosticError
-from acpgen.pipeline import Options, generate
 from acpgen.model.method_table import build_method_table
+from acpgen.pipeline import Options, generate
 from acpgen.schema.loader import load_schema
 
 MCP_RELEASE = CORPUS / "v1.7.0--v1-schema.unstable.json"

@@ -67,7 +67,7 @@ async def test_orjson_answers_every_line_with_the_bytes_the_standard_library_giv
 
 async def test_orjson_writes_the_same_bytes_for_the_same_values() -> None:
     for backend in ("json", "orjson"):
-        (agent_reader, agent_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+        (agent_reader, agent_writer), (peer_reader, _peer_writer) = _rpc.memory_pipe()
         connection = acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend=backend)
         await connection.client.ext_notification("_x", {"s": "é\u2028", "n": [1e16, 2**70, -0.0]})
         line = await asyncio.wait_for(peer_reader.readline(), 10)

@@ -23,7 +23,7 @@ from support.runtime import (
     make_workspace,
     run_async_tests,
 )
-from support.schema_instances import is_valid, minimal
+from support.schema_instances import minimal
 
 
 def _stub_client(cwd, *args: str) -> subprocess.CompletedProcess[str]:

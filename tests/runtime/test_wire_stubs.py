@@ -17,7 +17,13 @@ import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
 from acp_bindings.stub_client import StubClient, auth_method
-from support.runtime import STUB_AGENT, STUB_CLIENT, child_env, make_workspace, run_async_tests
+from support.runtime import (
+    STUB_AGENT,
+    STUB_CLIENT,
+    child_env,
+    make_workspace,
+    run_async_tests,
+)
 
 
 def _read(path: str) -> models.ReadTextFileRequest:
@@ -124,7 +130,7 @@ async def test_a_write_that_cannot_be_encoded_leaves_the_file_as_it_was(tmp_path
     await stub.close()
 
 
-@pytest.mark.parametrize("path", ["{cwd}/a\0b", "{cwd}/\ud800", "{cwd}/\udcff", "{cwd}/" + "d/" * 3000 + "f", "{cwd}/" + "n" * 5000])
+@pytest.mark.parametrize("path", ["{cwd}/a\0b", "{cwd}/" + chr(0xD800), "{cwd}/" + chr(0xDCFF), "{cwd}/" + "d/" * 3000 + "f", "{cwd}/" + "n" * 5000])
 async def test_a_path_the_system_cannot_take_is_refused_without_a_traceback(tmp_path, caplog, path):
     cwd = make_workspace(tmp_path)
     stub = StubClient(str(cwd))

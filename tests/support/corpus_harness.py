@@ -34,9 +34,9 @@ from typing import Any
 
 import jsonschema
 
-from acpgen.pipeline import Options, generate
 from acpgen.model.names import pascal_case, type_name
 from acpgen.output.reuse import Reuse
+from acpgen.pipeline import Options, generate
 
 HERE = Path(__file__).resolve().parent.parent  # tests/
 DATA = HERE / "data"

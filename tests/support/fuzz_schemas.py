@@ -355,7 +355,7 @@ def import_problem(out: Path) -> str:
         f"for m in {modules!r}:\n"
         f"    importlib.import_module({name!r} + '.' + m)\n"
     )
-    run = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", code], check=False, cwd=out, capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
         return (run.stderr.strip().splitlines() or ["(no output)"])[-1][:300]
     return ""
@@ -385,8 +385,8 @@ def fuzz(count: int, seed: int, schemas: list[Path], work_root: Path, progress: 
 
 
 def report(tally: Tally) -> str:
-    lines = [f"{tally.runs} mutated schemas: {tally.refused} refused with one-line diagnostics (exit 2), "
-             f"{tally.generated} generated packages that compile and import (exit 0)"]
+    lines = [(f"{tally.runs} mutated schemas: {tally.refused} refused with one-line diagnostics (exit 2), "
+              f"{tally.generated} generated packages that compile and import (exit 0)")]
     for kind, number in tally.counts().items():
         lines.append(f"  {kind}: {number}")
     for kind, examples in sorted(tally.examples.items()):

@@ -23,6 +23,7 @@ import argparse
 import collections
 import hashlib
 import json
+import math
 import os
 import random
 import shutil
@@ -37,10 +38,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for ``support`` when run as a script
 
-from support.runtime import STUB_AGENT, STUB_CLIENT, child_env  # noqa: E402
-from support.schema_instances import minimal  # noqa: E402
+import acp_bindings as acp
 
-import acp_bindings as acp  # noqa: E402  (support generated it afresh and put it on sys.path)
+from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
+from support.schema_instances import minimal
 
 RESULT = 0  # stands for "a result" among the allowed outcomes of a request
 HANDLED = frozenset({RESULT, -32600, -32601, -32602, -32002, -32000, -32800})  # by the handlers
@@ -74,7 +75,7 @@ def _answer(request_id: Any, codes: frozenset[int], internal_allowed: bool = Fal
 
 def _valid_id(value: Any) -> bool:
     if isinstance(value, float):
-        return value == value and value not in (float("inf"), float("-inf"))
+        return math.isfinite(value)
     return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -201,7 +202,7 @@ class Lines:
             seed["prompt"] = [
                 rng.choice(
                     [
-                        {"type": "text", "text": " ".join("w%d" % i for i in range(rng.randrange(1, 30)))},
+                        {"type": "text", "text": " ".join(f"w{i}" for i in range(rng.randrange(1, 30)))},
                         {"type": "resource_link", "uri": "file:///etc/hostname", "name": "h"},
                         {"type": "image", "data": "AAAA", "mimeType": "image/png"},
                     ]
@@ -381,7 +382,7 @@ class Lines:
         surely = rng.random() < 0.5
         depth = rng.choice([20_000, 30_000]) if surely else rng.randrange(900, 3000)
         opening, closing = ("[" * depth, "]" * depth) if rng.random() < 0.5 else ('{"a":' * depth, "}" * depth)
-        members = [f'"jsonrpc":"2.0"', f'"method":"{rng.choice(self.requests).method}"', f'"params":{{"x":{opening}1{closing}}}']
+        members = ['"jsonrpc":"2.0"', f'"method":"{rng.choice(self.requests).method}"', f'"params":{{"x":{opening}1{closing}}}']
         members.insert(rng.randrange(len(members) + 1), f'"id":{json.dumps(request_id)}')
         line = ("{" + ",".join(members) + "}").encode()
         if surely:
@@ -392,7 +393,7 @@ class Lines:
         request_id = self.new_id()
         method = self.rng.choice(self.requests).method
         blob = "x" * (MAX_MESSAGE + 10)
-        line = ('{"jsonrpc":"2.0","method":"%s","params":{"id":1,"blob":"%s"},"id":%s}' % (method, blob, json.dumps(request_id))).encode()
+        line = f'{{"jsonrpc":"2.0","method":"{method}","params":{{"id":1,"blob":"{blob}"}},"id":{json.dumps(request_id)}}}'.encode()
         return line, _answer(request_id, frozenset({-32600}))
 
 

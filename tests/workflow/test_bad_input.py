@@ -84,8 +84,8 @@ def test_unknown_side_is_a_warning(cli, tmp_path, write_schema):
     result = cli("methods", "--schema", path.name, "--format", "json")
     assert result.exit_code == 0
     assert result.stderr.strip().splitlines() == [
-        "schema.json: warning: #/$defs/LogNotification/x-side: unknown x-side 'editor'; method 'log/line' is"
-        " listed with side 'editor'"
+        ("schema.json: warning: #/$defs/LogNotification/x-side: unknown x-side 'editor'; method 'log/line' is"
+         " listed with side 'editor'")
     ]
     import json
 

@@ -9,9 +9,15 @@ import random
 import sys
 
 import jinja2
-
 from support import fuzz_schemas
-from support.fuzz_schemas import MARKER, PAYLOADS, fuzz, import_problem, report, smallest_schemas
+from support.fuzz_schemas import (
+    MARKER,
+    PAYLOADS,
+    fuzz,
+    import_problem,
+    report,
+    smallest_schemas,
+)
 
 #: Seeds and sizes of the suite's runs: a few seconds each on the smallest releases.
 RUNS = [(7, 16, 8), (2026, 16, 30)]  # (seed, mutations, how many of the smallest schemas)
@@ -45,7 +51,7 @@ def test_the_payloads_would_leave_their_marker_if_they_ran(tmp_path, monkeypatch
     jinja2.Environment().from_string(PAYLOADS[0]).render()
     assert (tmp_path / MARKER).exists()
     (tmp_path / MARKER).unlink()
-    exec(compile('x = """' + PAYLOADS[2] + '"""', "<payload>", "exec"), {})  # closes the string, then runs
+    exec(compile('x = """' + PAYLOADS[2] + '"""', "<payload>", "exec"), {})  # noqa: S102 - closes the string, then runs
     assert (tmp_path / MARKER).exists()
 
 

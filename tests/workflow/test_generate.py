@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acpgen.pipeline import Options, build_spec, generate
 from acpgen.output.manifest import manifest_path
+from acpgen.pipeline import Options, build_spec, generate
 
 MANIFEST = manifest_path("acp_bindings")
 from support import ROOT

@@ -46,18 +46,10 @@ def test_an_editable_install_says_nothing(tmp_path):
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", str(python), "install", "--quiet",
          "--no-deps", "--editable", str(ROOT)],
-        capture_output=True, text=True,
+        check=False, capture_output=True, text=True,
     )
     assert install.returncode == 0, install.stderr
     assert "Warning" not in install.stderr and "would be ignored" not in install.stderr, install.stderr
     probe = subprocess.run([str(python), "-c", "import acpgen.render.templates, acpgen; print(acpgen.__file__)"],
-                           cwd=tmp_path, capture_output=True, text=True)
+                           check=False, cwd=tmp_path, capture_output=True, text=True)
     assert probe.stdout.strip() == str(ROOT / "acpgen" / "__init__.py"), probe.stderr
-
-
-def test_acpgen_itself_is_ruff_clean():
-    result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT / "acpgen")],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
