@@ -54,8 +54,8 @@ def test_generated_methods_module_matches_the_table(tmp_path, monkeypatch):
     module = importlib.import_module("acp_gen_test_pkg")
     spec, _ = build_spec(Options())
     generated = [
-        {"method": m.method, "id": m.id, "side": m.side, "kind": m.kind, "params": m.params, "result": m.result,
-         "unstable": m.unstable}
+        {"method": m.method, "id": m.id, "py_name": m.py_name, "side": m.side, "kind": m.kind, "params": m.params,
+         "result": m.result, "unstable": m.unstable}
         for m in module.METHODS
     ]
     assert generated == [m.as_json() for m in spec.methods]
