@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..diagnostics import Diagnostic, warning
 from .calls import annotation_names
@@ -26,8 +26,20 @@ from .naming import import_order
 from .typedefs import DefKind, TypeDef
 from .types import Nullable, Ref
 
-if TYPE_CHECKING:
-    from .spec import Method  # spec.py imports this module
+
+class Method(Protocol):
+    """What this module reads of a :class:`acpgen.model.spec.Method` (spec.py imports this module)."""
+
+    @property
+    def wire_name(self) -> str: ...
+    @property
+    def py_name(self) -> str: ...
+    @property
+    def params_type(self) -> str: ...
+    @property
+    def pointer(self) -> str: ...
+    @property
+    def is_request(self) -> bool: ...
 
 #: The notification whose params the module folds and sends.
 UPDATE_METHOD = "session/update"
