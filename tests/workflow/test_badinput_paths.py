@@ -50,7 +50,7 @@ def test_an_unknown_names_file_key_is_pointed_at(cli, here):
 
 def test_a_schema_error_names_the_schema_as_given(cli, here):
     (here / "schemas").mkdir()
-    (here / "schemas" / "acp.json").write_text(json.dumps({**mini_schema(), "$defs": {"A": {"$ref": "#/$defs/B"}}}))
+    (here / "schemas" / "acp.json").write_text(json.dumps({**mini_schema(), "$defs": {**mini_schema()["$defs"], "A": {"$ref": "#/$defs/B"}}}))
     before = tree(here)
     line = refused(cli("generate", "--schema", "schemas/acp.json"), here, before)
     assert line == "schemas/acp.json: error: #/$defs/A/$ref: unresolvable $ref '#/$defs/B'"
