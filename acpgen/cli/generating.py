@@ -224,7 +224,8 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
-    _refuse_without_methods(run.options.schema)
+    for schema in run.options.schemas or (run.options.schema,):
+        _refuse_without_methods(schema)
     previous = read_manifest(run.out, run.options.package)
     locked = previous.names if previous is not None and not renew_names else None
     try:

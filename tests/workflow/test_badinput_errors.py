@@ -103,6 +103,13 @@ def test_a_schema_without_methods_is_refused(cli, tmp_path, document, command):
     assert tree(tmp_path) == {"package.json": json.dumps(document).encode()}
 
 
+def test_a_schema_without_methods_among_several_versions_is_refused(cli, tmp_path):
+    (tmp_path / "package.json").write_text('{"name": "my-app"}')
+    result = cli("generate", "--schema", BUNDLED, "--schema", tmp_path / "package.json", "--out", tmp_path / "out")
+    line = refused(result, tmp_path)
+    assert line == f"{tmp_path / 'package.json'}: error: no $defs entry has an x-method annotation: this is not an ACP schema"
+
+
 @pytest.mark.parametrize(("package", "top"), [("json", "json"), ("os.acp", "os"), ("asyncio._vendor", "asyncio")])
 def test_a_package_named_like_a_standard_library_module_is_refused(cli, tmp_path, package, top):
     line = one_error_line(cli("generate", "--package", package, "--out", tmp_path / "out"))
