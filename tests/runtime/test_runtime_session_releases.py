@@ -80,7 +80,7 @@ def test_a_session_update_without_its_union_is_said_and_gets_no_session_state(tm
     schema = write(tmp_path, document)
     spec, warnings = build_spec(Options(schema=schema))
     assert [w.format() for w in warnings] == [
-        ("schema.json: warning: #/$defs/SessionNotification: session/update: its params type SessionNotification"
+        (f"{schema}: warning: #/$defs/SessionNotification: session/update: its params type SessionNotification"
          " has no field of a tagged union type; the session module leaves out what needs it")
     ]
     assert spec.session_updates.notification is None
