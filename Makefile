@@ -1,7 +1,7 @@
 # Two commands set everything up on a fresh machine (Python 3.10+, make; Node.js 20+ and npm for
 # the tests):
 #   make generate   -- install acpgen alone into .venv and generate generated/ from the bundled schema
-#   make test       -- install acpgen with its test dependencies and run the whole suite
+#   make test       -- install acpgen with its test dependencies (and Debian's chromium) and run the whole suite
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make fuzz-schemas -- generate from many mutated corpus schemas and print what went wrong
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
@@ -17,7 +17,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check browser clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,7 +47,16 @@ $(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
 check: $(STAMP)
 	$(BIN)/acpgen check
 
-test: $(TEST_STAMP) check $(NODE_STAMP)
+# The browser the session page's tests render it in: Debian's chromium, installed once.
+BROWSER_STAMP := $(VENV)/.installed-chromium
+
+$(BROWSER_STAMP): | $(BIN)/python
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+	touch $(BROWSER_STAMP)
+
+browser: $(BROWSER_STAMP)
+
+test: $(TEST_STAMP) check $(NODE_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q
 
 # Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
