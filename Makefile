@@ -2,6 +2,7 @@
 # the tests):
 #   make generate   -- install acpgen alone into .venv and generate generated/ from the bundled schema
 #   make test       -- install acpgen with its test dependencies (and Debian's chromium) and run the whole suite
+#   make docs       -- build the documentation site (docs/) into site/ with mkdocs build --strict
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make fuzz-schemas -- generate from many mutated corpus schemas and print what went wrong
 #   make bench-generate -- time acpgen generate / check against datamodel-code-generator
@@ -17,7 +18,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check browser clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 # What the tests need besides: the test extra.
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP) $(TEST_STAMP)
 
 generate: $(STAMP)
@@ -123,5 +124,9 @@ test-pydantic-exhaustive: $(TEST_STAMP)
 bench-build: $(STAMP)
 	$(BIN)/python bench/bench_build.py
 
+# The documentation site (docs/, mkdocs.yml) into site/; any warning fails the build.
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache
+	rm -rf $(VENV) site .pytest_cache .mypy_cache
