@@ -5,6 +5,7 @@ docstrings of the generated package and of acpgen."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,3 +41,10 @@ def test_the_site_builds_strictly(tmp_path):
     api = (site / "reference" / "python-api" / "index.html").read_text()
     assert "DiagnosticError" in api and "regenerate_command" in api
     assert (site / "guides" / "writing-a-client" / "index.html").is_file()
+
+
+def test_the_readme_links_into_pages_that_exist():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", docs.read("README.md"))
+    local = [link for link in links if "://" not in link]
+    assert local and all((ROOT / link).is_file() for link in local), [link for link in local if not (ROOT / link).is_file()]
+    assert {link.removeprefix("docs/") for link in local} >= {p for p in docs.pages() if p.startswith("guides/")}

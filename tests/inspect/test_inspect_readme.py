@@ -23,7 +23,7 @@ def test_the_zed_settings_put_the_inspector_in_front_of_the_agent(tmp_path):
     assert (server["type"], server["command"]) == ("custom", "python3")
     args = server["args"]
     transcript = tmp_path / "transcript.ndjson"
-    # this machine's paths and agent for the README's placeholders; the command stays as written
+    # this machine's paths and agent for the guide's placeholders; the command stays as written
     args = [str(transcript) if a == "/tmp/acp-transcript.ndjson" else a for a in args]
     args = [*args[: args.index("--") + 1], *STUB_AGENT]
     env = {**child_env(), **{k: str(BINDINGS) for k in server["env"]}}
