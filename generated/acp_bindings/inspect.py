@@ -435,13 +435,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         html = None
         if args.html:
             try:
-                html = stack.enter_context(_Replacing(args.html))
+                html = _Replacing(args.html)
             except OSError as exc:
                 print(
                     f"inspect: cannot write {args.html}: {exc.strerror}",
                     file=sys.stderr,
                 )
                 return 2
+            stack.callback(html.finish)
         try:
             code = asyncio.run(
                 run(
@@ -475,10 +476,8 @@ class _Replacing:
         os.chmod(self.temporary, 0o666 & ~umask)  # as open() would have made it
         self.file = os.fdopen(fd, "wb")
 
-    def __enter__(self) -> _Replacing:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def finish(self) -> None:
+        """Put the file in place when it is complete (``done``), else remove it."""
         self.file.close()
         if self.done:
             os.replace(self.temporary, self.path)

@@ -19,7 +19,7 @@ from support.runtime import child_env
 from acpgen.cli import main
 
 BIN = Path(sys.executable).parent
-(SYNOPSIS, _, _) = docs.blocks("reference/cli.md", "")  # the diff and diagnostics examples: tests/diff, tests/workflow
+(SYNOPSIS,) = docs.blocks("reference/cli.md", "", "The command line")
 (INSPECT_USAGE, INSPECT_OUTPUT) = docs.blocks("guides/debugging.md", "", "Debugging a connection")
 (VENDORING,) = docs.blocks("guides/generating.md", "sh")
 (TWO_VERSIONS,) = docs.blocks("guides/protocol-versions.md", "sh")
