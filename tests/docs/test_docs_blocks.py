@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import BUNDLED, ROOT, TESTS, docs
+from support import BUNDLED, TESTS, docs
 from support.runtime import child_env
 
 from acpgen.cli import main

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,14 +16,13 @@ from acp_bindings.stub_agent import text_chunks
 from support import docs
 from acp_bindings.stub_client import StubClient
 from support.runtime import (
-    ROOT,
     STUB_AGENT,
     STUB_CLIENT,
     child_env,
     make_workspace,
     run_async_tests,
 )
-from support.schema_instances import is_valid, minimal
+from support.schema_instances import minimal
 
 
 def _stub_client(cwd, *args: str) -> subprocess.CompletedProcess[str]:

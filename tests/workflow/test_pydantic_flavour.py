@@ -97,9 +97,8 @@ def test_without_datamodel_code_generator_one_line_says_how_to_install(tmp_path)
 
 
 def test_the_documented_example_runs_on_a_pydantic_package(tmp_path):
-    import re
 
-    from support import ROOT, write_package
+    from support import write_package
 
     code = FLAVOUR_EXAMPLE
     assert "--models pydantic" in code.text
