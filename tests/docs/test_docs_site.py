@@ -38,6 +38,7 @@ def test_the_site_builds_strictly(tmp_path):
     package = (site / "reference" / "package-api" / "index.html").read_text()
     for documented in ("Serve <code>agent</code> on this process", "AgentSideConnection", "SessionState", "RequestError"):
         assert documented in package, documented
+    assert not re.search(r":(class|func|meth|mod|data):", package)  # Sphinx roles: see docs/hooks.py
     api = (site / "reference" / "python-api" / "index.html").read_text()
     assert "DiagnosticError" in api and "regenerate_command" in api
     assert (site / "guides" / "writing-a-client" / "index.html").is_file()
