@@ -130,13 +130,16 @@ def test_the_vendoring_commands_generate_import_and_check(tmp_path):
     assert (tmp_path / "src" / "myproject" / "_vendor" / "acp" / "acpgen-manifest.json").is_file()
 
 
-def test_two_versions_live_side_by_side(tmp_path):
+def test_one_package_of_two_versions_serves_a_client_of_each(tmp_path):
     (tmp_path / "tests").symlink_to(TESTS)  # the commands name the repository's test data
     done = run_shell(TWO_VERSIONS, tmp_path)
     assert done.returncode == 0, done.stderr
-    counts = [int(n) for n in done.stdout.split()]
-    assert len(counts) == 2 and counts[0] != counts[1]  # two schemas, two method tables
-    assert sorted(p.name for p in (tmp_path / "versions").iterdir()) == ["acp_v1", "acp_v2"]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "(1, 2)"
+    assert lines.count('{"stopReason":"end_turn"}') == 2 and lines[-1] == '{"stopReason":"end_turn"}'
+    updates = [json.loads(line)["update"] for line in lines[1:-1] if line.startswith('{"sessionId"')]
+    assert {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"} in updates  # the v2 turn
+    assert sorted(p.name for p in (tmp_path / "versions" / "acp").iterdir() if p.is_dir()) == ["v1", "v2"]
 
 
 def test_the_tcp_example_serves_an_agent_over_a_socket(tmp_path):
