@@ -36,9 +36,7 @@ _STREAMED = {
     "user_message_chunk": "user message",
 }
 _TOOL_UPDATES = ("tool_call", "tool_call_update")
-_RAW_SHOWN = (
-    500  # characters of a line that is not JSON shown on its arrow (all of it is below)
-)
+_RAW_SHOWN = 500  # characters of a line that is not JSON shown on its arrow (all of it is below)
 
 
 @dataclass(frozen=True)
@@ -50,14 +48,10 @@ class Entry:
     time: float | None = None  # seconds since the start, when known
     message: Any = None  # the decoded message
     raw: str | None = None  # a line that is not JSON, as it was
-    problems: tuple[
-        dict[str, Any], ...
-    ] = ()  # each a Problem.to_json(), maybe with "source"
+    problems: tuple[dict[str, Any], ...] = ()  # each a Problem.to_json(), maybe with "source"
 
 
-def rows(
-    entries: Sequence[Entry], after: Iterable[dict[str, Any]] = ()
-) -> list[dict[str, Any]]:
+def rows(entries: Sequence[Entry], after: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """What the page shows of each entry, in order.
 
     ``after``: problems found once the connection ended (``unanswered``): each goes on the
@@ -65,9 +59,7 @@ def rows(
     on no row (:func:`render` lists them at the top).
     """
     out: list[dict[str, Any]] = []
-    waiting: dict[tuple[str, str], list[int]] = (
-        {}
-    )  # (direction, id) -> requests, oldest first
+    waiting: dict[tuple[str, str], list[int]] = {}  # (direction, id) -> requests, oldest first
     for entry in entries:
         row = _row(len(out), entry)
         key = (entry.direction, row["id"])
@@ -224,9 +216,7 @@ def _call_note(method: str, params: Any) -> dict[str, Any] | None:
         call = call if isinstance(call, dict) else {}
         options: Any = params.get("options")
         options = options if isinstance(options, list) else []
-        names = [
-            o.get("name") or o.get("optionId") for o in options if isinstance(o, dict)
-        ]
+        names = [o.get("name") or o.get("optionId") for o in options if isinstance(o, dict)]
         title = call.get("title") or call.get("toolCallId") or ""
         return {
             "type": "permission",
@@ -247,9 +237,7 @@ def _outcome(method: str | None, message: Any) -> dict[str, Any] | None:
     result = message.get("result") if isinstance(message, dict) else None
     if not isinstance(result, dict):
         return None
-    if method == "session/request_permission" and isinstance(
-        result.get("outcome"), dict
-    ):
+    if method == "session/request_permission" and isinstance(result.get("outcome"), dict):
         outcome = result["outcome"]
         text = _words([outcome.get("outcome"), outcome.get("optionId")])
         return {"type": "permission", "label": "permission", "text": text}
@@ -281,9 +269,7 @@ def _join_stream(out: list[dict[str, Any]], row: dict[str, Any]) -> None:
     previous = out[-1]
     head = out[previous["stream"]] if previous["stream"] is not None else previous
     head_note = head["note"]
-    if not (
-        head_note and head_note["type"] == "stream" and head_note["key"] == note["key"]
-    ):
+    if not (head_note and head_note["type"] == "stream" and head_note["key"] == note["key"]):
         return
     if head["stream"] is None:
         head["stream"] = head["n"]

@@ -71,9 +71,7 @@ class Session:
     def __init__(self) -> None:
         self.entries: list[tuple[float, str, bytes, list[Problem]]] = []
 
-    def add(
-        self, time: float, direction: str, line: bytes, problems: list[Problem]
-    ) -> None:
+    def add(self, time: float, direction: str, line: bytes, problems: list[Problem]) -> None:
         self.entries.append((time, direction, line, problems))
 
     def page(self, title: str, after: Sequence[Problem] = ()) -> str:
@@ -85,9 +83,7 @@ class Session:
             except ValueError:
                 message, raw = None, text
             found = tuple(p.to_json() for p in problems)
-            entry = _session_page.Entry(
-                number, direction, round(at, 6), message, raw, found
-            )
+            entry = _session_page.Entry(number, direction, round(at, 6), message, raw, found)
             entries.append(entry)
         return _session_page.render(
             entries,
@@ -163,9 +159,7 @@ class Tap:
 class _Pipe(asyncio.Protocol):
     """One end of a pipe (ours to the client, or the agent's), as an asyncio protocol."""
 
-    def __init__(
-        self, on_data: Callable[[bytes], None], on_end: Callable[[], None]
-    ) -> None:
+    def __init__(self, on_data: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
         self.on_data = on_data
         self.on_end = on_end
         self.on_pause: Callable[[], None] = _nothing
@@ -203,12 +197,8 @@ class _Inspector:
     ) -> None:
         start = time.monotonic()
         self.checker = checker
-        self.to_agent = Tap(
-            CLIENT_TO_AGENT, checker, report, transcript, start, session
-        )
-        self.to_client = Tap(
-            AGENT_TO_CLIENT, checker, report, transcript, start, session
-        )
+        self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start, session)
+        self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start, session)
         self.transcript = transcript
         self.flush_pending = False
         self.loop = asyncio.get_running_loop()
@@ -299,9 +289,7 @@ async def run(
     inspector = _Inspector(make_checker(strict=strict), transcript, session)
     sys.stdout.flush()
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(
-        sys.stderr.fileno(), sys.stdout.fileno()
-    )  # a stray print cannot reach the wire
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot reach the wire
     sink = _Pipe(_ignore, inspector.client_gone)
     sink.on_pause, sink.on_resume = inspector.pause_agent, inspector.resume_agent
     try:
@@ -334,9 +322,7 @@ async def run(
     return code if code >= 0 else 128 - code
 
 
-async def _start_agent(
-    inspector: _Inspector, command: Sequence[str]
-) -> asyncio.subprocess.Process:
+async def _start_agent(inspector: _Inspector, command: Sequence[str]) -> asyncio.subprocess.Process:
     """Start the agent on two pipes, read and written by ``inspector``."""
     loop = asyncio.get_running_loop()
     child_stdin, to_child = os.pipe()
@@ -373,9 +359,7 @@ def _forward_signal(process: asyncio.subprocess.Process, signum: int) -> None:
         pass
 
 
-def _read_in_thread(
-    loop: asyncio.AbstractEventLoop, protocol: _Pipe, source: Any
-) -> None:
+def _read_in_thread(loop: asyncio.AbstractEventLoop, protocol: _Pipe, source: Any) -> None:
     def pump() -> None:
         while True:
             data = source.read(_READ_CHUNK)
@@ -406,17 +390,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog=f"python -m {__package__}.inspect",
         description="Pass an ACP connection through unchanged and check every message.",
     )
-    parser.add_argument(
-        "--transcript", metavar="FILE", help="write every message to FILE (NDJSON)"
-    )
+    parser.add_argument("--transcript", metavar="FILE", help="write every message to FILE (NDJSON)")
     parser.add_argument(
         "--html",
         metavar="FILE",
         help="write a page of the session to FILE when it ends",
     )
-    parser.add_argument(
-        "--strict", action="store_true", help="report warnings as errors"
-    )
+    parser.add_argument("--strict", action="store_true", help="report warnings as errors")
     parser.add_argument(
         "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
     )
