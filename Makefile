@@ -1,7 +1,8 @@
 # Two commands set everything up on a fresh machine (Python 3.10+, make; Node.js 20+ and npm for
 # the tests):
 #   make generate   -- install acpgen alone into .venv and generate generated/ from the bundled schema
-#   make test       -- install acpgen with its test dependencies and run the whole suite
+#   make test       -- install acpgen with its test dependencies (and Debian's chromium) and run the whole suite
+#   make docs       -- build the documentation site (docs/) into site/ with mkdocs build --strict
 #   make check      -- fail when generated/ is not exactly what `acpgen generate` would write
 #   make lint       -- ruff over acpgen/ and tests/, mypy --strict over acpgen/ (the suite runs both)
 #   make fuzz-schemas -- generate from many mutated corpus schemas and print what went wrong
@@ -18,7 +19,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check lint clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +32,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 # What the tests need besides: the test extra.
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP) $(TEST_STAMP)
 
 generate: $(STAMP)
@@ -53,7 +54,16 @@ lint: $(TEST_STAMP)
 	$(BIN)/python -m ruff check acpgen tests
 	$(BIN)/python -m mypy --strict acpgen
 
-test: $(TEST_STAMP) check $(NODE_STAMP)
+# The browser the session page's tests render it in: Debian's chromium, installed once.
+BROWSER_STAMP := $(VENV)/.installed-chromium
+
+$(BROWSER_STAMP): | $(BIN)/python
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+	touch $(BROWSER_STAMP)
+
+browser: $(BROWSER_STAMP)
+
+test: $(TEST_STAMP) check $(NODE_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q
 
 # Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
@@ -120,5 +130,9 @@ test-pydantic-exhaustive: $(TEST_STAMP)
 bench-build: $(STAMP)
 	$(BIN)/python bench/bench_build.py
 
+# The documentation site (docs/, mkdocs.yml) into site/; any warning fails the build.
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache
+	rm -rf $(VENV) site .pytest_cache .mypy_cache

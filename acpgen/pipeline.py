@@ -57,6 +57,7 @@ OUTPUT_MODULES = (
     "stub_agent.py",
     "stub_client.py",
     "_checks.py",
+    "_session_page.py",
     "inspect.py",
 )
 
@@ -70,6 +71,7 @@ MODULE_SIDES = {
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
     "_checks.py": ("agent", "client"),
+    "_session_page.py": ("agent", "client"),
     "inspect.py": ("agent", "client"),
 }
 #: What a package for one side carries of the other (its test peer), so that it can drive itself
@@ -88,7 +90,7 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "_versions.py", "pair.py", "_checks.py", "inspect.py"})
+RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"})
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {

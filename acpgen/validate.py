@@ -67,6 +67,7 @@ class Record:
     direction: str | None  # None until a plain capture's direction is known
     message: Any = None
     raw: str | None = None  # a line that is not JSON, as it was
+    time: float | None = None  # the inspector's "time", when the line has one
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Report:
     messages: int = 0
     findings: list[Finding] = field(default_factory=list)
     methods: dict[str, Counter[str]] = field(default_factory=dict)  # method -> messages, problems
+    records: list[Record] = field(default_factory=list, repr=False)  # what the page shows
 
     @property
     def errors(self) -> int:
@@ -171,10 +173,12 @@ def _records(name: str, text: str) -> Iterator[Record]:
             raise TranscriptError(
                 f"{name}:{number}: direction {json.dumps(direction)} is not one of {', '.join(DIRECTIONS)}"
             )
+        at = value.get("time")
+        at = float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None
         if "message" in value:
-            yield Record(number, direction, value["message"])
+            yield Record(number, direction, value["message"], time=at)
         elif isinstance(value.get("raw"), str):
-            yield Record(number, direction, raw=value["raw"])
+            yield Record(number, direction, raw=value["raw"], time=at)
         else:
             yield Record(number, direction, {k: v for k, v in value.items() if k != "direction"})
 
@@ -185,7 +189,7 @@ def _records(name: str, text: str) -> Iterator[Record]:
 #: The generated packages imported so far, by schema sha256: a schema is generated and imported
 #: once per process. Their folders are removed when the process ends.
 _PACKAGES: dict[str, tuple[tempfile.TemporaryDirectory[str], dict[str, ModuleType]]] = {}
-_MODULES = ("_codec", "methods", "models", "_checks")
+_MODULES = ("_codec", "methods", "models", "_checks", "_session_page")
 
 
 def generated_modules(schema: LoadedSchema, schema_path: Path | None) -> dict[str, ModuleType]:
@@ -257,12 +261,12 @@ class Validator:
                 f"{path.name}:{missing[0].line}: a message without a direction, and no method"
                 " says which way it went; give --direction"
             )
-        return [r if r.direction else Record(r.line, direction, r.message, r.raw) for r in records], True
+        return [r if r.direction else Record(r.line, direction, r.message, r.raw, r.time) for r in records], True
 
     def validate(self, path: Path, *, direction: str | None = None, strict: bool = False) -> Report:
         records, one_way = self.read(path, direction)
         checker = self.checker(strict, one_way)
-        report = Report(transcript=path.name)
+        report = Report(transcript=path.name, records=records)
         request_lines: dict[tuple[str, str], int] = {}  # (direction, id) -> line of the request
         for record in records:
             assert record.direction is not None
@@ -289,6 +293,19 @@ class Validator:
             report.methods.setdefault(problem.method or "?", Counter())["problems"] += 1
             report.findings.append(Finding(line, "model", problem))
         return report
+
+    def page(self, report: Report) -> str:
+        """The report as one self-contained HTML page: a sequence diagram of the transcript's
+        messages, each problem on the message it was found in (``_session_page``)."""
+        page = self._modules["_session_page"]
+        by_line: dict[int, list[dict[str, Any]]] = {}
+        for finding in report.findings:
+            by_line.setdefault(finding.line, []).append(finding.to_json())
+        entries = [
+            page.Entry(r.line, r.direction, r.time, r.message, r.raw, tuple(by_line.get(r.line, ())))
+            for r in report.records
+        ]
+        return str(page.render(entries, title=report.transcript, source="acpgen validate", loose=by_line.get(0, [])))
 
     def _schema_problems(self, checked: Any, at: str, type_name: str, value: Any) -> list[Any]:
         if any(p.kind == "repaired" and p.pointer.startswith(at) for p in checked.problems):

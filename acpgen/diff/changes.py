@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-#: Every kind of change ``acpgen diff`` reports, with what it means (documented in README.md).
+#: Every kind of change ``acpgen diff`` reports, with what it means (documented in docs/reference/cli.md).
 KINDS: dict[str, str] = {
     "method-added": "a method appeared",
     "method-removed": "a method is gone",

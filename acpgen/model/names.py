@@ -1,6 +1,6 @@
 """Names of generated classes and fields, and the user's names file that pins or overrides them.
 
-The rules (documented in README.md, section "Generated names"):
+The rules (documented in docs/reference/models.md, section "Generated names"):
 
 * A ``$def`` keeps its name.
 * A union variant the schema writes inline is named from what identifies it on the wire: its tag

@@ -2,7 +2,7 @@
 # Do not edit: regenerate with `acpgen generate`.
 """Sit between a client and an agent, pass every byte through, and check every message.
 
-``python -m <package>.inspect [--transcript FILE] [--strict] -- AGENT_CMD [ARGS...]``
+``python -m <package>.inspect [--transcript FILE] [--html FILE] [--strict] -- AGENT_CMD [ARGS...]``
 
 A client starts this as if it were the agent. It starts the agent, forwards the bytes of both
 directions unchanged (each chunk is written on before it is looked at), and checks each message
@@ -14,6 +14,8 @@ Each problem is one line on stderr::
 The agent's stderr passes through. ``--transcript FILE`` writes every message as one NDJSON line
 ``{"time": SECONDS, "direction": "client-to-agent", "message": {...}}`` (``time`` from a
 monotonic clock, since the start; a line that is not JSON is kept as a string under ``raw``).
+``--html FILE`` writes, once the connection has ended, one self-contained page of the session
+(a sequence diagram with every message and problem, see ``_session_page``).
 ``--strict`` reports warnings as errors. The exit status is the agent's.
 """
 
@@ -26,16 +28,17 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
-from . import methods, models
+from . import _session_page, methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
 from ._codec import DecodeError, decode_salvaging
 
-__all__ = ["Tap", "main", "make_checker", "run"]
+__all__ = ["Session", "Tap", "main", "make_checker", "run"]
 
 _READ_CHUNK = 1 << 16
 _OUTPUT_GRACE = 2.0  # seconds to wait for the agent's output to end once it has exited
@@ -61,6 +64,35 @@ def report(problem: Problem) -> None:
     sys.stderr.flush()
 
 
+class Session:
+    """Every message of the connection, both directions in the order they travelled, with its
+    problems: what the ``--html`` page shows."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[float, str, bytes, list[Problem]]] = []
+
+    def add(self, time: float, direction: str, line: bytes, problems: list[Problem]) -> None:
+        self.entries.append((time, direction, line, problems))
+
+    def page(self, title: str, after: Sequence[Problem] = ()) -> str:
+        entries = []
+        for number, (at, direction, line, problems) in enumerate(self.entries, 1):
+            text = line.decode("utf-8", "backslashreplace")
+            try:
+                message, raw = json.loads(text), None
+            except ValueError:
+                message, raw = None, text
+            found = tuple(p.to_json() for p in problems)
+            entry = _session_page.Entry(number, direction, round(at, 6), message, raw, found)
+            entries.append(entry)
+        return _session_page.render(
+            entries,
+            title=title,
+            source="python -m " + __package__ + ".inspect",
+            after=[p.to_json() for p in after],
+        )
+
+
 class Tap:
     """Splits the bytes of one direction into lines and checks each; never changes a byte."""
 
@@ -71,12 +103,14 @@ class Tap:
         report: Callable[[Problem], None],
         transcript: BinaryIO | None = None,
         start: float = 0.0,
+        session: Session | None = None,
     ) -> None:
         self.direction = direction
         self.checker = checker
         self.report = report
         self.transcript = transcript
         self.start = start
+        self.session = session
         self._head = b'{"time":%.6f,"direction":"' + direction.encode() + b'",'
         self._parts: list[bytes] = []
 
@@ -107,9 +141,14 @@ class Tap:
         checked = self.checker.check_line(self.direction, line)
         for problem in checked.problems:
             self.report(problem)
+        if self.transcript is None and self.session is None:
+            return
+        at = time.monotonic() - self.start
+        if self.session is not None:
+            self.session.add(at, self.direction, line, checked.problems)
         if self.transcript is None:
             return
-        head = self._head % (time.monotonic() - self.start)
+        head = self._head % at
         if checked.parsed:  # JSON, so UTF-8: the line goes in as it was
             self.transcript.write(head + b'"message":' + line + b"}\n")
         else:
@@ -150,11 +189,16 @@ def _nothing() -> None:
 class _Inspector:
     """Wires the client's pipes to the agent's, with a :class:`Tap` on each direction."""
 
-    def __init__(self, checker: Checker, transcript: BinaryIO | None) -> None:
+    def __init__(
+        self,
+        checker: Checker,
+        transcript: BinaryIO | None,
+        session: Session | None = None,
+    ) -> None:
         start = time.monotonic()
         self.checker = checker
-        self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start)
-        self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start)
+        self.to_agent = Tap(CLIENT_TO_AGENT, checker, report, transcript, start, session)
+        self.to_client = Tap(AGENT_TO_CLIENT, checker, report, transcript, start, session)
         self.transcript = transcript
         self.flush_pending = False
         self.loop = asyncio.get_running_loop()
@@ -232,11 +276,17 @@ class _Inspector:
 
 
 async def run(
-    command: Sequence[str], *, transcript: BinaryIO | None = None, strict: bool = False
+    command: Sequence[str],
+    *,
+    transcript: BinaryIO | None = None,
+    strict: bool = False,
+    html: BinaryIO | None = None,
 ) -> int:
-    """Inspect one connection: our stdin and stdout are the client's, ``command`` the agent."""
+    """Inspect one connection: our stdin and stdout are the client's, ``command`` the agent.
+    ``html``: where to write the page of the session once it has ended."""
     loop = asyncio.get_running_loop()
-    inspector = _Inspector(make_checker(strict=strict), transcript)
+    session = Session() if html is not None else None
+    inspector = _Inspector(make_checker(strict=strict), transcript, session)
     sys.stdout.flush()
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot reach the wire
@@ -260,9 +310,12 @@ async def run(
         await asyncio.wait_for(asyncio.shield(inspector.output_ended), _OUTPUT_GRACE)
     except asyncio.TimeoutError:
         inspector.to_client.close()
-    for problem in inspector.checker.finish():
+    ended = inspector.checker.finish()
+    for problem in ended:
         report(problem)
     inspector.flush()
+    if html is not None and session is not None:
+        html.write(session.page(" ".join(command), ended).encode("utf-8"))
     inspector.client_out.close()
     if inspector.client_in is not None:
         inspector.client_in.close()
@@ -338,6 +391,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Pass an ACP connection through unchanged and check every message.",
     )
     parser.add_argument("--transcript", metavar="FILE", help="write every message to FILE (NDJSON)")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write a page of the session to FILE when it ends",
+    )
     parser.add_argument("--strict", action="store_true", help="report warnings as errors")
     parser.add_argument(
         "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
@@ -349,13 +407,62 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 transcript = stack.enter_context(open(args.transcript, "wb"))
             except OSError as exc:
-                print(f"inspect: cannot write {args.transcript}: {exc.strerror}", file=sys.stderr)
+                print(
+                    f"inspect: cannot write {args.transcript}: {exc.strerror}",
+                    file=sys.stderr,
+                )
                 return 2
+        html = None
+        if args.html:
+            try:
+                html = _Replacing(args.html)
+            except OSError as exc:
+                print(
+                    f"inspect: cannot write {args.html}: {exc.strerror}",
+                    file=sys.stderr,
+                )
+                return 2
+            stack.callback(html.finish)
         try:
-            return asyncio.run(run(args.command, transcript=transcript, strict=args.strict))
+            code = asyncio.run(
+                run(
+                    args.command,
+                    transcript=transcript,
+                    strict=args.strict,
+                    html=html.file if html else None,
+                )
+            )
         except OSError as exc:
             print(f"inspect: cannot start the agent: {exc}", file=sys.stderr)
             return 2
+        if html is not None:
+            html.done = True
+        return code
+
+
+class _Replacing:
+    """A file written beside ``path`` that replaces it only once complete (``done``); else it
+    is removed, and ``path`` is left as it was."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.done = False
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, self.temporary = tempfile.mkstemp(
+            dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
+        )
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.temporary, 0o666 & ~umask)  # as open() would have made it
+        self.file = os.fdopen(fd, "wb")
+
+    def finish(self) -> None:
+        """Put the file in place when it is complete (``done``), else remove it."""
+        self.file.close()
+        if self.done:
+            os.replace(self.temporary, self.path)
+        else:
+            os.unlink(self.temporary)
 
 
 if __name__ == "__main__":

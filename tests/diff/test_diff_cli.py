@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from support import CORPUS, DATA, tree
+from support import CORPUS, DATA, docs, tree
 from test_diff_kinds import (
     add_enum_value,
     add_required_field,
@@ -185,10 +185,12 @@ def test_help_matches_snapshot():
     _snapshot("help-diff.txt", result.output)
 
 
-def test_the_readme_example_is_what_diff_prints(cli):
-    readme = (DATA.parent.parent / "README.md").read_text()
-    section = readme.split("### `acpgen diff`", 1)[1]
-    example = section.split("```\n", 2)[1]
+DIFF_EXAMPLE, ENVELOPE_EXAMPLE = docs.blocks("reference/cli.md", "", "`acpgen diff`")
+
+
+def test_the_documented_example_is_what_diff_prints(cli):
+    section = docs.section("reference/cli.md", "`acpgen diff`")
+    example = DIFF_EXAMPLE.text
     command = re.search(r"\(`acpgen diff ([^`]+)`\.\)", section)
     assert command is not None
     args = [DATA.parent.parent / arg for arg in command.group(1).split()]
@@ -196,10 +198,8 @@ def test_the_readme_example_is_what_diff_prints(cli):
     assert (result.exit_code, result.stdout) == (0, example)
 
 
-def test_the_readme_envelope_line_is_what_diff_prints(cli):
-    section = (DATA.parent.parent / "README.md").read_text().split("### `acpgen diff`", 1)[1].split("\n### ", 1)[0]
-    blocks = section.split("```\n")[1::2]
-    assert "covered by method-added" in blocks[1]
+def test_the_documented_envelope_line_is_what_diff_prints(cli):
+    assert "covered by method-added" in ENVELOPE_EXAMPLE.text
     result = cli("diff", CORPUS / "v0.13.0--schema.json", CORPUS / "v0.13.3--schema.json", "--fail-on", "breaking")
     assert result.exit_code == 0
-    assert blocks[1] in result.stdout
+    assert ENVELOPE_EXAMPLE.text in result.stdout

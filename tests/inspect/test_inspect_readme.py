@@ -1,4 +1,4 @@
-"""The README's "Debugging a connection" commands work as written, with a real agent put in."""
+"""The "Debugging a connection" guide's commands work as written, with a real agent put in."""
 
 from __future__ import annotations
 
@@ -7,22 +7,23 @@ import re
 import subprocess
 import sys
 
-from support import BINDINGS, ROOT
+from support import BINDINGS, docs
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env, make_workspace
+
+PAGE = "guides/debugging.md"
+(ZED,) = docs.blocks(PAGE, "json")
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text()
-    return text.split("\n## Debugging a connection\n", 1)[1].split("\n## ", 1)[0]
+    return docs.section(PAGE, "Debugging a connection")
 
 
 def test_the_zed_settings_put_the_inspector_in_front_of_the_agent(tmp_path):
-    (block,) = re.findall(r"```json\n(.*?)```", section(), flags=re.DOTALL)
-    (server,) = json.loads(block)["agent_servers"].values()
+    (server,) = json.loads(ZED.text)["agent_servers"].values()
     assert (server["type"], server["command"]) == ("custom", "python3")
     args = server["args"]
     transcript = tmp_path / "transcript.ndjson"
-    # this machine's paths and agent for the README's placeholders; the command stays as written
+    # this machine's paths and agent for the guide's placeholders; the command stays as written
     args = [str(transcript) if a == "/tmp/acp-transcript.ndjson" else a for a in args]
     args = [*args[: args.index("--") + 1], *STUB_AGENT]
     env = {**child_env(), **{k: str(BINDINGS) for k in server["env"]}}

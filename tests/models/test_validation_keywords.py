@@ -1,5 +1,5 @@
 """The validation keywords the spec's releases use: minLength, minItems and pattern are enforced
-on decode; contentEncoding and formats other than integer widths are annotations (README)."""
+on decode; contentEncoding and formats other than integer widths are annotations (docs/reference/models.md)."""
 
 from __future__ import annotations
 

@@ -84,6 +84,25 @@ def test_foreign_files_are_not_checked(cli, tmp_path, write_schema):
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0
 
 
+def test_without_a_manifest_check_compares_every_file_generate_would_write(cli, tmp_path, write_schema):
+    """What acpgen owns does not narrow check: with the manifest gone, a changed module is drift
+    (and the manifest is missing) while the user's own file is still ignored; generate, owning
+    nothing there, refuses to overwrite."""
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    cli("generate", "--schema", schema, "--out", out)
+    (out / PKG / "acpgen-manifest.json").unlink()
+    (out / PKG / "helpers.py").write_text("# mine\n")
+    methods = out / PKG / "methods.py"
+    methods.write_text(methods.read_text() + "# edited\n")
+    result = cli("check", "--schema", schema, "--out", out, "--summary")
+    assert result.exit_code == 1
+    summary = result.stderr.splitlines()
+    assert any(line.strip().startswith("missing:") and line.endswith("acpgen-manifest.json") for line in summary)
+    assert any(line.strip().startswith("changed:") and line.endswith("methods.py") for line in summary)
+    assert not any("helpers.py" in line for line in summary)
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 2
+
+
 def test_missing_output_folder_is_drift_and_a_file_is_an_error(cli, tmp_path, write_schema):
     schema = write_schema(mini_schema())
     result = cli("check", "--schema", schema, "--out", tmp_path / "nowhere")

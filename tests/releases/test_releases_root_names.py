@@ -1,6 +1,6 @@
 """Names at the package root never shadow each other: a type named like a runtime name (``Agent``,
 ``RequestError``, ``decode``, ``run_agent``, a submodule, ...) gets a name of its own, by the rule of
-README "Generated names", and ``__all__`` lists every name once."""
+docs/reference/models.md, "Generated names", and ``__all__`` lists every name once."""
 
 from __future__ import annotations
 

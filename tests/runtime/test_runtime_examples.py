@@ -1,4 +1,4 @@
-"""The examples (``examples/``), written the way the README teaches, against real peers.
+"""The examples (``examples/``), written the way the guides teach, against real peers.
 
 * The echo agent and the same agent written with the official Python SDK
   (``tests/interop/echo_sdk_agent.py``) run against the same client and give the same result;

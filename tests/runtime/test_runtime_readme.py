@@ -1,13 +1,15 @@
-"""The README's runtime section: its examples run, type-check, and say what is true.
+"""The guides to writing an agent and a client: their examples run, type-check, and say what is true.
 
-The section's Python blocks are, in order, an agent, a client (run against that agent and the
-stub agent), and a tool call with permission tested in memory. The table of the official SDK's
-helpers names only what exists on both sides, and the line counts it states are the examples'.
+The agent guide's Python blocks are an agent and a tool call with permission tested in memory;
+the client guide's, a client (run against that agent and the stub agent, and as the guide's shell
+block runs it). The table of the official SDK's helpers names only what exists on both sides, and
+the line counts it states are the examples'.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -18,16 +20,21 @@ import acp.contrib
 import acp.helpers
 import acp_bindings
 from acp_bindings import builders, models, session
+from support import docs
 from support.runtime import BINDINGS, INTEROP, ROOT, STUB_AGENT, child_env
 
-README = (ROOT / "README.md").read_text()
-SECTION = README[README.index("## The runtime: speaking ACP from Python") : README.index("### Stub servers")]
-BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, re.DOTALL)
+AGENT_PAGE, CLIENT_PAGE = "guides/writing-an-agent.md", "guides/writing-a-client.md"
+AGENT, TOOLS = (block.text for block in docs.blocks(AGENT_PAGE, "python"))
+(VIEWER,) = (block.text for block in docs.blocks(CLIENT_PAGE, "python"))
+(VIEWER_RUN,) = docs.blocks(CLIENT_PAGE, "sh")
+(EXAMPLES_RUN,) = docs.blocks(AGENT_PAGE, "sh")
+SECTION = docs.read(AGENT_PAGE)
+BLOCKS = [AGENT, VIEWER, TOOLS]
 
 
 def _write(tmp_path: Path) -> list[Path]:
     paths = []
-    for name, code in zip(("readme_agent.py", "readme_viewer.py", "readme_tools.py"), BLOCKS):
+    for name, code in zip(("echo_agent.py", "viewer.py", "tools.py"), BLOCKS):
         (tmp_path / name).write_text(code)
         paths.append(tmp_path / name)
     return paths
@@ -39,25 +46,62 @@ def _run(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def test_the_section_has_an_agent_a_client_and_a_tool_call_example():
-    assert len(BLOCKS) == 3
+def test_the_guides_have_an_agent_a_client_and_a_tool_call_example():
     assert "class EchoAgent(acp.Agent)" in BLOCKS[0] and "spawn_agent" in BLOCKS[1]
     assert "ToolCallTracker" in BLOCKS[2] and "in_memory_pair" in BLOCKS[2]
 
 
-def test_the_readme_client_drives_the_readme_agent_and_the_stub_agent(tmp_path):
+def test_the_client_drives_the_guide_agent_and_the_stub_agent(tmp_path):
     agent, viewer, _ = _write(tmp_path)
-    expected = "end_turn ['Hello, agent']\n"
-    assert _run(sys.executable, str(viewer), sys.executable, str(agent), cwd=tmp_path) == expected
-    assert _run(sys.executable, str(viewer), *STUB_AGENT, cwd=tmp_path) == expected
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    echoed = _run(sys.executable, str(viewer), sys.executable, str(agent), cwd=tmp_path)
+    assert echoed.startswith("end_turn ['Hello, agent")  # the echo agent sends the link back, unread
+    # the stub agent reads the linked file through the client, which advertised that it can
+    assert _run(sys.executable, str(viewer), *STUB_AGENT, cwd=tmp_path) == "end_turn ['Hello, agentmy notes\\n']\n"
 
 
-def test_the_readme_tool_call_example_runs(tmp_path):
+def test_the_client_guide_shell_block_prints_what_it_says(tmp_path):
+    """The block as written, in a folder that holds the generated package as ``generated/``."""
+    _, viewer, _ = _write(tmp_path)
+    (tmp_path / "generated").symlink_to(BINDINGS)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-e", "-c", VIEWER_RUN.text], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (stated,) = re.findall(r"prints `(end_turn [^`]*)`", docs.read(CLIENT_PAGE))
+    assert done.stdout == stated.replace("\\\\n", "\\n") + "\n"
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+
+
+def test_the_examples_run_as_the_agent_guide_says(tmp_path):
+    """From a folder laid out as acpgen's root: ``generated/`` (the fresh package), ``examples/``."""
+    (tmp_path / "generated").symlink_to(BINDINGS)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(["bash", "-e", "-c", EXAMPLES_RUN.text], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines.count('{"stopReason":"end_turn"}') == 1  # the stub client's last line
+    (stated,) = re.findall(r"prints what the session came to: `([^`]*)`", " ".join(SECTION.split()))
+    assert lines[-1] == stated
+
+
+def test_a_client_that_does_not_advertise_fs_is_not_asked_for_files(tmp_path):
+    """Without the capability the stub agent leaves the link unread: the advertising matters."""
+    _, viewer, _ = _write(tmp_path)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "viewer.py").write_text(VIEWER.replace(", client_capabilities=READS_FILES", ""))
+    assert "my notes" not in _run(sys.executable, str(tmp_path / "viewer.py"), *STUB_AGENT, cwd=tmp_path)
+
+
+def test_the_tool_call_example_runs(tmp_path):
     _, _, tools = _write(tmp_path)
     assert _run(sys.executable, str(tools), cwd=tmp_path) == ""
 
 
-def test_the_readme_examples_pass_mypy_strict(tmp_path):
+def test_the_guide_examples_pass_mypy_strict(tmp_path):
     paths = _write(tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *map(str, paths)],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +13,9 @@ import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
 from acp_bindings.stub_agent import text_chunks
+from support import docs
 from acp_bindings.stub_client import StubClient
 from support.runtime import (
-    ROOT,
     STUB_AGENT,
     STUB_CLIENT,
     child_env,
@@ -277,12 +276,13 @@ def test_stub_agent_keeps_stray_prints_off_the_wire(tmp_path):
 
 
 
-def test_the_readme_example_agent_serves_the_stub_client(tmp_path):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## The runtime: speaking ACP from Python") :]
-    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert code is not None
-    (tmp_path / "echo_agent.py").write_text(code.group(1))
+AGENT_EXAMPLE = docs.blocks("guides/writing-an-agent.md", "python")[0]
+
+
+def test_the_guide_example_agent_serves_the_stub_client(tmp_path):
+    code = AGENT_EXAMPLE.text
+    assert "class EchoAgent(acp.Agent)" in code
+    (tmp_path / "echo_agent.py").write_text(code)
     done = _stub_client(tmp_path, "--prompt", "from the readme", "--", sys.executable, str(tmp_path / "echo_agent.py"))
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]

@@ -8,7 +8,7 @@ its agent, which sends the lines to the client while a prompt runs. Lines: rando
 invalid UTF-8, JSON-RPC with wrong types, every method's params mutated (keys dropped, types
 changed, huge strings, deep nesting, NaN/Infinity, 1e400, duplicate keys, lone surrogates),
 responses to ids never sent, batches, notifications, now and then a message above the size limit
-with its id last. The expected answer of each line follows the rules the README documents.
+with its id last. The expected answer of each line follows the rules docs/reference/runtime.md documents.
 
 Counted, all to be 0: crashes (an exit status other than 0, or a traceback), hangs (no answer to
 a valid ``initialize`` sent last, or no exit once stdin closed), lost answers (a request id not
@@ -88,7 +88,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 def oracle(line: bytes) -> Expect:
-    """The answer the README's rules give to ``line`` (one that parses, or that is not JSON)."""
+    """The answer the documented rules give to ``line`` (one that parses, or that is not JSON)."""
     if not line.strip():
         return NOTHING
     try:

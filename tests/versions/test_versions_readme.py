@@ -1,21 +1,19 @@
-"""The README's "Protocol versions" section: its agent serving both versions runs, and the
+"""The "Two protocol versions" guide: its agent serving both versions runs, and the
 TypeScript SDK's v1 and v2 clients each complete a turn against it."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 
 import pytest
-from support import BINDINGS, INTEROP, ROOT, write_package
+from support import BINDINGS, INTEROP, docs, write_package
 from support.versions import SDK_SCHEMAS, env_for
 
 from acpgen.pipeline import Options, generate
 
-README = (ROOT / "README.md").read_text()
-SECTION = README[README.index("### Protocol versions") : README.index("### Interop tests and benchmark")]
+(BOTH_VERSIONS,) = docs.blocks("guides/protocol-versions.md", "python")
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +21,12 @@ def agent(tmp_path_factory):
     folder = tmp_path_factory.mktemp("readme-versions")
     schema = SDK_SCHEMAS / "v2-schema.json"
     write_package(generate(Options(schema=schema, package="acp_v2", protocol_version=2)).files, folder)
-    [block] = re.findall(r"```python\n(.*?)```", SECTION, re.DOTALL)
-    (folder / "both_versions.py").write_text(block)
+    (folder / "both_versions.py").write_text(BOTH_VERSIONS.text)
     return folder
 
 
 @pytest.mark.parametrize(("mode", "version"), [("v1", 1), ("v2", 2)])
-def test_the_readme_agent_serves_both_typescript_clients(agent, tmp_path, mode, version):
+def test_the_guide_agent_serves_both_typescript_clients(agent, tmp_path, mode, version):
     command = ["node", str(INTEROP / "ts_versions_client.mjs"), mode, str(version), str(tmp_path),
                sys.executable, str(agent / "both_versions.py")]
     done = subprocess.run(command, env=env_for(BINDINGS, agent), capture_output=True, text=True, timeout=60,

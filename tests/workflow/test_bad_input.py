@@ -7,7 +7,7 @@ import copy
 import os
 
 import pytest
-from support import mini_schema
+from support import docs, mini_schema
 
 
 @pytest.fixture(autouse=True)
@@ -120,3 +120,16 @@ def test_bad_package_name(cli, tmp_path, package):
     result = cli("generate", "--package", package, "--out", out)
     assert result.exit_code == 2 and not out.exists()
     assert f"error: --package {package!r} is not a dotted Python name" in result.stderr
+
+
+(DIAGNOSTICS_EXAMPLE,) = docs.blocks("reference/cli.md", "", "Diagnostics and exit status")
+
+
+def test_the_documented_diagnostics_are_what_acpgen_prints(cli, tmp_path, write_schema):
+    """The reference's example: both problems of one schema, reported together, each on its line."""
+    doc = mini_schema()
+    doc["$defs"]["PingAgainRequest"] = copy.deepcopy(doc["$defs"]["PingRequest"])
+    doc["$defs"]["LogNotification"]["x-side"] = "editor"
+    result, out = generate_into(cli, tmp_path, write_schema(doc))
+    assert result.exit_code == 2 and not out.exists()
+    assert sorted(result.stderr.splitlines()) == sorted(DIAGNOSTICS_EXAMPLE.text.splitlines())

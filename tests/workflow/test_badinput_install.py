@@ -11,7 +11,7 @@ import sys
 import tarfile
 
 import pytest
-from support import CORPUS, ROOT
+from support import CORPUS, ROOT, docs
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -92,12 +92,13 @@ def test_the_library_is_importable_from_the_package_root_and_import_acpgen_stays
     assert run.stdout == "error: --package 'class.x' is not a dotted Python name: 'class' is a Python keyword\n"
 
 
-def test_the_readme_python_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### From Python"):]
-    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert code is not None and "from acpgen import" in code.group(1)
-    run = subprocess.run([sys.executable, "-c", code.group(1)], check=False, capture_output=True, text=True)
+(PYTHON_API_EXAMPLE,) = docs.blocks("reference/python-api.md", "python")
+
+
+def test_the_python_api_example_runs():
+    code = PYTHON_API_EXAMPLE
+    assert "from acpgen import" in code.text
+    run = subprocess.run([sys.executable, "-c", code.text], check=False, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
 
 
@@ -114,9 +115,9 @@ def make_dry_run(target: str) -> list[str]:
     return [line for line in run.stdout.splitlines() if "pip install" in line and "--upgrade pip" not in line]
 
 
-def test_make_generate_installs_acpgen_alone_and_make_test_the_test_extra():
+def test_make_generate_installs_acpgen_alone_and_make_test_the_test_and_docs_extras():
     assert make_dry_run("generate") == [".venv/bin/python -m pip install --quiet -e ."]
-    assert ".venv/bin/python -m pip install --quiet -e '.[test]'" in make_dry_run("test")
+    assert ".venv/bin/python -m pip install --quiet -e '.[test,docs]'" in make_dry_run("test")
 
 
 def test_the_sdist_carries_its_tests_and_they_run(tmp_path):
@@ -133,7 +134,7 @@ def test_the_sdist_carries_its_tests_and_they_run(tmp_path):
     prefix = top.name
     for needed in ("LICENSE", "tests/conftest.py", "tests/support/__init__.py", "tests/data/corpus/INDEX.tsv",
                    "tests/data/snapshots/help-acpgen.txt", "generated/acp_bindings/__init__.py",
-                   "tests/interop/package-lock.json", "Makefile"):
+                   "tests/interop/package-lock.json", "Makefile", "mkdocs.yml", "docs/index.md"):
         assert f"{prefix}/{needed}" in names, needed
     assert not any("node_modules" in name or "__pycache__" in name for name in names)
     env = {**os.environ, "PYTHONPATH": str(top)}  # the unpacked acpgen, before the installed one

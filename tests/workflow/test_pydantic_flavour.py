@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from support import one_error_line
+from support import docs, one_error_line
 from support.flavours import PYDANTIC_PACKAGE, pydantic_folder
 
 from acpgen.pipeline import Options, generate
@@ -93,17 +93,17 @@ def test_without_datamodel_code_generator_one_line_says_how_to_install(tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_readme_example_runs_on_a_pydantic_package(tmp_path):
-    import re
+(FLAVOUR_EXAMPLE,) = docs.blocks("reference/models.md", "python", "Choosing a flavour: dataclasses or pydantic")
 
-    from support import ROOT, write_package
 
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Choosing a flavour") :]
-    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert code is not None and "--models pydantic" in code.group(1)
+def test_the_documented_example_runs_on_a_pydantic_package(tmp_path):
+
+    from support import write_package
+
+    code = FLAVOUR_EXAMPLE
+    assert "--models pydantic" in code.text
     write_package(generate(Options(models="pydantic")).files, tmp_path)
-    (tmp_path / "example.py").write_text(code.group(1))
+    (tmp_path / "example.py").write_text(code.text)
     result = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0, result.stderr
 

@@ -1,22 +1,18 @@
-"""The README's "Use in CI" recipes work: the pre-commit configuration and the GitHub Actions step."""
+"""The "Use in CI" guide's recipes work: the pre-commit configuration and the GitHub Actions step."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
-from support import ROOT, mini_schema
+from support import ROOT, docs, mini_schema
 
-
-def readme_blocks(section: str, language: str) -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(rf"```{language}\n(.*?)```", body, flags=re.DOTALL)
+#: The guide's two YAML blocks: the pre-commit configuration, then the GitHub Actions step.
+CONFIG, STEP = (block.text for block in docs.blocks("guides/ci.md", "yaml"))
 
 
 def test_the_hook_manifest_offers_acpgen_check():
@@ -29,7 +25,8 @@ def test_the_hook_manifest_offers_acpgen_check():
 
 
 def test_the_readme_pre_commit_configuration_catches_drift(tmp_path):
-    config, = (block for block in readme_blocks("Use in CI", "yaml") if "repos:" in block)
+    config = CONFIG
+    assert "repos:" in config
     project = tmp_path / "project"
     project.mkdir()
     (project / "acp.json").write_text(json.dumps(mini_schema()))
@@ -54,7 +51,29 @@ def test_the_readme_pre_commit_configuration_catches_drift(tmp_path):
     assert "-# edited by hand" in failed.stdout and "changed: src/demo/acp/methods.py" in failed.stdout
 
 
-def test_the_readme_actions_step_runs_acpgen_check():
-    step, = (block for block in readme_blocks("Use in CI", "yaml") if "repos:" not in block)
-    (parsed,) = yaml.safe_load(step)
+def test_the_actions_step_installs_acpgen_and_runs_the_check(tmp_path):
+    """The step's script, run as the runner would: pip installs acpgen from the requirement in
+    ACPGEN (this checkout, here) into a fresh environment, and acpgen check fails on drift."""
+    (parsed,) = yaml.safe_load(STEP)
+    assert parsed["env"] == {"ACPGEN": "${{ vars.ACPGEN }}"}
     assert parsed["run"].strip().splitlines()[-1] == "acpgen check"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    # the new environment sees this one's packages, so pip installs acpgen alone (no downloads)
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "test-env.pth").write_text(next(p for p in sys.path if p.endswith("site-packages")) + "\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "acp.json").write_text(json.dumps(mini_schema()))
+    (project / "pyproject.toml").write_text('[tool.acpgen]\nschema = "acp.json"\nout = "src"\n')
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": "",
+           "ACPGEN": f"acpgen @ {ROOT.as_uri()}", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    step = ["bash", "-e", "-c", parsed["run"]]
+    first = subprocess.run(step, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1, first.stdout + first.stderr  # nothing generated yet: drift
+    assert (venv / "bin" / "acpgen").exists()
+    subprocess.run([str(venv / "bin" / "acpgen"), "generate"], cwd=project, env=env, check=True, capture_output=True)
+    again = subprocess.run(step, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "up to date" in again.stdout + again.stderr

@@ -5,13 +5,12 @@ names the one that differs."""
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, mini_schema, tree
+from support import docs, mini_schema, tree
 
 from acpgen.output.manifest import ManifestError, parse_manifest
 from acpgen.output.recipe import Recipe, project_path
@@ -162,29 +161,28 @@ def test_check_with_nothing_checks_every_package_below(cli, project):
     assert lines[2:] == ["acpgen check: src is up to date"]
 
 
-def readme_section(title: str) -> str:
-    text = (ROOT / "README.md").read_text()
-    return text.split(f"\n### {title}\n", 1)[1].split("\n### ", 1)[0]
+(GENERATE_EXAMPLE,) = docs.blocks("reference/cli.md", "sh", "`acpgen generate`")
+(OPTIONS_RECORD,) = docs.blocks("reference/cli.md", "json", "`acpgen generate`")
+(CHECK_EXAMPLES,) = docs.blocks("reference/cli.md", "sh", "`acpgen check`")
+(CHECK_SAYS,) = docs.blocks("reference/cli.md", "", "`acpgen check`")
 
 
-def test_the_readme_generate_example_is_this_project(project):
-    (block,) = re.findall(r"```sh\n(.*?)```", readme_section("`acpgen generate`"), flags=re.DOTALL)
+def test_the_documented_generate_example_is_this_project(project):
+    block = GENERATE_EXAMPLE.text
     assert block.splitlines()[0] == COMMAND
     assert f"`{header_command(project)}`" in block
-    (record,) = re.findall(r"```json\n(.*?)```", readme_section("`acpgen generate`"), flags=re.DOTALL)
     manifest = json.loads((package_dir(project) / "acpgen-manifest.json").read_text())
-    assert json.loads("{" + record + "}")["options"] == manifest["options"]
+    assert json.loads("{" + OPTIONS_RECORD.text + "}")["options"] == manifest["options"]
 
 
-def test_the_readme_check_examples_work_as_written(cli, project):
-    section = readme_section("`acpgen check`")
-    (commands,) = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
-    lines = [line.split("#")[0].strip() for line in commands.splitlines()]
+def test_the_documented_check_examples_work_as_written(cli, project):
+    lines = [line.split("#")[0].strip() for line in CHECK_EXAMPLES.text.splitlines()]
     assert len(lines) == 4
     for line in lines:
         result = cli(*shlex.split(line)[1:])
         assert result.exit_code == 0, (line, result.stderr)
-    (said,) = re.findall(r"```\n(acpgen check: .*?)```", section, flags=re.DOTALL)
+    said = CHECK_SAYS.text
+    assert said.startswith("acpgen check: ")
     result = cli("check", "--out", "src/myapp/_acp", "--side", "client", "--stable-only")
     assert result.exit_code == 1 and result.stderr == said
 
