@@ -47,7 +47,7 @@ def session(tmp_path_factory):
     transcript, page = tmp_path / "transcript.ndjson", tmp_path / "session.html"
     done = subprocess.run(
         [*TS_CLIENT, str(cwd), *INSPECT, "--transcript", str(transcript), "--html", str(page), "--", *STUB_AGENT],
-        cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=60,
+        cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=60, check=False,
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in transcript.read_text().splitlines()], page
@@ -80,7 +80,7 @@ def entry(number, direction, message, time=None, problems=()):
 
 
 def test_rows_pair_requests_with_responses_and_join_streamed_text():
-    chunk = lambda text: {"jsonrpc": "2.0", "method": "session/update", "params": {  # noqa: E731
+    chunk = lambda text: {"jsonrpc": "2.0", "method": "session/update", "params": {
         "sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}}
     entries = [
         entry(1, C, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}, 0.5),
@@ -238,7 +238,7 @@ def test_a_page_that_cannot_be_written_is_one_line_and_status_2(tmp_path, cli, s
     assert result.stderr.startswith(f"error: --html: cannot write {nowhere}: ") and result.stderr.count("\n") == 1
     done = subprocess.run(
         [*INSPECT, "--html", str(nowhere), "--", sys.executable, "-c", "print('started')"],
-        env=child_env(), capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+        env=child_env(), capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False,
     )
     assert (done.returncode, done.stdout) == (2, "")  # the agent never started
     assert done.stderr.startswith(f"inspect: cannot write {nowhere}: ") and done.stderr.count("\n") == 1
@@ -259,7 +259,7 @@ def test_the_inspectors_page_is_written_whole_at_the_end(tmp_path):
     agent = "import sys, pathlib; sys.stdout.write(str(pathlib.Path(sys.argv[1]).exists()))"
     done = subprocess.run(
         [*INSPECT, "--html", str(page), "--", sys.executable, "-c", agent, str(page)],
-        env=child_env(), capture_output=True, text=True, timeout=30, input="",
+        env=child_env(), capture_output=True, text=True, timeout=30, input="", check=False,
     )
     assert (done.returncode, done.stdout) == (0, "False")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]

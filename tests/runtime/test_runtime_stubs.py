@@ -13,8 +13,8 @@ import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
 from acp_bindings.stub_agent import text_chunks
-from support import docs
 from acp_bindings.stub_client import StubClient
+from support import docs
 from support.runtime import (
     STUB_AGENT,
     STUB_CLIENT,

@@ -70,7 +70,7 @@ class Browser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(3, 4),
-            preexec_fn=as_fds_3_and_4,
+            preexec_fn=as_fds_3_and_4,  # noqa: PLW1509 (it only duplicates descriptors: no lock)
         )
         os.close(to_browser_r)
         os.close(from_browser_w)
@@ -195,7 +195,7 @@ class Browser:
         os.close(self._from_browser)
         self._profile.cleanup()
 
-    def __enter__(self) -> Browser:
+    def __enter__(self) -> Browser:  # noqa: PYI034 (Browser is final)
         return self
 
     def __exit__(self, *exc: object) -> None:
