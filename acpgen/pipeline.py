@@ -49,6 +49,16 @@ OUTPUT_MODULES = (
     "models.py",
     "builders.py",
     "session.py",
+    # the connection runtime, in its layers (lower first), and the facade the other modules import
+    "_errors.py",
+    "_framing.py",
+    "_transports.py",
+    "_memory.py",
+    "_sender.py",
+    "_incoming.py",
+    "_connection.py",
+    "_typed.py",
+    "_process.py",
     "_rpc.py",
     "_versions.py",
     "agent.py",
@@ -90,7 +100,13 @@ STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
 #: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
 #: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
 #: still overrides one.
-RUNTIME_MODULES = frozenset({"_codec.py", "_rpc.py", "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"})
+CONNECTION_MODULES = (
+    "_errors.py", "_framing.py", "_transports.py", "_memory.py", "_sender.py", "_incoming.py",
+    "_connection.py", "_typed.py", "_process.py", "_rpc.py",
+)
+RUNTIME_MODULES = frozenset(
+    {"_codec.py", *CONNECTION_MODULES, "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"}
+)
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {

@@ -7,6 +7,7 @@ processes (a killed peer, many requests, ordering) use the stub agent over real 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import signal
@@ -134,7 +135,8 @@ async def test_handler_exception_answers_internal_error_and_the_next_request_suc
     with caplog.at_level(logging.ERROR):
         reply = await peer.request(1, "authenticate", {"methodId": "boom"})
     assert reply["error"]["code"] == -32603
-    assert reply["error"]["data"] == {"details": "the handler broke"}
+    assert reply["error"]["data"] == {"details": "RuntimeError: the handler broke"}  # its type and message, no traceback
+    assert "Traceback" not in json.dumps(reply)
     assert "the handler broke" in caplog.text
     assert (await peer.request(2, "authenticate", {"methodId": "ok"})) == {"jsonrpc": "2.0", "id": 2, "result": {}}
     await connection.close()

@@ -9,7 +9,7 @@ import math
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc
+from acp_bindings import _framing, _rpc
 from support.runtime import RawPeer, run_async_tests
 
 
@@ -83,26 +83,26 @@ VALUES = [
 
 @pytest.mark.parametrize("value", VALUES)
 def test_the_encoder_writes_what_json_dumps_writes(value) -> None:
-    assert _rpc._encode_json(value) == json.dumps(value, separators=(",", ":"), allow_nan=False)
+    assert _framing.encode_json(value) == json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_the_encoder_refuses_what_json_has_not(bad) -> None:
     with pytest.raises(ValueError):
-        _rpc._encode_json({"value": [bad]})
+        _framing.encode_json({"value": [bad]})
 
 
 @pytest.mark.parametrize("value", VALUES)
 def test_the_decoder_reads_what_json_loads_reads(value) -> None:
     text = json.dumps(value)
-    assert _rpc._decode_json(text) == json.loads(text)
-    assert _rpc._decode_json(f" \t{text}\r\n") == json.loads(text)
+    assert _framing.decode_json(text) == json.loads(text)
+    assert _framing.decode_json(f" \t{text}\r\n") == json.loads(text)
 
 
 @pytest.mark.parametrize("text", ["", " ", "[1] [2]", '{"a": 1', "NaN", '{"a": Infinity}'])
 def test_the_decoder_refuses_what_json_does_not_allow(text) -> None:
     with pytest.raises(ValueError):
-        _rpc._decode_json(text)
+        _framing.decode_json(text)
 
 
 run_async_tests(globals())

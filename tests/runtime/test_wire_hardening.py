@@ -16,7 +16,7 @@ import threading
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
+from acp_bindings import _process, _rpc, models
 from support.runtime import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -259,7 +259,7 @@ async def test_a_peer_that_stops_reading_stops_being_read_and_nothing_is_lost():
     reader = _rpc.PipeReader()
     read_transport, _ = await loop.connect_read_pipe(lambda: reader, os.fdopen(to_agent_r, "rb", buffering=0))
     transport, protocol = await loop.connect_write_pipe(
-        _rpc._WriteProtocol, os.fdopen(from_agent_w, "wb", buffering=0)
+        _process._WriteProtocol, os.fdopen(from_agent_w, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     connection = acp.AgentSideConnection(Slow(), reader, writer)

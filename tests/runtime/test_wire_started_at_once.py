@@ -15,7 +15,7 @@ import sys
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
+from acp_bindings import _framing, _process, _rpc, models
 from support.runtime import RawPeer, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -55,7 +55,7 @@ async def _serve_over_pipes(agent: acp.Agent) -> tuple[acp.AgentSideConnection, 
     reader = _rpc.PipeReader()
     await loop.connect_read_pipe(lambda: reader, os.fdopen(to_agent, "rb", buffering=0))
     transport, protocol = await loop.connect_write_pipe(
-        _rpc._WriteProtocol, os.fdopen(from_agent, "wb", buffering=0)
+        _process._WriteProtocol, os.fdopen(from_agent, "wb", buffering=0)
     )
     connection = acp.AgentSideConnection(agent, reader, asyncio.StreamWriter(transport, protocol, None, loop))
     peer_reader = asyncio.StreamReader()
@@ -115,8 +115,8 @@ async def test_the_answers_to_one_read_leave_in_the_order_of_their_requests():
 @pytest.mark.parametrize("request_id", [0, 7, -3, 2**70, 1.5, "a\u00e9\"\n\U0001f600", None])
 @pytest.mark.parametrize("result", [{}, {"sessionId": "s\u00e9"}, [1, None, True], None, "x"])
 def test_a_response_is_written_as_the_encoder_writes_its_object(request_id, result):
-    expected = _rpc._encode_json({"jsonrpc": "2.0", "id": request_id, "result": result})
-    assert _rpc._result_text(request_id, result) == expected
+    expected = _framing.encode_json({"jsonrpc": "2.0", "id": request_id, "result": result})
+    assert _framing.result_text(request_id, result) == expected
 
 
 @pytest.mark.parametrize("method", ["session/new", "_x.y/\u00e9\"\\", ""])
@@ -125,14 +125,14 @@ def test_a_request_is_written_as_the_encoder_writes_its_object(method, params):
     message = {"jsonrpc": "2.0", "id": 41, "method": method}
     if params is not None:
         message["params"] = params
-    assert _rpc._request_text(41, method, params) == _rpc._encode_json(message)
+    assert _framing.request_text(41, method, params) == _framing.encode_json(message)
 
 
 def test_a_body_json_has_not_is_refused_before_anything_is_written():
     with pytest.raises(ValueError):
-        _rpc._result_text(1, {"x": float("nan")})
+        _framing.result_text(1, {"x": float("nan")})
     with pytest.raises(ValueError):
-        _rpc._request_text(1, "m", {"x": float("inf")})
+        _framing.request_text(1, "m", {"x": float("inf")})
 
 
 run_async_tests(globals())

@@ -93,8 +93,10 @@ def oracle(line: bytes) -> Expect:
         return NOTHING
     try:
         value = json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, _NotJson, json.JSONDecodeError):
+    except UnicodeDecodeError:
         return _null(-32700)
+    except (_NotJson, json.JSONDecodeError):  # text: a broken message, or a stray print
+        return NOTHING if line.lstrip()[:1] not in (b"{", b"[", b'"') else _null(-32700)
     except ValueError:  # a number beyond the float range, or too many digits: JSON all the same
         return _refused(json.loads(line, parse_float=float, parse_int=_int_or_inf), -32700)
     if any(isinstance(v, float) and v in (float("inf"), float("-inf")) for v in _numbers(value)):

@@ -108,15 +108,16 @@ class ClientProxy(_rpc.Proxy):
 class AgentSideConnection(_rpc.PeerConnection):
     """A connection serving a :class:`Agent`; ``.client`` calls the client.
 
-    It starts reading as soon as it is made (inside a running event loop). Use it as an async
-    context manager, or call :meth:`close`.
+    It runs over a reader and a writer of newline-delimited JSON, or over a ``MessageTransport``
+    alone (one message per WebSocket frame or HTTP body). It starts reading as soon as it is made
+    (inside a running event loop). Use it as an async context manager, or call :meth:`close`.
     """
 
     def __init__(
         self,
         agent: Agent,
-        reader: asyncio.StreamReader | _rpc.PipeReader,
-        writer: _rpc.MessageWriter,
+        reader: asyncio.StreamReader | _rpc.PipeReader | _rpc.MessageTransport,
+        writer: _rpc.MessageWriter | None = None,
         *,
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
         json_backend: str = "json",

@@ -1,0 +1,354 @@
+"""One JSON-RPC 2.0 connection: its lifecycle, calls and their answers, and the checks every
+incoming message passes before it is handled.
+
+A :class:`Connection` reads messages from a wire (see :mod:`._transports`), hands requests and
+notifications to a dispatcher (the typed layer decodes params and calls handlers) and sends
+requests and notifications of its own. The wire rules it keeps are listed in :mod:`._rpc`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ._errors import ConnectionClosed, RequestError
+from ._framing import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    HEAD_KEPT,
+    UNREAD,
+    WIRE_LOG,
+    NotJson,
+    Unrepresentable,
+    decode_json,
+    encode_json,
+    find_id,
+    is_stray_text,
+    noise_text,
+    notification_text,
+    orjson_reader,
+    request_text,
+    valid_id,
+)
+from ._incoming import Dispatcher, Incoming, in_notification
+from ._sender import FLUSH_AT, Sender
+from ._transports import MessageTransport, MessageWriter, PipeReader, Wire, make_wire
+
+__all__ = ["CANCEL_REQUEST", "Connection"]
+
+logger = logging.getLogger(WIRE_LOG)
+
+#: The protocol-level notification that cancels an in-flight request.
+CANCEL_REQUEST = "$/cancel_request"
+_ = NotJson  # what decode_json raises for NaN: a ValueError like any text that is not JSON
+
+
+class Connection(Incoming):
+    """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out), or over a
+    :class:`~._transports.MessageTransport` (``Connection(transport, None, dispatcher)``).
+
+    Call :meth:`start` to begin reading (the typed connections do this for you).
+    ``json_backend="orjson"`` reads messages with orjson (installed separately), and with the
+    standard library whenever orjson refuses one or could read it differently; messages are
+    written by the standard library either way, so the wire carries the same bytes.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader | PipeReader | MessageTransport | Wire,
+        writer: MessageWriter | None,
+        dispatcher: Dispatcher,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        name: str = "acp",
+        json_backend: str = "json",
+    ) -> None:
+        if max_message_size <= 0:
+            raise ValueError("max_message_size must be positive")
+        if json_backend not in ("json", "orjson"):
+            raise ValueError(f"json_backend must be 'json' or 'orjson', got {json_backend!r}")
+        self._fast_decode = orjson_reader() if json_backend == "orjson" else None
+        self._wire = make_wire(reader, writer)
+        self._dispatcher = dispatcher
+        self._max = max_message_size
+        self._name = name
+        self._loop = asyncio.get_running_loop()
+        self._next_id = 0
+        self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
+        self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
+        self._seen_message = False  # a message arrived: later garbage is not start-up output
+        self._noise = b""  # the first line that was not JSON, when it came before any message
+        self._eof: str | None = None  # why the peer stopped writing, once it has
+        self._closed: asyncio.Future[None] = self._loop.create_future()
+        #: False once no more messages are taken in (closed, or the peer's input ended)
+        self.accepting = True
+        self._sender = Sender(self._wire, self._closed, self._shutdown, name)
+        self.read_started = self._sender.read_started
+        self.read_ended = self._sender.read_ended
+        self._init_incoming()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start reading messages (idempotent)."""
+        self._wire.start(self, self._max)
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed.done()
+
+    async def wait_closed(self) -> None:
+        """Wait until the peer goes away or :meth:`close` is called."""
+        await asyncio.shield(self._closed)
+
+    async def close(self) -> None:
+        """Close the connection: pending calls fail, in-flight handlers are cancelled."""
+        self._shutdown("connection closed by this side")
+        error = ConnectionClosed(self._sender.reason)
+        while self._held:
+            _, future, _, _ = self._held.popleft()
+            if not future.done():
+                future.set_exception(error)
+        await self._wire.stop_reading()
+        current = asyncio.current_task()
+        tasks = [t for t in (*self._incoming.values(), *self._workers) if t is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._sender.flushed(self._eof is not None)
+
+    def _shutdown(self, reason: str) -> None:
+        """Stop talking: calls still waiting for an answer fail, requests being handled are
+        cancelled (their answers could not be sent). Notifications already received are still
+        handled, and answers already received are still released after them."""
+        if self._closed.done():
+            return
+        self.accepting = False
+        self._closed.set_result(None)
+        self._sender.close(reason)
+        error = ConnectionClosed(reason)
+        pending, self._pending = self._pending, {}
+        for future, _ in pending.values():
+            if not future.done():
+                future.set_exception(error)
+        for task in self._incoming.values():
+            task.cancel()
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def _write(self, message: dict[str, Any]) -> None:
+        if self._closed.done():
+            raise ConnectionClosed(self._sender.reason)
+        self._sender.write_text(encode_json(message))  # ValueError for NaN: never sent
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Send a request and return the JSON result; raises :class:`RequestError` or :class:`ConnectionClosed`."""
+        if self._eof is not None and not self._closed.done():
+            raise ConnectionClosed(self._eof)  # no answer could come
+        if self._closed.done():
+            raise ConnectionClosed(self._sender.reason)
+        request_id = self._next_id
+        self._next_id += 1
+        text = request_text(request_id, method, params)  # ValueError for NaN: never sent
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._sender.write_text(text)
+        self._pending[request_id] = (future, in_notification.get())
+        try:
+            if self._sender.buffered() >= FLUSH_AT:
+                await self._sender.wait_drained()  # back pressure
+            return await future
+        except asyncio.CancelledError:
+            if self._pending.pop(request_id, None) is not None and not self._closed.done():
+                self._cancelled_by_us.add(request_id)
+                try:
+                    self._write(
+                        {"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": request_id}}
+                    )
+                except ConnectionClosed:
+                    pass
+            raise
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification; raises :class:`ConnectionClosed` if the connection is gone."""
+        if self._closed.done():
+            raise ConnectionClosed(self._sender.reason)
+        self._sender.write_text(notification_text(method, params))  # ValueError for NaN
+        if self._sender.buffered() >= FLUSH_AT:
+            await self._sender.wait_drained()  # back pressure
+
+    def _reply(self, request_id: Any, result: Any = None, error: RequestError | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+        if error is None:
+            message["result"] = result
+        else:
+            message["error"] = error.to_json()
+        try:
+            try:
+                self._write(message)
+            except (ValueError, TypeError, RecursionError):  # data that cannot be sent as JSON
+                if error is None:
+                    raise
+                message["error"] = {"code": error.code, "message": error.message}
+                self._write(message)
+        except ConnectionClosed:
+            logger.debug("%s: dropped the response to %r: connection closed", self._name, request_id)
+
+    # -- receiving (what the wire calls) -----------------------------------------------------
+
+    read_started: Callable[[], None]
+    read_ended: Callable[[], None]
+
+    def message_received(self, message: bytes | str) -> None:
+        try:
+            if self._fast_decode is None:
+                self._on_message(message)
+            else:
+                self._on_fast(message)
+        except Exception:  # a bug here must not stop the connection, nor lose the next messages
+            logger.exception("%s: a message could not be handled", self._name)
+
+    def message_too_large(self, head: bytes, tail: bytes, size: int) -> None:
+        text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
+        logger.warning("%s: refused a message: %s", self._name, text)
+        self._refuse(head, tail, RequestError.invalid_request({"details": text}))
+
+    def input_ended(self, reason: str = "the peer closed the connection") -> None:
+        """The peer stopped writing: calls still waiting for an answer fail, and the connection
+        closes once every request already read has been answered."""
+        if self._eof is not None or self._closed.done():
+            return
+        self._eof = reason
+        self.accepting = False
+        error = ConnectionClosed(self._with_noise(reason))
+        pending, self._pending = self._pending, {}
+        for future, _ in pending.values():
+            if not future.done():
+                future.set_exception(error)
+        if not self._incoming:
+            self._shutdown(self._with_noise(reason))
+            return
+        wait_closed = self._wire.wait_closed
+        if wait_closed is not None:  # if the peer stops reading too, stop answering
+            self._background(self._watch_writer(wait_closed))
+
+    def _with_noise(self, reason: str) -> str:
+        """``reason``, and what the peer wrote instead of messages when it wrote nothing else."""
+        if self._noise and not self._seen_message:
+            return f"{reason}; it sent no message, only text that is not JSON: {self._noise!r}"
+        return reason
+
+    async def _watch_writer(self, wait_closed: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await asyncio.shield(wait_closed())  # cancelled on close: the writer's waiter stays
+        except NotImplementedError:  # a writer that cannot tell: answers go on until written
+            return
+        except (OSError, RuntimeError):
+            logger.debug("%s: the writer closed with an error", self._name, exc_info=True)
+        self._shutdown("the peer went away")
+
+    def _refuse(self, head: bytes, tail: bytes, error: RequestError) -> None:
+        """Answer a message this side cannot take in, known only by its first and last bytes:
+        with its id when it can be found, else with id null."""
+        request_id, is_request = find_id(head, tail)
+        if is_request or request_id is None:
+            self._reply(request_id, error=error)
+        elif request_id in self._pending:
+            future, exempt = self._pending.pop(request_id)
+            self._release(future, exempt, None, RequestError.internal_error(error.to_json()))
+        else:
+            logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
+
+    def _on_fast(self, line: bytes | str) -> None:
+        message: Any = UNREAD
+        if self._fast_decode is not None and isinstance(line, bytes):
+            try:
+                message = self._fast_decode(line)
+            except ValueError:  # the standard library's reader says what is wrong
+                pass
+        if message is UNREAD or not isinstance(message, dict):  # the careful path
+            self._on_message(line)
+        else:
+            self._on_value(message)
+
+    def _on_message(self, line: bytes | str) -> None:
+        try:
+            message = decode_json(line if isinstance(line, str) else line.decode())
+        except (Unrepresentable, RecursionError) as exc:  # JSON, but not JSON we can hold
+            details = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raw = line.encode() if isinstance(line, str) else line
+            self._refuse(raw, raw[-HEAD_KEPT:], RequestError.parse_error({"details": details}))
+            return
+        except ValueError as exc:  # not JSON: bad syntax, invalid UTF-8, NaN or Infinity
+            raw = line.encode(errors="surrogatepass") if isinstance(line, str) else line
+            if raw.strip():
+                logger.warning("%s: %s", self._name, noise_text(raw, self._seen_message))
+                if not self._seen_message and not self._noise:
+                    self._noise = raw[:200]
+                if not is_stray_text(raw):  # a broken message, not a stray print: answered
+                    self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
+            return
+        self._seen_message = True
+        if not isinstance(message, dict):
+            what = "batches are not supported" if isinstance(message, list) else "not a JSON-RPC object"
+            self._reply(None, error=RequestError.invalid_request({"details": what}))
+            return
+        self._on_value(message)
+
+    def _on_value(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        has_id = "id" in message
+        request_id = message.get("id")
+        if has_id and type(request_id) is not int and not valid_id(request_id):
+            details = "id must be a string, a number or null"
+            self._reply(None, error=RequestError.invalid_request({"details": details}))
+            return
+        if message.get("jsonrpc") != "2.0":
+            if method is not None or not has_id:
+                details = 'jsonrpc must be "2.0"'
+                self._reply(request_id, error=RequestError.invalid_request({"details": details}))
+            else:
+                logger.warning(
+                    "%s: dropped a response without jsonrpc 2.0 (id %r)", self._name, request_id
+                )
+            return
+        if method is None:
+            if has_id and ("result" in message or "error" in message):
+                error = None if "result" in message else RequestError.from_json(message["error"])
+                self._on_response(request_id, message.get("result"), error)
+            else:
+                self._reply(request_id, error=RequestError.invalid_request({"details": "no method"}))
+            return
+        params = message.get("params")
+        if not isinstance(method, str) or not (params is None or isinstance(params, (dict, list))):
+            what = "method must be a string" if not isinstance(method, str) else "params must be an object"
+            # an invalid request object is answered even without an id (with id null)
+            self._reply(request_id, error=RequestError.invalid_request({"details": what}))
+            return
+        if has_id:
+            if request_id in self._incoming:
+                details = "duplicate request id"
+                self._reply(request_id, error=RequestError.invalid_request({"details": details}))
+                return
+            self._start_request(request_id, method, params)
+        elif method == CANCEL_REQUEST:
+            self._on_cancel(params)
+        else:
+            self._enqueue(method, params)
+
+    def _on_response(self, request_id: Any, result: Any, error: RequestError | None) -> None:
+        entry = self._pending.pop(request_id, None)
+        if entry is not None:
+            self._release(entry[0], entry[1], result, error)
+            return
+        if request_id in self._cancelled_by_us:
+            self._cancelled_by_us.discard(request_id)
+            logger.debug("%s: dropped the late response to cancelled request %r", self._name, request_id)
+        elif request_id is None and error is not None:
+            data = f" ({error.data})" if error.data is not None else ""
+            logger.warning(
+                "%s: the peer reported an error about no request of ours: %s %s%s",
+                self._name, error.code, error.message, data,
+            )
+        else:
+            logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)

@@ -1,0 +1,232 @@
+"""What a connection does with what the peer sends it: each request in a task of its own
+(cancellable by ``$/cancel_request``), notifications handled in order per session, and answers
+held until the notifications that arrived before them are handled.
+
+:class:`Incoming` is the part of :class:`~._connection.Connection` that does it; the connection
+supplies the dispatcher, the replies and the shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import functools
+import logging
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from ._errors import ConnectionClosed, RequestError
+from ._framing import WIRE_LOG, result_text, valid_id
+from ._sender import FLUSH_AT, Sender
+
+__all__ = ["Dispatcher", "Incoming"]
+
+logger = logging.getLogger(WIRE_LOG)
+
+#: True inside a notification's handler: its calls to the peer are answered without waiting for
+#: the notifications before them (they are being handled).
+in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "acp_in_notification", default=False
+)
+_current_task = asyncio.current_task
+
+
+class Dispatcher(Protocol):
+    """What a :class:`Connection` calls for incoming messages (the typed layer implements it)."""
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        """Return the JSON result, or raise :class:`RequestError`."""
+        ...
+
+    async def handle_notification(self, method: str, params: Any) -> None: ...
+
+
+Start = Callable[[Coroutine[Any, Any, None], Any], "asyncio.Task[None]"]
+
+#: How a request read by a transport starts at once: 3.12's public ``eager_start``. Before 3.12
+#: there is none, and the request's task starts on the loop's next iteration like any other.
+eager_task: Start | None = None
+if sys.version_info >= (3, 12):
+
+    def _task_started_at_once(coroutine: Coroutine[Any, Any, None], loop: Any) -> asyncio.Task[None]:
+        """An ordinary task that runs at once, until its coroutine first waits."""
+        return asyncio.Task(coroutine, loop=loop, eager_start=True)
+
+    eager_task = _task_started_at_once
+
+
+class Incoming:
+    """Request tasks, cancellation and per-session order (see the module's docstring)."""
+
+    _loop: asyncio.AbstractEventLoop
+    _dispatcher: Dispatcher
+    _sender: Sender
+    _closed: asyncio.Future[None]
+    _eof: str | None
+    _name: str
+
+    def _reply(self, request_id: Any, result: Any = None, error: RequestError | None = None) -> None:
+        raise NotImplementedError
+
+    def _shutdown(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def _init_incoming(self) -> None:
+        self._incoming: dict[Any, asyncio.Task[Any]] = {}
+        self._unstarted = 0  # request tasks made but not yet run
+        self._cancelled_by_peer: set[Any] = set()
+        self._queues: dict[Any, collections.deque[tuple[int, str, Any]]] = {}
+        self._workers: set[asyncio.Task[None]] = set()
+        self._seq = 0  # notifications received so far
+        self._unfinished: dict[int, None] = {}  # seq of notifications not yet handled, in order
+        self._held: collections.deque[tuple[int, asyncio.Future[Any], Any, RequestError | None]] = (
+            collections.deque()
+        )
+        self._eager = eager_task if self._loop.get_task_factory() is None else None
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run ``coroutine`` in a task the connection cancels when it closes."""
+        task = self._loop.create_task(coroutine)
+        self._workers.add(task)
+        task.add_done_callback(self._workers.discard)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _on_cancel(self, params: Any) -> None:
+        target = params.get("requestId") if isinstance(params, dict) else None
+        task = self._incoming.get(target) if valid_id(target) else None
+        if task is None:
+            logger.debug("%s: cancel for unknown request %r ignored", self._name, target)
+            return
+        self._cancelled_by_peer.add(target)
+        task.cancel()
+        task.add_done_callback(functools.partial(self._cancelled_before_start, target))
+
+    def _cancelled_before_start(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it ran never enters its ``try``: answer it here."""
+        if self._incoming.get(request_id) is not task:
+            return  # it ran, and answered
+        del self._incoming[request_id]
+        self._unstarted -= 1
+        self._cancelled_by_peer.discard(request_id)
+        if not self._closed.done():
+            self._reply(request_id, error=RequestError.request_cancelled())
+        if self._eof is not None and not self._incoming:
+            self._shutdown(self._eof)
+
+    def _start_request(self, request_id: Any, method: str, params: Any) -> None:
+        """Run a request's handler in a task of its own. On 3.12+, when the request was read by
+        a transport (not inside a task) and nothing read before it still waits to start (a
+        notification not yet handled, a request's task not yet run), the task starts at once: a
+        handler that finishes without waiting answers within the read that brought its request,
+        and no message overtakes one that arrived before it."""
+        eager = self._eager
+        if (
+            eager is not None
+            and not self._unfinished
+            and not self._unstarted
+            and _current_task(self._loop) is None  # read by a transport, not by a task
+        ):
+            eager(self._run_request(request_id, method, params, False), self._loop)
+            return
+        self._unstarted += 1
+        coroutine = self._run_request(request_id, method, params, True)
+        self._incoming[request_id] = self._loop.create_task(coroutine)
+
+    async def _run_request(self, request_id: Any, method: str, params: Any, queued: bool) -> None:
+        if queued:
+            self._unstarted -= 1
+        else:  # started at once: its task is known only now
+            task = _current_task(self._loop)
+            if task is not None:
+                self._incoming[request_id] = task
+        try:
+            result = await self._dispatcher.handle_request(method, params)
+            if self._closed.done():
+                raise ConnectionClosed(self._sender.reason)
+            self._sender.write_text(result_text(request_id, result))
+        except RequestError as exc:
+            self._reply(request_id, error=exc)
+        except asyncio.CancelledError:
+            if request_id in self._cancelled_by_peer and not self._closed.done():
+                self._reply(request_id, error=RequestError.request_cancelled())
+            else:
+                raise
+        except ConnectionClosed as exc:
+            if self._closed.done():
+                logger.debug("%s: no response to %r: connection closed", self._name, request_id)
+            else:  # the handler's own call to the peer failed: the peer stopped writing
+                self._reply(request_id, error=RequestError.internal_error({"details": str(exc)}))
+        except Exception as exc:
+            logger.exception("%s: handler for %s failed", self._name, method)
+            self._reply(request_id, error=RequestError.from_exception(exc))
+        finally:
+            self._incoming.pop(request_id, None)
+            self._cancelled_by_peer.discard(request_id)
+            if self._eof is not None and not self._incoming:
+                self._shutdown(self._eof)  # every request read before the end is answered
+        if self._sender.buffered() >= FLUSH_AT:
+            try:
+                await self._sender.wait_drained()  # back pressure
+            except ConnectionClosed:
+                pass
+
+    # -- notifications, in order per session ---------------------------------------------------
+
+    def _enqueue(self, method: str, params: Any) -> None:
+        seq = self._seq
+        self._seq += 1
+        self._unfinished[seq] = None
+        key = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(key, str):
+            key = None
+        queue = self._queues.get(key)
+        if queue is not None:
+            queue.append((seq, method, params))
+            return
+        self._queues[key] = collections.deque([(seq, method, params)])
+        self._background(self._work(key))
+
+    async def _work(self, key: Any) -> None:
+        in_notification.set(True)
+        queue = self._queues[key]
+        try:
+            while queue:
+                seq, method, params = queue[0]
+                try:
+                    await self._dispatcher.handle_notification(method, params)
+                except Exception:
+                    logger.exception("%s: notification handler for %s failed", self._name, method)
+                finally:
+                    queue.popleft()
+                    self._finished(seq)
+        finally:
+            del self._queues[key]
+
+    def _finished(self, seq: int) -> None:
+        del self._unfinished[seq]
+        if not self._held:
+            return
+        first = next(iter(self._unfinished), self._seq)
+        while self._held and self._held[0][0] <= first:
+            _, future, result, error = self._held.popleft()
+            settle(future, result, error)
+
+    def _release(self, future: asyncio.Future[Any], exempt: bool, result: Any, error: RequestError | None) -> None:
+        """Settle a call's future, or hold it until every notification that arrived before its
+        answer has been handled (``exempt``: a call made inside a notification's handler)."""
+        if exempt or not self._unfinished:
+            settle(future, result, error)
+        else:
+            self._held.append((self._seq, future, result, error))
+
+
+def settle(future: asyncio.Future[Any], result: Any, error: RequestError | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)

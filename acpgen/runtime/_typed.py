@@ -1,0 +1,176 @@
+"""The typed layer's plumbing: a codec, the routes a side handles, the dispatcher that decodes
+params and calls handlers, the proxy that calls the peer's methods, and what typed connections
+share. The generated ``agent.py`` and ``client.py`` are written against these."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection, Coroutine
+from typing import Any, NamedTuple
+
+from ._connection import Connection
+from ._errors import RequestError
+from ._framing import WIRE_LOG, JsonText, encode_json
+
+__all__ = ["Codec", "PeerConnection", "Proxy", "Route", "TypedDispatcher", "log_unhandled", "params_of"]
+
+logger = logging.getLogger(WIRE_LOG)
+
+
+class Codec(NamedTuple):
+    """How JSON becomes typed values and back (the generated models' ``decode`` / ``encode``)."""
+
+    decode: Callable[[Any, Any], Any]
+    encode: Callable[[Any], Any]
+    error: type[Exception]  # raised by ``decode``; has ``.path``, a JSON pointer
+    #: A value's wire JSON text, the same as ``encode``'s JSON but written faster; None: through
+    #: ``encode``.
+    encode_text: Callable[[Any], str] | None = None
+
+    def writer(self) -> Callable[[Any], JsonText]:
+        """What writes a typed value for a connection to send as it is."""
+        encode_text = self.encode_text
+        if encode_text is None:
+            encode = self.encode
+            return lambda value: JsonText(encode_json(encode(value)))
+        return lambda value: JsonText(encode_text(value))
+
+
+class Route(NamedTuple):
+    """One method a side handles: its wire name, the handler's attribute name and its params type.
+
+    A side may handle one wire name both as a request and as a notification (two routes)."""
+
+    method: str
+    handler: str
+    params_type: Any
+    is_request: bool
+
+
+class TypedDispatcher:
+    """Decodes params, calls the handler object's method, encodes its result."""
+
+    def __init__(
+        self, target: Any, routes: Collection[Route], codec: Codec, name: str = "acp"
+    ) -> None:
+        self._requests = {
+            r.method: (getattr(target, r.handler), r.params_type) for r in routes if r.is_request
+        }
+        self._notifications = {
+            r.method: (getattr(target, r.handler), r.params_type)
+            for r in routes
+            if not r.is_request
+        }
+        self._ext_method = target.ext_method
+        self._ext_notification = target.ext_notification
+        self._codec = codec
+        self._as_text = codec.writer()
+        self._name = name
+
+    def _decode(self, method: str, params_type: Any, params: Any) -> Any:
+        try:
+            return self._codec.decode(params_type, params)
+        except self._codec.error as exc:
+            path = getattr(exc, "path", "")
+            raise RequestError.invalid_params(
+                {"method": method, "path": path, "message": str(exc)}
+            ) from exc
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        entry = self._requests.get(method)
+        if entry is None:
+            if method.startswith("_"):
+                return await self._ext_method(method, {} if params is None else params)
+            raise RequestError.method_not_found(method)
+        handler, params_type = entry
+        result = await handler(self._decode(method, params_type, params))
+        return {} if result is None else self._as_text(result)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        entry = self._notifications.get(method)
+        if entry is None:
+            if method.startswith("_"):
+                await self._ext_notification(method, {} if params is None else params)
+            else:
+                logger.debug("%s: ignored notification %s: no handler", self._name, method)
+            return
+        handler, params_type = entry
+        try:
+            value = self._decode(method, params_type, params)
+        except RequestError as exc:
+            logger.warning("%s: dropped notification %s: %s", self._name, method, exc.data)
+            return
+        await handler(value)
+
+
+def log_unhandled(method: str) -> None:
+    """What a handler base does with a notification nobody overrode."""
+    logger.debug("ignored notification %s: no handler", method)
+
+
+class Proxy:
+    """Calls the peer's methods over a connection; subclasses add one typed method per method."""
+
+    def __init__(self, connection: Connection, codec: Codec) -> None:
+        self._connection = connection
+        self._codec = codec
+        self._as_text = codec.writer()
+
+    def _request(self, method: str, params: Any) -> Coroutine[Any, Any, Any]:
+        # the connection's coroutine itself, awaited by the caller: one coroutine less per call
+        return self._connection.request(method, self._as_text(params))
+
+    def _notify(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
+        return self._connection.notify(method, self._as_text(params))
+
+    async def ext_method(self, method: str, params: dict[str, Any] | list[Any]) -> Any:
+        """Call an extension method (its wire name starts with ``_``); returns the JSON result."""
+        _check_extension(method)
+        return await self._connection.request(method, params)
+
+    async def ext_notification(self, method: str, params: dict[str, Any] | list[Any]) -> None:
+        """Send an extension notification (its wire name starts with ``_``)."""
+        _check_extension(method)
+        await self._connection.notify(method, params)
+
+
+def params_of(
+    params_type: Callable[..., Any], args: tuple[Any, ...], fields: dict[str, Any]
+) -> Any:
+    """A typed proxy call's params object: the one given (``args``), else one built from its keywords."""
+    if not args:
+        return params_type(**fields)
+    if len(args) > 1 or fields:
+        name = getattr(params_type, "__name__", "params object")
+        raise TypeError(f"pass one {name}, or its fields as keywords, not both")
+    return args[0]
+
+
+def _check_extension(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension method names start with '_', got {method!r}")
+
+
+class PeerConnection:
+    """What the typed connections share: lifetime and the JSON-RPC connection underneath."""
+
+    process: asyncio.subprocess.Process | None = (
+        None  # the peer's process, when this side started it
+    )
+
+    def __init__(self, rpc: Connection) -> None:
+        self.rpc = rpc
+
+    @property
+    def is_closed(self) -> bool:
+        return self.rpc.is_closed
+
+    async def close(self) -> None:
+        await self.rpc.close()
+
+    async def wait_closed(self) -> None:
+        await self.rpc.wait_closed()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
