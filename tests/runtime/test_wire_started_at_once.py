@@ -1,5 +1,7 @@
-"""Requests read from a pipe start their task at once: the handler still runs in a real task,
-nothing read before a request is overtaken by it, and the bytes sent are the encoder's.
+"""Requests read from a pipe start their task at once on 3.12+ (``eager_start``; on the loop's
+next iteration before): the handler runs in a real task either way, nothing read before a
+request is overtaken by it, and the bytes sent are the encoder's (see also
+test_wire_task_semantics.py, which runs under 3.10, 3.11 and 3.13).
 
 The tests speak raw bytes to a generated agent connection over OS pipes in this process (a
 transport reads them, as from a real peer).
