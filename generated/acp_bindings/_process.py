@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import errno
 import logging
 import os
 import stat
@@ -66,9 +67,11 @@ async def read_stdin(protocol: asyncio.Protocol) -> asyncio.ReadTransport | None
     else in a thread (None). A closed stdin ends at once: ``connection_lost`` with the reason."""
     loop = asyncio.get_running_loop()
     try:
+        if sys.__stdin__ is None:  # closed when Python started: descriptor 0 may be another file now
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         fd = os.dup(0)
     except OSError as exc:
-        logger.warning("stdin is not open: %s", exc.strerror)
+        logger.warning("stdin is not open (%s): no input", exc.strerror)
         loop.call_soon(protocol.connection_lost, OSError(exc.errno, "stdin is not open"))
         return None
     source = os.fdopen(fd, "rb", buffering=0)
