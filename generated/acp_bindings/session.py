@@ -13,7 +13,7 @@ update it reads.
 from __future__ import annotations
 
 import dataclasses
-import itertools
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 from typing import Protocol as _Protocol
@@ -153,20 +153,28 @@ class _Sender(_Protocol):
     async def session_update(self, params: SessionNotification, /) -> None: ...
 
 
+#: The last tool-call number of each session, per client (the client's connection holds it).
+_CALL_NUMBERS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
 class ToolCallTracker:
     """Reports one session's tool calls: ``start`` sends ``tool_call``, ``progress`` and
     ``finish`` send ``tool_call_update``; ``calls`` holds each call as the client now sees it.
 
     ``tools = ToolCallTracker(self.client, session_id)``; ``call = await tools.start("Read
     file", kind="read")``; ``await tools.finish(call, content=[...])``. Other keywords are the
-    fields of the update classes.
+    fields of the update classes. The ids it makes (``call-1``, ``call-2``, ...) are numbered
+    per session of one client, so the trackers of a session's turns never repeat one.
     """
 
     def __init__(self, client: _Sender, session_id: str) -> None:
         self.client = client
         self.session_id = session_id
         self.calls: dict[str, ToolCallSessionUpdate] = {}
-        self._ids = itertools.count(1)
+        try:
+            self._numbers = _CALL_NUMBERS.setdefault(client, {})
+        except TypeError:  # a client that cannot be referenced weakly: numbered per tracker
+            self._numbers = {}
 
     async def start(
         self,
@@ -177,7 +185,11 @@ class ToolCallTracker:
         **fields: Any,
     ) -> str:
         """Send a new tool call (``pending`` unless ``status`` says otherwise); returns its id."""
-        call_id = tool_call_id or f"call-{next(self._ids)}"
+        if tool_call_id is None:
+            number = self._numbers.get(self.session_id, 0) + 1
+            self._numbers[self.session_id] = number
+            tool_call_id = f"call-{number}"
+        call_id = tool_call_id
         call = ToolCallSessionUpdate(tool_call_id=call_id, title=title, status=status, **fields)
         self.calls[call_id] = call
         await self.client.session_update(

@@ -125,6 +125,8 @@ class StubAgent(Agent):
             event.set()
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        if not self.initialized:
+            raise RequestError.invalid_request({"details": "call initialize first"})
         request = encode(params)
         session_id = request["sessionId"]
         if session_id not in self._sessions:

@@ -1,5 +1,6 @@
 """The runtime's rough edges a new user meets first: extension params, a cancelled call's late
-answer, a peer that dies at once, and a stray print on the agent's stdout."""
+answer, a peer that dies at once, a stray print on the agent's stdout, tool-call ids across
+turns, what an error says, and the stub agent's answer before ``initialize``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 import acp_bindings as acp
 import pytest
 from acp_bindings import _rpc, models
+from acp_bindings.session import SessionState, ToolCallTracker
+from acp_bindings.stub_agent import StubAgent
 from support.runtime import RawPeer, child_env, run_async_tests
 
 
@@ -126,6 +129,75 @@ async def test_an_error_with_no_id_is_reported_as_the_peers_error(caplog):
     assert [r.getMessage() for r in caplog.records] == [
         "agent: the peer reported an error about no request of ours: -32700 Parse error"
     ]
+    await connection.close()
+
+
+class TwoTurns(acp.Agent):
+    """Reports a tool call in each turn, with a tracker per turn (as the README's example does)."""
+
+    async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        tools = ToolCallTracker(self.client, params.session_id)
+        call = await tools.start(f"turn of {params.session_id}")
+        await tools.finish(call)
+        return models.PromptResponse(stop_reason="end_turn")
+
+
+class Keeping(acp.Client):
+    def __init__(self) -> None:
+        self.states: dict[str, SessionState] = {}
+
+    async def session_update(self, params: models.SessionNotification) -> None:
+        self.states.setdefault(params.session_id, SessionState()).apply(params)
+
+
+async def test_tool_call_ids_are_unique_within_a_session_across_its_turns():
+    client = Keeping()
+    async with acp.in_memory_pair(TwoTurns(), client) as (_, conn):
+        for session_id in ("a", "a", "b"):
+            await conn.agent.session_prompt(session_id=session_id, prompt=[])
+    assert list(client.states["a"].tool_calls) == ["call-1", "call-2"]
+    assert list(client.states["b"].tool_calls) == ["call-1"]
+
+
+def test_a_request_errors_text_includes_its_data():
+    error = acp.RequestError.invalid_params({"path": "/cwd"})
+    assert str(error) == "Invalid params (-32602): {'path': '/cwd'}"
+    assert str(acp.RequestError.internal_error()) == "Internal error (-32603)"
+
+
+async def test_the_stub_agent_says_initialize_first_to_a_prompt_before_it():
+    async with acp.in_memory_pair(StubAgent(), acp.Client()) as (_, conn):
+        with pytest.raises(acp.RequestError) as refused:
+            await conn.agent.session_prompt(session_id="s", prompt=[])
+    assert (refused.value.code, refused.value.data) == (-32600, {"details": "call initialize first"})
+
+
+class Failing(acp.Agent):
+    async def ext_method(self, method: str, params: object) -> object:
+        return {}["s"]  # a bug: KeyError
+
+
+async def test_a_handler_exception_reaches_the_peer_as_its_type_and_message_without_traceback(caplog):
+    (ours_reader, ours_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.AgentSideConnection(Failing(), ours_reader, ours_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    with caplog.at_level(logging.ERROR, logger="acp_bindings._rpc"):
+        reply = await peer.request(1, "_boom", {})
+    assert reply["error"] == {"code": -32603, "message": "Internal error", "data": {"details": "KeyError: 's'"}}
+    assert "Traceback" in caplog.text  # logged here, not sent
+    await connection.close()
+
+
+async def test_a_stray_line_of_text_is_logged_not_answered_and_a_broken_message_is(caplog):
+    (ours_reader, ours_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.AgentSideConnection(Recorder(), ours_reader, ours_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    with caplog.at_level(logging.WARNING, logger="acp_bindings._rpc"):
+        peer.send_bytes(b"Loading model weights...\n")
+        assert (await peer.request(1, "_x", {}))["id"] == 1  # the first answer is the request's
+        peer.send_bytes(b'{"jsonrpc": "2.0", "id": 2, "method": \n')
+        assert (await peer.receive())["error"]["code"] == -32700
+    assert "a stray print?" in caplog.text
     await connection.close()
 
 
