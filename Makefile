@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -105,6 +105,10 @@ bench-diff: $(STAMP)
 # CPU per message over OS pipes: generated runtime against a hand-written floor and the official SDK.
 bench-rpc: $(TEST_STAMP)
 	$(BIN)/python bench/bench_rpc.py
+
+# CPU per prompt turn (one streamed update each): generated client and stub agent against the SDK's.
+bench-prompt: $(TEST_STAMP)
+	$(BIN)/python bench/bench_prompt.py
 
 # Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
 bench-inspect: $(STAMP)
