@@ -44,6 +44,8 @@ from .version import __version__
 #: The generated package: one template per module, named ``<module>.jinja``.
 OUTPUT_MODULES = (
     "__init__.py",
+    "_decode_errors.py",
+    "_leniency.py",
     "_codec.py",
     "methods.py",
     "models.py",
@@ -104,8 +106,9 @@ CONNECTION_MODULES = (
     "_errors.py", "_framing.py", "_transports.py", "_memory.py", "_sender.py", "_incoming.py",
     "_connection.py", "_typed.py", "_process.py", "_rpc.py",
 )
+CODEC_MODULES = ("_decode_errors.py", "_leniency.py", "_codec.py")
 RUNTIME_MODULES = frozenset(
-    {"_codec.py", *CONNECTION_MODULES, "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"}
+    {*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"}
 )
 
 #: Files copied into the package as they are (not templates, not formatted).

@@ -126,17 +126,19 @@ def test_the_runtime_imports_nothing_of_acpgen():
                 assert node.level <= 1 and (node.module or "").split(".")[0] != "acpgen", (path, node.module)
 
 
-def test_the_connection_runtime_imports_one_way_down_its_layers():
-    """Each connection module imports only the ones before it in ``CONNECTION_MODULES``."""
-    from acpgen.pipeline import CONNECTION_MODULES
+def test_the_runtime_imports_one_way_down_its_layers():
+    """Each codec and connection module imports only the ones before it in ``CODEC_MODULES`` then
+    ``CONNECTION_MODULES``."""
+    from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES
 
-    layers = [name.removesuffix(".py") for name in CONNECTION_MODULES]
+    layers = [name.removesuffix(".py") for name in (*CODEC_MODULES, *CONNECTION_MODULES)]
     runtime = PACKAGE / "runtime"
-    assert sorted(p.name for p in runtime.glob("_*.py") if p.name not in ("__init__.py", "_codec.py", "_checks.py")) == sorted(CONNECTION_MODULES)
+    modules = sorted(p.name for p in runtime.glob("_*.py") if p.name not in ("__init__.py", "_checks.py"))
+    assert modules == sorted((*CODEC_MODULES, *CONNECTION_MODULES))
     for index, name in enumerate(layers):
         tree = ast.parse((runtime / f"{name}.py").read_text())
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
-        assert imported <= {*layers[:index], "_codec"}, (name, sorted(imported - {*layers[:index], "_codec"}))
+        assert imported <= set(layers[:index]), (name, sorted(imported - set(layers[:index])))
 
 
 def test_the_checks_see_a_wrong_import_and_a_cycle():

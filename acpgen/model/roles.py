@@ -111,7 +111,8 @@ def build_roles(
 #: The modules every package may have: an x-side that would take one of their names cannot be served.
 FIXED_MODULES = frozenset(
     {"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "_codec", "_rpc", "builders", "session",
-     "_errors", "_framing", "_transports", "_memory", "_sender", "_incoming", "_connection", "_typed", "_process"}
+     "_errors", "_framing", "_transports", "_memory", "_sender", "_incoming", "_connection", "_typed", "_process",
+     "_decode_errors", "_leniency"}
 )
 
 

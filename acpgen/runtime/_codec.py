@@ -1,4 +1,6 @@
-"""Codec support for the generated models: the decode error, and the generic ``decode``/``encode``.
+"""Codec support for the generated models: the generic ``decode``/``encode``, the models' base,
+and the wire's JSON text; with the decode errors (``_decode_errors``) and the leniency rules
+(``_leniency``) the generated models reach through this module.
 
 This module knows nothing about the schema: ``models`` registers a decoder for every named type.
 """
@@ -6,16 +8,40 @@ This module knows nothing about the schema: ``models`` registers a decoder for e
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import types
 import typing
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, TypeVar, Union, overload
+from collections.abc import Callable
+from typing import Any, TypeVar, Union, overload
+
+# The decode errors and leniency rules live in their own modules; the generated models reach
+# them as ``_codec.<name>`` (the second part of ``__all__``).
+from ._decode_errors import (
+    DecodeError,
+    bad_tag,
+    describe,
+    errors_of,
+    expected,
+    expected_one_of,
+    missing,
+    no_match,
+)
+from ._leniency import (
+    REPAIRS,
+    Salvage,
+    leniently,
+    list_skipping,
+    log_repairs,
+    mark,
+    null_as_empty,
+    rewind,
+    salvaged,
+    strictly,
+    taken,
+)
 
 T = TypeVar("T")
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (in two parts)
     "DecodeError",
     "Model",
     "Salvage",
@@ -24,6 +50,20 @@ __all__ = [
     "dump_json",
     "encode",
     "encode_text",
+    # re-exported for the generated models
+    "bad_tag",
+    "describe",
+    "errors_of",
+    "expected",
+    "expected_one_of",
+    "leniently",
+    "list_skipping",
+    "mark",
+    "missing",
+    "no_match",
+    "null_as_empty",
+    "rewind",
+    "salvaged",
 ]
 
 
@@ -57,34 +97,6 @@ def _json_dumper() -> Callable[[Any], str]:
 dump_json = _json_dumper()
 #: The wire's JSON text of a string (``TypeError`` for anything else).
 json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
-
-
-class DecodeError(ValueError):
-    """JSON data that does not fit the schema type it is decoded as.
-
-    ``path`` is the JSON pointer (RFC 6901) of the offending value, ``""`` for the value itself;
-    ``message`` says what was expected.
-    """
-
-    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self._reversed_path: list[str | int] = list(reversed(path))
-
-    def at(self, segment: str | int) -> DecodeError:
-        """Put ``segment`` in front of the path (a decoder adds its key as the error passes)."""
-        self._reversed_path.append(segment)
-        return self
-
-    @property
-    def path(self) -> str:
-        return "".join(
-            "/" + str(s).replace("~", "~0").replace("/", "~1")
-            for s in reversed(self._reversed_path)
-        )
-
-    def __str__(self) -> str:
-        return f"at {self.path or '/'}: {self.message}"
 
 
 class Model:
@@ -132,63 +144,6 @@ class Model:
     def _json_text(self) -> str:
         """``to_json()`` as the wire's JSON text; each class writes its own, straight from its fields."""
         return dump_json(self.to_json())
-
-
-def describe(value: Any) -> str:
-    """A short description of a JSON value for error messages."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"[:60]
-    if isinstance(value, str):
-        text = repr(value)
-        return "the string " + (text if len(text) <= 40 else text[:37] + "...")
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__} (not JSON)"
-
-
-def expected(what: str, value: Any) -> DecodeError:
-    return DecodeError(f"expected {what}, got {describe(value)}")
-
-
-def missing(key: str) -> DecodeError:
-    return DecodeError(f"required property {key!r} is missing", (key,))
-
-
-def expected_one_of(value: Any, allowed: Iterable[Any]) -> DecodeError:
-    return expected("one of " + ", ".join(repr(a) for a in allowed), value)
-
-
-def bad_tag(data: dict[str, Any], key: str, allowed: Iterable[str]) -> DecodeError:
-    """The error of an object whose tag property ``key`` is missing or not one of ``allowed``."""
-    choices = ", ".join(repr(a) for a in allowed)
-    if key not in data:
-        return DecodeError(f"required tag {key!r} is missing (one of {choices})", (key,))
-    return DecodeError(f"expected one of {choices}, got {describe(data[key])}", (key,))
-
-
-def no_match(value: Any, what: str, errors: list[DecodeError]) -> DecodeError:
-    """The error of a value no variant of a union decodes: the one that got furthest in, if any."""
-    deepest = max(errors, key=lambda e: len(e._reversed_path), default=None)
-    if deepest is not None and deepest._reversed_path:
-        return deepest
-    return expected(what, value)
-
-
-def errors_of(value: Any, decoders: Iterable[Callable[[Any], Any]]) -> list[DecodeError]:
-    """The errors each decoder raises on ``value``."""
-    found = []
-    for decoder in decoders:
-        try:
-            decoder(value)
-        except DecodeError as error:
-            found.append(error)
-    return found
 
 
 def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
@@ -335,11 +290,11 @@ def decode(tp: Any, data: Any, *, strict: bool = False) -> Any:
     try:  # leniently(decoder, data), written out: a call less on every message
         value = decoder(data)
     except DecodeError:
-        if _REPAIRS:
-            _taken(data)
+        if REPAIRS:
+            taken(data)
         raise
-    if _REPAIRS:
-        _log_repairs(data)
+    if REPAIRS:
+        log_repairs(data)
     return value
 
 
@@ -426,155 +381,12 @@ def encode_text(value: Any) -> str:
     return dump_json(encode(value))
 
 
-# -- leniency: what the schema's x-deserialize-* annotations let a decoder repair ----------------
-
-
-class Salvage(NamedTuple):
-    """A bad value a lenient decode repaired instead of refusing the whole message."""
-
-    path: str  # JSON pointer of the bad value, from the root of the decoded data
-    action: str  # "replaced by its default", "dropped" or "null read as the empty value"
-    reason: str  # what was wrong with it
-
-    def __str__(self) -> str:
-        return f"at {self.path or '/'}: {self.reason}; {self.action}"
-
-
-_log = logging.getLogger(__name__)
-
-
-#: The repairs decodes under way have made: (thread, container, key, error, action). Empty but
-#: for the moment a lenient decode repairs something, so a decode of valid input only tests it.
-_REPAIRS: list[tuple[int, Any, Any, DecodeError, str]] = []
-
-
-class _Strictness(threading.local):
-    strict = False
-
-
-_strictness = _Strictness()
-
-
-def _repaired(container: Any, key: Any, error: DecodeError, action: str) -> None:
-    _REPAIRS.append((threading.get_ident(), container, key, error, action))
-
-
-def _taken(data: Any) -> tuple[Salvage, ...]:
-    """This thread's repairs, taken off the list, with their pointers from the root ``data``."""
-    me = threading.get_ident()
-    mine = [r for r in _REPAIRS if r[0] == me]
-    _REPAIRS[:] = [r for r in _REPAIRS if r[0] != me]
-    return tuple(_salvage(data, *repair[1:]) for repair in mine)
-
-
 def decode_salvaging(tp: Any, data: Any) -> tuple[Any, tuple[Salvage, ...]]:
     """:func:`decode`, returning what the leniency rules repaired instead of logging it."""
     decoder = _decoder(tp)
     try:
         value = decoder(data)
     except DecodeError:
-        _taken(data)
+        taken(data)
         raise
-    return value, _taken(data) if _REPAIRS else ()
-
-
-def leniently(decoder: Callable[[Any], T], data: Any) -> T:
-    """Run a decoder, logging each repair the leniency rules made with its JSON pointer. On
-    valid input this costs one test of an empty list."""
-    try:
-        value = decoder(data)
-    except DecodeError:
-        if _REPAIRS:
-            _taken(data)
-        raise
-    if _REPAIRS:
-        _log_repairs(data)
-    return value
-
-
-def strictly(decoder: Callable[[Any], T], data: Any) -> T:
-    """Run a decoder that refuses what the leniency rules would repair."""
-    before, _strictness.strict = _strictness.strict, True
-    try:
-        return decoder(data)
-    finally:
-        _strictness.strict = before
-
-
-def mark() -> int:
-    """Where the repairs stand: a union decoder trying its options takes a mark first, so that
-    the repairs of an option that then fails can be taken back."""
-    return len(_REPAIRS)
-
-
-def rewind(to: int) -> None:
-    """Forget this thread's repairs made since :func:`mark` gave ``to``: they belonged to an
-    option that failed."""
-    me = threading.get_ident()
-    _REPAIRS[to:] = [r for r in _REPAIRS[to:] if r[0] != me]
-
-
-def _log_repairs(data: Any) -> None:
-    for salvage in _taken(data):
-        _log.warning("repaired a bad value: %s", salvage)
-
-
-def salvaged(container: Any, key: Any, error: DecodeError, replacement: Any) -> Any:
-    """A field's bad value, which its schema lets the decoder replace: ``replacement``
-    (``None``: absent), recorded; in a strict decode, ``error`` is raised instead."""
-    if _strictness.strict:
-        raise error
-    _repaired(container, key, error, "replaced by its default")
-    return replacement
-
-
-def null_as_empty(container: Any, key: Any, empty: Any, what: str) -> Any:
-    """A field's ``null``, which its schema reads as the empty value ``empty``, recorded."""
-    error = expected(what, None)
-    if _strictness.strict:
-        raise error
-    _repaired(container, key, error, "null read as the empty value")
-    return empty
-
-
-def list_skipping(item: Callable[[Any], T], value: Any) -> list[T]:
-    """An array whose bad items its schema lets the decoder drop (each drop recorded)."""
-    if value.__class__ is not list:
-        raise expected("an array", value)
-    out: list[T] = []
-    for index, x in enumerate(value):
-        try:
-            out.append(item(x))
-        except DecodeError as error:
-            if _strictness.strict:
-                raise error.at(index) from None
-            _repaired(value, index, error, "dropped")
-    return out
-
-
-def _salvage(root: Any, container: Any, key: Any, error: DecodeError, action: str) -> Salvage:
-    where = _pointer_of(root, container)
-    path = (where if where is not None else "") + "/" + _escape(key) + error.path
-    return Salvage(path, action, error.message)
-
-
-def _pointer_of(root: Any, target: Any) -> str | None:
-    """The JSON pointer of the object or array ``target`` (by identity) inside ``root``."""
-    stack: list[tuple[Any, str]] = [(root, "")]
-    while stack:
-        node, path = stack.pop()
-        if node is target:
-            return path
-        if node.__class__ is dict:
-            stack.extend(
-                (v, path + "/" + _escape(k)) for k, v in node.items() if v.__class__ in (dict, list)
-            )
-        elif node.__class__ is list:
-            stack.extend(
-                (v, f"{path}/{i}") for i, v in enumerate(node) if v.__class__ in (dict, list)
-            )
-    return None
-
-
-def _escape(key: Any) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
+    return value, taken(data) if REPAIRS else ()

@@ -163,7 +163,11 @@ class Connection(Incoming):
                 self._cancelled_by_us.add(request_id)
                 try:
                     self._write(
-                        {"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": request_id}}
+                        {
+                            "jsonrpc": "2.0",
+                            "method": CANCEL_REQUEST,
+                            "params": {"requestId": request_id},
+                        }
                     )
                 except ConnectionClosed:
                     pass
@@ -177,7 +181,9 @@ class Connection(Incoming):
         if self._sender.buffered() >= FLUSH_AT:
             await self._sender.wait_drained()  # back pressure
 
-    def _reply(self, request_id: Any, result: Any = None, error: RequestError | None = None) -> None:
+    def _reply(
+        self, request_id: Any, result: Any = None, error: RequestError | None = None
+    ) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
         if error is None:
             message["result"] = result
@@ -192,7 +198,9 @@ class Connection(Incoming):
                 message["error"] = {"code": error.code, "message": error.message}
                 self._write(message)
         except ConnectionClosed:
-            logger.debug("%s: dropped the response to %r: connection closed", self._name, request_id)
+            logger.debug(
+                "%s: dropped the response to %r: connection closed", self._name, request_id
+            )
 
     # -- receiving (what the wire calls) -----------------------------------------------------
 
@@ -290,7 +298,11 @@ class Connection(Incoming):
             return
         self._seen_message = True
         if not isinstance(message, dict):
-            what = "batches are not supported" if isinstance(message, list) else "not a JSON-RPC object"
+            what = (
+                "batches are not supported"
+                if isinstance(message, list)
+                else "not a JSON-RPC object"
+            )
             self._reply(None, error=RequestError.invalid_request({"details": what}))
             return
         self._on_value(message)
@@ -317,11 +329,17 @@ class Connection(Incoming):
                 error = None if "result" in message else RequestError.from_json(message["error"])
                 self._on_response(request_id, message.get("result"), error)
             else:
-                self._reply(request_id, error=RequestError.invalid_request({"details": "no method"}))
+                self._reply(
+                    request_id, error=RequestError.invalid_request({"details": "no method"})
+                )
             return
         params = message.get("params")
         if not isinstance(method, str) or not (params is None or isinstance(params, (dict, list))):
-            what = "method must be a string" if not isinstance(method, str) else "params must be an object"
+            what = (
+                "method must be a string"
+                if not isinstance(method, str)
+                else "params must be an object"
+            )
             # an invalid request object is answered even without an id (with id null)
             self._reply(request_id, error=RequestError.invalid_request({"details": what}))
             return
@@ -343,12 +361,17 @@ class Connection(Incoming):
             return
         if request_id in self._cancelled_by_us:
             self._cancelled_by_us.discard(request_id)
-            logger.debug("%s: dropped the late response to cancelled request %r", self._name, request_id)
+            logger.debug(
+                "%s: dropped the late response to cancelled request %r", self._name, request_id
+            )
         elif request_id is None and error is not None:
             data = f" ({error.data})" if error.data is not None else ""
             logger.warning(
                 "%s: the peer reported an error about no request of ours: %s %s%s",
-                self._name, error.code, error.message, data,
+                self._name,
+                error.code,
+                error.message,
+                data,
             )
         else:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)

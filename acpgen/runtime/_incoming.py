@@ -50,7 +50,9 @@ Start = Callable[[Coroutine[Any, Any, None], Any], "asyncio.Task[None]"]
 eager_task: Start | None = None
 if sys.version_info >= (3, 12):
 
-    def _task_started_at_once(coroutine: Coroutine[Any, Any, None], loop: Any) -> asyncio.Task[None]:
+    def _task_started_at_once(
+        coroutine: Coroutine[Any, Any, None], loop: Any
+    ) -> asyncio.Task[None]:
         """An ordinary task that runs at once, until its coroutine first waits."""
         return asyncio.Task(coroutine, loop=loop, eager_start=True)
 
@@ -67,7 +69,9 @@ class Incoming:
     _eof: str | None
     _name: str
 
-    def _reply(self, request_id: Any, result: Any = None, error: RequestError | None = None) -> None:
+    def _reply(
+        self, request_id: Any, result: Any = None, error: RequestError | None = None
+    ) -> None:
         raise NotImplementedError
 
     def _shutdown(self, reason: str) -> None:
@@ -214,7 +218,9 @@ class Incoming:
             _, future, result, error = self._held.popleft()
             settle(future, result, error)
 
-    def _release(self, future: asyncio.Future[Any], exempt: bool, result: Any, error: RequestError | None) -> None:
+    def _release(
+        self, future: asyncio.Future[Any], exempt: bool, result: Any, error: RequestError | None
+    ) -> None:
         """Settle a call's future, or hold it until every notification that arrived before its
         answer has been handled (``exempt``: a call made inside a notification's handler)."""
         if exempt or not self._unfinished:

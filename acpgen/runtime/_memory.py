@@ -45,7 +45,9 @@ def memory_pipe() -> (
 class _MemoryTransport:
     """One end of :func:`memory_transports`."""
 
-    def __init__(self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]) -> None:
+    def __init__(
+        self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]
+    ) -> None:
         self._inbox = inbox
         self._outbox = outbox
         self._closed = False

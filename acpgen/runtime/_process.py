@@ -65,7 +65,9 @@ async def read_stdin(protocol: asyncio.Protocol) -> asyncio.ReadTransport | None
     else in a thread (None). A closed stdin ends at once: ``connection_lost`` with the reason."""
     loop = asyncio.get_running_loop()
     try:
-        if sys.__stdin__ is None:  # closed when Python started: descriptor 0 may be another file now
+        if (
+            sys.__stdin__ is None
+        ):  # closed when Python started: descriptor 0 may be another file now
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         fd = os.dup(0)
     except OSError as exc:
@@ -83,7 +85,9 @@ async def read_stdin(protocol: asyncio.Protocol) -> asyncio.ReadTransport | None
     return None
 
 
-def _pump_in_thread(loop: asyncio.AbstractEventLoop, protocol: asyncio.Protocol, source: Any) -> None:
+def _pump_in_thread(
+    loop: asyncio.AbstractEventLoop, protocol: asyncio.Protocol, source: Any
+) -> None:
     def pump() -> None:
         try:
             while data := source.read(READ_CHUNK):

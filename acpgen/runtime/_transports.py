@@ -189,11 +189,15 @@ class StreamWire:
         self.buffered: Callable[[], int] = (
             _nothing if transport is None else transport.get_write_buffer_size
         )
-        self.wait_closed: Callable[[], Awaitable[None]] | None = getattr(writer, "wait_closed", None)
+        self.wait_closed: Callable[[], Awaitable[None]] | None = getattr(
+            writer, "wait_closed", None
+        )
         self._sink: WireSink | None = None
         self._framer: LineFramer | None = None
         self._read_task: asyncio.Task[None] | None = None
-        self._paused: asyncio.Event | None = None  # a stream reader's: set again when reading goes on
+        self._paused: asyncio.Event | None = (
+            None  # a stream reader's: set again when reading goes on
+        )
 
     def start(self, sink: WireSink, max_size: int) -> None:
         if self._sink is not None:

@@ -15,7 +15,15 @@ from ._connection import Connection
 from ._errors import RequestError
 from ._framing import WIRE_LOG, JsonText, encode_json
 
-__all__ = ["Codec", "PeerConnection", "Proxy", "Route", "TypedDispatcher", "log_unhandled", "params_of"]
+__all__ = [
+    "Codec",
+    "PeerConnection",
+    "Proxy",
+    "Route",
+    "TypedDispatcher",
+    "log_unhandled",
+    "params_of",
+]
 
 logger = logging.getLogger(WIRE_LOG)
 

@@ -6,7 +6,7 @@ import dataclasses
 import importlib
 import sys
 
-from acpgen.pipeline import Header, Options, build_spec
+from acpgen.pipeline import CODEC_MODULES, Header, Options, build_spec
 from acpgen.render.environment import make_environment, runtime_source
 
 
@@ -45,7 +45,8 @@ def test_types_reachable_from_kept_methods_render_a_working_package(tmp_path):
     package = tmp_path / "pruned_bindings"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "_codec.py").write_text(runtime_source("_codec.py"))
+    for name in CODEC_MODULES:
+        (package / name).write_text(runtime_source(name))
     text = env.get_template("models.py.jinja").render(spec=pruned, header=header, package="pruned_bindings")
     (package / "models.py").write_text(text)
     sys.path.insert(0, str(tmp_path))

@@ -25,7 +25,7 @@ from support.runtime import run_async_tests
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.model.method_table import build_method_table
-from acpgen.pipeline import Options, generate
+from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES, Options, generate
 from acpgen.schema.loader import load_schema
 
 MCP_RELEASE = CORPUS / "v1.7.0--v1-schema.unstable.json"
@@ -187,7 +187,8 @@ def test_side_proxy_emits_only_the_proxy_runtime(cli, tmp_path):
     result = cli("generate", "--schema", PROXY_SCHEMA, "--out", out, "--side", "proxy", "--package", "proxy_only")
     assert result.exit_code == 0, result.stderr
     names = {p.name for p in (out / "proxy_only").iterdir()}
-    assert names == {"__init__.py", "_codec.py", "_rpc.py", "methods.py", "models.py", "proxy.py", "py.typed",
+    runtime = {*CODEC_MODULES, *CONNECTION_MODULES}
+    assert names == {"__init__.py", *runtime, "methods.py", "models.py", "proxy.py", "py.typed",
                      "builders.py", "session.py", "acpgen-manifest.json", "acpgen-schema.json"}
     sys.path.insert(0, str(out))
     try:

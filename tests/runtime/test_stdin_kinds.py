@@ -41,7 +41,7 @@ def test_dev_null_is_an_input_that_ends_at_once(command):
 
 @pytest.mark.parametrize("command", [AGENT, INSPECTED], ids=["agent", "inspector"])
 def test_a_closed_stdin_ends_at_once_with_one_line_saying_so(command):
-    done = subprocess.run(command, preexec_fn=lambda: os.close(0), capture_output=True, env=child_env(),  # noqa: PLW1509
+    done = subprocess.run(command, preexec_fn=lambda: os.close(0), capture_output=True, env=child_env(),
                           timeout=TIMEOUT, check=False)
     assert done.returncode == 0, done.stderr
     [line] = done.stderr.decode().splitlines()

@@ -32,7 +32,7 @@ def _observed(version: tuple[int, int]) -> dict:
     return seen
 
 
-@pytest.mark.parametrize("version", [(3, 10), (3, 11), (3, 13)], ids=lambda v: "%d.%d" % v)
+@pytest.mark.parametrize("version", [(3, 10), (3, 11), (3, 13)], ids=lambda v: f"{v[0]}.{v[1]}")
 def test_a_handler_runs_in_a_plain_task_in_memory_and_over_pipes(version, tmp_path: Path):
     python = PYTHONS.get(version)
     assert python is not None, f"no Python {version} found: {sorted(PYTHONS)}"
