@@ -37,7 +37,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .output.reuse import Reuse
-from .pipeline import Options, generate
+from .pipeline import CODEC_MODULES, Options, generate
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
 
@@ -198,7 +198,8 @@ def generated_modules(schema: LoadedSchema, schema_path: Path | None) -> dict[st
         return _PACKAGES[schema.sha256][1]
     package = f"_acpgen_validate_{schema.sha256[:16]}"
     reuse = Reuse(validated_schemas=frozenset({schema.sha256}))
-    files = generate(Options(schema=schema_path, package=package), reuse, only={f"{m}.py" for m in _MODULES}).files
+    only = {f"{m}.py" for m in _MODULES} | set(CODEC_MODULES)  # _codec imports its parts
+    files = generate(Options(schema=schema_path, package=package), reuse, only=only).files
     folder = tempfile.TemporaryDirectory(prefix="acpgen-validate-")
     root = Path(folder.name) / package
     root.mkdir()

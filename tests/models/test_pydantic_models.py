@@ -24,7 +24,7 @@ from support import CORPUS, bindings, bundled_document, write_package
 from support.flavours import pydantic_bindings
 from support.model_instances import InstanceStrategies
 
-from acpgen.pipeline import Options, generate
+from acpgen.pipeline import CODEC_MODULES, Options, generate
 
 DOCUMENT = bundled_document()
 DEF_NAMES = sorted(DOCUMENT["$defs"])
@@ -206,7 +206,7 @@ def test_models_module_is_what_black_makes_of_it():
 def test_lineage_set_names_and_round_trips(file: str, tmp_path) -> None:
     defs = json.loads((CORPUS / file).read_text())["$defs"]
     package = "pyd_corpus_" + re.sub(r"\W", "_", file.removesuffix(".json"))
-    only = {"models.py", "_codec.py", "_pydantic.py"}
+    only = {"models.py", *CODEC_MODULES, "_pydantic.py"}
     files = generate(Options(schema=CORPUS / file, package=package, models="pydantic"), VALIDATED, only=only).files
     plain = generate(Options(schema=CORPUS / file, package=package), VALIDATED, only={"models.py"}).files
     names = set(_CLASS.findall(files[f"{package}/models.py"]))
