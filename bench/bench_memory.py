@@ -60,13 +60,14 @@ class _Handler:
 
 async def peak_ratio(message: bytes) -> float:
     handler = _Handler()
-    reader = asyncio.StreamReader()
-    connection = _rpc.Connection(reader, _Sink(), handler, max_message_size=len(message) + 1)
+    wire = _rpc.StreamWire(asyncio.StreamReader(), _Sink())  # fed below, as a pipe would be
+    connection = _rpc.Connection(wire, None, handler, max_message_size=len(message) + 1)
+    connection.start()
     gc.collect()
     tracemalloc.start()
     tracemalloc.reset_peak()
     for start in range(0, len(message), CHUNK):
-        connection.feed_data(message[start : start + CHUNK])
+        wire.feed_data(message[start : start + CHUNK])
     got = await handler.got
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
