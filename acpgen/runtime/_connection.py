@@ -116,7 +116,10 @@ class Connection(Incoming):
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self._sender.flushed(self._eof is not None)
+        await self._sender.flushed(self._peer_ended)
+
+    def _peer_ended(self) -> bool:
+        return self._eof is not None
 
     def _shutdown(self, reason: str) -> None:
         """Stop talking: calls still waiting for an answer fail, requests being handled are

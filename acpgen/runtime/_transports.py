@@ -293,6 +293,7 @@ class MessageWire:
         self._queued = 0
         self._sender: asyncio.Task[None] | None = None
         self._receiver: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self._closing = False
         self._error: Exception | None = None
         self._done: asyncio.Future[None] = self._loop.create_future()
@@ -367,7 +368,7 @@ class MessageWire:
             self._sender = None
             self._wake_drainers()
         if self._closing:
-            await self._close_transport()
+            self._close_soon()
 
     def _wake_drainers(self) -> None:
         waiters, self._drain_waiters = self._drain_waiters, []
@@ -407,7 +408,7 @@ class MessageWire:
             return
         self._closing = True
         if self._sender is None:  # nothing waits to be sent: close now
-            self._sender = self._loop.create_task(self._close_transport())
+            self._close_soon()
 
     def abort(self) -> None:
         self._closing = True
@@ -415,7 +416,12 @@ class MessageWire:
         self._queued = 0
         if self._sender is not None:
             self._sender.cancel()
-        self._sender = self._loop.create_task(self._close_transport())
+        self._close_soon()
+
+    def _close_soon(self) -> None:
+        """Close the transport, once (in a task of its own)."""
+        if self._closer is None:
+            self._closer = self._loop.create_task(self._close_transport())
 
     async def _close_transport(self) -> None:
         try:

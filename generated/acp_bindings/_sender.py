@@ -157,9 +157,9 @@ class Sender:
         except Exception:  # the transport may already be gone
             logger.debug("%s: closing the writer failed", self._name, exc_info=True)
 
-    async def flushed(self, peer_ended: bool) -> None:
+    async def flushed(self, peer_ended: Callable[[], bool]) -> None:
         """Wait until the wire has sent everything and closed. After the peer's end of input
-        (``peer_ended``: the answers to what it sent wait there) as long as it takes; when this
+        (``peer_ended()``: the answers to what it sent wait there) as long as it takes; when this
         side closes first, while the peer makes progress reading."""
         if self._resumer is not None:
             self._resumer.cancel()
@@ -175,7 +175,7 @@ class Sender:
                     waiter.exception()  # retrieved: a pipe closing with an error is fine
                 return
             size = self.buffered()
-            if not peer_ended and left is not None and size >= left:  # not read: give up
+            if not peer_ended() and left is not None and size >= left:  # not read: give up
                 logger.warning("%s: dropped %d unsent bytes on close", self._name, size)
                 self._wire.abort()
                 return

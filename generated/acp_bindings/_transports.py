@@ -295,6 +295,7 @@ class MessageWire:
         self._queued = 0
         self._sender: asyncio.Task[None] | None = None
         self._receiver: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self._closing = False
         self._error: Exception | None = None
         self._done: asyncio.Future[None] = self._loop.create_future()
@@ -369,7 +370,7 @@ class MessageWire:
             self._sender = None
             self._wake_drainers()
         if self._closing:
-            await self._close_transport()
+            self._close_soon()
 
     def _wake_drainers(self) -> None:
         waiters, self._drain_waiters = self._drain_waiters, []
@@ -409,7 +410,7 @@ class MessageWire:
             return
         self._closing = True
         if self._sender is None:  # nothing waits to be sent: close now
-            self._sender = self._loop.create_task(self._close_transport())
+            self._close_soon()
 
     def abort(self) -> None:
         self._closing = True
@@ -417,7 +418,12 @@ class MessageWire:
         self._queued = 0
         if self._sender is not None:
             self._sender.cancel()
-        self._sender = self._loop.create_task(self._close_transport())
+        self._close_soon()
+
+    def _close_soon(self) -> None:
+        """Close the transport, once (in a task of its own)."""
+        if self._closer is None:
+            self._closer = self._loop.create_task(self._close_transport())
 
     async def _close_transport(self) -> None:
         try:
