@@ -127,19 +127,19 @@ class Incoming:
         a transport (not inside a task) and nothing read before it still waits to start (a
         notification not yet handled, a request's task not yet run), the task starts at once: a
         handler that finishes without waiting answers within the read that brought its request,
-        and no message overtakes one that arrived before it."""
+        and no message overtakes one that arrived before it. Otherwise (before 3.12 always) the
+        task starts on the loop's next turn, and what its first step writes is gathered into one
+        write, as it would have been."""
         eager = self._eager
-        if (
-            eager is not None
-            and not self._unfinished
-            and not self._unstarted
-            and _current_task(self._loop) is None  # read by a transport, not by a task
-        ):
+        read_by_transport = _current_task(self._loop) is None  # not by a task
+        if eager is not None and not self._unfinished and not self._unstarted and read_by_transport:
             eager(self._run_request(request_id, method, params, False), self._loop)
             return
         self._unstarted += 1
         coroutine = self._run_request(request_id, method, params, True)
         self._incoming[request_id] = self._loop.create_task(coroutine)
+        if read_by_transport:  # what its first step writes is gathered into one write
+            self._sender.gather_soon()
 
     async def _run_request(self, request_id: Any, method: str, params: Any, queued: bool) -> None:
         if queued:

@@ -62,7 +62,14 @@ class Sender:
     def read_ended(self) -> None:
         self._reading = False
         if self._out:
-            self.flush()
+            self._write_out()
+
+    def gather_soon(self) -> None:
+        """Gather what is written from now until the callbacks already scheduled on the loop
+        have run (a request's task started by this read), and write it together then."""
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self.flush)
 
     def write_text(self, data: str) -> None:
         """Queue one message's JSON text (see the module's docstring)."""
@@ -84,6 +91,9 @@ class Sender:
     def flush(self) -> None:
         self._flush_scheduled = False
         self._sent = False
+        self._write_out()
+
+    def _write_out(self) -> None:
         if self._out and not self._closed.done():
             out, self._out = self._out, []
             self._out_size = 0
