@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 __all__ = [
@@ -32,8 +33,8 @@ RESOURCE_NOT_FOUND = -32002
 class RequestError(Exception):
     """A JSON-RPC error: raised by a handler to answer with its own code, or by a call the peer refused.
 
-    ``str()`` is the message and the code, then the data when there is any:
-    ``Invalid params (-32602): {'path': '/cwd'}``.
+    ``str()`` is the message and the code, then the data (as JSON) when there is any:
+    ``Invalid params (-32602): {"path": "/cwd"}``.
     """
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
@@ -44,7 +45,13 @@ class RequestError(Exception):
 
     def __str__(self) -> str:
         text = f"{self.message} ({self.code})"
-        return text if self.data is None else f"{text}: {self.data!r}"
+        if self.data is None:
+            return text
+        try:
+            data = json.dumps(self.data, ensure_ascii=False)
+        except (TypeError, ValueError):  # not JSON: as Python writes it
+            data = repr(self.data)
+        return f"{text}: {data}"
 
     def to_json(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}

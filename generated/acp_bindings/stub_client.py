@@ -531,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except RequestError as exc:
         print(
-            f"stub_client: the agent answered with an error: {exc} {json.dumps(exc.data)}",
+            f"stub_client: the agent answered with an error: {exc}",
             file=sys.stderr,
         )
         return 1

@@ -79,7 +79,8 @@ def test_a_message_above_the_limit_from_a_message_transport_is_refused_like_a_li
 
 
 def test_a_request_error_says_its_data_and_an_exception_its_type():
-    assert str(_errors.RequestError(-32000, "Nope", {"why": 1})) == "Nope (-32000): {'why': 1}"
+    assert str(_errors.RequestError(-32000, "Nope", {"why": 1})) == 'Nope (-32000): {"why": 1}'
+    assert str(_errors.RequestError(-32000, "Nope", {1, 2})) == "Nope (-32000): {1, 2}"  # not JSON
     error = _errors.RequestError.from_exception(KeyError("s"))
     assert error.to_json() == {"code": -32603, "message": "Internal error", "data": {"details": "KeyError: 's'"}}
     assert _errors.RequestError.from_exception(RuntimeError()).data == {"details": "RuntimeError"}

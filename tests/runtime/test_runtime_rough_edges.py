@@ -161,7 +161,7 @@ async def test_tool_call_ids_are_unique_within_a_session_across_its_turns():
 
 def test_a_request_errors_text_includes_its_data():
     error = acp.RequestError.invalid_params({"path": "/cwd"})
-    assert str(error) == "Invalid params (-32602): {'path': '/cwd'}"
+    assert str(error) == 'Invalid params (-32602): {"path": "/cwd"}'
     assert str(acp.RequestError.internal_error()) == "Internal error (-32603)"
 
 

@@ -166,7 +166,7 @@ CLIENT = [sys.executable, str(INTEROP / "versions_client.py"), "acp_bindings"]
         (["router"], 1, {"version": 1, "lower": False, "note": "the agent answered protocol version 1"}),
         (["v1"], 2, {"version": 1, "lower": True, "note": "the agent answered protocol version 1, lower than"
                                                           " the 2 asked for: this connection speaks 1"}),
-        (["router-v2"], 1, {"error": "Unsupported protocol version (-32022)"}),
+        (["router-v2"], 1, {"error": 'Unsupported protocol version (-32022): {"requested": 1, "supported": [2]}'}),
     ],
     ids=["router-2", "router-3", "router-1", "v1-agent-2", "v2-router-1"],
 )

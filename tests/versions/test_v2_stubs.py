@@ -80,6 +80,6 @@ def test_the_stub_agent_refuses_an_earlier_version_with_32022(tmp_path, asked):
     done = run_stub_client("sdk", tmp_path, "--protocol-version", str(asked))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip() == (
-        "stub_client: the agent answered with an error: Unsupported protocol version (-32022)"
+        "stub_client: the agent answered with an error: Unsupported protocol version (-32022):"
         f' {{"requested": {asked}, "supported": [2]}}'
     )
