@@ -29,7 +29,6 @@ import os
 import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
@@ -37,10 +36,10 @@ from typing import Any, BinaryIO
 from . import _session_page, methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
 from ._codec import DecodeError, decode_salvaging
+from ._process import read_stdin, take_stdout
 
 __all__ = ["Session", "Tap", "main", "make_checker", "run"]
 
-_READ_CHUNK = 1 << 16
 _OUTPUT_GRACE = 2.0  # seconds to wait for the agent's output to end once it has exited
 _FLUSH_AFTER = 0.05  # seconds a transcript line may wait in the buffer
 
@@ -287,24 +286,14 @@ async def run(
     loop = asyncio.get_running_loop()
     session = Session() if html is not None else None
     inspector = _Inspector(make_checker(strict=strict), transcript, session)
-    sys.stdout.flush()
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot reach the wire
     sink = _Pipe(_ignore, inspector.client_gone)
     sink.on_pause, sink.on_resume = inspector.pause_agent, inspector.resume_agent
-    try:
-        inspector.client_out, _ = await loop.connect_write_pipe(lambda: sink, out)
-    except ValueError:  # a regular file
-        inspector.client_out = _FileWriter(out)
+    inspector.client_out, _ = await take_stdout(lambda: sink)  # a stray print cannot reach it
     process = await _start_agent(inspector, command)
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, _forward_signal, process, signum)
     source = _Pipe(inspector.from_client, inspector.client_input_ended)
-    stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
-    try:
-        inspector.client_in, _ = await loop.connect_read_pipe(lambda: source, stdin)
-    except ValueError:  # a regular file: read it in a thread
-        _read_in_thread(loop, source, stdin)
+    inspector.client_in = await read_stdin(source)
     code = await process.wait()
     try:  # what the agent wrote before it exited; a process it left behind may hold the pipe
         await asyncio.wait_for(asyncio.shield(inspector.output_ended), _OUTPUT_GRACE)
@@ -357,32 +346,6 @@ def _forward_signal(process: asyncio.subprocess.Process, signum: int) -> None:
         process.send_signal(signum)
     except ProcessLookupError:
         pass
-
-
-def _read_in_thread(loop: asyncio.AbstractEventLoop, protocol: _Pipe, source: Any) -> None:
-    def pump() -> None:
-        while True:
-            data = source.read(_READ_CHUNK)
-            if not data:
-                loop.call_soon_threadsafe(protocol.eof_received)
-                return
-            loop.call_soon_threadsafe(protocol.data_received, data)
-
-    threading.Thread(target=pump, name="inspect-stdin", daemon=True).start()
-
-
-class _FileWriter:
-    def __init__(self, file: Any) -> None:
-        self._file = file
-
-    def write(self, data: bytes) -> None:
-        self._file.write(data)
-
-    def close(self) -> None:
-        self._file.close()
-
-    def is_closing(self) -> bool:
-        return bool(self._file.closed)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
