@@ -135,7 +135,10 @@ def test_the_inspectors_page_holds_every_message(browser, session, tmp_path):
 def test_the_validate_page_shows_each_finding_on_its_message(browser, session, tmp_path, cli):
     records = copy.deepcopy(session[0])
     update = next(r for r in records if r["message"].get("method") == "session/update")
-    del update["message"]["params"]["update"]["sessionUpdate"]  # found by the model and by jsonschema
+    del update["message"]["params"]["update"]["sessionUpdate"]  # found by the model
+    prompt = next(r for r in records if r["message"].get("method") == "session/prompt")
+    # the model stops at the first wrong value; jsonschema adds the second (a `schema` finding)
+    prompt["message"]["params"]["prompt"], prompt["message"]["params"]["sessionId"] = "hello", 7
     new = next(r for r in records if r["message"].get("method") == "session/new")
     answer = next(r for r in records if r["message"].get("id") == new["message"]["id"] and "result" in r["message"])
     answer["message"]["id"] = 999  # an unknown response; session/new goes unanswered
