@@ -71,6 +71,10 @@ OUTPUT_MODULES = (
     "_checks.py",
     "_session_page.py",
     "inspect.py",
+    "_guard.py",
+    "_http_connection.py",
+    "_asgi.py",
+    "_remote.py",
 )
 
 #: Modules only some packages need: the sides that must all be served for the module to be emitted.
@@ -82,6 +86,10 @@ MODULE_SIDES = {
     "client.py": ("client",),
     "stub_client.py": ("client",),
     "pair.py": ("agent", "client"),
+    "_guard.py": ("agent",),
+    "_http_connection.py": ("agent",),
+    "_asgi.py": ("agent",),
+    "_remote.py": ("client",),
     "_checks.py": ("agent", "client"),
     "_session_page.py": ("agent", "client"),
     "inspect.py": ("agent", "client"),
@@ -91,7 +99,12 @@ MODULE_SIDES = {
 #: client package the agent module, ``in_memory_pair`` and the stub agent. They are not exported
 #: from the package root (``from <package>.client import Client``).
 TEST_PEERS = {"agent": "client", "client": "agent"}
-PEER_MODULES = frozenset({"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py"})
+#: The remote transports, in their layers: who may connect, a Streamable HTTP connection, the ASGI
+#: app serving both profiles (agent side), and the WebSocket and HTTP clients (client side).
+REMOTE_MODULES = ("_guard.py", "_http_connection.py", "_asgi.py", "_remote.py")
+PEER_MODULES = frozenset(
+    {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py", *REMOTE_MODULES}
+)
 
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
 OTHER_SIDE_TEMPLATE = "side.py.jinja"
@@ -108,7 +121,16 @@ CONNECTION_MODULES = (
 )
 CODEC_MODULES = ("_decode_errors.py", "_leniency.py", "_codec.py")
 RUNTIME_MODULES = frozenset(
-    {*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py", "pair.py", "_checks.py", "_session_page.py", "inspect.py"}
+    {
+        *CODEC_MODULES,
+        *CONNECTION_MODULES,
+        "_versions.py",
+        "pair.py",
+        "_checks.py",
+        "_session_page.py",
+        "inspect.py",
+        *REMOTE_MODULES,
+    }
 )
 
 #: Files copied into the package as they are (not templates, not formatted).

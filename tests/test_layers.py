@@ -128,10 +128,11 @@ def test_the_runtime_imports_nothing_of_acpgen():
 
 def test_the_runtime_imports_one_way_down_its_layers():
     """Each codec and connection module imports only the ones before it in ``CODEC_MODULES`` then
-    ``CONNECTION_MODULES`` (then ``_versions``, above the facade)."""
-    from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES
+    ``CONNECTION_MODULES`` (then ``_versions``, above the facade), and the remote transports
+    (``REMOTE_MODULES``) sit on top of them."""
+    from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES, REMOTE_MODULES
 
-    layers = [name.removesuffix(".py") for name in (*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py")]
+    layers = [name.removesuffix(".py") for name in (*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py", *REMOTE_MODULES)]
     runtime = PACKAGE / "runtime"
     modules = sorted(p.name for p in runtime.glob("_*.py") if p.name not in ("__init__.py", "_checks.py", "_session_page.py"))
     assert modules == sorted(f"{name}.py" for name in layers)

@@ -166,6 +166,7 @@ class PeerConnection:
     process: asyncio.subprocess.Process | None = (
         None  # the peer's process, when this side started it
     )
+    transport: Any = None  # the message transport to a remote peer, when connected over one
 
     def __init__(self, rpc: Connection) -> None:
         self.rpc = rpc

@@ -3,8 +3,10 @@
 """A stub client, to test a real agent against.
 
 ``python -m acp_bindings.stub_client [--prompt TEXT] [--reject] [--allow-terminal] [--auth METHOD_ID] -- AGENT_CMD [ARGS...]``
+``python -m acp_bindings.stub_client --url URL [--token TOKEN] [--http2] [--prompt TEXT] ...``
 
-Spawns the agent and runs ``initialize`` -> ``session/new`` (cwd = the current directory) ->
+Spawns the agent (or connects to it at ``URL``: ``ws://``, ``wss://``, ``http://``, ``https://``,
+see ``connect_agent``) and runs ``initialize`` -> ``session/new`` (cwd = the current directory) ->
 ``session/prompt``. If ``session/new`` answers -32000 (authentication required), it calls
 ``authenticate`` with ``--auth METHOD_ID`` (one the agent advertises) or else the first
 ``env_var`` method whose variables are all set, and tries ``session/new`` once more. Each ``session/update`` params object is printed as one JSON line on stdout,
@@ -38,7 +40,7 @@ from typing import Any
 from . import models
 from ._codec import decode, encode
 from ._rpc import ConnectionClosed, RequestError
-from .client import Client, spawn_agent
+from .client import Client, connect_agent, spawn_agent
 from .methods import PROTOCOL_VERSION
 
 __all__ = ["NoAuthMethod", "StubClient", "auth_method", "main"]
@@ -454,14 +456,28 @@ def auth_method(methods: Any, wanted: str | None, env: Any = None) -> str:
     )
 
 
-async def run(client: StubClient, command: Sequence[str], prompt: str) -> str:
-    """Drive one prompt turn against the agent ``command``; returns the stop reason."""
+async def run(
+    client: StubClient,
+    command: Sequence[str],
+    prompt: str,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    http2: bool = False,
+) -> str:
+    """Drive one prompt turn against the agent ``command`` (or the one at ``url``); returns the
+    stop reason."""
     capabilities = {
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": client.allow_terminal,
     }
     try:
-        async with spawn_agent(client, command[0], *command[1:]) as connection:
+        connecting = (
+            spawn_agent(client, command[0], *command[1:])
+            if url is None
+            else connect_agent(client, url, token=token, http2=http2)
+        )
+        async with connecting as connection:
             initialized = await connection.agent.initialize(
                 decode(
                     models.InitializeRequest,
@@ -516,16 +532,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the auth method to use if the agent requires authentication (default: the first"
         " env_var method whose variables are all set)",
     )
+    parser.add_argument("--url", help="the remote agent's URL, instead of AGENT_CMD")
+    parser.add_argument("--token", help="the bearer token to send to the remote agent")
+    parser.add_argument("--http2", action="store_true", help="speak HTTP/2 to an http(s):// URL")
     parser.add_argument(
-        "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
+        "command", nargs="*", metavar="AGENT_CMD", help="the agent command, after --"
     )
     args = parser.parse_args(argv)
+    if (args.url is None) == (not args.command):
+        parser.error("give either --url URL or an agent command (after --)")
+    if args.url is None and (args.token is not None or args.http2):
+        parser.error("--token and --http2 go with --url")
     logging.basicConfig(level=logging.WARNING, format="stub_client: %(levelname)s %(message)s")
     client = StubClient(
         os.getcwd(), reject=args.reject, allow_terminal=args.allow_terminal, auth=args.auth
     )
     try:
-        asyncio.run(run(client, args.command, args.prompt))
+        asyncio.run(
+            run(
+                client,
+                args.command,
+                args.prompt,
+                url=args.url,
+                token=args.token,
+                http2=args.http2,
+            )
+        )
     except NoAuthMethod as exc:
         print(f"stub_client: {exc}", file=sys.stderr)
         return 1
@@ -538,8 +570,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConnectionClosed as exc:
         print(f"stub_client: the agent went away: {exc}", file=sys.stderr)
         return 1
+    except ConnectionError as exc:
+        print(f"stub_client: cannot reach the agent: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"stub_client: cannot start the agent: {exc}", file=sys.stderr)
+        return 1
+    except ImportError as exc:  # a remote URL's client library is missing
+        print(f"stub_client: {exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # a response that does not decode
         print(f"stub_client: the agent sent an invalid response: {exc}", file=sys.stderr)

@@ -11,7 +11,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any, final, overload
 
-from . import _rpc
+from . import _remote, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
 from .models import (
@@ -20,7 +20,14 @@ from .models import (
     PingResponse,
 )
 
-__all__ = ["CLIENT_ROUTES", "AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
+__all__ = [
+    "CLIENT_ROUTES",
+    "AgentProxy",
+    "Client",
+    "ClientSideConnection",
+    "connect_agent",
+    "spawn_agent",
+]
 
 _CODEC = _rpc.Codec(decode, encode, DecodeError, encode_text)
 
@@ -170,3 +177,37 @@ async def spawn_agent(
         await connection.close()
         await _rpc.stop_process(process, grace)
         await reader.finished()
+
+
+@contextlib.asynccontextmanager
+async def connect_agent(
+    client: Client,
+    url: str,
+    *,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    http2: bool = False,
+    max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
+    json_backend: str = "json",
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect ``client`` to a remote agent: ``ws://`` or ``wss://`` (WebSocket, needs
+    ``websockets``), ``http://`` or ``https://`` (Streamable HTTP, needs ``httpx``; ``http2=True``
+    speaks HTTP/2 and needs ``httpx[http2]``).
+
+    ``async with connect_agent(MyClient(), "ws://127.0.0.1:8000/acp") as conn: ...`` works as
+    :func:`spawn_agent` does. ``token`` is sent as ``Authorization: Bearer``; a refused or
+    unreachable agent raises :class:`ConnectionError` naming the URL. The message transport
+    underneath is ``conn.transport``.
+    """
+    transport = await _remote.open_transport(
+        url, token=token, headers=headers, http2=http2, max_message_size=max_message_size
+    )
+    connection = ClientSideConnection(
+        client, transport, max_message_size=max_message_size, json_backend=json_backend
+    )
+    connection.transport = transport
+    try:
+        yield connection
+    finally:
+        await connection.close()
+        await transport.close()

@@ -1,0 +1,159 @@
+"""One Streamable HTTP connection on the server: the agent's :class:`~._transports.MessageTransport`,
+fed by the client's POSTs, its sends routed to the connection's stream or a session's, each
+buffered (bounded: the agent's sends wait) until its reader takes it."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+from typing import Any
+
+__all__ = ["IDLE_TIMEOUT", "MAX_BUFFERED", "HttpConnection", "Stream", "request_key", "session_of"]
+
+logger = logging.getLogger(__name__)
+
+#: Bytes queued for a connection's readers above which the agent's sends wait.
+MAX_BUFFERED = 4 * 1024 * 1024
+#: Seconds a Streamable HTTP connection lives with no reader and no request.
+IDLE_TIMEOUT = 60.0
+
+
+class Stream:
+    """One outbound stream (a connection's or a session's): what waits for its reader, in order."""
+
+    def __init__(self) -> None:
+        self.queue: collections.deque[bytes] = collections.deque()
+        self.reader = False  # a GET holds it
+        self.finished = False
+        self.waiter: asyncio.Future[str] | None = None  # its reader's, while it waits
+
+    def push(self, message: bytes) -> None:
+        self.queue.append(message)
+        self.wake("message")
+
+    def wake(self, why: str) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(why)
+
+
+class HttpConnection:
+    """One Streamable HTTP connection: the agent's transport (:class:`MessageTransport`), fed by
+    POSTs, its sends routed to the connection's and the sessions' streams."""
+
+    def __init__(self, connection_id: str, max_buffered: int, max_message_size: int) -> None:
+        self.id = connection_id
+        self.max_buffered = max_buffered
+        self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=64)
+        self.stream = Stream()
+        self.sessions: dict[str, Stream] = {}
+        self.routes: dict[Any, str] = {}  # client request id -> its session (answer routing)
+        self.asked: dict[Any, str] = {}  # agent request id -> the session it went to
+        self.initialize: tuple[Any, asyncio.Future[bytes]] | None = None
+        self.buffered = 0
+        self.room = asyncio.Event()
+        self.room.set()
+        self.closed = False
+        self.task: asyncio.Task[None] | None = None
+        self.readers = 0  # GETs holding one of its streams
+        self.seen = asyncio.get_running_loop().time()  # the last request, or reader leaving
+
+    def watch_idle(self, timeout: float) -> None:
+        """End the connection once it has had no reader and no request for ``timeout`` seconds
+        (its client vanished without a DELETE)."""
+        loop = asyncio.get_running_loop()
+        left = self.seen + timeout - loop.time()
+        if self.closed or self.readers:
+            return
+        if left <= 0:
+            logger.info("ended the idle connection %s", self.id)
+            self.end()
+        else:
+            loop.call_later(left, self.watch_idle, timeout)
+
+    # -- MessageTransport, the agent's side -------------------------------------------------
+
+    async def receive(self) -> bytes | None:
+        if self.closed and self.inbound.empty():
+            return None
+        return await self.inbound.get()
+
+    async def send(self, message: bytes) -> None:
+        if self.closed:
+            raise ConnectionError("the connection is closed")
+        value = json.loads(message)
+        if not isinstance(value, dict):  # never from our own runtime
+            self.stream.push(message)
+            return
+        if "method" not in value:  # an answer
+            request_id = value.get("id")
+            if self.initialize is not None and self.initialize[0] == request_id:
+                future = self.initialize[1]
+                self.initialize = None
+                if not future.done():
+                    future.set_result(message)
+                return
+            session = self.routes.pop(request_key(request_id), None)
+            result = value.get("result")
+            opened = session_of(result)
+            if opened is not None:  # session/new, session/load, ...: the session is known now
+                self.session(opened)
+        else:
+            session = session_of(value.get("params"))
+            if session is not None and "id" in value:
+                self.asked[request_key(value["id"])] = session
+        target = self.stream if session is None else self.session(session)
+        target.push(message)
+        self.buffered += len(message)
+        while self.buffered > self.max_buffered and not self.closed:
+            self.room.clear()
+            await self.room.wait()
+
+    async def close(self) -> None:
+        self.end()
+
+    # -- the HTTP side -----------------------------------------------------------------------
+
+    def session(self, session_id: str) -> Stream:
+        stream = self.sessions.get(session_id)
+        if stream is None:
+            stream = self.sessions[session_id] = Stream()
+        return stream
+
+    def taken(self, size: int) -> None:
+        """A reader took ``size`` bytes: the agent may send more."""
+        self.buffered -= size
+        if self.buffered <= self.max_buffered:
+            self.room.set()
+
+    async def deliver(self, message: bytes) -> None:
+        if self.closed:
+            raise ConnectionError("the connection is closed")
+        await self.inbound.put(message)
+
+    def end(self) -> None:
+        """No more messages either way: readers finish, the agent reads end of input."""
+        if self.closed:
+            return
+        self.closed = True
+        self.room.set()
+        for stream in (self.stream, *self.sessions.values()):
+            stream.finished = True
+            stream.wake("finished")
+        if self.inbound.empty():
+            self.inbound.put_nowait(None)
+        else:  # the agent still reads what came before
+            asyncio.ensure_future(self.inbound.put(None))
+        if self.initialize is not None and not self.initialize[1].done():
+            self.initialize[1].set_exception(ConnectionError("the agent closed the connection"))
+
+
+def request_key(request_id: Any) -> Any:
+    return (type(request_id).__name__, request_id) if not isinstance(request_id, list) else None
+
+
+def session_of(params: Any) -> str | None:
+    session = params.get("sessionId") if isinstance(params, dict) else None
+    return session if isinstance(session, str) else None
