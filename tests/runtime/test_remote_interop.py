@@ -1,0 +1,95 @@
+"""Remote ACP interop, over real servers on 127.0.0.1: our client against the Python SDK's ASGI
+app (uvicorn; hypercorn, with h2c) and the TypeScript SDK's Node server; the Python SDK's and the
+TypeScript SDK's clients against our ASGI app under uvicorn and hypercorn (and granian, with ours
+and the TypeScript client); WebSocket and Streamable HTTP each.
+
+Every run is one full scenario (tests/interop/remote_agent.py): a turn with streamed updates, a
+permission request and an ``fs/read_text_file`` on the session's stream, then a turn cancelled
+with ``session/cancel``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.remote import run_client, running
+
+HELLO = "hello file\n"
+EXPECTED_TEXTS = ["start", "permission: yes", f"read: {HELLO}", "echo: hello ", "echo: remote"]
+
+#: The agents, each under the server it runs in: (server, app).
+AGENTS = {
+    "ours-uvicorn": ("uvicorn", "remote_agent:app"),
+    "ours-hypercorn": ("hypercorn", "remote_agent:app"),
+    "ours-granian": ("granian", "remote_agent:app"),
+    "sdk-uvicorn": ("uvicorn", "remote_sdk_agent:app"),
+    "sdk-hypercorn": ("hypercorn", "remote_sdk_agent:app"),
+    "ts-node": ("node", "remote_ts_agent.mjs"),
+}
+CLIENTS = {
+    "ours": [sys.executable, "remote_client.py"],
+    "sdk": [sys.executable, "remote_sdk_client.py"],
+    "ts": ["node", "remote_ts_client.mjs"],
+}
+MATRIX = [
+    *[("ours", agent, scheme) for agent in AGENTS for scheme in ("ws", "http")],
+    ("ours", "ours-hypercorn", "http2"),
+    ("ours", "sdk-hypercorn", "http2"),
+    *[(client, agent, scheme) for client in ("sdk", "ts") for agent in ("ours-uvicorn", "ours-hypercorn") for scheme in ("ws", "http")],
+    *[("ts", "ours-granian", scheme) for scheme in ("ws", "http")],
+]
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, int]]:
+    """Each agent's server, started once for the module: name -> port."""
+    with contextlib.ExitStack() as stack:
+        yield {name: stack.enter_context(running(*AGENTS[name])) for name in AGENTS}
+
+
+@pytest.fixture(scope="module")
+def cwd(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("remote-cwd")
+    (folder / "hello.txt").write_text(HELLO)
+    return folder
+
+
+@pytest.mark.parametrize(("client", "agent", "scheme"), MATRIX, ids=["-".join(case) for case in MATRIX])
+def test_a_full_turn_then_a_cancelled_one(servers: dict[str, int], cwd: Path, client: str, agent: str, scheme: str) -> None:
+    url = f"{'ws' if scheme == 'ws' else 'http'}://127.0.0.1:{servers[agent]}/acp"
+    extra = ["--http2"] if scheme == "http2" else []
+    result = run_client([*CLIENTS[client], url, str(cwd), *extra], timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["texts"] == EXPECTED_TEXTS
+    assert summary["stopReason"] == "end_turn"
+    assert summary["reads"] == [str(cwd / "hello.txt")]
+    assert summary["cancelStopReason"] == "cancelled"
+    assert summary["ticked"] is True
+    if client == "ours" and scheme != "ws":
+        assert summary["httpVersion"] == ("HTTP/2" if scheme == "http2" else "HTTP/1.1")
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_reconnecting_is_a_new_connection_then_session_load(servers: dict[str, int], cwd: Path, scheme: str) -> None:
+    url = f"{scheme}://127.0.0.1:{servers['ours-uvicorn']}/acp"
+    result = run_client([*CLIENTS["ours"], url, str(cwd), "--reconnect"], timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["replayed"] == ["replay: hello remote", "replay: cancel"]
+    assert summary["afterReload"] == ["end_turn", ["echo: hello ", "echo: again"]]
+
+
+def test_cookies_are_kept_for_the_connection(cwd: Path) -> None:
+    """Behind a cookie-sticky balancer (simulated: a request without initialize's cookie is
+    answered 404) our HTTP client completes the scenario: it sent the cookie every time."""
+    with running("uvicorn", "remote_agent:sticky") as port:
+        result = run_client([*CLIENTS["ours"], f"http://127.0.0.1:{port}/acp", str(cwd)], timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1])["texts"] == EXPECTED_TEXTS
+
