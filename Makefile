@@ -13,13 +13,15 @@
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
+#   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
+#   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: scale bench-remote generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +104,11 @@ bench-generate: $(TEST_STAMP)
 bench-diff: $(STAMP)
 	$(BIN)/python bench/bench_diff.py
 
+# Remote ACP: server CPU per streamed update (WebSocket, Streamable HTTP) and memory per idle
+# connection, the generated ASGI app against the official SDK's under the same uvicorn.
+bench-remote: $(TEST_STAMP)
+	$(BIN)/python bench/bench_remote.py
+
 # CPU per message over OS pipes: generated runtime against a hand-written floor and the official SDK.
 bench-rpc: $(TEST_STAMP)
 	$(BIN)/python bench/bench_rpc.py
@@ -137,6 +144,12 @@ bench-build: $(STAMP)
 # The documentation site (docs/, mkdocs.yml) into site/; any warning fails the build.
 docs: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The stub agent's ASGI app in 4 uvicorn workers behind HAProxy (installed here from Debian when
+# missing): 200 concurrent sessions over both profiles, then one worker killed mid-turn.
+scale: $(TEST_STAMP)
+	command -v haproxy >/dev/null || (apt-get update && apt-get install -y haproxy)
+	$(BIN)/python tests/support/scale.py
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .mypy_cache

@@ -2,7 +2,9 @@
 (bench_prompt.py), the codec line pipeline and import cost, each candidate against the
 hand-written floor and the official SDK;
 then the same codec and import rows for the pydantic flavour (bench_pydantic.py, without its
-generation row, the slow one: ``make bench-pydantic`` has it).
+generation row, the slow one: ``make bench-pydantic`` has it); then the remote rows
+(bench_remote.py: server CPU per streamed update over WebSocket and Streamable HTTP, memory per
+idle connection, our ASGI app against the SDK's under the same uvicorn).
 
 Run: ``make bench`` (or ``.venv/bin/python bench/bench_all.py [--rounds N]``).
 """
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_codec  # noqa: E402
 import bench_prompt  # noqa: E402
 import bench_pydantic  # noqa: E402
+import bench_remote  # noqa: E402
 import bench_rpc  # noqa: E402
 from _rounds import table  # noqa: E402
 
@@ -27,6 +30,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default %(default)s)")
     args = parser.parse_args()
     rows = bench_rpc.rows(args.rounds) + bench_prompt.rows(args.rounds) + bench_codec.rows(args.rounds) + bench_pydantic.rows(args.rounds, with_generate=False)
+    rows += bench_remote.rows(args.rounds)
     print(f"median of {args.rounds} interleaved rounds, ± spread (slowest - fastest) / median")
     print("vs floor: acpgen / hand-written floor (lower is better); sdk/ours: sdk / acpgen (higher is better)")
     print(table(rows))
