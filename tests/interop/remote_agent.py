@@ -21,7 +21,6 @@ from acp_bindings._codec import decode, encode
 from acp_bindings.agent import Agent, asgi_app
 from acp_bindings.methods import PROTOCOL_VERSION
 
-
 #: What each session was told, by session id: kept across connections (a reconnecting client
 #: loads its session on a new connection, served by a new agent).
 HISTORY: dict[str, list[str]] = {}

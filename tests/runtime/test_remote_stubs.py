@@ -4,13 +4,13 @@ one-line errors of bad flags, refusals and missing client libraries."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 from acp_bindings._asgi import Guard, is_loopback
+from support import docs
 from support.remote import free_port, wait_listening
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
 
@@ -142,13 +142,11 @@ def test_without_a_token_only_loopback_is_served() -> None:
     assert [is_loopback(h) for h in ("localhost", "127.0.0.2", "[::1]", "a.localhost", "10.0.0.1", "example.com")] == [True] * 4 + [False] * 2
 
 
-def test_the_readme_remote_example_serves_under_uvicorn(tmp_path) -> None:
-    from support import ROOT
+(REMOTE_AGENT_EXAMPLE,) = docs.blocks("guides/remote-transports.md", "python", "WebSocket and Streamable HTTP")
 
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Remote transports") : readme.index("### Interop tests and benchmark")]
-    (block,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
-    (tmp_path / "my_agent.py").write_text(block)
+
+def test_the_guides_remote_example_serves_under_uvicorn(tmp_path) -> None:
+    (tmp_path / "my_agent.py").write_text(REMOTE_AGENT_EXAMPLE.text)
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "my_agent:app", "--app-dir", str(tmp_path), "--port", str(port), "--log-level", "warning"]
     process = subprocess.Popen(command, env=child_env(), stderr=subprocess.PIPE)
