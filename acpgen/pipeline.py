@@ -28,6 +28,7 @@ from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.layout import Unfitted, overlong_line
+from .render.longlines import relayout
 from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,
@@ -319,7 +320,7 @@ class _Renderer:
         unfitted = ""
         if mine is None:
             try:
-                text = self.env.get_template(template).render(context)
+                text = relayout(self.env.get_template(template).render(context))
             except Unfitted as exc:
                 unfitted = str(exc)
             else:

@@ -16,6 +16,7 @@ limit, and every built-in module to being unchanged by black.
 from __future__ import annotations
 
 import io
+import keyword
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -198,6 +199,8 @@ def inside(indent: int, text: str) -> list[str]:
     if len(line) <= LINE_LENGTH:
         return [line]
     tokens = _tokens(text)
+    if _is_parameter(tokens):
+        return _parameter(indent, text, tokens)
     delimiters = _delimiters(tokens)
     if delimiters:
         top = max(delimiters.values())
@@ -214,6 +217,20 @@ def inside(indent: int, text: str) -> list[str]:
             if pieces != [text]:
                 return [out for piece in pieces for out in inside(indent, piece)]
     return _split_last_bracket(indent, text, tokens)
+
+
+def _is_parameter(tokens: list[_Token]) -> bool:
+    """Whether the tokens are a parameter with an annotation (``name: T = default,``)."""
+    return len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text) and tokens[1].text == ":"
+
+
+def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+    """``name: annotation = default,`` on a line of its own: black puts the annotation in
+    invisible parentheses (:func:`statement`)."""
+    equals = next((i for i, t in enumerate(tokens) if t.depth == 0 and t.text == "="), None)
+    end = tokens[equals].start if equals is not None else len(text.rstrip(","))
+    tail = text[end:] if equals is None else " " + text[end:]
+    return statement(indent, text[: tokens[1].end] + " ", text[tokens[1].end : end].strip(), tail)
 
 
 def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[str]:
@@ -302,9 +319,14 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     line = f"{pad}{head}{value}{tail}"
     if len(line) <= LINE_LENGTH:
         return [line]
-    wrapped = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+    try:
+        wrapped = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+    except Unfitted:
+        wrapped = [line + "\n" * LINE_LENGTH]  # no layout in the parentheses: never the one chosen
     tokens = _tokens(value)
     if not _can_omit_parentheses(indent, tokens, _delimiters(tokens)):
+        if len(wrapped) == 1:
+            raise Unfitted(line)
         return wrapped
     close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
     if close is None:  # nothing to split at but the parentheses: black takes them if that helps
@@ -316,7 +338,7 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     body = value[tokens[open_].end : tokens[close].start].strip()
     split = [first, *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)), *inside(indent, value[tokens[close].start :] + tail)]
     if _assigns_to_brackets(head) and (len(f"{pad}{head}(") > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
-        return wrapped if len(f"{pad}{head}(") <= LINE_LENGTH - 1 else split
+        return wrapped if len(f"{pad}{head}(") <= LINE_LENGTH - 1 and len(wrapped) > 1 else split
     if len(first) > LINE_LENGTH and all(len(text) <= LINE_LENGTH for text in wrapped):
         return wrapped
     return split

@@ -118,3 +118,40 @@ def test_a_line_too_long_is_left_to_black_only_when_black_could_split_it():
     assert overlong_line('"""A docstring\n' + "(" * 120 + '\n"""\nz = 1\n') is None
     assert overlong_line("# " + "(" * 120 + "\n") is None
     assert overlong_line("    " + "name_" * 30 + "\n") is None
+
+
+#: ``$def``s and fields :func:`long_names` lengthens, and the field's class.
+LONG_DEFS = ("SetSessionModeRequest", "SetSessionModeResponse", "SessionId", "ContentBlock", "StopReason",
+             "PermissionOptionKind", "RequestPermissionOutcome", "ToolCallContent", "SessionConfigOption", "AuthMethod",
+             "McpServer", "Annotations", "Usage")
+LONG_FIELDS = {"ToolCallUpdate": "rawOutput", "CreateTerminalRequest": "outputByteLimit", "PromptResponse": "stopReason",
+               "Annotations": "lastModified", "NewSessionRequest": "mcpServers", "Usage": "totalTokens"}
+
+
+def long_names(length: int = 80) -> dict:
+    """:func:`long_method_names`, with a handful of ``$def``s (and every ref to them) and fields
+    lengthened to ``length`` characters too."""
+    doc = long_method_names(length)
+    for owner, prop in LONG_FIELDS.items():
+        node, new = doc["$defs"][owner], (prop + "Lengthened" * 10)[:length]
+        node["properties"] = {new if k == prop else k: v for k, v in node["properties"].items()}
+        node["required"] = [new if k == prop else k for k in node.get("required", [])]
+    text = json.dumps(doc)
+    for name in LONG_DEFS:
+        text = text.replace(f'"#/$defs/{name}"', f'"#/$defs/{(name + "Lengthened" * 10)[:length]}"')
+    doc = json.loads(text)
+    doc["$defs"] = {((k + "Lengthened" * 10)[:length] if k in LONG_DEFS else k): v for k, v in doc["$defs"].items()}
+    return doc
+
+
+def test_a_parameter_with_a_long_name_and_type_is_laid_out_as_black_does(write_schema):
+    # `name: T | None = None,` too long: black puts the annotation in parentheses; acpgen left it too long
+    schema = write_schema(long_names())
+    path = "acp_bindings/agent.py"
+    text = generate(Options(schema=schema), only={"agent.py"}).files[path]
+    assert format_python(text, path) == text
+    assert (
+        "        output_byte_limit_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened_lengt: (\n"
+        "            int | None\n"
+        "        ) = None,\n"
+    ) in text
