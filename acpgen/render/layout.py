@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import keyword
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
@@ -39,7 +39,10 @@ def overlong_line(text: str) -> tuple[int, str] | None:
         quotes += line.count('"""')
         if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
             continue
-        if _has_bracket(_line_tokens(line.strip())):
+        tokens = [t for t in _line_tokens(line.strip()) if t.string.strip()]
+        # a split line's first closing and last opening bracket are not ones black could split at
+        tokens = tokens[1:] if tokens and tokens[0].string in _CLOSE else tokens
+        if _has_bracket(tokens[:-1] if tokens and tokens[-1].string in _OPEN else tokens):
             return number, line
     return None
 
@@ -92,11 +95,20 @@ def fit(
     line = f"{pad}{head}{inner[0]}{joined}{inner[1]}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
-    if not items or len(pad + head) > LINE_LENGTH or len(pad + tail) > LINE_LENGTH:
+    if not items:
         raise Unfitted(line)
+    target, equals, _ = head.partition(" = ")
+    if head.startswith("return "):
+        target, equals = "return", " "
+    if len(pad + head) > LINE_LENGTH and equals and not collection and inner == ("", ""):
+        return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # black decides as for any value
+    first = "\n".join(_split_head(indent, pad + head))
+    if len(first) > LINE_LENGTH and "\n" not in first and equals and not any(c in target for c in _OPEN):
+        return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # no bracket in the head
+    last = "\n".join(closing_lines(indent, tail))
     if inner != ("", ""):
         body = _one_a_line(indent + 8, items, line)
-        return f"{pad}{head}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{pad}{tail}"
+        return f"{first}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{last}"
     lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))
     if not collection and len(inner_pad + joined) <= LINE_LENGTH:
         body = inner_pad + joined + ("," if lone_parameter else "")
@@ -104,7 +116,16 @@ def fit(
         body = "\n".join(inside(indent + 4, items[0]))  # black adds no comma: there is none to split at
     else:
         body = _one_a_line(indent + 4, items, line)
-    return f"{pad}{head}\n{body}\n{pad}{tail}"
+    return f"{first}\n{body}\n{last}"
+
+
+def closing_lines(indent: int, tail: str) -> list[str]:
+    """The line that closes a split bracket (``)``, ``) -> T:``), as black lays it out: a return
+    annotation too long goes in parentheses (:func:`statement`)."""
+    if tail.startswith(") -> ") and tail.endswith((":", ": ...")):  # ``: ...``: a protocol's method
+        annotation, colon, body = tail[len(") -> ") :].rpartition(":")
+        return statement(indent, ") -> ", annotation, colon + body)
+    return inside(indent, tail)
 
 
 def _one_a_line(indent: int, items: Sequence[str], line: str) -> str:
@@ -161,6 +182,7 @@ def _delimiters(tokens: list[_Token]) -> dict[int, int]:
         if token.text == ",":
             found[index] = COMMA
             continue
+        in_for = in_for or token.text == "for"  # a line may start with its ``for``: ``in`` is not a comparison then
         if previous is None or previous.depth:
             continue
         before = previous.text
@@ -234,18 +256,49 @@ def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
 
 
 def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[str]:
-    """black's right-hand split of a line inside brackets: at its last bracket pair."""
-    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
-    if close is None:
+    """black's right-hand split of a line inside brackets: at its last bracket pair, unless the
+    line before it is too long and an earlier bracket pair (one of the trailers black tries to
+    omit, see :func:`_trailer_pairs`) leaves a first line that fits; else at the last pair, its
+    first line split again."""
+    pairs = _trailer_pairs(indent, text, tokens)
+    if not pairs:
         return [" " * indent + text]  # nothing to split at: black leaves it too long
-    open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
-    head, body, tail = text[: tokens[open_].end], text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
-    if not body.strip() or len(" " * indent + head) > LINE_LENGTH:
-        raise Unfitted(" " * indent + text)
-    lines = [" " * indent + head]
+    pad = " " * indent
+    for open_, close in pairs:
+        if len(pad + text[: tokens[open_].end]) <= LINE_LENGTH and text[tokens[open_].end : tokens[close].start].strip():
+            return _split_at(indent, text, tokens, open_, close, [pad + text[: tokens[open_].end]])
+    open_, close = pairs[0]
+    if not text[tokens[open_].end : tokens[close].start].strip():
+        raise Unfitted(pad + text)
+    return _split_at(indent, text, tokens, open_, close, _split_head(indent, pad + text[: tokens[open_].end]))
+
+
+def _split_at(indent: int, text: str, tokens: list[_Token], open_: int, close: int, first: list[str]) -> list[str]:
+    body, tail = text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
+    lines = list(first)
     lines += _bracket_body(indent + 4, body.strip(), collection=tokens[open_].text != "(" and _is_display(tokens, open_))
     lines += inside(indent, tail)
     return lines
+
+
+def _trailer_pairs(indent: int, text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
+    """The top-level bracket pairs black's right-hand split tries, last first (its
+    ``generate_trailers_to_omit``): the last pair, then each earlier non-empty one while the text
+    from it to the end fits on a line, up to one after a trailing comma."""
+    pairs: list[tuple[int, int]] = []
+    for close in range(len(tokens) - 1, -1, -1):
+        token = tokens[close]
+        if token.text not in _CLOSE or token.depth != 0:
+            continue
+        open_ = _opening(tokens, close)
+        if open_ == close - 1 and pairs:
+            continue  # empty brackets: black glues them to the pair before
+        if pairs and indent + len(text) - token.start > LINE_LENGTH:
+            break
+        pairs.append((open_, close))
+        if close and tokens[close - 1].text == ",":
+            break  # black never omits a pair with a trailing comma
+    return pairs
 
 
 def _is_display(tokens: list[_Token], open_: int) -> bool:
@@ -320,28 +373,94 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     if len(line) <= LINE_LENGTH:
         return [line]
     try:
-        wrapped = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+        wrapped: list[str] | None = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
     except Unfitted:
-        wrapped = [line + "\n" * LINE_LENGTH]  # no layout in the parentheses: never the one chosen
+        wrapped = None  # no layout inside the parentheses
     tokens = _tokens(value)
     if not _can_omit_parentheses(indent, tokens, _delimiters(tokens)):
-        if len(wrapped) == 1:
+        if wrapped is None:
             raise Unfitted(line)
         return wrapped
     close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
-    if close is None:  # nothing to split at but the parentheses: black takes them if that helps
-        if len(pad + "    " + value) > LINE_LENGTH:
-            return [line]
+    if close is None:  # nothing to split at but the parentheses (or the left side's brackets)
+        name, colon, annotation = head.partition(": ")
+        if colon and name.isidentifier() and head.endswith(" = ") and len(pad + head) > LINE_LENGTH - 1:
+            return statement(indent, name + colon, annotation[: -len(" = ")], " = " + value + tail)  # black splits the annotation
+        if _assigns_to_brackets(head) and len(pad + head) > LINE_LENGTH - 1 and _bracket_pair(head) is not None:
+            return _split_head(indent, f"{pad}{head}", lambda rest: statement(indent, rest, value, tail), force=True)
+        if wrapped is None or (len(tokens) == 1 and len(pad + "    " + value) > LINE_LENGTH):
+            return [line]  # a lone name too long: black leaves the line so
         return wrapped
     open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
     first = f"{pad}{head}{value[: tokens[open_].end]}"
     body = value[tokens[open_].end : tokens[close].start].strip()
-    split = [first, *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)), *inside(indent, value[tokens[close].start :] + tail)]
-    if _assigns_to_brackets(head) and (len(f"{pad}{head}(") > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
-        return wrapped if len(f"{pad}{head}(") <= LINE_LENGTH - 1 and len(wrapped) > 1 else split
-    if len(first) > LINE_LENGTH and all(len(text) <= LINE_LENGTH for text in wrapped):
+    if not body and len(value[tokens[close].start :].strip()) < 3:  # black does not split empty brackets
+        if _assigns_to_brackets(head) and len(pad + head) > LINE_LENGTH - 1 and _bracket_pair(head) is not None:
+            return _split_head(indent, pad + head, lambda rest: [pad + rest + value + tail], force=True)
+        if wrapped is not None:
+            return wrapped
+    split = _omitting_value(indent, head + value + tail) if len(first) > LINE_LENGTH and any(c in head for c in _OPEN) else None
+    if split is None:
+        split = [
+            *_split_head(indent, first),
+            *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)),
+            *inside(indent, value[tokens[close].start :] + tail),
+        ]
+    if _assigns_to_brackets(head) and (len(pad + head) > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
+        return wrapped if len(pad + head) <= LINE_LENGTH - 1 and wrapped is not None else split
+    if len(first) > LINE_LENGTH and wrapped is not None and all(len(text) <= LINE_LENGTH for text in wrapped):
         return wrapped
     return split
+
+
+def _omitting_value(indent: int, whole: str) -> list[str] | None:
+    """The statement ``whole`` split at a bracket pair before its value's last one, as black's
+    right-hand split tries when the line before the value's brackets is too long; ``None`` when no
+    such split has a first line that fits."""
+    tokens = _tokens(whole)
+    for at, end in _trailer_pairs(indent, whole, tokens)[1:]:
+        if len(" " * indent + whole[: tokens[at].end]) <= LINE_LENGTH:
+            return _split_at(indent, whole, tokens, at, end, [" " * indent + whole[: tokens[at].end]])
+    return None
+
+
+def _bracket_pair(text: str) -> tuple[int, int] | None:
+    """The offsets of the last top-level bracket pair of ``text`` (which may end in an opening
+    bracket or an ``=``): its opening bracket's end and its closing bracket's start."""
+    cut = text.rstrip()
+    cut = cut[:-1] if cut.endswith(tuple(_OPEN)) or cut.endswith("=") else cut
+    try:
+        tokens = _tokens(cut.strip())
+    except Unfitted:
+        return None
+    offset = len(cut) - len(cut.lstrip())
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    if close is None:
+        return None
+    open_ = _opening(tokens, close)
+    return offset + tokens[open_].end, offset + tokens[close].start
+
+
+def _split_head(indent: int, first: str, rest: Callable[[str], list[str]] | None = None, force: bool = False) -> list[str]:
+    """The first line of a split, ``first`` (it ends in an opening bracket, or is an assignment's
+    left side), as black splits it again when too long (or ``force``): an annotated target's
+    annotation as a value in invisible parentheses (:func:`statement`); else at its last bracket
+    pair, the part after it laid out by ``rest`` (as it is by default)."""
+    if len(first) <= LINE_LENGTH and not force:
+        return [first]
+    name, colon, annotation = first.lstrip().partition(": ")
+    annotation, equals, after = annotation.partition(" = ")
+    if colon and equals and name.isidentifier() and rest is None:
+        return statement(indent, name + colon, annotation, equals + after)
+    pair = _bracket_pair(first)
+    if pair is None:
+        return [first]
+    start, end = pair
+    inner = first[start:end].strip()
+    tokens = _tokens(first[: start].strip() + inner + first[end:end + 1])
+    after = first[end:]
+    body = _bracket_body(indent + 4, inner, collection=_is_display(tokens, _opening(tokens, len(tokens) - 1)))
+    return [first[:start], *body, *(rest(after) if rest else [" " * indent + after])]
 
 
 def _assigns_to_brackets(head: str) -> bool:

@@ -17,9 +17,11 @@ from __future__ import annotations
 from .layout import (
     LINE_LENGTH,
     Unfitted,
+    _split_head,
     _split_last_bracket,
     _Token,
     _tokens,
+    closing_lines,
     inside,
     statement,
 )
@@ -49,6 +51,8 @@ def relayout(text: str) -> str:
 def logical_line(indent: int, text: str) -> list[str]:
     """The lines black makes of the whole logical line ``text`` at ``indent`` spaces. Raises
     :class:`Unfitted` for one whose kind this does not know."""
+    if text.endswith(tuple(_OPEN)) and len(_split_head(indent, " " * indent + text)) > 1:
+        return _split_head(indent, " " * indent + text)  # the first line of brackets the template split
     tokens = _tokens(text)
     if any(t.depth < 0 for t in tokens) or tokens[-1].depth != 0 or tokens[-1].text in _OPEN:
         raise Unfitted(text)  # part of a bracket the template split: not a whole line
@@ -103,4 +107,4 @@ def _def(indent: int, text: str, tokens: list[_Token]) -> list[str]:
         if body[begin:].strip():
             items.append(body[begin:].strip())
         lines = [line for item in items for line in logical_line(indent + 4, item + ",")]
-    return [pad + head, *lines, *inside(indent, tail)]
+    return [pad + head, *lines, *closing_lines(indent, tail)]
