@@ -27,8 +27,8 @@ from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.layout import Unfitted, overlong_line
-from .render.longlines import relayout
+from .render.layout import Unfitted
+from .render.longlines import overlong_line, relayout
 from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,

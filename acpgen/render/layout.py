@@ -29,46 +29,6 @@ class Unfitted(Exception):
     """A line ``fit`` cannot lay out exactly as black would."""
 
 
-def overlong_line(text: str) -> tuple[int, str] | None:
-    """The first line of the module ``text`` (its number and text) that is too long and has a
-    bracket black could split it at; ``None`` when every line too long is one black leaves so (a
-    comment, a docstring's line, a string, a name). Only such lines are tokenized."""
-    quotes = 0  # the triple quotes before the line: odd inside a docstring (the only ones templates write)
-    for number, line in enumerate(text.split("\n"), 1):
-        inside_string = quotes % 2 == 1
-        quotes += line.count('"""')
-        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
-            continue
-        tokens = [t for t in _line_tokens(line.strip()) if t.string.strip()]
-        # a split line's first closing and last opening bracket are not ones black could split at
-        tokens = tokens[1:] if tokens and tokens[0].string in _CLOSE else tokens
-        if _has_bracket(tokens[:-1] if tokens and tokens[-1].string in _OPEN else tokens):
-            return number, line
-    return None
-
-
-def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
-    """The tokens of one physical line, which may open brackets it does not close."""
-    tokens: list[tokenize.TokenInfo] = []
-    try:
-        tokens.extend(tokenize.generate_tokens(io.StringIO(line).readline))
-    except (tokenize.TokenError, SyntaxError):
-        pass  # the line ends inside brackets: the tokens so far are enough
-    return tokens
-
-
-def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
-    """Whether an opening bracket is among ``tokens``, not inside an f-string (which Python 3.12
-    tokenizes)."""
-    strings = 0
-    for token in tokens:
-        kind = tokenize.tok_name[token.type]
-        strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
-        if not strings and token.type == tokenize.OP and token.string in _OPEN:
-            return True
-    return False
-
-
 def fit(
     indent: int,
     head: str,
@@ -328,36 +288,6 @@ def _top_level_items(text: str, tokens: list[_Token]) -> list[str]:
     return [*items, rest] if rest else items
 
 
-@dataclass(frozen=True)
-class Bracketed:
-    """An operand black may split inside its brackets: ``open + ", ".join(items) + close``."""
-
-    open: str
-    items: tuple[str, ...]
-    close: str
-
-    def __str__(self) -> str:
-        return self.open + ", ".join(self.items) + self.close
-
-
-def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
-    """``head + " | ".join(operands)`` at the top level (``head`` is ``"Name = "``), as black lays
-    it out (:func:`statement`)."""
-    return "\n".join(statement(0, head, " | ".join(str(o) for o in operands)))
-
-
-def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
-    """``head`` and ``operands`` joined by one binary ``operator``, then ``tail``, at ``indent``
-    spaces (``if a and b:``, ``out = a + b``), as black lays it out (:func:`statement`)."""
-    return "\n".join(statement(indent, head, f" {operator} ".join(operands), tail))
-
-
-def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
-    """``head + f"{value} if {test} else {other}"`` at ``indent`` spaces, as black lays it out
-    (:func:`statement`)."""
-    return "\n".join(statement(indent, head, f"{value} if {test} else {other}"))
-
-
 def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     """The lines black makes of the statement ``head + value + tail`` whose ``value`` black puts
     in invisible parentheses (an assignment's value, a ``return``'s, an ``if``'s condition).
@@ -428,7 +358,7 @@ def _bracket_pair(text: str) -> tuple[int, int] | None:
     """The offsets of the last top-level bracket pair of ``text`` (which may end in an opening
     bracket or an ``=``): its opening bracket's end and its closing bracket's start."""
     cut = text.rstrip()
-    cut = cut[:-1] if cut.endswith(tuple(_OPEN)) or cut.endswith("=") else cut
+    cut = cut[:-1] if cut.endswith((*_OPEN, "=")) else cut
     try:
         tokens = _tokens(cut.strip())
     except Unfitted:
@@ -496,33 +426,3 @@ def _can_omit_parentheses(indent: int, tokens: list[_Token], delimiters: dict[in
 def _opening(tokens: list[_Token], close: int) -> int:
     depth = tokens[close].depth
     return max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == depth)
-
-
-def one_line_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
-    """``fit_ternary``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{head}{value} if {test} else {other}"
-
-
-def one_line_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
-    """``fit_chain``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{head}{f' {operator} '.join(operands)}{tail}"
-
-
-def one_line(
-    indent: int,
-    head: str,
-    items: Sequence[str],
-    tail: str,
-    *,
-    collection: bool = False,
-    one_tuple: bool = False,
-    inner: tuple[str, str] = ("", ""),
-) -> str:
-    """``fit``'s line unsplit, for a module black formats anyway."""
-    joined = ", ".join(items) + ("," if one_tuple and len(items) == 1 else "")
-    return f"{' ' * indent}{head}{inner[0]}{joined}{inner[1]}{tail}"
-
-
-def one_line_union(head: str, operands: Sequence[str | Bracketed]) -> str:
-    """``fit_union``'s line unsplit, for a module black formats anyway."""
-    return head + " | ".join(str(o) for o in operands)

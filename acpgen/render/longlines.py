@@ -9,12 +9,16 @@ bracket, the parameters one a line when they do not fit together; a value black 
 invisible parentheses, after ``return``, ``=``, an annotation's ``:`` or before an ``if``'s
 ``:``: :func:`.layout.statement`; an expression, a class's bases or an item inside brackets:
 black's split at the last bracket pair, again while too long). A line it cannot tell is left as
-it is, and :func:`.layout.overlong_line` then leaves the module to black.
+it is, and :func:`overlong_line` then leaves the module to black.
 """
 
 from __future__ import annotations
 
+import io
+import tokenize
+
 from .layout import (
+    _CLOSE,
     LINE_LENGTH,
     Unfitted,
     _split_head,
@@ -27,6 +31,46 @@ from .layout import (
 )
 
 _OPEN = "([{"
+
+
+def overlong_line(text: str) -> tuple[int, str] | None:
+    """The first line of the module ``text`` (its number and text) that is too long and has a
+    bracket black could split it at; ``None`` when every line too long is one black leaves so (a
+    comment, a docstring's line, a string, a name). Only such lines are tokenized."""
+    quotes = 0  # the triple quotes before the line: odd inside a docstring (the only ones templates write)
+    for number, line in enumerate(text.split("\n"), 1):
+        inside_string = quotes % 2 == 1
+        quotes += line.count('"""')
+        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
+            continue
+        tokens = [t for t in _line_tokens(line.strip()) if t.string.strip()]
+        # a split line's first closing and last opening bracket are not ones black could split at
+        tokens = tokens[1:] if tokens and tokens[0].string in _CLOSE else tokens
+        if _has_bracket(tokens[:-1] if tokens and tokens[-1].string in _OPEN else tokens):
+            return number, line
+    return None
+
+
+def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
+    """The tokens of one physical line, which may open brackets it does not close."""
+    tokens: list[tokenize.TokenInfo] = []
+    try:
+        tokens.extend(tokenize.generate_tokens(io.StringIO(line).readline))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the line ends inside brackets: the tokens so far are enough
+    return tokens
+
+
+def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
+    """Whether an opening bracket is among ``tokens``, not inside an f-string (which Python 3.12
+    tokenizes)."""
+    strings = 0
+    for token in tokens:
+        kind = tokenize.tok_name[token.type]
+        strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
+        if not strings and token.type == tokenize.OP and token.string in _OPEN:
+            return True
+    return False
 
 
 def relayout(text: str) -> str:

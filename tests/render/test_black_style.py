@@ -16,7 +16,8 @@ from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
 from acpgen.pipeline import Options, generate
 from acpgen.render import layout
-from acpgen.render.layout import LINE_LENGTH, Unfitted, fit, fit_chain, fit_ternary
+from acpgen.render.expressions import fit_chain, fit_ternary
+from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).

@@ -14,7 +14,7 @@ from support.noblack import differences, without_black
 
 from acpgen.output.formatting import format_python
 from acpgen.pipeline import RUNTIME_MODULES, Options, generate
-from acpgen.render.layout import overlong_line
+from acpgen.render.longlines import overlong_line
 
 SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
 SPREAD = [
