@@ -292,11 +292,11 @@ class _Renderer:
     """Renders modules in black's style.
 
     A built-in template emits black's style itself: black, pinned, would spend seconds agreeing
-    with it (tests hold every built-in module to black, for the releases and for method names of
-    80 characters). A module that reads a user's template is rendered plainly and formatted by
-    black; so is one with a line :mod:`acpgen.render.layout` cannot lay out (raised as
-    :class:`Unfitted`, or left too long with a bracket black would split at), which takes a field
-    or type name of some 40 characters: without black, the error names that line.
+    with it (tests hold every built-in module to black, for the releases and for ``$def``, field
+    and method names of 80 characters). A module that reads a user's template is rendered plainly
+    and formatted by black; so would be one with a line :mod:`acpgen.render.layout` cannot lay out
+    (raised as :class:`Unfitted`, or left too long with a bracket black would split at): without
+    black, the error names that line.
     """
 
     def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:

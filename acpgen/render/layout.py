@@ -2,17 +2,18 @@
 
 Formatting the generated runtime with black costs seconds on every cold run, so the built-in
 templates emit black's output directly; the lines whose length depends on the schema (a method's
-name, its types) go through :func:`fit` and its siblings. Black's rules for them: a statement
-whose value sits in invisible parentheses (:func:`statement`) splits at the value's last bracket
-pair or in those parentheses; a line inside brackets (:func:`inside`) splits at its delimiters of
-the highest priority, else at its last bracket pair; each line so made is split again while too
-long, and one black cannot split stays too long. A line whose first part alone is too long raises
-:class:`Unfitted` (black would split it elsewhere), and the module is formatted by black instead;
-so is one with a line too long that black could split (:func:`overlong_line`), which a template
-wrote outside these helpers. Tests hold the helpers to black's output at every length around the
-limit, and every built-in module to being unchanged by black.
+name, its types) go through :func:`fit` and its siblings, and the lines a template writes whole
+through :func:`.longlines.relayout`. Black's rules for them: a statement whose value sits in
+invisible parentheses (:func:`statement`) splits at the value's last bracket pair, at a bracket
+pair of its left side, or in those parentheses; a line inside brackets (:func:`inside`) splits at
+its delimiters of the highest priority, else at its last bracket pair (or an earlier one, when
+the line before the last is too long: black's omitted trailers); an annotated parameter's or
+target's annotation goes in parentheses; each line so made, its first one included, is split
+again while too long, and one black cannot split stays too long. What these helpers cannot lay
+out raises :class:`Unfitted`, and the module is formatted by black instead. Tests hold the
+helpers to black's output at every length around the limit, and every built-in module to being
+unchanged by black, for the releases and for names of 80 characters.
 """
-
 from __future__ import annotations
 
 import io
