@@ -27,7 +27,8 @@ from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.layout import Unfitted, overlong_line
+from .render.layout import Unfitted
+from .render.longlines import overlong_line, relayout
 from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,
@@ -332,11 +333,11 @@ class _Renderer:
     """Renders modules in black's style.
 
     A built-in template emits black's style itself: black, pinned, would spend seconds agreeing
-    with it (tests hold every built-in module to black, for the releases and for method names of
-    80 characters). A module that reads a user's template is rendered plainly and formatted by
-    black; so is one with a line :mod:`acpgen.render.layout` cannot lay out (raised as
-    :class:`Unfitted`, or left too long with a bracket black would split at), which takes a field
-    or type name of some 40 characters: without black, the error names that line.
+    with it (tests hold every built-in module to black, for the releases and for ``$def``, field
+    and method names of 80 characters). A module that reads a user's template is rendered plainly
+    and formatted by black; so would be one with a line :mod:`acpgen.render.layout` cannot lay out
+    (raised as :class:`Unfitted`, or left too long with a bracket black would split at): without
+    black, the error names that line.
     """
 
     def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
@@ -360,7 +361,7 @@ class _Renderer:
         unfitted = ""
         if mine is None:
             try:
-                text = self.env.get_template(template).render(context)
+                text = relayout(self.env.get_template(template).render(context))
             except Unfitted as exc:
                 unfitted = str(exc)
             else:

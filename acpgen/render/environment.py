@@ -11,17 +11,9 @@ import jinja2.meta
 from ..model.literals import py_literal
 from ..model.typedefs import DefKind
 from ..model.types import DecodeStep, Form, JsonKind
-from .layout import (
-    Bracketed,
-    fit,
-    fit_chain,
-    fit_ternary,
-    fit_union,
-    one_line,
-    one_line_chain,
-    one_line_ternary,
-    one_line_union,
-)
+from .expressions import Bracketed, fit_chain, fit_ternary, fit_union
+from .layout import fit
+from .unsplit import one_line, one_line_chain, one_line_ternary, one_line_union
 
 #: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -2,22 +2,24 @@
 
 Formatting the generated runtime with black costs seconds on every cold run, so the built-in
 templates emit black's output directly; the lines whose length depends on the schema (a method's
-name, its types) go through :func:`fit` and its siblings. Black's rules for them: a statement
-whose value sits in invisible parentheses (:func:`statement`) splits at the value's last bracket
-pair or in those parentheses; a line inside brackets (:func:`inside`) splits at its delimiters of
-the highest priority, else at its last bracket pair; each line so made is split again while too
-long, and one black cannot split stays too long. A line whose first part alone is too long raises
-:class:`Unfitted` (black would split it elsewhere), and the module is formatted by black instead;
-so is one with a line too long that black could split (:func:`overlong_line`), which a template
-wrote outside these helpers. Tests hold the helpers to black's output at every length around the
-limit, and every built-in module to being unchanged by black.
+name, its types) go through :func:`fit` and its siblings, and the lines a template writes whole
+through :func:`.longlines.relayout`. Black's rules for them: a statement whose value sits in
+invisible parentheses (:func:`statement`) splits at the value's last bracket pair, at a bracket
+pair of its left side, or in those parentheses; a line inside brackets (:func:`inside`) splits at
+its delimiters of the highest priority, else at its last bracket pair (or an earlier one, when
+the line before the last is too long: black's omitted trailers); an annotated parameter's or
+target's annotation goes in parentheses; each line so made, its first one included, is split
+again while too long, and one black cannot split stays too long. What these helpers cannot lay
+out raises :class:`Unfitted`, and the module is formatted by black instead. Tests hold the
+helpers to black's output at every length around the limit, and every built-in module to being
+unchanged by black, for the releases and for names of 80 characters.
 """
-
 from __future__ import annotations
 
 import io
+import keyword
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
@@ -26,43 +28,6 @@ LINE_LENGTH = 100
 
 class Unfitted(Exception):
     """A line ``fit`` cannot lay out exactly as black would."""
-
-
-def overlong_line(text: str) -> tuple[int, str] | None:
-    """The first line of the module ``text`` (its number and text) that is too long and has a
-    bracket black could split it at; ``None`` when every line too long is one black leaves so (a
-    comment, a docstring's line, a string, a name). Only such lines are tokenized."""
-    quotes = 0  # the triple quotes before the line: odd inside a docstring (the only ones templates write)
-    for number, line in enumerate(text.split("\n"), 1):
-        inside_string = quotes % 2 == 1
-        quotes += line.count('"""')
-        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
-            continue
-        if _has_bracket(_line_tokens(line.strip())):
-            return number, line
-    return None
-
-
-def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
-    """The tokens of one physical line, which may open brackets it does not close."""
-    tokens: list[tokenize.TokenInfo] = []
-    try:
-        tokens.extend(tokenize.generate_tokens(io.StringIO(line).readline))
-    except (tokenize.TokenError, SyntaxError):
-        pass  # the line ends inside brackets: the tokens so far are enough
-    return tokens
-
-
-def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
-    """Whether an opening bracket is among ``tokens``, not inside an f-string (which Python 3.12
-    tokenizes)."""
-    strings = 0
-    for token in tokens:
-        kind = tokenize.tok_name[token.type]
-        strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
-        if not strings and token.type == tokenize.OP and token.string in _OPEN:
-            return True
-    return False
 
 
 def fit(
@@ -91,11 +56,20 @@ def fit(
     line = f"{pad}{head}{inner[0]}{joined}{inner[1]}{tail}"
     if len(line) <= LINE_LENGTH:
         return line
-    if not items or len(pad + head) > LINE_LENGTH or len(pad + tail) > LINE_LENGTH:
+    if not items:
         raise Unfitted(line)
+    target, equals, _ = head.partition(" = ")
+    if head.startswith("return "):
+        target, equals = "return", " "
+    if len(pad + head) > LINE_LENGTH and equals and not collection and inner == ("", ""):
+        return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # black decides as for any value
+    first = "\n".join(_split_head(indent, pad + head))
+    if len(first) > LINE_LENGTH and "\n" not in first and equals and not any(c in target for c in _OPEN):
+        return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # no bracket in the head
+    last = "\n".join(closing_lines(indent, tail))
     if inner != ("", ""):
         body = _one_a_line(indent + 8, items, line)
-        return f"{pad}{head}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{pad}{tail}"
+        return f"{first}\n{inner_pad}{inner[0]}\n{body}\n{inner_pad}{inner[1]}\n{last}"
     lone_parameter = len(items) == 1 and head.lstrip().startswith(("def ", "async def "))
     if not collection and len(inner_pad + joined) <= LINE_LENGTH:
         body = inner_pad + joined + ("," if lone_parameter else "")
@@ -103,7 +77,16 @@ def fit(
         body = "\n".join(inside(indent + 4, items[0]))  # black adds no comma: there is none to split at
     else:
         body = _one_a_line(indent + 4, items, line)
-    return f"{pad}{head}\n{body}\n{pad}{tail}"
+    return f"{first}\n{body}\n{last}"
+
+
+def closing_lines(indent: int, tail: str) -> list[str]:
+    """The line that closes a split bracket (``)``, ``) -> T:``), as black lays it out: a return
+    annotation too long goes in parentheses (:func:`statement`)."""
+    if tail.startswith(") -> ") and tail.endswith((":", ": ...")):  # ``: ...``: a protocol's method
+        annotation, colon, body = tail[len(") -> ") :].rpartition(":")
+        return statement(indent, ") -> ", annotation, colon + body)
+    return inside(indent, tail)
 
 
 def _one_a_line(indent: int, items: Sequence[str], line: str) -> str:
@@ -160,6 +143,7 @@ def _delimiters(tokens: list[_Token]) -> dict[int, int]:
         if token.text == ",":
             found[index] = COMMA
             continue
+        in_for = in_for or token.text == "for"  # a line may start with its ``for``: ``in`` is not a comparison then
         if previous is None or previous.depth:
             continue
         before = previous.text
@@ -198,6 +182,8 @@ def inside(indent: int, text: str) -> list[str]:
     if len(line) <= LINE_LENGTH:
         return [line]
     tokens = _tokens(text)
+    if _is_parameter(tokens):
+        return _parameter(indent, text, tokens)
     delimiters = _delimiters(tokens)
     if delimiters:
         top = max(delimiters.values())
@@ -216,19 +202,64 @@ def inside(indent: int, text: str) -> list[str]:
     return _split_last_bracket(indent, text, tokens)
 
 
+def _is_parameter(tokens: list[_Token]) -> bool:
+    """Whether the tokens are a parameter with an annotation (``name: T = default,``)."""
+    return len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text) and tokens[1].text == ":"
+
+
+def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+    """``name: annotation = default,`` on a line of its own: black puts the annotation in
+    invisible parentheses (:func:`statement`)."""
+    equals = next((i for i, t in enumerate(tokens) if t.depth == 0 and t.text == "="), None)
+    end = tokens[equals].start if equals is not None else len(text.rstrip(","))
+    tail = text[end:] if equals is None else " " + text[end:]
+    return statement(indent, text[: tokens[1].end] + " ", text[tokens[1].end : end].strip(), tail)
+
+
 def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[str]:
-    """black's right-hand split of a line inside brackets: at its last bracket pair."""
-    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
-    if close is None:
+    """black's right-hand split of a line inside brackets: at its last bracket pair, unless the
+    line before it is too long and an earlier bracket pair (one of the trailers black tries to
+    omit, see :func:`_trailer_pairs`) leaves a first line that fits; else at the last pair, its
+    first line split again."""
+    pairs = _trailer_pairs(indent, text, tokens)
+    if not pairs:
         return [" " * indent + text]  # nothing to split at: black leaves it too long
-    open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
-    head, body, tail = text[: tokens[open_].end], text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
-    if not body.strip() or len(" " * indent + head) > LINE_LENGTH:
-        raise Unfitted(" " * indent + text)
-    lines = [" " * indent + head]
+    pad = " " * indent
+    for open_, close in pairs:
+        if len(pad + text[: tokens[open_].end]) <= LINE_LENGTH and text[tokens[open_].end : tokens[close].start].strip():
+            return _split_at(indent, text, tokens, open_, close, [pad + text[: tokens[open_].end]])
+    open_, close = pairs[0]
+    if not text[tokens[open_].end : tokens[close].start].strip():
+        raise Unfitted(pad + text)
+    return _split_at(indent, text, tokens, open_, close, _split_head(indent, pad + text[: tokens[open_].end]))
+
+
+def _split_at(indent: int, text: str, tokens: list[_Token], open_: int, close: int, first: list[str]) -> list[str]:
+    body, tail = text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
+    lines = list(first)
     lines += _bracket_body(indent + 4, body.strip(), collection=tokens[open_].text != "(" and _is_display(tokens, open_))
     lines += inside(indent, tail)
     return lines
+
+
+def _trailer_pairs(indent: int, text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
+    """The top-level bracket pairs black's right-hand split tries, last first (its
+    ``generate_trailers_to_omit``): the last pair, then each earlier non-empty one while the text
+    from it to the end fits on a line, up to one after a trailing comma."""
+    pairs: list[tuple[int, int]] = []
+    for close in range(len(tokens) - 1, -1, -1):
+        token = tokens[close]
+        if token.text not in _CLOSE or token.depth != 0:
+            continue
+        open_ = _opening(tokens, close)
+        if open_ == close - 1 and pairs:
+            continue  # empty brackets: black glues them to the pair before
+        if pairs and indent + len(text) - token.start > LINE_LENGTH:
+            break
+        pairs.append((open_, close))
+        if close and tokens[close - 1].text == ",":
+            break  # black never omits a pair with a trailing comma
+    return pairs
 
 
 def _is_display(tokens: list[_Token], open_: int) -> bool:
@@ -258,36 +289,6 @@ def _top_level_items(text: str, tokens: list[_Token]) -> list[str]:
     return [*items, rest] if rest else items
 
 
-@dataclass(frozen=True)
-class Bracketed:
-    """An operand black may split inside its brackets: ``open + ", ".join(items) + close``."""
-
-    open: str
-    items: tuple[str, ...]
-    close: str
-
-    def __str__(self) -> str:
-        return self.open + ", ".join(self.items) + self.close
-
-
-def fit_union(head: str, operands: Sequence[str | Bracketed]) -> str:
-    """``head + " | ".join(operands)`` at the top level (``head`` is ``"Name = "``), as black lays
-    it out (:func:`statement`)."""
-    return "\n".join(statement(0, head, " | ".join(str(o) for o in operands)))
-
-
-def fit_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
-    """``head`` and ``operands`` joined by one binary ``operator``, then ``tail``, at ``indent``
-    spaces (``if a and b:``, ``out = a + b``), as black lays it out (:func:`statement`)."""
-    return "\n".join(statement(indent, head, f" {operator} ".join(operands), tail))
-
-
-def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
-    """``head + f"{value} if {test} else {other}"`` at ``indent`` spaces, as black lays it out
-    (:func:`statement`)."""
-    return "\n".join(statement(indent, head, f"{value} if {test} else {other}"))
-
-
 def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     """The lines black makes of the statement ``head + value + tail`` whose ``value`` black puts
     in invisible parentheses (an assignment's value, a ``return``'s, an ``if``'s condition).
@@ -302,24 +303,95 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     line = f"{pad}{head}{value}{tail}"
     if len(line) <= LINE_LENGTH:
         return [line]
-    wrapped = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+    try:
+        wrapped: list[str] | None = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
+    except Unfitted:
+        wrapped = None  # no layout inside the parentheses
     tokens = _tokens(value)
     if not _can_omit_parentheses(indent, tokens, _delimiters(tokens)):
+        if wrapped is None:
+            raise Unfitted(line)
         return wrapped
     close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
-    if close is None:  # nothing to split at but the parentheses: black takes them if that helps
-        if len(pad + "    " + value) > LINE_LENGTH:
-            return [line]
+    if close is None:  # nothing to split at but the parentheses (or the left side's brackets)
+        name, colon, annotation = head.partition(": ")
+        if colon and name.isidentifier() and head.endswith(" = ") and len(pad + head) > LINE_LENGTH - 1:
+            return statement(indent, name + colon, annotation[: -len(" = ")], " = " + value + tail)  # black splits the annotation
+        if _assigns_to_brackets(head) and len(pad + head) > LINE_LENGTH - 1 and _bracket_pair(head) is not None:
+            return _split_head(indent, f"{pad}{head}", lambda rest: statement(indent, rest, value, tail), force=True)
+        if wrapped is None or (len(tokens) == 1 and len(pad + "    " + value) > LINE_LENGTH):
+            return [line]  # a lone name too long: black leaves the line so
         return wrapped
     open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
     first = f"{pad}{head}{value[: tokens[open_].end]}"
     body = value[tokens[open_].end : tokens[close].start].strip()
-    split = [first, *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)), *inside(indent, value[tokens[close].start :] + tail)]
-    if _assigns_to_brackets(head) and (len(f"{pad}{head}(") > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
-        return wrapped if len(f"{pad}{head}(") <= LINE_LENGTH - 1 else split
-    if len(first) > LINE_LENGTH and all(len(text) <= LINE_LENGTH for text in wrapped):
+    if not body and len(value[tokens[close].start :].strip()) < 3:  # black does not split empty brackets
+        if _assigns_to_brackets(head) and len(pad + head) > LINE_LENGTH - 1 and _bracket_pair(head) is not None:
+            return _split_head(indent, pad + head, lambda rest: [pad + rest + value + tail], force=True)
+        if wrapped is not None:
+            return wrapped
+    split = _omitting_value(indent, head + value + tail) if len(first) > LINE_LENGTH and any(c in head for c in _OPEN) else None
+    if split is None:
+        split = [
+            *_split_head(indent, first),
+            *_bracket_body(indent + 4, body, collection=_is_display(tokens, open_)),
+            *inside(indent, value[tokens[close].start :] + tail),
+        ]
+    if _assigns_to_brackets(head) and (len(pad + head) > LINE_LENGTH - 1 or len(first) > LINE_LENGTH):
+        return wrapped if len(pad + head) <= LINE_LENGTH - 1 and wrapped is not None else split
+    if len(first) > LINE_LENGTH and wrapped is not None and all(len(text) <= LINE_LENGTH for text in wrapped):
         return wrapped
     return split
+
+
+def _omitting_value(indent: int, whole: str) -> list[str] | None:
+    """The statement ``whole`` split at a bracket pair before its value's last one, as black's
+    right-hand split tries when the line before the value's brackets is too long; ``None`` when no
+    such split has a first line that fits."""
+    tokens = _tokens(whole)
+    for at, end in _trailer_pairs(indent, whole, tokens)[1:]:
+        if len(" " * indent + whole[: tokens[at].end]) <= LINE_LENGTH:
+            return _split_at(indent, whole, tokens, at, end, [" " * indent + whole[: tokens[at].end]])
+    return None
+
+
+def _bracket_pair(text: str) -> tuple[int, int] | None:
+    """The offsets of the last top-level bracket pair of ``text`` (which may end in an opening
+    bracket or an ``=``): its opening bracket's end and its closing bracket's start."""
+    cut = text.rstrip()
+    cut = cut[:-1] if cut.endswith((*_OPEN, "=")) else cut
+    try:
+        tokens = _tokens(cut.strip())
+    except Unfitted:
+        return None
+    offset = len(cut) - len(cut.lstrip())
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    if close is None:
+        return None
+    open_ = _opening(tokens, close)
+    return offset + tokens[open_].end, offset + tokens[close].start
+
+
+def _split_head(indent: int, first: str, rest: Callable[[str], list[str]] | None = None, force: bool = False) -> list[str]:
+    """The first line of a split, ``first`` (it ends in an opening bracket, or is an assignment's
+    left side), as black splits it again when too long (or ``force``): an annotated target's
+    annotation as a value in invisible parentheses (:func:`statement`); else at its last bracket
+    pair, the part after it laid out by ``rest`` (as it is by default)."""
+    if len(first) <= LINE_LENGTH and not force:
+        return [first]
+    name, colon, annotation = first.lstrip().partition(": ")
+    annotation, equals, after = annotation.partition(" = ")
+    if colon and equals and name.isidentifier() and rest is None:
+        return statement(indent, name + colon, annotation, equals + after)
+    pair = _bracket_pair(first)
+    if pair is None:
+        return [first]
+    start, end = pair
+    inner = first[start:end].strip()
+    tokens = _tokens(first[: start].strip() + inner + first[end:end + 1])
+    after = first[end:]
+    body = _bracket_body(indent + 4, inner, collection=_is_display(tokens, _opening(tokens, len(tokens) - 1)))
+    return [first[:start], *body, *(rest(after) if rest else [" " * indent + after])]
 
 
 def _assigns_to_brackets(head: str) -> bool:
@@ -355,33 +427,3 @@ def _can_omit_parentheses(indent: int, tokens: list[_Token], delimiters: dict[in
 def _opening(tokens: list[_Token], close: int) -> int:
     depth = tokens[close].depth
     return max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == depth)
-
-
-def one_line_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
-    """``fit_ternary``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{head}{value} if {test} else {other}"
-
-
-def one_line_chain(indent: int, head: str, operator: str, operands: Sequence[str], tail: str = "") -> str:
-    """``fit_chain``'s line unsplit, for a module black formats anyway."""
-    return f"{' ' * indent}{head}{f' {operator} '.join(operands)}{tail}"
-
-
-def one_line(
-    indent: int,
-    head: str,
-    items: Sequence[str],
-    tail: str,
-    *,
-    collection: bool = False,
-    one_tuple: bool = False,
-    inner: tuple[str, str] = ("", ""),
-) -> str:
-    """``fit``'s line unsplit, for a module black formats anyway."""
-    joined = ", ".join(items) + ("," if one_tuple and len(items) == 1 else "")
-    return f"{' ' * indent}{head}{inner[0]}{joined}{inner[1]}{tail}"
-
-
-def one_line_union(head: str, operands: Sequence[str | Bracketed]) -> str:
-    """``fit_union``'s line unsplit, for a module black formats anyway."""
-    return head + " | ".join(str(o) for o in operands)

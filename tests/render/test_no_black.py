@@ -13,8 +13,8 @@ from support import BUNDLED, CORPUS, DATA, mini_schema
 from support.noblack import differences, without_black
 
 from acpgen.output.formatting import format_python
-from acpgen.pipeline import Options, generate
-from acpgen.render.layout import overlong_line
+from acpgen.pipeline import RUNTIME_MODULES, Options, generate
+from acpgen.render.longlines import overlong_line
 
 SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
 SPREAD = [
@@ -79,12 +79,20 @@ def test_method_names_of_80_characters_need_no_black(write_schema):
     ) in files["acp_bindings/client.py"]
 
 
+#: As ``WITHOUT_BLACK``, with acpgen's layout of the lines templates write whole turned off: the
+#: stand-in for a line acpgen cannot lay out itself (the built-in templates have none left).
+WITHOUT_BLACK_OR_RELAYOUT = (
+    "import sys; sys.modules['black'] = None; import acpgen.pipeline as p; p.relayout = lambda text: text;"
+    " from acpgen.cli import main; main()"
+)
+
+
 def test_a_line_acpgen_cannot_lay_out_is_named_without_black(tmp_path, write_schema):
     doc = mini_schema()
     long_name = "Ping" + "Really" * 16 + "Request"  # over 100 characters
     doc["$defs"][long_name] = doc["$defs"].pop("PingRequest")
     schema = write_schema(doc)
-    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--schema", str(schema), "--out", "out"],
+    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK_OR_RELAYOUT, "generate", "--schema", str(schema), "--out", "out"],
                          cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 2
     [message] = run.stderr.splitlines()
@@ -92,9 +100,13 @@ def test_a_line_acpgen_cannot_lay_out_is_named_without_black(tmp_path, write_sch
     where, _, rest = message[len("error: "):].partition(": ")
     number = int(where.rsplit(":", 1)[1])
     excerpt = rest.split("`")[1]
-    assert excerpt.endswith("...") and f"_K_{long_name} = frozenset(".startswith(excerpt[:-3]), excerpt
+    assert excerpt.endswith("...") and f"class {long_name}(Model):".startswith(excerpt[:-3]), excerpt
     assert rest.endswith("itself (it is left to black), and black is not installed: pip install 'acpgen[black]'")
     assert number > 1 and not (tmp_path / "out").exists()
+    # with the layout on, the same schema needs no black
+    run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--schema", str(schema), "--out", "out"],
+                         cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
 
 
 def test_a_users_template_without_black_names_the_template(tmp_path):
@@ -118,3 +130,51 @@ def test_a_line_too_long_is_left_to_black_only_when_black_could_split_it():
     assert overlong_line('"""A docstring\n' + "(" * 120 + '\n"""\nz = 1\n') is None
     assert overlong_line("# " + "(" * 120 + "\n") is None
     assert overlong_line("    " + "name_" * 30 + "\n") is None
+
+
+#: ``$def``s and fields :func:`long_names` lengthens, and the field's class.
+LONG_DEFS = ("SetSessionModeRequest", "SetSessionModeResponse", "SessionId", "ContentBlock", "StopReason",
+             "PermissionOptionKind", "RequestPermissionOutcome", "ToolCallContent", "SessionConfigOption", "AuthMethod",
+             "McpServer", "Annotations", "Usage")
+LONG_FIELDS = {"ToolCallUpdate": "rawOutput", "CreateTerminalRequest": "outputByteLimit", "PromptResponse": "stopReason",
+               "Annotations": "lastModified", "NewSessionRequest": "mcpServers", "Usage": "totalTokens"}
+
+
+def long_names(length: int = 80) -> dict:
+    """:func:`long_method_names`, with a handful of ``$def``s (and every ref to them) and fields
+    lengthened to ``length`` characters too."""
+    doc = long_method_names(length)
+    for owner, prop in LONG_FIELDS.items():
+        node, new = doc["$defs"][owner], (prop + "Lengthened" * 10)[:length]
+        node["properties"] = {new if k == prop else k: v for k, v in node["properties"].items()}
+        node["required"] = [new if k == prop else k for k in node.get("required", [])]
+    text = json.dumps(doc)
+    for name in LONG_DEFS:
+        text = text.replace(f'"#/$defs/{name}"', f'"#/$defs/{(name + "Lengthened" * 10)[:length]}"')
+    doc = json.loads(text)
+    doc["$defs"] = {((k + "Lengthened" * 10)[:length] if k in LONG_DEFS else k): v for k, v in doc["$defs"].items()}
+    return doc
+
+
+def test_names_of_80_characters_need_no_black(write_schema):
+    # $def, field and method names of 80 characters: every module is laid out without black, to the
+    # bytes black leaves as they are (models.py went to black; agent.py was left unlike black's)
+    schema = write_schema(long_names())
+    assert differences(schema, without_black([schema])[str(schema)]) == []
+    files = generate(Options(schema=schema)).files
+    for path, text in files.items():
+        if path.endswith(".py") and path.rsplit("/", 1)[1] not in RUNTIME_MODULES:
+            assert format_python(text, path) == text, path
+    models, agent = files["acp_bindings/models.py"], files["acp_bindings/agent.py"]
+    long_type = ("Annotations" + "Lengthened" * 10)[:80]
+    assert (  # an annotated parameter too long: the annotation in parentheses
+        "        output_byte_limit_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened_lengt: (\n"
+        "            int | None\n"
+        "        ) = None,\n"
+    ) in agent
+    assert f"    def from_json(\n        cls, data: Any\n    ) -> {long_type}:\n" in models  # a def split at its bracket
+    assert (  # a subscript assigned a value too long: split at the subscript, the value in parentheses
+        "            out[\n"
+        f'                "{("lastModified" + "Lengthened" * 10)[:80]}"\n'
+        "            ] = (\n"
+    ) in models

@@ -415,6 +415,7 @@ def _d_map_any(d: Any) -> dict[str, Any]:
     result: dict[str, Any] = d
     return result
 
+
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {}
 #: (union, class, the variant of the union that extends the class): what a refusal suggests.

@@ -412,6 +412,7 @@ def _d_string(d: Any) -> str:
     result: str = d
     return result
 
+
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {}
 #: (union, class, the variant of the union that extends the class): what a refusal suggests.

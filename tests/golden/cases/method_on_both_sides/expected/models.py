@@ -230,6 +230,7 @@ def _d_integer_0_4294967295(d: Any) -> int:
     result: int = d
     return result
 
+
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {}
 #: (union, class, the variant of the union that extends the class): what a refusal suggests.

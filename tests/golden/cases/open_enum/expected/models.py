@@ -163,6 +163,7 @@ def _d_StopReason(d: Any) -> StopReason:
             return result
     raise _codec.expected_one_of(d, _L_StopReason)
 
+
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {}
 #: (union, class, the variant of the union that extends the class): what a refusal suggests.

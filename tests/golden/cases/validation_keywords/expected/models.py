@@ -229,6 +229,7 @@ def _d_string_reecf4f1fe6109(d: Any) -> str:
     result: str = d
     return result
 
+
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {}
 #: (union, class, the variant of the union that extends the class): what a refusal suggests.
