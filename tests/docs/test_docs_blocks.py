@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent
 (INSPECT_USAGE, INSPECT_OUTPUT) = docs.blocks("guides/debugging.md", "", "Debugging a connection")
 (VENDORING,) = docs.blocks("guides/generating.md", "sh")
 (TWO_VERSIONS,) = docs.blocks("guides/protocol-versions.md", "sh")
-(OVER_TCP,) = docs.blocks("guides/remote-transports.md", "python")
+(OVER_TCP,) = docs.blocks("guides/remote-transports.md", "python", "Remote transports")
 (CONFIGURATION,) = docs.blocks("reference/configuration.md", "toml")
 
 
