@@ -37,7 +37,8 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .output.reuse import Reuse
-from .pipeline import CODEC_MODULES, Options, generate
+from .pipeline import Options, generate
+from .render.modules import CODEC_MODULES
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
 

@@ -130,7 +130,7 @@ def test_the_runtime_imports_one_way_down_its_layers():
     """Each codec and connection module imports only the ones before it in ``CODEC_MODULES`` then
     ``CONNECTION_MODULES`` (then ``_versions``, above the facade), and the remote transports
     (``REMOTE_MODULES``) sit on top of them."""
-    from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES, REMOTE_MODULES
+    from acpgen.render.modules import CODEC_MODULES, CONNECTION_MODULES, REMOTE_MODULES
 
     layers = [name.removesuffix(".py") for name in (*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py", *REMOTE_MODULES)]
     runtime = PACKAGE / "runtime"

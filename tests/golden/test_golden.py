@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 from support import write_package
 
-from acpgen.pipeline import RUNTIME_MODULES, Options, generate
+from acpgen.pipeline import Options, generate
+from acpgen.render.modules import RUNTIME_MODULES
 
 CASES = Path(__file__).resolve().parent / "cases"
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "schema.json").is_file())

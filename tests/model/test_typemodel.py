@@ -6,8 +6,9 @@ import dataclasses
 import importlib
 import sys
 
-from acpgen.pipeline import CODEC_MODULES, Header, Options, build_spec
+from acpgen.pipeline import Header, Options, build_spec
 from acpgen.render.environment import make_environment, runtime_source
+from acpgen.render.modules import CODEC_MODULES
 
 
 def _closure(spec, roots: set[str]) -> set[str]:

@@ -17,7 +17,8 @@ from support import CORPUS, corpus_index, write_package
 
 from acpgen.model.names import type_name
 from acpgen.output.reuse import Reuse
-from acpgen.pipeline import CODEC_MODULES, Options, generate
+from acpgen.pipeline import Options, generate
+from acpgen.render.modules import CODEC_MODULES
 
 FILES = [row["file"] for row in corpus_index()]
 

@@ -24,7 +24,8 @@ from support import CORPUS, bindings, bundled_document, write_package
 from support.flavours import pydantic_bindings
 from support.model_instances import InstanceStrategies
 
-from acpgen.pipeline import CODEC_MODULES, Options, generate
+from acpgen.pipeline import Options, generate
+from acpgen.render.modules import CODEC_MODULES
 
 DOCUMENT = bundled_document()
 DEF_NAMES = sorted(DOCUMENT["$defs"])

@@ -25,7 +25,8 @@ from support.runtime import run_async_tests
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.model.method_table import build_method_table
-from acpgen.pipeline import CODEC_MODULES, CONNECTION_MODULES, Options, generate
+from acpgen.pipeline import Options, generate
+from acpgen.render.modules import CODEC_MODULES, CONNECTION_MODULES
 from acpgen.schema.loader import load_schema
 
 MCP_RELEASE = CORPUS / "v1.7.0--v1-schema.unstable.json"

@@ -13,8 +13,9 @@ from support import BUNDLED, CORPUS, DATA, mini_schema
 from support.noblack import differences, without_black
 
 from acpgen.output.formatting import format_python
-from acpgen.pipeline import RUNTIME_MODULES, Options, generate
+from acpgen.pipeline import Options, generate
 from acpgen.render.longlines import overlong_line
+from acpgen.render.modules import RUNTIME_MODULES
 
 SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
 SPREAD = [
