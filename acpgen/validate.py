@@ -41,6 +41,7 @@ from .pipeline import Options, generate
 from .render.modules import CODEC_MODULES
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
+from .schema.protocol import protocol_version as version_of
 
 DIRECTIONS = ("client-to-agent", "agent-to-client")
 _RECEIVER = {"client-to-agent": "agent", "agent-to-client": "client"}
@@ -193,14 +194,19 @@ _PACKAGES: dict[str, tuple[tempfile.TemporaryDirectory[str], dict[str, ModuleTyp
 _MODULES = ("_codec", "methods", "models", "_checks", "_session_page")
 
 
-def generated_modules(schema: LoadedSchema, schema_path: Path | None) -> dict[str, ModuleType]:
-    """The modules of the package generated for ``schema``, imported from a temporary folder."""
-    if schema.sha256 in _PACKAGES:
-        return _PACKAGES[schema.sha256][1]
-    package = f"_acpgen_validate_{schema.sha256[:16]}"
+def generated_modules(
+    schema: LoadedSchema, schema_path: Path | None, protocol_version: int | None = None
+) -> dict[str, ModuleType]:
+    """The modules of the package generated for ``schema`` (of ``protocol_version``; None: the one
+    the schema states), imported from a temporary folder."""
+    key = f"{schema.sha256[:16]}_v{version_of(schema.document, schema_path, protocol_version)}"
+    if key in _PACKAGES:
+        return _PACKAGES[key][1]
+    package = f"_acpgen_validate_{key}"
     reuse = Reuse(validated_schemas=frozenset({schema.sha256}))
     only = {f"{m}.py" for m in _MODULES} | set(CODEC_MODULES)  # _codec imports its parts
-    files = generate(Options(schema=schema_path, package=package), reuse, only=only).files
+    options = Options(schema=schema_path, package=package, protocol_version=protocol_version)
+    files = generate(options, reuse, only=only).files
     folder = tempfile.TemporaryDirectory(prefix="acpgen-validate-")
     root = Path(folder.name) / package
     root.mkdir()
@@ -212,17 +218,17 @@ def generated_modules(schema: LoadedSchema, schema_path: Path | None) -> dict[st
     sys.modules[package] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sys.modules[package])
     modules = {name: importlib.import_module(f"{package}.{name}") for name in _MODULES}
-    _PACKAGES[schema.sha256] = (folder, modules)
+    _PACKAGES[key] = (folder, modules)
     return modules
 
 
 class Validator:
     """The generated package's checker plus jsonschema, for one schema."""
 
-    def __init__(self, schema_path: Path | None = None) -> None:
+    def __init__(self, schema_path: Path | None = None, protocol_version: int | None = None) -> None:
         shipped = frozenset({bundled_schema_sha256()})  # acpgen's tests validate that one
         self.schema: LoadedSchema = load_schema(schema_path or bundled_schema(), validated=shipped)
-        self._modules = generated_modules(self.schema, schema_path)
+        self._modules = generated_modules(self.schema, schema_path, protocol_version)
         self._root = {k: v for k, v in self.schema.document.items() if k in ("$schema", "$id", "$defs")}
         self._cls: Any = validator_for(self.schema.document, default=jsonschema.Draft202012Validator)
         self._validators: dict[str, Any] = {}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -12,12 +14,13 @@ from ..diagnostics import DiagnosticError
 from ..diff import diff_schemas
 from ..diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
 from ..diff.report import summary as diff_summary
-from ..output.manifest import manifest_path, read_manifest, schema_copy_path
-from ..output.recipe import DEFAULT_PACKAGE
+from ..output.manifest import SCHEMA_COPY_NAME, Manifest, manifest_path, read_manifest, schema_copy_path
+from ..output.recipe import DEFAULT_PACKAGE, local_path
+from ..schema.protocol import protocol_version, version_problem
 from ..schema.bundled import bundled_schema, bundled_schema_sha256
 from ..schema.loader import LoadedSchema, load_schema, parse_schema
 from .base import EXIT_DRIFT, EXIT_ERROR, fail, main, report
-from .generating import resolve
+from .generating import Run, resolve
 
 
 @main.command(name="diff")
@@ -38,11 +41,26 @@ from .generating import resolve
     help="Exit 1 on a stable breaking change (breaking), a breaking change in either tier (unstable-breaking), "
     "or any change (any).",
 )
-def diff_command(schemas: tuple[Path, ...], out: Path | None, package: str | None, fmt: str, fail_on: str | None) -> None:
+@click.option(
+    "--protocol-version",
+    type=int,
+    default=None,
+    help="With --out on a package of several protocol versions: the version NEW is for. "
+    "[default: the one NEW states]",
+)
+def diff_command(
+    schemas: tuple[Path, ...],
+    out: Path | None,
+    package: str | None,
+    fmt: str,
+    fail_on: str | None,
+    protocol_version: int | None = None,
+) -> None:
     """Show what changes from schema OLD to NEW, on the wire and in the generated Python.
 
     `acpgen diff OLD NEW` compares two schema files; `acpgen diff --out OUT [NEW]` answers "what would
-    regenerating OUT do to me". One line per change, most severe first; exit 2 on bad input.
+    regenerating OUT do to me" (for a package of several protocol versions, per version). One line per
+    change, most severe first; exit 2 on bad input.
     """
     known = frozenset({bundled_schema_sha256()})
     names: dict[str, str] | None = None
@@ -55,6 +73,13 @@ def diff_command(schemas: tuple[Path, ...], out: Path | None, package: str | Non
         if len(schemas) > 1:
             fail("with --out, give at most one schema (NEW)")
         run = resolve({"out": out, "package": package, "schema": schemas[0] if schemas else None})
+        manifest = read_manifest(run.out, run.options.package)
+        versions = _recorded_versions(run.out, run.options.package, manifest, known)
+        if versions:
+            given = schemas[0] if schemas else None
+            _diff_versions(run, versions, _new_schemas(run, manifest, given, protocol_version), fmt, fail_on)
+        if protocol_version is not None:
+            fail("--protocol-version: only with --out on a package of several protocol versions")
         old, names = _recorded_schema(run.out, run.options.package, known)
         new = _load(run.options.schema or bundled_schema(), known | {old.sha256})
         labels = (f"{run.out.as_posix()} ({old.name})", new.name)
@@ -71,6 +96,101 @@ def diff_command(schemas: tuple[Path, ...], out: Path | None, package: str | Non
         click.echo(as_text(changes), nl=False)
     click.echo(f"acpgen diff: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
     sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+
+
+def _recorded_versions(
+    out: Path, package: str, manifest: Manifest | None, known: frozenset[str]
+) -> dict[int, tuple[LoadedSchema, dict[str, str]]]:
+    """For a package of several protocol versions: each version's recorded schema (its copy in
+    ``<package>/v<N>/``, as the manifest records it) and its names (the lock's ``v<N>/`` keys,
+    unprefixed). Empty for a package of one version."""
+    if manifest is None:
+        return {}
+    root = package.replace(".", "/")
+    pattern = re.compile(rf"{re.escape(root)}/v(\d+)/{re.escape(SCHEMA_COPY_NAME)}")
+    found = {}
+    for path, record in sorted(manifest.files.items()):
+        match = pattern.fullmatch(path)
+        if match is None:
+            continue
+        number, copy = int(match.group(1)), out / path
+        try:
+            raw = copy.read_bytes()
+        except OSError as exc:
+            fail(f"{copy.as_posix()}: cannot read the schema v{number} was generated from: {exc.strerror or exc}")
+        if hashlib.sha256(raw).hexdigest() != record.sha256:
+            fail(f"{copy.as_posix()} is not the schema the manifest records (sha256 {record.sha256})")
+        prefix = f"v{number}/"
+        names = {k[len(prefix):]: v for k, v in manifest.names.items() if k.startswith(prefix)}
+        try:
+            found[number] = (parse_schema(raw, copy.name, known | {record.sha256}), names)
+        except DiagnosticError as exc:
+            report(exc.diagnostics)
+            sys.exit(EXIT_ERROR)
+    return found
+
+
+def _new_schemas(run: Run, manifest: Manifest | None, given: Path | None, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
+    """The new schema of each version to compare: NEW alone (of the version it states, or
+    ``--protocol-version``'s), else the ones ``acpgen generate`` would use (``[tool.acpgen]``'s
+    list), else the files the manifest records."""
+    if override is not None and version_problem(override):
+        fail(f"--protocol-version: {override} is not {version_problem(override)}")
+    if given is not None:
+        paths: tuple[Path, ...] = (given,)
+    elif run.options.schemas:
+        paths = run.options.schemas
+    else:
+        recorded = manifest.options.schema if manifest is not None and manifest.options is not None else None
+        if not isinstance(recorded, tuple):
+            fail(f"{(run.out / run.manifest).as_posix()}: records no schema files to compare with; give NEW")
+        paths = tuple(local_path(text, run.project) for text in recorded)
+    found: dict[int, tuple[Path, LoadedSchema]] = {}
+    for path in paths:
+        loaded = _load(path, frozenset({bundled_schema_sha256()}))
+        try:
+            number = protocol_version(loaded.document, path, override if given is not None else None)
+        except DiagnosticError as exc:
+            report(exc.diagnostics)
+            sys.exit(EXIT_ERROR)
+        found[number] = (path, loaded)
+    return found
+
+
+def _diff_versions(
+    run: Run,
+    old: dict[int, tuple[LoadedSchema, dict[str, str]]],
+    new: dict[int, tuple[Path, LoadedSchema]],
+    fmt: str,
+    fail_on: str | None,
+) -> None:
+    """Compare each version's new schema with its recorded one; exits (1 when any version fails)."""
+    root = (run.out / run.options.package.replace(".", "/")).as_posix()
+    for number, (path, _) in sorted(new.items()):
+        if number not in old:
+            held = ", ".join(str(n) for n in sorted(old))
+            fail(f"{path.as_posix()} is of protocol version {number}; {root} holds versions {held}"
+                 " (give --protocol-version when the schema does not state its own)")
+    reports, failing = {}, False
+    for number, (_, loaded) in sorted(new.items()):
+        schema, names = old[number]
+        try:
+            changes = diff_schemas(schema, loaded, names)
+        except DiagnosticError as exc:
+            report(exc.diagnostics)
+            sys.exit(EXIT_ERROR)
+        reports[number] = changes
+        failing = failing or fails(changes, fail_on)
+        labels = (f"{root}/v{number} ({schema.name})", loaded.name)
+        if fmt == "markdown":
+            click.echo(as_markdown(changes, *labels), nl=False)
+        elif fmt == "text":
+            click.echo(f"v{number}:")
+            click.echo("".join(f"  {line}\n" for line in as_text(changes).splitlines()), nl=False)
+        click.echo(f"acpgen diff: v{number}: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
+    if fmt == "json":
+        click.echo(json.dumps({f"v{n}": [c.as_json() for c in changes] for n, changes in reports.items()}, indent=2))
+    sys.exit(EXIT_DRIFT if failing else 0)
 
 
 def _load(path: Path, known: frozenset[str]) -> LoadedSchema:

@@ -29,17 +29,30 @@ from .base import EXIT_DRIFT, EXIT_ERROR, fail, main, report, schema_option
 )
 @click.option("--strict", is_flag=True, help="Report warnings as errors.")
 @click.option(
+    "--protocol-version",
+    type=click.IntRange(0, 0xFFFF),
+    default=None,
+    help="The protocol version the transcript's initialize must ask for and answer "
+    "(a v2 schema that states none: 2). [default: the one the schema states]",
+)
+@click.option(
     "--html",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
     help="Also write the transcript as one self-contained HTML page (a sequence diagram) to this file.",
 )
 def validate_command(
-    schema: Path | None, transcript: Path, fmt: str, direction: str | None, strict: bool, html: Path | None
+    schema: Path | None,
+    transcript: Path,
+    fmt: str,
+    direction: str | None,
+    strict: bool,
+    html: Path | None,
+    protocol_version: int | None = None,
 ) -> None:
     """Check a recorded ACP transcript (NDJSON) against the schema, message by message."""
     try:
-        validator = Validator(schema)
+        validator = Validator(schema, protocol_version)
         found = validator.validate(transcript, direction=direction, strict=strict)
     except DiagnosticError as exc:
         report(exc.diagnostics)
