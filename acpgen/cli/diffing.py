@@ -14,11 +14,17 @@ from ..diagnostics import DiagnosticError
 from ..diff import diff_schemas
 from ..diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
 from ..diff.report import summary as diff_summary
-from ..output.manifest import SCHEMA_COPY_NAME, Manifest, manifest_path, read_manifest, schema_copy_path
+from ..output.manifest import (
+    SCHEMA_COPY_NAME,
+    Manifest,
+    manifest_path,
+    read_manifest,
+    schema_copy_path,
+)
 from ..output.recipe import DEFAULT_PACKAGE, local_path
-from ..schema.protocol import protocol_version, version_problem
 from ..schema.bundled import bundled_schema, bundled_schema_sha256
 from ..schema.loader import LoadedSchema, load_schema, parse_schema
+from ..schema.protocol import protocol_version, version_problem
 from .base import EXIT_DRIFT, EXIT_ERROR, fail, main, report
 from .generating import Run, resolve
 
