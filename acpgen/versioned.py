@@ -4,8 +4,9 @@ Each schema makes the package of its protocol version as a subpackage, ``<packag
 ``<package>/v2/``, exactly what ``--package <package>.v1`` would make of it alone (its names,
 its schema's copy). The package root adds what ties them together: ``__init__.py`` (``VERSIONS``),
 ``stub_agent.py``, which serves every version on one connection through the router
-(``_versions.serve_versions``), and ``stub_client.py``, whose ``--protocol-version N`` picks the
-version it speaks. The names lock records each version's names under ``v<N>/``.
+(``_versions.serve_versions``), ``stub_client.py``, whose ``--protocol-version N`` picks the
+version it speaks, and ``inspect.py``, which checks a connection against the version its first
+``initialize`` asks for. The names lock records each version's names under ``v<N>/``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Version:
 
 
 #: The package root's modules: one template each, under ``versions/``.
-ROOT_MODULES = ("__init__.py", "stub_agent.py", "stub_client.py")
+ROOT_MODULES = ("__init__.py", "stub_agent.py", "stub_client.py", "inspect.py")
 
 
 def generate_versions(
@@ -91,6 +92,10 @@ def generate_versions(
         if name == "stub_agent.py" and not any(v.agent_stub for v in versions):
             continue
         if name == "stub_client.py" and not any(v.client_stub for v in versions):
+            continue
+        top = f"{root}/{versions[-1].module}"
+        if name == "inspect.py" and not (
+            f"{top}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)):
             continue
         text = env.get_template(f"versions/{name}.jinja").render(context)
         files[f"{root}/{name}"] = reuse.format(text, f"{root}/{name}")

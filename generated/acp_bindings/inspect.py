@@ -280,12 +280,14 @@ async def run(
     transcript: BinaryIO | None = None,
     strict: bool = False,
     html: BinaryIO | None = None,
+    checker: Callable[..., Any] = make_checker,
 ) -> int:
     """Inspect one connection: our stdin and stdout are the client's, ``command`` the agent.
-    ``html``: where to write the page of the session once it has ended."""
+    ``html``: where to write the page of the session once it has ended. ``checker(strict=...)``
+    makes the checker (a package of several versions passes one that picks the version)."""
     loop = asyncio.get_running_loop()
     session = Session() if html is not None else None
-    inspector = _Inspector(make_checker(strict=strict), transcript, session)
+    inspector = _Inspector(checker(strict=strict), transcript, session)
     sink = _Pipe(_ignore, inspector.client_gone)
     sink.on_pause, sink.on_resume = inspector.pause_agent, inspector.resume_agent
     inspector.client_out, _ = await take_stdout(lambda: sink)  # a stray print cannot reach it
@@ -348,9 +350,14 @@ def _forward_signal(process: asyncio.subprocess.Process, signum: int) -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    checker: Callable[..., Any] = make_checker,
+    prog: str = f"python -m {__package__}.inspect",
+) -> int:
     parser = argparse.ArgumentParser(
-        prog=f"python -m {__package__}.inspect",
+        prog=prog,
         description="Pass an ACP connection through unchanged and check every message.",
     )
     parser.add_argument("--transcript", metavar="FILE", help="write every message to FILE (NDJSON)")
@@ -393,6 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     transcript=transcript,
                     strict=args.strict,
                     html=html.file if html else None,
+                    checker=checker,
                 )
             )
         except OSError as exc:

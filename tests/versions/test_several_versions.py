@@ -55,7 +55,7 @@ def test_the_layout_one_subpackage_per_version(project):
         assert (package / f"v{version}" / "acpgen-schema.json").read_bytes() == (
             SDK_SCHEMAS / (V1 if version == 1 else V2)).read_bytes()
     assert sorted(p.name for p in package.iterdir() if p.is_file()) == [
-        "__init__.py", "acpgen-manifest.json", "stub_agent.py", "stub_client.py"]
+        "__init__.py", "acpgen-manifest.json", "inspect.py", "stub_agent.py", "stub_client.py"]
     command = f"acpgen generate --schema schemas/{V1} --schema schemas/{V2} --out out --package both"
     for module in ("__init__.py", "stub_agent.py", "v1/agent.py", "v2/models.py"):
         assert f"regenerate with `{command}`" in (package / module).read_text()
@@ -73,7 +73,7 @@ def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, projec
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 70 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 71 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest

@@ -121,3 +121,25 @@ def test_validate_a_v2_transcript(cli, output, transcript):
     given = cli("validate", "--schema", copy, "--protocol-version", "2", transcript)
     assert given.exit_code == 0, given.stdout
     assert given.stdout.endswith(f"{transcript.name}: 14 messages, 0 errors, 0 warnings\n")
+
+
+def _session(output, version: int, inspector: str) -> subprocess.CompletedProcess[str]:
+    """The root stubs negotiating ``version`` through ``python -m <inspector>``."""
+    env = {**os.environ, "PYTHONPATH": str(output)}
+    agent = [sys.executable, "-m", inspector, "--", sys.executable, "-m", "acp.stub_agent"]
+    return subprocess.run([sys.executable, "-m", "acp.stub_client", "--protocol-version", str(version), "--", *agent],
+                          check=False, env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(("asked", "checked"), [(1, 1), (2, 2), (3, 2)])
+def test_the_root_inspector_checks_the_version_the_first_initialize_asks_for(output, asked, checked):
+    done = _session(output, asked, "acp.inspect")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("inspect:")]
+    assert lines == [f"inspect: the client asks for protocol version {asked}: checking against version {checked}"]
+
+
+def test_a_version_s_inspector_on_the_other_version_s_session_finds_problems(output):
+    done = _session(output, 1, "acp.v2.inspect")  # what the root inspector spares a v1 client
+    assert done.returncode == 0, done.stderr
+    assert "inspect: error: client-to-agent initialize" in done.stderr
