@@ -189,7 +189,7 @@ def _diff_versions(
         failing = failing or fails(changes, fail_on)
         labels = (f"{root}/v{number} ({schema.name})", loaded.name)
         if fmt == "markdown":
-            click.echo(as_markdown(changes, *labels), nl=False)
+            click.echo(("\n" if len(reports) > 1 else "") + as_markdown(changes, *labels), nl=False)
         elif fmt == "text":
             click.echo(f"v{number}:")
             click.echo("".join(f"  {line}\n" for line in as_text(changes).splitlines()), nl=False)

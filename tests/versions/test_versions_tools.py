@@ -42,6 +42,9 @@ def test_diff_out_compares_every_version_with_its_recorded_schema(cli, output):
         f"acpgen diff: v1: 0 change(s) from {root}/v1 (acpgen-schema.json) to {V1.name}",
         f"acpgen diff: v2: 0 change(s) from {root}/v2 (acpgen-schema.json) to {V2.name}",
     ]
+    markdown = cli("diff", "--out", output, "--package", "acp", "--format", "markdown").stdout
+    assert markdown == (f"### acpgen diff: `{root}/v1 (acpgen-schema.json)` -> `{V1.name}`\n\n**0 change(s)**\n\n"
+                        f"### acpgen diff: `{root}/v2 (acpgen-schema.json)` -> `{V2.name}`\n\n**0 change(s)**\n")
 
 
 def test_diff_out_matches_new_to_its_version_by_its_protocol_version(cli, output):
