@@ -58,6 +58,10 @@ RUNTIME_NAMES = frozenset(
         "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
         "overload", "builders", "session", "MessageState", "SessionState", "ToolCallTracker",
         "dataclasses", "itertools",
+        # the runtime's private modules, which importing the package may bind at its root
+        "_decode_errors", "_leniency", "_errors", "_framing", "_transports", "_memory", "_sender", "_incoming",
+        "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
+        "_guard", "_http_connection", "_asgi", "_remote",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

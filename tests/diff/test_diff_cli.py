@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -122,9 +123,13 @@ def test_check_points_to_diff_when_the_schema_changed(cli, tmp_path):
     )
 
 
-def test_regenerating_keeps_names_and_renew_names_gives_the_rules_names(cli, tmp_path):
-    # fresh: the same options (an output folder of the same name), where no names are recorded
-    out, fresh, schema = tmp_path / "out", tmp_path / "fresh" / "out", tmp_path / "schema.json"
+def test_regenerating_keeps_names_and_renew_names_gives_the_rules_names(cli, tmp_path, monkeypatch):
+    # fresh: the same options (a project of the same layout), where no names are recorded
+    project, other = tmp_path / "project", tmp_path / "fresh"
+    project.mkdir()
+    other.mkdir()
+    monkeypatch.chdir(project)  # the project folder: the headers' paths are relative to it
+    out, schema = Path("out"), Path("schema.json")
     shutil.copyfile(V2_OLD, schema)
     assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
     assert "\nclass Text(Model):" in (out / PKG / "models.py").read_text()
@@ -133,7 +138,11 @@ def test_regenerating_keeps_names_and_renew_names_gives_the_rules_names(cli, tmp
     kept = (out / PKG / "models.py").read_text()
     assert "\nclass Text(Model):" in kept and "class TextContentBlock" not in kept
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0  # check keeps the names too
-    assert cli("generate", "--schema", schema, "--out", fresh).exit_code == 0
+    monkeypatch.chdir(other)
+    shutil.copyfile(V2_NEW, schema)
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    fresh = other / out
+    monkeypatch.chdir(project)
     assert tree(out) != tree(fresh)
     assert cli("generate", "--schema", schema, "--out", out, "--renew-names").exit_code == 0
     assert "\nclass TextContentBlock(Model):" in (out / PKG / "models.py").read_text()

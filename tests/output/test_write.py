@@ -68,8 +68,9 @@ def test_a_template_that_raises_on_the_last_file_changes_nothing(cli, generated,
     assert tree(out) == before
 
 
-def test_a_user_template_overrides_one_module_and_the_rest_fall_back(cli, generated, tmp_path):
+def test_a_user_template_overrides_one_module_and_the_rest_fall_back(cli, generated, tmp_path, monkeypatch):
     out, schema = generated
+    monkeypatch.chdir(tmp_path)  # the project folder: the header's paths are relative to it
     templates = tmp_path / "templates"
     templates.mkdir()
     (templates / "__init__.py.jinja").write_text(
@@ -78,7 +79,6 @@ def test_a_user_template_overrides_one_module_and_the_rest_fall_back(cli, genera
     assert cli("generate", "--schema", schema, "--out", out, "--templates", templates).exit_code == 0
     init = (out / PKG / "__init__.py").read_text()
     assert init.endswith('\nSIDE = "both"\n')
-    # the working folder (the repository) and tmp_path share only the root: paths by their names
     assert init.splitlines()[1] == (
         "# Do not edit: regenerate with `acpgen generate --schema schema.json --out out --templates templates`."
     )
