@@ -98,7 +98,34 @@ def _is_id(value: Any) -> bool:
     )
 
 
-class AgentRouter:
+class _Fed:
+    """What a routed or handed-over connection reads from: fed the wire's bytes (``feed_data``,
+    ``feed_eof``), by :meth:`_pump` from a stream reader, or straight from a :class:`PipeReader`
+    (``_source``), whose reading its back pressure pauses and resumes."""
+
+    _source: PipeReader | None
+
+    def feed_data(self, chunk: bytes) -> None:
+        raise NotImplementedError
+
+    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
+        raise NotImplementedError
+
+    async def _pump(self, reader: asyncio.StreamReader) -> None:
+        while chunk := await reader.read(1 << 16):
+            self.feed_data(chunk)
+        self.feed_eof()
+
+    def pause_reading(self) -> None:
+        if self._source is not None:
+            self._source.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self._source is not None:
+            self._source.resume_reading()
+
+
+class AgentRouter(_Fed):
     """Serves one connection with the protocol version its first ``initialize`` asks for.
 
     ``versions``: version -> :data:`Connector`. ``AgentRouter({1: v1, 2: v2}, reader, writer)``
@@ -130,7 +157,7 @@ class AgentRouter:
         self._ended = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
         if isinstance(reader, PipeReader):
-            self._source: PipeReader | None = reader
+            self._source = reader
             reader.attach(self)  # type: ignore[arg-type]  # it feeds us bytes as it would a Connection
         else:
             self._source = None
@@ -163,21 +190,6 @@ class AgentRouter:
             self._inner.feed_eof()
         elif not self._ended.done():
             self._ended.set_result(None)
-
-    async def _pump(self, reader: asyncio.StreamReader) -> None:
-        while chunk := await reader.read(1 << 16):
-            self.feed_data(chunk)
-        self.feed_eof()
-
-    # -- what the routed connection reads from: a stream reader whose back pressure pauses ours
-
-    def pause_reading(self) -> None:
-        if self._source is not None:
-            self._source.pause_reading()
-
-    def resume_reading(self) -> None:
-        if self._source is not None:
-            self._source.resume_reading()
 
     # -- routing --------------------------------------------------------------------------
 
@@ -393,7 +405,7 @@ async def connect_versions(
     return Bound(answered, asked, connection, result)
 
 
-class _Handshake:
+class _Handshake(_Fed):
     """Reads the agent's answer to the first ``initialize``, then passes the wire on."""
 
     def __init__(self, reader: asyncio.StreamReader | PipeReader, max_message_size: int) -> None:
@@ -449,16 +461,3 @@ class _Handshake:
             self._inner.feed_eof()
         elif not self._answer.done():
             self._answer.set_exception(ConnectionClosed(reason))
-
-    async def _pump(self, reader: asyncio.StreamReader) -> None:
-        while chunk := await reader.read(1 << 16):
-            self.feed_data(chunk)
-        self.feed_eof()
-
-    def pause_reading(self) -> None:
-        if self._source is not None:
-            self._source.pause_reading()
-
-    def resume_reading(self) -> None:
-        if self._source is not None:
-            self._source.resume_reading()
