@@ -35,6 +35,7 @@ from .render.modules import (
     OUTPUT_MODULES,
     PEER_MODULES,
     RUNTIME_MODULES,
+    SHARED_RUNTIME,
     STUB_MODULES,
     TEST_PEERS,
 )
@@ -46,6 +47,7 @@ from .render.pydantic_models import (
     render_models,
     support_source,
 )
+from .render.relocate import import_from_parent
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version, version_problem
@@ -204,6 +206,7 @@ def generate(
     *,
     only: Collection[str] | None = None,
     locked: Mapping[str, str] | None = None,
+    shared_runtime: bool = False,
 ) -> Output:
     """Render every output file in memory. Raises :class:`DiagnosticError` on bad input.
 
@@ -211,11 +214,15 @@ def generate(
     same bytes; the output is the same with or without it. ``only`` limits rendering to the named
     modules (e.g. ``{"agent.py"}``), for tools and tests that need a part of the package quickly.
     ``locked``: the names the output's manifest records, which this run keeps (see
-    :mod:`acpgen.model.namelock`); None names everything by the rules.
+    :mod:`acpgen.model.namelock`); None names everything by the rules. ``shared_runtime``: the
+    package is one version's subpackage of a package of several (:mod:`acpgen.versioned`),
+    whose root has the runtime they share: it is left out here, and imported from there.
     """
     check_options(options)
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     spec, warnings = spec_of(schema, options, reuse, locked)
+    shared = SHARED_MODULES if shared_runtime else frozenset()
+    spec = replace(spec, runtime_parent=frozenset(name.removesuffix(".py") for name in shared))
     header = Header(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
@@ -223,13 +230,13 @@ def generate(
         command=options.command or regenerate_command(options),
     )
     context = {"spec": spec, "header": header, "package": options.package, "flavour": options.models}
-    renderer = _Renderer(options.templates, header, context, reuse)
+    renderer = Renderer(options.templates, header, context, reuse, parent=spec.runtime_parent)
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
     stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
     for name in output_modules(spec.side, stubs=stubs, models=options.models):
-        if only is None or name in only:
+        if (only is None or name in only) and name not in shared:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)
     for role in spec.other_roles:  # proxy.py, ...: one module per side beyond agent and client
@@ -246,7 +253,7 @@ def generate(
     return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, names=spec.names)
 
 
-class _Renderer:
+class Renderer:
     """Renders modules in black's style.
 
     A built-in template emits black's style itself: black, pinned, would spend seconds agreeing
@@ -257,8 +264,19 @@ class _Renderer:
     black, the error names that line.
     """
 
-    def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
+    def __init__(
+        self,
+        templates: Path | None,
+        header: Header,
+        context: dict[str, object],
+        reuse: Reuse,
+        *,
+        parent: frozenset[str] = frozenset(),
+    ) -> None:
+        """``parent``: the modules its package's parent has (``"_rpc"``), which each module
+        imports from there."""
         self.templates, self.header, self.context, self.reuse = templates, header, context, reuse
+        self.parent = parent
         self.env = make_environment(templates)
         self.plain_env: jinja2.Environment | None = None
 
@@ -272,13 +290,13 @@ class _Renderer:
         if self.context["flavour"] == "pydantic" and name in PYDANTIC_MODULES:
             return self._pydantic_module(name, path)
         if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
-            text = f"{self.header.text}\n{runtime_source(name)}"
+            text = f"{self.header.text}\n{self._relocated(runtime_source(name))}"
             return text, sha256_text(text)
         mine = reads_user_templates(self.env, template, self.templates)
         unfitted = ""
         if mine is None:
             try:
-                text = relayout(self.env.get_template(template).render(context))
+                text = relayout(self._relocated(self.env.get_template(template).render(context)))
             except Unfitted as exc:
                 unfitted = str(exc)
             else:
@@ -289,7 +307,7 @@ class _Renderer:
                 why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(line)}` itself (it is left to black)"
                 return self.reuse.format(text, path, why), sha256_text(text)
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
-        text = self.plain_env.get_template(template).render(context)
+        text = self._relocated(self.plain_env.get_template(template).render(context))
         if mine is not None:
             why = f"{path}: this module reads your template {(self.templates or Path()) / mine} (its layout is left to black)"
         else:
@@ -297,6 +315,9 @@ class _Renderer:
             why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(unfitted)}` itself (it is left to black)"
         return self.reuse.format(text, path, why), sha256_text(text)
 
+    def _relocated(self, text: str) -> str:
+        """``text`` importing the modules its package's parent has from there."""
+        return import_from_parent(text, self.parent) if self.parent else text
 
     def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
@@ -307,6 +328,7 @@ class _Renderer:
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         body, footer = render_models(spec, self.header.text, self.env)
+        body = self._relocated(body)
         render = sha256_text(body + footer)
         known = self.reuse.outputs.get(render)
         if known is None:
@@ -322,6 +344,9 @@ def _excerpt(line: str, width: int = 60) -> str:
 
 #: The modules the pydantic flavour makes its own way.
 PYDANTIC_MODULES = frozenset({"models.py", SUPPORT_MODULE})
+#: What the versions of a package of several share, at its root: the runtime, the pydantic
+#: flavour's support module.
+SHARED_MODULES = SHARED_RUNTIME | {SUPPORT_MODULE}
 
 
 #: How an option is named in an error when the caller says nothing else: its flag.

@@ -1,8 +1,13 @@
 """One package for several protocol versions: ``acpgen generate --schema V1 --schema V2``.
 
 Each schema makes the package of its protocol version as a subpackage, ``<package>/v1/`` and
-``<package>/v2/``, exactly what ``--package <package>.v1`` would make of it alone (its names,
-its schema's copy). The package root adds what ties them together: ``__init__.py`` (``VERSIONS``),
+``<package>/v2/``: what ``--package <package>.v1`` would make of it alone (its names, its
+schema's copy), but for the runtime, which the versions share. The package root has one copy of
+it (``<package>/_rpc.py``, ...), which each version's modules import (``from .._rpc import
+...``, see :mod:`acpgen.render.relocate`): a connection, its errors and its codec are the same
+classes whichever version it speaks. The models register their decoders with the shared codec by
+class, so two versions' types of the same name never meet. The root also has what ties the
+versions together: ``__init__.py`` (``VERSIONS``),
 ``stub_agent.py``, which serves every version on one connection through the router
 (``_versions.serve_versions``), ``stub_client.py``, whose ``--protocol-version N`` picks the
 version it speaks, and ``inspect.py``, which checks a connection against the version its first
@@ -11,14 +16,25 @@ version it speaks, and ``inspect.py``, which checks a connection against the ver
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .model.spec import Spec
 from .output.manifest import sha256_text
 from .output.reuse import NOTHING, Reuse
-from .pipeline import Header, Options, Output, build_spec, generate
+from .pipeline import (
+    SHARED_MODULES,
+    STATIC_FILES,
+    Header,
+    Options,
+    Output,
+    Renderer,
+    build_spec,
+    generate,
+    output_modules,
+)
 from .render.environment import make_environment
 from .version import __version__
 
@@ -50,10 +66,12 @@ def generate_versions(
     Raises :class:`DiagnosticError` when two schemas are of the same version.
     """
     found: dict[int, Path] = {}
+    specs: dict[int, Spec] = {}
     versions: list[Version] = []
     for schema in schemas:
         spec, _ = build_spec(replace(options, schema=schema), reuse)
         number = spec.protocol_version
+        specs[number] = spec
         stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
         versions.append(Version(number, f"v{number}", "agent" in stubs, "client" in stubs,
                                 spec.stub_flows is not None))
@@ -73,7 +91,7 @@ def generate_versions(
         prefix = f"{module}/"
         mine = {k[len(prefix):]: v for k, v in (locked or {}).items() if k.startswith(prefix)}
         sub = replace(options, schema=found[number], package=f"{options.package}.{module}")
-        output = generate(sub, reuse, locked=mine if locked is not None else None)
+        output = generate(sub, reuse, locked=mine if locked is not None else None, shared_runtime=True)
         files.update(output.files)
         renders.update(output.renders)
         names.update({prefix + k: v for k, v in output.names.items()})
@@ -85,17 +103,23 @@ def generate_versions(
         schema_sha256=sha256_text("\n".join(shas)),
         command=options.command or "acpgen generate",
     )
+    root = options.package.replace(".", "/")
+    newest = {"spec": specs[versions[-1].number], "header": header, "package": options.package,
+              "flavour": options.models}
+    renderer = Renderer(options.templates, header, newest, reuse)
+    for name in _shared_modules(specs.values(), options.models):
+        files[f"{root}/{name}"], renders[f"{root}/{name}"] = renderer.module(name, f"{root}/{name}")
+    for name, text in STATIC_FILES.items():
+        files[f"{root}/{name}"], renders[f"{root}/{name}"] = text, sha256_text(text)
     env = make_environment(options.templates)
     context = {"header": header, "package": options.package, "versions": versions}
-    root = options.package.replace(".", "/")
     for name in ROOT_MODULES:
         if name == "stub_agent.py" and not any(v.agent_stub for v in versions):
             continue
         if name == "stub_client.py" and not any(v.client_stub for v in versions):
             continue
-        top = f"{root}/{versions[-1].module}"
         if name == "inspect.py" and not (
-            f"{top}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)):
+            f"{root}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)):
             continue
         text = env.get_template(f"versions/{name}.jinja").render(context)
         files[f"{root}/{name}"] = reuse.format(text, f"{root}/{name}")
@@ -103,3 +127,12 @@ def generate_versions(
     return Output(files=files, warnings=tuple(warnings), schema_sha256=header.schema_sha256,
                   renders=renders, names=names)
 
+
+
+def _shared_modules(specs: Iterable[Spec], models: str) -> list[str]:
+    """The shared modules some version needs, in the order of a package's modules."""
+    names: dict[str, None] = {}
+    for spec in specs:
+        stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
+        names.update(dict.fromkeys(n for n in output_modules(spec.side, stubs, models) if n in SHARED_MODULES))
+    return list(names)

@@ -149,3 +149,32 @@ def test_the_checks_see_a_wrong_import_and_a_cycle():
     assert upward_imports(spec, lazy) == ["acpgen.model.spec imports acpgen.render.environment"]
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert find_cycles(graph) == ["a -> b -> c -> a"]
+
+
+def shared_runtime_strays(sources: dict[str, str]) -> list[str]:
+    """The imports of a shared runtime module (``sources``: name -> text) of a package module
+    that is not shared: ``_rpc imports agent``."""
+    from acpgen.render.modules import SHARED_RUNTIME
+
+    shared = {name.removesuffix(".py") for name in SHARED_RUNTIME}
+    strays = []
+    for name, text in sorted(sources.items()):
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+                strays += [f"{name.removesuffix('.py')} imports {t}" for t in targets if t not in shared]
+    return strays
+
+
+def test_the_shared_runtime_imports_only_the_shared_runtime():
+    """A package of several versions has one copy of the shared runtime, at its root: none of it
+    may import a module each version has for itself (``agent``, ``models``, ``pair``)."""
+    from acpgen.render.modules import PER_VERSION_RUNTIME, SHARED_RUNTIME
+
+    runtime = PACKAGE / "runtime"
+    sources = {name: (runtime / name).read_text() for name in SHARED_RUNTIME}
+    assert shared_runtime_strays(sources) == []
+    for name in PER_VERSION_RUNTIME:  # these do import a version's modules: why they are not shared
+        assert shared_runtime_strays({name: (runtime / name).read_text()}) != [], name
+    assert shared_runtime_strays({"_rpc.py": "from .agent import Agent\nfrom . import _codec, models\n"}) == [
+        "_rpc imports agent", "_rpc imports models"]

@@ -192,6 +192,9 @@ class Spec:
     variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
     stub_flows: StubFlows | None = None  # the stubs' flows when turns end through state updates (ACP v2)
     session_updates: session.SessionUpdates = session.NONE  # what the session module folds and sends
+    #: The runtime modules the package imports from its parent package, which has them for the
+    #: versions of a package of several (``{"_rpc", ...}``; see acpgen.versioned).
+    runtime_parent: frozenset[str] = frozenset()
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
@@ -357,6 +360,11 @@ class Spec:
         if self.carries(Side.AGENT.value) and self.carries(Side.CLIENT.value):
             found.append(("pair", ("in_memory_pair",)))
         return tuple(found)
+
+    def runtime_path(self, module: str) -> str:
+        """The relative import of one of the package's modules: ``._rpc``, or ``.._rpc`` when
+        the parent package has it."""
+        return (".." if module in self.runtime_parent else ".") + module
 
     @property
     def runtime_imports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -43,7 +43,6 @@ OUTPUT_MODULES = (
 #: A module not listed here is emitted for every ``--side``.
 MODULE_SIDES = {
     "agent.py": ("agent",),
-    "_versions.py": ("agent",),
     "stub_agent.py": ("agent",),
     "client.py": ("client",),
     "stub_client.py": ("client",),
@@ -94,3 +93,8 @@ RUNTIME_MODULES = frozenset(
         *REMOTE_MODULES,
     }
 )
+#: The runtime modules that import a version's own modules (``agent``, ``models``, ...): a package
+#: of several protocol versions has them in each version's subpackage. Every other runtime module
+#: is shared: the package has one copy, at its root (see :mod:`acpgen.render.relocate`).
+PER_VERSION_RUNTIME = frozenset({"pair.py", "inspect.py"})
+SHARED_RUNTIME = RUNTIME_MODULES - PER_VERSION_RUNTIME

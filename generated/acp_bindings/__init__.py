@@ -632,31 +632,37 @@ __all__ += ["AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
 __all__ += ["in_memory_pair"]
 
 _RUNTIME = {
-    "DEFAULT_MAX_MESSAGE_SIZE": "_rpc",
-    "ConnectionClosed": "_rpc",
-    "RequestError": "_rpc",
-    "Agent": "agent",
-    "AgentSideConnection": "agent",
-    "ClientProxy": "agent",
-    "run_agent": "agent",
-    "AgentProxy": "client",
-    "Client": "client",
-    "ClientSideConnection": "client",
-    "spawn_agent": "client",
-    "in_memory_pair": "pair",
+    "DEFAULT_MAX_MESSAGE_SIZE": "._rpc",
+    "ConnectionClosed": "._rpc",
+    "RequestError": "._rpc",
+    "Agent": ".agent",
+    "AgentSideConnection": ".agent",
+    "ClientProxy": ".agent",
+    "run_agent": ".agent",
+    "AgentProxy": ".client",
+    "Client": ".client",
+    "ClientSideConnection": ".client",
+    "spawn_agent": ".client",
+    "in_memory_pair": ".pair",
 }
 #: The runtime's modules, also imported on first use (``package.agent``).
-_RUNTIME_MODULES = frozenset({"_rpc", "agent", "client", "pair"})
+_RUNTIME_MODULES = {
+    "_rpc": "._rpc",
+    "agent": ".agent",
+    "client": ".client",
+    "pair": ".pair",
+}
 
 
 def __getattr__(name: str) -> Any:
     """Import a runtime name, or module, the first time it is used."""
-    if name in _RUNTIME_MODULES:
-        return _import_module("." + name, __name__)
+    path = _RUNTIME_MODULES.get(name)
+    if path is not None:
+        return _import_module(path, __name__)
     module = _RUNTIME.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_import_module("." + module, __name__), name)
+    value = getattr(_import_module(module, __name__), name)
     globals()[name] = value
     return value
 

@@ -15,6 +15,8 @@ import pytest
 from support import CORPUS, INTEROP, one_error_line, tree
 from support.versions import SDK_SCHEMAS, env_for
 
+from acpgen.render.environment import RUNTIME
+
 #: The TypeScript SDK's schemas, which its peers speak: v1's states no version (1), v2's is given
 #: by a meta.json the project puts beside it.
 V1, V2 = "v1-schema.json", "v2-schema.json"
@@ -48,16 +50,24 @@ def project(tmp_path_factory):
     return root
 
 
-def test_the_layout_one_subpackage_per_version(project):
+def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
     package = project / "out" / "both"
     for version in (1, 2):
         assert f"PROTOCOL_VERSION = {version}\n" in (package / f"v{version}" / "methods.py").read_text()
         assert (package / f"v{version}" / "acpgen-schema.json").read_bytes() == (
             SDK_SCHEMAS / (V1 if version == 1 else V2)).read_bytes()
-    assert sorted(p.name for p in package.iterdir() if p.is_file()) == [
-        "__init__.py", "acpgen-manifest.json", "inspect.py", "stub_agent.py", "stub_client.py"]
+        assert sorted(p.name for p in (package / f"v{version}").iterdir()) == [
+            "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "inspect.py",
+            "methods.py", "models.py", "pair.py", "py.typed", "session.py", "stub_agent.py", "stub_client.py"]
+    runtime = sorted(p.name for p in RUNTIME.glob("_*.py") if p.name != "__init__.py")
+    assert sorted(p.name for p in package.iterdir() if p.is_file()) == sorted([
+        "__init__.py", "acpgen-manifest.json", "inspect.py", "py.typed", "stub_agent.py", "stub_client.py",
+        *runtime])
+    for name in runtime:  # the runtime as it is, behind the header
+        text = (package / name).read_text()
+        assert text.split("\n", 2)[2] == (RUNTIME / name).read_text(), name
     command = f"acpgen generate --schema schemas/{V1} --schema schemas/{V2} --out out --package both"
-    for module in ("__init__.py", "stub_agent.py", "v1/agent.py", "v2/models.py"):
+    for module in ("__init__.py", "stub_agent.py", "_rpc.py", "v1/agent.py", "v2/models.py"):
         assert f"regenerate with `{command}`" in (package / module).read_text()
     manifest = json.loads((package / "acpgen-manifest.json").read_text())
     assert manifest["options"]["schema"] == [f"schemas/{V1}", f"schemas/{V2}"]
@@ -69,11 +79,46 @@ def test_the_layout_one_subpackage_per_version(project):
         sys.path.remove(str(project / "out"))
 
 
+def test_the_versions_share_the_runtime_and_keep_their_own_types(project):
+    """One connection class, one error class, one codec for both versions; the codec decodes each
+    version's types of one name as that version's classes."""
+    code = """
+import asyncio, json
+import both._codec, both._rpc
+from both.v1 import agent as a1, client as c1, models as m1
+from both.v2 import agent as a2, client as c2, models as m2
+assert a1.RequestError is a2.RequestError is both._rpc.RequestError
+import both.v1, both.v2
+assert both.v1.RequestError is both.v2.RequestError is both._rpc.RequestError
+assert a1._rpc is a2._rpc is c1._rpc is c2._rpc is both._rpc
+assert m1.Model is m2.Model is both._codec.Model
+assert m1.ContentBlock != m2.ContentBlock
+text = {"type": "text", "text": "hi"}
+one, two = both._codec.decode(m1.TextContent, text), both._codec.decode(m2.TextContent, text)
+assert type(one) is m1.TextContent and type(two) is m2.TextContent and type(one) is not type(two)
+assert both._codec.encode(one) == both._codec.encode(two) == text
+print("shared")
+"""
+    done = subprocess.run([sys.executable, "-c", code], env=env_for(project / "out"), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, "shared\n"), done.stderr
+
+
+def test_the_package_passes_mypy_strict_and_ruff(project, tmp_path):
+    for command in (
+        ["mypy", "--strict", "--python-version", "3.10", "--no-error-summary", "--cache-dir", str(tmp_path), "both"],
+        ["ruff", "check", "--no-cache", "--target-version", "py310", "--quiet", "both"],
+    ):
+        done = subprocess.run([sys.executable, "-m", *command], cwd=project / "out", capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, project, monkeypatch):
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 71 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 52 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest
@@ -127,3 +172,17 @@ def test_the_root_stub_client_asks_for_the_version_given(project, tmp_path, aske
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1] == {"stopReason": "end_turn"}
     assert any(line.get("update", {}).get("sessionUpdate") == "state_update" for line in lines) == states
+
+
+@pytest.mark.parametrize("side", ["agent", "client"])
+def test_a_package_of_one_side_has_the_runtime_its_root_modules_import(cli, project, monkeypatch, tmp_path, side):
+    """The router and ``connect_versions`` (``_versions``) are there for either side: the root's
+    stubs, one of them the test peer, import it."""
+    monkeypatch.chdir(project)
+    flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "one", "--side", side]
+    assert cli("generate", *flags, "--out", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "one" / "_versions.py").is_file()
+    code = "import one.stub_agent, one.stub_client, one.v1, one.v2; print(one.v2.RequestError.__module__)"
+    done = subprocess.run([sys.executable, "-c", code], env=env_for(tmp_path), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, "one._errors\n"), done.stderr

@@ -1,0 +1,41 @@
+"""A version subpackage imports the runtime it shares from the package root: the rewrite of its
+import statements (:mod:`acpgen.render.relocate`)."""
+
+from __future__ import annotations
+
+from acpgen.render.relocate import import_from_parent
+
+SHARED = {"_asgi", "_codec", "_rpc"}
+
+
+def test_imports_of_shared_modules_go_up_one_level_and_first():
+    text = (
+        '"""A module."""\n\nfrom __future__ import annotations\n\nimport json\n\n'
+        "from . import _asgi, models\nfrom ._codec import decode, encode\n"
+        "from ._rpc import (\n    ConnectionClosed,\n    RequestError,\n)\nfrom .agent import Agent\n\nx = json\n"
+    )
+    assert import_from_parent(text, SHARED) == (
+        '"""A module."""\n\nfrom __future__ import annotations\n\nimport json\n\n'
+        "from .. import _asgi\nfrom .._codec import decode, encode\n"
+        "from .._rpc import (\n    ConnectionClosed,\n    RequestError,\n)\nfrom . import models\n"
+        "from .agent import Agent\n\nx = json\n"
+    )
+
+
+def test_imports_under_an_if_or_in_a_function_are_moved_with_their_indent():
+    text = "if TYPE_CHECKING:\n    from . import _rpc as rpc, pair\n    from .agent import Agent\n"
+    assert import_from_parent(text, SHARED) == (
+        "if TYPE_CHECKING:\n    from .. import _rpc as rpc\n    from . import pair\n    from .agent import Agent\n")
+    lazy = "def f():\n    from ._rpc import RequestError\n    return RequestError\n"
+    assert import_from_parent(lazy, SHARED) == "def f():\n    from .._rpc import RequestError\n    return RequestError\n"
+
+
+def test_a_comment_among_the_imports_keeps_each_in_its_place():
+    text = "from .agent import Agent\n# the wire\nfrom ._rpc import RequestError\n"
+    assert import_from_parent(text, SHARED) == "from .agent import Agent\n# the wire\nfrom .._rpc import RequestError\n"
+
+
+def test_nothing_else_changes():
+    text = "from .models import A\nfrom .. import elsewhere\nimport _rpc\nx = 'from ._rpc import RequestError'\n"
+    assert import_from_parent(text, SHARED) == text  # a local, a parent's, an absolute import, a string
+    assert import_from_parent("from ._rpc import (\n", SHARED) == "from ._rpc import (\n"  # does not parse
