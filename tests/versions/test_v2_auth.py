@@ -45,12 +45,14 @@ def test_auth_names_the_method(tmp_path):
     assert logged_in(tmp_path, METHODS, "--auth", "second") == 'logins: ["second"]'
 
 
+NO_AGENT_METHOD = "the agent requires authentication but advertises no method of type agent to log in with"
+
+
 @pytest.mark.parametrize(("methods", "args", "message"), [
     (METHODS, ["--auth", "nope"], f"--auth nope is not one of the agent's auth methods ({LISTED})"),
     (METHODS, ["--auth", "term"], f"--auth term is not of type agent, the one type this client logs in with ({LISTED})"),
-    ([TERMINAL, VENDOR], [], "the agent requires authentication but advertises no method of type agent to log in"
-                             " with (term (terminal), sso (_vendor))"),
-    ([], [], "the agent requires authentication but advertises no method of type agent to log in with (none)"),
+    ([TERMINAL, VENDOR], [], f"{NO_AGENT_METHOD} (term (terminal), sso (_vendor))"),
+    ([], [], f"{NO_AGENT_METHOD} (none)"),
 ])
 def test_a_method_it_cannot_log_in_with_is_one_line_and_exit_1(tmp_path, methods, args, message):
     done = run_stub_client("sdk", tmp_path, *args, agent=ts_agent(methods))
