@@ -123,6 +123,18 @@ class Role:
 
 
 @dataclass(frozen=True)
+class LoginFlow:
+    """How the v2 stub client logs in when ``session/new`` answers -32000 (authentication required):
+    it sends ``method`` with the ``methodId`` of an advertised ``authMethods`` entry whose ``tag``
+    field is ``login_type``."""
+
+    method: str  # the login request's wire name: "auth/login", or "authenticate" in earlier drafts
+    id_field: str  # the field holding an advertised method's id: "methodId", or "id" in earlier drafts
+    tag: str  # the field holding an advertised method's type: "type"
+    login_type: str  # the type of a method the agent handles itself through the login request: "agent"
+
+
+@dataclass(frozen=True)
 class StubFlows:
     """The flows a schema's stubs run when turns end through state updates (ACP v2)."""
 
@@ -140,6 +152,7 @@ class StubFlows:
     permission: bool  # the client can answer ``session/request_permission``
     permission_title: bool  # a permission request has a ``title`` (later drafts), not a ``toolCall``
     requires_action: bool  # the agent can report ``requires_action`` while it waits for the user
+    login: LoginFlow | None = None  # how the client logs in when ``session/new`` needs it; None: it cannot
 
     def params_type(self, wire_name: str) -> str:
         return self.params[wire_name]

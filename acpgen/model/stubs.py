@@ -7,7 +7,8 @@ state is ``idle``; message chunks carry a ``messageId``; ``initialize`` names it
 and ``capabilities``; a permission request has a ``title`` and a ``subject``; types are renamed
 (``UpdateSessionNotification``). Each of these is read here from the method table and the types,
 so a draft that moves gets stubs that follow it, and a schema that has no way to end a turn the
-stubs know gets none.
+stubs know gets none. Logging in follows the draft too: ``auth/login`` (``authenticate`` before
+v2's rename) with the id of an advertised method of the type the agent handles itself.
 """
 
 from __future__ import annotations
@@ -16,13 +17,18 @@ from collections.abc import Mapping
 
 from .classes import ClassDef
 from .decisions import Dispatch
-from .spec import Method, StubFlows
+from .spec import LoginFlow, Method, StubFlows
 from .typedefs import DefKind, TypeDef
-from .types import Ref
+from .types import ListOf, Ref
 
 #: The methods both state-turn stubs use, by wire name; the client's stub also answers permission requests.
 CORE_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/update")
 PERMISSION_METHOD = "session/request_permission"
+#: The requests a client logs in with, newest first (v2 drafts renamed ``authenticate``).
+LOGIN_METHODS = ("auth/login", "authenticate")
+#: The type of the auth methods the agent handles itself, through the login request; a client runs
+#: the others (``terminal``: the agent in a terminal) or does not know them.
+LOGIN_TYPE = "agent"
 
 
 def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubFlows | None:
@@ -62,7 +68,26 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
         permission=permission is not None and _has(permission, "options"),
         permission_title=permission is not None and _required(permission, "title"),
         requires_action=_has_state(update, unions, "requires_action"),
+        login=_login(table, classes, unions, initialized),
     )
+
+
+def _login(table: Mapping[str, Method], classes: Mapping[str, ClassDef], unions: Mapping[str, TypeDef],
+           initialized: ClassDef) -> LoginFlow | None:
+    """The login of the schema: its login request takes a ``methodId``, and ``initialize``'s
+    ``authMethods`` is a list of a union with a variant of type :data:`LOGIN_TYPE`; else None."""
+    method = next((name for name in LOGIN_METHODS if name in table), None)
+    request = classes.get(table[method].params_type) if method is not None else None
+    if method is None or request is None or not _required(request, "methodId"):
+        return None
+    listed = next((f.type.item for f in initialized.fields
+                   if f.wire_name == "authMethods" and isinstance(f.type, ListOf)), None)
+    union = unions.get(listed.name) if isinstance(listed, Ref) else None
+    variant = next((c for c in union.classes if c.tags and c.tags[0].value == LOGIN_TYPE), None) if union else None
+    if variant is None or not any(_has(variant, name) for name in ("methodId", "id")):
+        return None
+    return LoginFlow(method=method, id_field=_first_of(variant, "methodId", "id"), tag=variant.tags[0].wire_name,
+                     login_type=LOGIN_TYPE)
 
 
 def _has(cls: ClassDef, wire_name: str) -> bool:
