@@ -19,8 +19,8 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, BinaryIO
 
 from ._framing import READ_CHUNK, WIRE_LOG
 from ._transports import MessageWriter, PipeReader
@@ -30,6 +30,7 @@ __all__ = [
     "describe_exit",
     "read_stdin",
     "spawn",
+    "start_on_pipes",
     "stdio_streams",
     "stop_process",
     "take_stdout",
@@ -161,6 +162,32 @@ async def stdio_streams() -> tuple[PipeReader, MessageWriter]:
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
 
 
+async def start_on_pipes(
+    command: Sequence[str],
+    *,
+    stderr: int | None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[asyncio.subprocess.Process, BinaryIO, BinaryIO]:
+    """Start ``command`` on two pipes of its own: the child, its stdout's read end and its
+    stdin's write end, unbuffered, for the caller to connect to the loop with protocols of its
+    own (``connect_read_pipe``), without the layer of asyncio's subprocess pipes."""
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+        )
+    except BaseException:
+        os.close(to_child)
+        os.close(from_child)
+        raise
+    finally:
+        os.close(child_stdin)
+        os.close(child_stdout)
+    return process, os.fdopen(from_child, "rb", buffering=0), os.fdopen(to_child, "wb", buffering=0)
+
+
 async def spawn(
     command: str,
     *args: str,
@@ -175,30 +202,12 @@ async def spawn(
     exit status and those lines (see :class:`ProcessReader`).
     """
     loop = asyncio.get_running_loop()
-    child_stdin, to_child = os.pipe()
-    from_child, child_stdout = os.pipe()
-    try:
-        process = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            stdin=child_stdin,
-            stdout=child_stdout,
-            stderr=asyncio.subprocess.PIPE if stderr is None else stderr,
-            cwd=cwd,
-            env=env,
-        )
-    except BaseException:
-        os.close(to_child)
-        os.close(from_child)
-        raise
-    finally:
-        os.close(child_stdin)
-        os.close(child_stdout)
-    reader = ProcessReader(process)
-    await loop.connect_read_pipe(lambda: reader, os.fdopen(from_child, "rb", buffering=0))
-    transport, protocol = await loop.connect_write_pipe(
-        _WriteProtocol, os.fdopen(to_child, "wb", buffering=0)
+    process, stdout, stdin = await start_on_pipes(
+        [command, *args], stderr=asyncio.subprocess.PIPE if stderr is None else stderr, cwd=cwd, env=env
     )
+    reader = ProcessReader(process)
+    await loop.connect_read_pipe(lambda: reader, stdout)
+    transport, protocol = await loop.connect_write_pipe(_WriteProtocol, stdin)
     return process, reader, asyncio.StreamWriter(transport, protocol, None, loop)
 
 

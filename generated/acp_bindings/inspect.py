@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 from . import _session_page, methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
 from ._codec import DecodeError, decode_salvaging
-from ._process import read_stdin, take_stdout
+from ._process import read_stdin, start_on_pipes, take_stdout
 
 __all__ = ["Session", "Tap", "main", "make_checker", "run"]
 
@@ -316,25 +316,11 @@ async def run(
 async def _start_agent(inspector: _Inspector, command: Sequence[str]) -> asyncio.subprocess.Process:
     """Start the agent on two pipes, read and written by ``inspector``."""
     loop = asyncio.get_running_loop()
-    child_stdin, to_child = os.pipe()
-    from_child, child_stdout = os.pipe()
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *command, stdin=child_stdin, stdout=child_stdout, stderr=None
-        )
-    except BaseException:
-        os.close(to_child)
-        os.close(from_child)
-        raise
-    finally:
-        os.close(child_stdin)
-        os.close(child_stdout)
+    process, stdout, stdin = await start_on_pipes(command, stderr=None)
     source = _Pipe(inspector.from_agent, inspector.agent_output_ended)
-    stdout = os.fdopen(from_child, "rb", buffering=0)
     inspector.agent_stdout, _ = await loop.connect_read_pipe(lambda: source, stdout)
     sink = _Pipe(_ignore, inspector.agent_input_ended)
     sink.on_pause, sink.on_resume = inspector.pause_client, inspector.resume_client
-    stdin = os.fdopen(to_child, "wb", buffering=0)
     inspector.agent_stdin, _ = await loop.connect_write_pipe(lambda: sink, stdin)
     return process
 
