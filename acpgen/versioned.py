@@ -7,11 +7,11 @@ it (``<package>/_rpc.py``, ...), which each version's modules import (``from .._
 ...``, see :mod:`acpgen.render.relocate`): a connection, its errors and its codec are the same
 classes whichever version it speaks. The models register their decoders with the shared codec by
 class, so two versions' types of the same name never meet. The root also has what ties the
-versions together: ``__init__.py`` (``VERSIONS``),
-``stub_agent.py``, which serves every version on one connection through the router
-(``_versions.serve_versions``), ``stub_client.py``, whose ``--protocol-version N`` picks the
-version it speaks, and ``inspect.py``, which checks a connection against the version its first
-``initialize`` asks for. The names lock records each version's names under ``v<N>/``.
+versions together: ``__init__.py`` (``VERSIONS``), ``stub_agent.py``, which serves every version
+on one connection through the router (``_versions.serve_versions``), ``stub_client.py``, whose
+``--protocol-version N`` picks the version it speaks, and ``inspect.py``, which checks a
+connection against the version its first ``initialize`` asks for. The names lock records each
+version's names under ``v<N>/``.
 """
 
 from __future__ import annotations
