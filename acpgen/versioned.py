@@ -35,7 +35,6 @@ from .pipeline import (
     generate,
     output_modules,
 )
-from .render.environment import make_environment
 from .version import __version__
 
 
@@ -111,8 +110,6 @@ def generate_versions(
         files[f"{root}/{name}"], renders[f"{root}/{name}"] = renderer.module(name, f"{root}/{name}")
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"], renders[f"{root}/{name}"] = text, sha256_text(text)
-    env = make_environment(options.templates)
-    context = {"header": header, "package": options.package, "versions": versions}
     for name in ROOT_MODULES:
         if name == "stub_agent.py" and not any(v.agent_stub for v in versions):
             continue
@@ -121,9 +118,9 @@ def generate_versions(
         if name == "inspect.py" and not (
             f"{root}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)):
             continue
-        text = env.get_template(f"versions/{name}.jinja").render(context)
-        files[f"{root}/{name}"] = reuse.format(text, f"{root}/{name}")
-        renders[f"{root}/{name}"] = sha256_text(text)
+        # laid out as any built-in template is: no black needed
+        files[f"{root}/{name}"], renders[f"{root}/{name}"] = renderer.module(
+            f"versions/{name}", f"{root}/{name}", versions=versions)
     return Output(files=files, warnings=tuple(warnings), schema_sha256=header.schema_sha256,
                   renders=renders, names=names)
 

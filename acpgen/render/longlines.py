@@ -117,6 +117,8 @@ def logical_line(indent: int, text: str) -> list[str]:
     equals = _top_level(tokens, lambda t: t.text in ("=", "+=", "-=", "|="))
     if equals is not None:
         at = tokens[equals]
+        if not text[: at.start].endswith(" "):  # ``name=value, ...``: arguments inside brackets the template split
+            return inside(indent, text)
         return statement(indent, text[: at.end] + " ", text[at.end :].strip())
     colon = _top_level(tokens, lambda t: t.text == ":")
     if colon is not None and tokens[0].text.isidentifier() and colon == 1:

@@ -201,7 +201,10 @@ async def spawn(
     """
     loop = asyncio.get_running_loop()
     process, stdout, stdin = await start_on_pipes(
-        [command, *args], stderr=asyncio.subprocess.PIPE if stderr is None else stderr, cwd=cwd, env=env
+        [command, *args],
+        stderr=asyncio.subprocess.PIPE if stderr is None else stderr,
+        cwd=cwd,
+        env=env,
     )
     reader = ProcessReader(process)
     await loop.connect_read_pipe(lambda: reader, stdout)

@@ -71,6 +71,32 @@ def test_variants_and_options_are_black_style(no_black):
         assert_black_leaves_alone(generate(options, only=SCHEMA_MODULES | {"pair.py"}).files)
 
 
+def test_a_package_of_several_versions_is_black_style_without_black(no_black):
+    """Its root modules (the stubs that negotiate, the inspector, the shared runtime) too, under a
+    package name long enough that the stub agent's argument line does not fit."""
+    from acpgen.versioned import generate_versions
+
+    schemas = (CORPUS / "v1.7.0--v1-schema.json", CORPUS / "v1.7.0--v2-schema.json")
+    output = generate_versions(Options(package="a_package_name_long_enough_to_split"), schemas)
+    assert {"stub_agent.py", "stub_client.py", "inspect.py", "_rpc.py"} <= {p.rsplit("/", 1)[1] for p in output.files}
+    assert all(output.renders[path] == sha256_text(text) for path, text in output.files.items())
+    assert_black_leaves_alone(output.files)
+
+
+def test_relayout_tells_arguments_from_an_assignment():
+    """A line of keyword arguments inside brackets a template split is split at its commas, as
+    black does; an assignment's value goes in parentheses."""
+    from acpgen.render.longlines import relayout
+
+    arguments = ("def f():\n    parser = argparse.ArgumentParser(\n"
+                 f'        prog="python -m {"p" * 40}.stub_agent", description="A stub ACP agent of several versions."\n'
+                 "    )\n")
+    assert relayout(arguments) == format_python(arguments)
+    assert relayout(arguments).count("\n") == arguments.count("\n") + 1  # one argument a line
+    assignment = f'def f():\n    value = "{"v" * 50}" + "{"w" * 50}"\n'
+    assert relayout(assignment) == format_python(assignment) != assignment
+
+
 def assert_black_keeps(snippets: list[str]) -> None:
     """black leaves each snippet as it is (checked all at once, then one by one to name it)."""
     module = "\n\n".join(snippets)
