@@ -43,6 +43,7 @@ OUTPUT_MODULES = (
 #: A module not listed here is emitted for every ``--side``.
 MODULE_SIDES = {
     "agent.py": ("agent",),
+    "_versions.py": ("agent",),
     "stub_agent.py": ("agent",),
     "client.py": ("client",),
     "stub_client.py": ("client",),
@@ -63,8 +64,10 @@ TEST_PEERS = {"agent": "client", "client": "agent"}
 #: The remote transports, in their layers: who may connect, a Streamable HTTP connection, the ASGI
 #: app serving both profiles (agent side), and the WebSocket and HTTP clients (client side).
 REMOTE_MODULES = ("_guard.py", "_http_connection.py", "_asgi.py", "_remote.py")
+#: The modules a package carries for its test peer too (see ``TEST_PEERS``); ``_versions`` is the
+#: agent side's router and the client's ``connect_versions``.
 PEER_MODULES = frozenset(
-    {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py", *REMOTE_MODULES}
+    {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py", "_versions.py", *REMOTE_MODULES}
 )
 
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
