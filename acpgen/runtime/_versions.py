@@ -17,6 +17,11 @@ agent speaks). The policy is the TypeScript SDK's (``agentProtocolRouter``):
   integer gets ``-32600`` with id null. None of these closes the connection: the client may send
   ``initialize`` again.
 
+:class:`AgentRouter` routes a byte stream (stdio, a pipe); :func:`route_transport` routes a
+:class:`MessageTransport` (a WebSocket or a Streamable HTTP connection of the ASGI app), with
+the same policy and the same answers, and hands that transport, replaying the ``initialize``
+first, to the picked version's connection.
+
 The client's side, :func:`connect_versions`, asks for a version (the highest it speaks, by
 default) and binds the one the agent answers: that version's client connection takes the wire,
 and :attr:`Bound.lower` (with :attr:`Bound.note`) says when the agent answered a lower version
@@ -36,6 +41,7 @@ from typing import Any, Protocol
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
     ConnectionClosed,
+    MessageTransport,
     MessageWriter,
     PipeReader,
     RequestError,
@@ -49,6 +55,7 @@ __all__ = [
     "Connector",
     "UnsupportedVersion",
     "connect_versions",
+    "route_transport",
     "select_version",
     "serve_versions",
 ]
@@ -69,9 +76,10 @@ class _Connection(Protocol):
     async def close(self) -> None: ...
 
 
-#: Makes one version's agent connection over the router's reader and writer:
+#: Makes one version's agent connection over the router's reader and writer (a transport and
+#: None, from :func:`route_transport`):
 #: ``lambda reader, writer: AgentSideConnection(MyAgent(), reader, writer)``.
-Connector = Callable[[Any, MessageWriter], _Connection]
+Connector = Callable[[Any, MessageWriter | None], _Connection]
 
 
 def select_version(requested: int, supported: tuple[int, ...]) -> int | None:
@@ -96,6 +104,56 @@ def _is_id(value: Any) -> bool:
         or isinstance(value, str)
         or (isinstance(value, (int, float)) and not isinstance(value, bool))
     )
+
+
+#: What the router makes of a message before ``initialize``: the answer to send back (or None),
+#: and the version with the ``initialize`` to hand over (None: the connection is not routed yet).
+_Started = tuple[dict[str, Any] | None, tuple[int, dict[str, Any]] | None]
+_NOT_INITIALIZE = "first ACP message must be an initialize request"
+
+
+def _start(line: bytes, supported: tuple[int, ...]) -> _Started:
+    """The router's policy for one message (a line, or a transport's message) before
+    ``initialize``; every router, whatever it reads, decides through it."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, -32700, "Parse error"), None
+    if isinstance(message, list):
+        return _error(None, -32600, "Invalid request: JSON-RPC batches are not supported"), None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return _error(None, -32600, "Invalid request", _NOT_INITIALIZE), None
+    method = message.get("method")
+    notification = isinstance(method, str) and "id" not in message
+    response = "method" not in message and ("result" in message or "error" in message)
+    if notification or response:
+        return None, None  # nothing awaits it yet
+    if not isinstance(method, str) or "id" not in message or not _is_id(message["id"]):
+        return _error(None, -32600, "Invalid request", _NOT_INITIALIZE), None
+    request_id = message["id"]
+    if method != "initialize":
+        detail = "first ACP request must be initialize"
+        return _error(request_id, -32600, "Invalid request", detail), None
+    params = message.get("params")
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    if type(requested) is not int or not 0 <= requested <= _HIGHEST:
+        detail = "initialize.protocolVersion must be a valid ACP protocol version"
+        return _error(request_id, -32602, "Invalid params", detail), None
+    version = select_version(requested, supported)
+    if version is None:
+        data = {"requested": requested, "supported": list(supported)}
+        refusal = "Unsupported protocol version"
+        return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, refusal, data), None
+    integral = isinstance(request_id, float) and request_id.is_integer()
+    if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
+        message_text = "Invalid request: ACP v2 request IDs must be strings or integers"
+        return _error(None, -32600, message_text), None
+    assert isinstance(params, dict)
+    return None, (version, {**message, "params": {**params, "protocolVersion": version}})
+
+
+def _dump(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()
 
 
 class _Fed:
@@ -196,12 +254,9 @@ class AgentRouter(_Fed):
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            self._send(_error(None, -32700, "Parse error"))
-            return
-        routed = self._route(message)
+        answer, routed = _start(line, self.versions)
+        if answer is not None:
+            self._send(answer)
         if routed is None:
             return
         version, initialize = routed
@@ -211,91 +266,14 @@ class AgentRouter(_Fed):
         self._inner = asyncio.StreamReader(limit=self._max + 1)
         self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
         rest, self._buffer = self._buffer, b""
-        self._inner.feed_data(json.dumps(initialize).encode() + b"\n" + rest)
+        self._inner.feed_data(_dump(initialize) + b"\n" + rest)
         self.connection = self._connectors[version](self._inner, self._writer)
         if not self._ended.done():
             self._ended.set_result(None)
 
-    def _route(self, message: Any) -> tuple[int, dict[str, Any]] | None:
-        """The version and the ``initialize`` to hand over; None when ``message`` does not start
-        the connection (it is answered here, or ignored)."""
-        if isinstance(message, list):
-            self._send(_error(None, -32600, "Invalid request: JSON-RPC batches are not supported"))
-            return None
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self._send(
-                _error(
-                    None,
-                    -32600,
-                    "Invalid request",
-                    "first ACP message must be an initialize request",
-                )
-            )
-            return None
-        method = message.get("method")
-        notification = isinstance(method, str) and "id" not in message
-        response = "method" not in message and ("result" in message or "error" in message)
-        if notification or response:
-            return None  # nothing awaits it yet
-        if not isinstance(method, str) or "id" not in message or not _is_id(message["id"]):
-            self._send(
-                _error(
-                    None,
-                    -32600,
-                    "Invalid request",
-                    "first ACP message must be an initialize request",
-                )
-            )
-            return None
-        request_id = message["id"]
-        if method != "initialize":
-            self._send(
-                _error(
-                    request_id, -32600, "Invalid request", "first ACP request must be initialize"
-                )
-            )
-            return None
-        params = message.get("params")
-        requested = params.get("protocolVersion") if isinstance(params, dict) else None
-        if (
-            isinstance(requested, bool)
-            or not isinstance(requested, int)
-            or not 0 <= requested <= _HIGHEST
-        ):
-            self._send(
-                _error(
-                    request_id,
-                    -32602,
-                    "Invalid params",
-                    "initialize.protocolVersion must be a valid ACP protocol version",
-                )
-            )
-            return None
-        version = select_version(requested, self.versions)
-        if version is None:
-            self._send(
-                _error(
-                    request_id,
-                    UNSUPPORTED_PROTOCOL_VERSION,
-                    "Unsupported protocol version",
-                    {"requested": requested, "supported": list(self.versions)},
-                )
-            )
-            return None
-        integral = isinstance(request_id, float) and request_id.is_integer()
-        if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
-            self._send(
-                _error(
-                    None, -32600, "Invalid request: ACP v2 request IDs must be strings or integers"
-                )
-            )
-            return None
-        assert isinstance(params, dict)
-        return version, {**message, "params": {**params, "protocolVersion": version}}
-
     def _send(self, message: dict[str, Any]) -> None:
         if not self._writer.is_closing():
-            self._writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._writer.write(_dump(message) + b"\n")
 
     # -- lifetime -------------------------------------------------------------------------
 
@@ -326,6 +304,63 @@ async def serve_versions(
         await router.wait_closed()
     finally:
         await router.close()
+
+
+class _Replayed:
+    """The transport a routed connection reads: the ``initialize`` the router read (as it hands
+    it over), then what ``transport`` receives; sends and closes go to ``transport``."""
+
+    def __init__(self, first: bytes, transport: MessageTransport) -> None:
+        self._first: bytes | None = first
+        self._transport = transport
+
+    async def receive(self) -> bytes | None:
+        first, self._first = self._first, None
+        return first if first is not None else await self._transport.receive()
+
+    async def send(self, message: bytes) -> None:
+        await self._transport.send(message)
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+
+async def route_transport(
+    versions: Mapping[int, Connector],
+    transport: MessageTransport,
+    *,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+) -> None:
+    """Serve one connection over ``transport`` (a WebSocket, a Streamable HTTP connection) in
+    the version its first ``initialize`` asks for, until it ends, with :class:`AgentRouter`'s
+    policy and answers: what an ASGI app runs per connection,
+    ``_asgi.AcpApp(functools.partial(route_transport, {1: ..., 2: ...}))``. The picked
+    version's connector is given the transport, and no writer."""
+    supported = tuple(sorted(versions))
+    while True:
+        message = await transport.receive()
+        if message is None:
+            return  # the client went away before initialize
+        if not message.strip():
+            continue
+        if len(message) > max_message_size:
+            started: _Started = (_error(None, -32600, "Invalid request", "message too large"), None)
+        else:
+            started = _start(message, supported)
+        answer, routed = started
+        if answer is not None:
+            try:
+                await transport.send(_dump(answer))
+            except ConnectionError:
+                return
+        if routed is not None:
+            break
+    version, initialize = routed
+    connection = versions[version](_Replayed(_dump(initialize), transport), None)
+    try:
+        await connection.wait_closed()
+    finally:
+        await connection.close()
 
 
 # -- the client's side: ask for a version, bind the one the agent answers ------------------------
