@@ -1,19 +1,31 @@
 // An ACP client written with the official TypeScript SDK, speaking protocol version 1 or 2.
 //
 // Usage: node ts_versions_client.mjs v1|v2 VERSION CWD AGENT_CMD [ARGS...]
-// Spawns the agent and asks `initialize` for VERSION with the app of protocol
-// version 1 or 2, then runs `session/new` -> `session/prompt`, answering
-// permission requests with the first allow option. A v1 turn ends with the
-// prompt's response; a v2 turn with an idle `state_update` once the prompt is
-// taken. Prints one JSON summary line; an error is reported in it as `error`.
+//        node ts_versions_client.mjs v1|v2 VERSION CWD URL
+// Spawns the agent (or connects to URL, ws:// or http://, with the SDK's
+// experimental WebSocket and Streamable HTTP clients; ACP_TOKEN is the bearer
+// token) and asks `initialize` for VERSION with the app of protocol version 1
+// or 2, then runs `session/new` -> `session/prompt`, answering permission
+// requests with the first allow option. A v1 turn ends with the prompt's
+// response; a v2 turn with an idle `state_update` once the prompt is taken.
+// VERSION may list several, comma-separated: each but the last is expected to
+// be refused, and is recorded in `refused` with the error of a `session/new`
+// sent next on the same connection; an empty last one stops there. Prints one
+// JSON summary line; an error is reported in it as `error`.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
+import WebSocket from "ws";
 import * as v1 from "@agentclientprotocol/sdk";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 
 const [mode, version, cwd, command, ...args] = process.argv.slice(2);
-const agentProcess = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const summary = { updates: [], permissions: [], stopReason: null };
+const remote = /^(ws|http)s?:\/\//.test(command);
+const agentProcess = remote ? null : spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const summary = { updates: [], permissions: [], stopReason: null, refused: [] };
+const asks = version.split(",");
+const errorOf = (error) => ({ code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null });
 const sdk = mode === "v1" ? v1 : v2;
 let idle = () => {};
 const ended = new Promise((resolve) => {
@@ -38,19 +50,34 @@ const app = sdk
     return { outcome: option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" } };
   });
 
-const stream = sdk.ndJsonStream(Writable.toWeb(agentProcess.stdin), Readable.toWeb(agentProcess.stdout));
+const headers = process.env.ACP_TOKEN ? { Authorization: `Bearer ${process.env.ACP_TOKEN}` } : {};
+const stream = !remote
+  ? sdk.ndJsonStream(Writable.toWeb(agentProcess.stdin), Readable.toWeb(agentProcess.stdout))
+  : command.startsWith("ws")
+    ? createWebSocketStream(command, { headers, WebSocket })
+    : createHttpStream(command, { headers });
+const initialize = (asked) =>
+  mode === "v1"
+    ? {
+        protocolVersion: Number(asked),
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "interop-ts-client-v1", version: "1.0.0" },
+      }
+    : { protocolVersion: Number(asked), info: { name: "interop-ts-client-v2", version: "2.0.0" }, capabilities: {} };
+const newSession = mode === "v1" ? { cwd, mcpServers: [] } : { cwd };
 try {
   await app.connectWith(stream, async (agent) => {
-    const initialize =
-      mode === "v1"
-        ? {
-            protocolVersion: Number(version),
-            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-            clientInfo: { name: "interop-ts-client-v1", version: "1.0.0" },
-          }
-        : { protocolVersion: Number(version), info: { name: "interop-ts-client-v2", version: "2.0.0" }, capabilities: {} };
-    summary.initialize = await agent.request(sdk.methods.agent.initialize, initialize);
-    const session = await agent.request(sdk.methods.agent.session.new, mode === "v1" ? { cwd, mcpServers: [] } : { cwd });
+    for (const asked of asks.slice(0, -1)) {
+      const refusal = await agent.request(sdk.methods.agent.initialize, initialize(asked)).then(
+        (answer) => ({ answer }),
+        errorOf,
+      );
+      refusal.next = await agent.request(sdk.methods.agent.session.new, newSession).then((answer) => ({ answer }), errorOf);
+      summary.refused.push(refusal);
+    }
+    if (asks.at(-1) === "") return;
+    summary.initialize = await agent.request(sdk.methods.agent.initialize, initialize(asks.at(-1)));
+    const session = await agent.request(sdk.methods.agent.session.new, newSession);
     summary.sessionId = session.sessionId;
     const response = await agent.request(sdk.methods.agent.session.prompt, {
       sessionId: session.sessionId,
@@ -61,9 +88,10 @@ try {
     summary.stopReason = mode === "v1" ? response.stopReason : await ended;
   });
 } catch (error) {
-  summary.error = { code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null };
+  summary.error = errorOf(error);
 }
-agentProcess.stdin.end();
 process.stdout.write(JSON.stringify(summary) + "\n");
+if (remote) process.exit(0);
+agentProcess.stdin.end();
 const code = await new Promise((resolve) => agentProcess.on("exit", resolve));
 process.exitCode = code === 0 ? 0 : 3;

@@ -66,3 +66,20 @@ def run_stub_client(release: str, cwd: Path, *args: str, agent: list[str] | None
     command = [*stub(package, "client"), *args, "--", *(agent or stub(package, "agent"))]
     return subprocess.run(command, cwd=cwd, env=env_for(folder, *folders), capture_output=True, text=True,
                           timeout=60, check=False)
+
+
+@functools.cache
+def several_versions_package() -> Path:
+    """The folder holding ``both``: the package of the TypeScript SDK's v1 and v2 schemas (what
+    ``acpgen generate --schema v1-schema.json --schema v2-schema.json --package both`` writes)."""
+    from acpgen.versioned import generate_versions
+
+    schemas = _FOLDER / "both-schemas"
+    schemas.mkdir()
+    for name in ("v1-schema.json", "v2-schema.json"):
+        shutil.copy(SDK_SCHEMAS / name, schemas / name)
+    (schemas / "v2-meta.json").write_text('{"version": 2}\n')
+    given = [schemas / "v1-schema.json", schemas / "v2-schema.json"]
+    folder = _FOLDER / "both"
+    write_package(generate_versions(Options(package="both"), given).files, folder)
+    return folder

@@ -1,5 +1,6 @@
 """The router in memory (a stream reader, not a pipe): the policy, a connection that ends before
-``initialize``, a line too long, and what follows ``initialize`` reaching the routed agent."""
+``initialize``, a line too long, and what follows ``initialize`` reaching the routed agent; the
+router over a message transport: the same answers, then the rewritten ``initialize`` replayed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 
 import pytest
 from acp_bindings import stub_agent
-from acp_bindings._versions import AgentRouter, select_version
+from acp_bindings._versions import AgentRouter, route_transport, select_version
 from acp_bindings.agent import AgentSideConnection
 from support.runtime import run_async_tests
 
@@ -95,6 +96,73 @@ async def test_a_line_too_long_before_initialize_is_refused_once_and_the_connect
                           "error": {"code": -32600, "message": "Invalid request", "data": "message too large"}}
     assert answers[1]["id"] == 1 and answers[1]["result"]["protocolVersion"] == 1
     await router.close()
+
+
+class _Transport:
+    """A message transport that delivers ``incoming``, then its end, and keeps what is sent."""
+
+    def __init__(self, *incoming: bytes) -> None:
+        self.incoming = list(incoming)
+        self.sent: list[dict] = []
+
+    async def receive(self) -> bytes | None:
+        return self.incoming.pop(0) if self.incoming else None
+
+    async def send(self, message: bytes) -> None:
+        self.sent.append(json.loads(message))
+
+    async def close(self) -> None:
+        pass
+
+
+class _Reads:
+    """A routed connection that only reads its transport to the end."""
+
+    def __init__(self, transport: _Transport) -> None:
+        self.read: list[dict] = []
+        self._task = asyncio.ensure_future(self._run(transport))
+
+    async def _run(self, transport: _Transport) -> None:
+        while (message := await transport.receive()) is not None:
+            self.read.append(json.loads(message))
+
+    async def wait_closed(self) -> None:
+        await self._task
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_transport_is_answered_then_handed_over_with_the_initialize_rewritten():
+    made: list[tuple[int, object, _Reads]] = []
+
+    def connector(version: int):
+        def connect(transport, writer):
+            made.append((version, writer, _Reads(transport)))
+            return made[-1][2]
+        return connect
+
+    initialize = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 3}}
+    new = {"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": {"cwd": "/"}}
+    early = {"jsonrpc": "2.0", "id": "e", "method": "session/new", "params": {}}
+    transport = _Transport(b" ", b"[" * 200, json.dumps(early).encode(), json.dumps(initialize).encode(),
+                           json.dumps(new).encode())
+    routing = route_transport({1: connector(1), 2: connector(2)}, transport, max_message_size=100)
+    await asyncio.wait_for(routing, 5)
+    assert transport.sent == [
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid request", "data": "message too large"}},
+        {"jsonrpc": "2.0", "id": "e", "error": {"code": -32600, "message": "Invalid request",
+                                                "data": "first ACP request must be initialize"}},
+    ]
+    [(version, writer, routed)] = made
+    assert (version, writer) == (2, None)
+    assert routed.read == [{**initialize, "params": {"protocolVersion": 2}}, new]
+
+
+async def test_a_transport_that_ends_before_initialize_ends_the_routing():
+    transport = _Transport(b'{"jsonrpc":"2.0","method":"session/cancel","params":{}}')
+    await asyncio.wait_for(route_transport({1: lambda t, w: None}, transport), 5)  # type: ignore[arg-type,return-value]
+    assert transport.sent == []
 
 
 run_async_tests(globals())
