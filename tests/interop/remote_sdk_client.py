@@ -1,7 +1,10 @@
 """The remote interop scenario's client (see remote_client.py), written with the official Python
 SDK (``acp.ws``, ``acp.http``).
 
-Usage: python remote_sdk_client.py URL CWD
+Usage: python remote_sdk_client.py URL CWD [--echo]
+
+``--echo``: against a stub agent, one turn only: the texts it streams back and its stop reason,
+with the protocol version ``initialize`` answered.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class ScenarioClient:
         return acp.ReadTextFileResponse(content=content)
 
 
-async def main(url: str, cwd: str) -> dict[str, Any]:
+async def main(url: str, cwd: str, echo: bool = False) -> dict[str, Any]:
     client = ScenarioClient(cwd)
     token = os.environ.get("ACP_TOKEN")
     headers = {"Authorization": f"Bearer {token}"} if token else None
@@ -57,11 +60,14 @@ async def main(url: str, cwd: str) -> dict[str, Any]:
         transport = create_http_stream(url, headers=headers)
     conn = acp.connect_to_agent(client, transport)
     try:
-        await conn.initialize(
+        answered = await conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True)),
         )
         session = await conn.new_session(cwd=cwd, mcp_servers=[])
+        if echo:
+            done = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hello remote")])
+            return {"protocolVersion": answered.protocol_version, "texts": client.texts, "stopReason": done.stop_reason}
         done = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hello remote")])
         summary: dict[str, Any] = {"texts": client.texts[:], "stopReason": done.stop_reason, "reads": client.reads}
         client.texts.clear()
@@ -77,4 +83,4 @@ async def main(url: str, cwd: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2]))))
+    print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2], "--echo" in sys.argv[3:]))))

@@ -2,12 +2,14 @@
 ``--listen``) routes every WebSocket and Streamable HTTP connection by its first ``initialize``,
 as the stdio router does; v2's stub agent listens as v1's does. Real peers over real sockets on
 127.0.0.1: the TypeScript SDK's v1 and v2 clients (its experimental WebSocket and HTTP streams),
-raw frames and POSTs compared with the TypeScript router's answers, and our root stub client."""
+the Python SDK's client (which speaks v1), raw frames and POSTs compared with the TypeScript
+router's answers, and our root stub client."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 
 import httpx
@@ -52,6 +54,15 @@ def test_each_typescript_client_gets_its_version_from_the_root_app(both, tmp_pat
     assert summary["stopReason"] == "end_turn" and echoed(summary) == TEXT
     states = [u["update"]["state"] for u in summary["updates"] if u["update"]["sessionUpdate"] == "state_update"]
     assert states == ([] if mode == "v1" else ["running", "idle"])
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_the_python_sdks_client_which_speaks_v1_gets_v1_from_the_root_app(both, tmp_path, scheme):
+    env, port = both
+    done = subprocess.run([sys.executable, str(INTEROP / "remote_sdk_client.py"), f"{scheme}://127.0.0.1:{port}/acp",
+                           str(tmp_path), "--echo"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"protocolVersion": 1, "texts": ["hello ", "remote"], "stopReason": "end_turn"}
 
 
 REFUSED = {"code": -32022, "message": "Unsupported protocol version", "data": {"requested": 0, "supported": [1, 2]}}
