@@ -47,8 +47,7 @@ def remote(agent):
         yield port
 
 
-@pytest.mark.parametrize("scheme", ["ws", "http"])
-@pytest.mark.parametrize(("mode", "version"), [("v1", 1), ("v2", 2)])
+@pytest.mark.parametrize(("mode", "version", "scheme"), [("v1", 1, "ws"), ("v2", 2, "http")])
 def test_the_guide_app_routes_each_typescript_client_to_its_version(agent, remote, tmp_path, mode, version, scheme):
     command = ["node", str(INTEROP / "ts_versions_client.mjs"), mode, str(version), str(tmp_path),
                f"{scheme}://127.0.0.1:{remote}/acp"]
