@@ -169,6 +169,16 @@ def test_the_v2_stub_agent_listens_and_asks_permission_over_the_network(v2_liste
     assert "401" in unauthorized["error"]["message"] + json.dumps(unauthorized["error"]["data"])
 
 
+def test_the_v2_stub_app_under_uvicorn(tmp_path):
+    folder, package = v2_package("sdk")
+    env = {**env_for(folder), "ACP_TOKEN": "t"}
+    with running("uvicorn", f"{package}.stub_agent:app", env=env) as port:
+        summary = ts_client("v2", "2", f"http://127.0.0.1:{port}/acp", tmp_path, env)
+        assert "error" not in summary, summary
+        assert summary["stopReason"] == "end_turn" and echoed(summary) == TEXT
+        assert summary["permissions"] == []  # the app's stub does not ask
+
+
 @pytest.mark.parametrize(
     ("which", "args", "message"),
     [  # (the one partial prints both stubs' checks; v1's are tested in full in tests/runtime)
