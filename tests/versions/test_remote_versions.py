@@ -56,10 +56,9 @@ def test_each_typescript_client_gets_its_version_from_the_root_app(both, tmp_pat
     assert states == ([] if mode == "v1" else ["running", "idle"])
 
 
-@pytest.mark.parametrize("scheme", ["ws", "http"])
-def test_the_python_sdks_client_which_speaks_v1_gets_v1_from_the_root_app(both, tmp_path, scheme):
+def test_the_python_sdks_http_client_which_speaks_v1_gets_v1_from_the_root_app(both, tmp_path):
     env, port = both
-    done = subprocess.run([sys.executable, str(INTEROP / "remote_sdk_client.py"), f"{scheme}://127.0.0.1:{port}/acp",
+    done = subprocess.run([sys.executable, str(INTEROP / "remote_sdk_client.py"), f"http://127.0.0.1:{port}/acp",
                            str(tmp_path), "--echo"], env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"protocolVersion": 1, "texts": ["hello ", "remote"], "stopReason": "end_turn"}
