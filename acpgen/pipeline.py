@@ -142,6 +142,7 @@ def spec_of(
         side=options.side,
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
+        extra_keyword=options.models == "dataclasses",
     )
     capabilities, capability_warnings = build_capabilities(schema, methods)
     updates, update_warnings = session_updates(spec.types, methods)

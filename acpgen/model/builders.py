@@ -6,15 +6,15 @@ named after it in snake_case (``ContentBlock`` -> ``content_block``); each varia
 named after its tag value (``content_block.text("hi")``, ``session_update.tool_call(...)``; a
 nested variant joins its tags, ``create_elicitation_request.form_session``; the variant without
 a tag, after its class with the union's name taken out: ``mcp_server.stdio``). A builder takes
-the variant class's constructor keywords (see :mod:`.calls`), and its one required field, when
-it has exactly one, positionally.
+the variant class's constructor keywords (see :mod:`.calls`: ``extra`` only where the constructor
+takes it), and its one required field, when it has exactly one, positionally.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .calls import Parameter, keyword_parameters
+from .calls import TYPING_NAMES, Parameter, keyword_parameters
 from .classes import ClassDef
 from .decisions import Dispatch
 from .naming import import_order, python_identifier, snake_case
@@ -33,7 +33,7 @@ class Builder:
     cls: str  # the variant class it builds
     tags: tuple[tuple[str, str], ...]  # (wire name, value literal) of the tags it fills in
     positional: Parameter | None  # the one required field, taken positionally
-    keywords: tuple[Parameter, ...]  # every other constructor keyword, ``extra`` last
+    keywords: tuple[Parameter, ...]  # every other constructor keyword, ``extra`` last if it takes it
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -67,8 +67,8 @@ class BuilderGroup:
     builders: tuple[Builder, ...]
 
 
-def builder_groups(types: tuple[TypeDef, ...]) -> tuple[BuilderGroup, ...]:
-    """One group per tagged union, by union name."""
+def builder_groups(types: tuple[TypeDef, ...], extra: bool = True) -> tuple[BuilderGroup, ...]:
+    """One group per tagged union, by union name; ``extra``: the constructors take ``extra``."""
     classes = {c.name: c for t in types for c in t.classes}
     groups = []
     taken: set[str] = set()
@@ -87,7 +87,7 @@ def builder_groups(types: tuple[TypeDef, ...]) -> tuple[BuilderGroup, ...]:
             while name in names:
                 name += "_"
             names.add(name)
-            builders.append(_builder(name, cls))
+            builders.append(_builder(name, cls, extra))
         namespace = python_identifier(snake_case(t.name))
         while namespace in taken:
             namespace += "_"
@@ -110,8 +110,8 @@ def _builder_name(cls: ClassDef, union: str) -> str:
     return python_identifier(base or snake_case(cls.name), _RESERVED)
 
 
-def _builder(name: str, cls: ClassDef) -> Builder:
-    params = keyword_parameters(cls)
+def _builder(name: str, cls: ClassDef, extra: bool) -> Builder:
+    params = keyword_parameters(cls, extra)
     required = [p for p in params if p.required]
     positional = required[0] if len(required) == 1 else None
     keywords = tuple(p for p in params if p is not positional)
@@ -119,7 +119,7 @@ def _builder(name: str, cls: ClassDef) -> Builder:
     return Builder(name, cls.name, tags, positional, keywords)
 
 
-def builder_imports(groups: tuple[BuilderGroup, ...]) -> tuple[tuple[str, ...], bool]:
-    """What the builders module imports from ``models``, and whether it needs ``Literal``."""
+def builder_imports(groups: tuple[BuilderGroup, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the builders module imports from ``models``, and from ``typing`` (``Any``, ``Literal``)."""
     uses = frozenset().union(*(h.uses for g in groups for h in g.builders))
-    return import_order(uses - {"Literal"}), "Literal" in uses
+    return import_order(uses - TYPING_NAMES), tuple(sorted(uses & TYPING_NAMES))

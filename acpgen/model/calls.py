@@ -4,7 +4,9 @@ that keep a message from leaving without its tag.
 * A class's keyword parameters (:func:`keyword_parameters`) are its constructor's: the proxy's
   flat call (``await client.session_update(session_id=..., update=...)``) and the builders
   (``update.tool_call(...)``) take exactly these, with the same annotations and defaults, so mypy
-  checks a flat call as it checks the constructor.
+  checks a flat call as it checks the constructor. A dataclass constructor also takes ``extra``
+  (the properties the class does not define); a pydantic one does not (``extra="allow"`` takes
+  each such property as a keyword of its own, and would send ``extra=`` as a property named so).
 * A field whose type is a union of classes (or a list or an optional one of them) is checked in
   the constructor (:func:`variant_checks`): a value that is not one of the union's variant
   classes is refused with a ``TypeError`` naming the class to use. The variant that extends the
@@ -21,7 +23,7 @@ from typing import Any
 from .classes import ClassDef
 from .literals import py_literal
 from .typedefs import DefKind, TypeDef
-from .types import ListOf, Literals, MapOf, Nullable, Ref, TypeExpr
+from .types import AnyValue, ListOf, Literals, MapOf, Nullable, Ref, TypeExpr
 
 #: Black's line length, as the templates lay code out (``acpgen/render/layout.py``).
 _LINE_LENGTH = 100
@@ -29,6 +31,8 @@ _LINE_LENGTH = 100
 #: The keyword every constructor takes for properties the class does not define.
 EXTRA = "extra"
 EXTRA_ANNOTATION = "dict[str, Any] | None"
+#: The names an annotation may use that come from ``typing``, not from ``models``.
+TYPING_NAMES = frozenset({"Any", "Literal"})
 
 
 @dataclass(frozen=True)
@@ -46,15 +50,18 @@ class Parameter:
         return f"{self.name}: {self.annotation}" + ("" if self.required else " = None")
 
 
-def keyword_parameters(cls: ClassDef) -> tuple[Parameter, ...]:
-    """The constructor's keyword parameters, in its order, ``extra`` last."""
+def keyword_parameters(cls: ClassDef, extra: bool = True) -> tuple[Parameter, ...]:
+    """The constructor's keyword parameters, in its order, ``extra`` last when the constructor
+    takes it (``extra``)."""
     fields = tuple(Parameter(f.py_name, f.annotation, f.required, annotation_names(f.type)) for f in cls.fields)
-    return (*fields, Parameter(EXTRA, EXTRA_ANNOTATION, False))
+    return (*fields, Parameter(EXTRA, EXTRA_ANNOTATION, False, frozenset({"Any"}))) if extra else fields
 
 
 def annotation_names(expr: TypeExpr) -> frozenset[str]:
-    """The names an annotation of ``expr`` uses beyond the builtins and ``Any``: model types,
-    and ``Literal`` for an inline set of values."""
+    """The names an annotation of ``expr`` uses beyond the builtins: model types, ``Any`` for any
+    JSON value, and ``Literal`` for an inline set of values (:data:`TYPING_NAMES`)."""
+    if isinstance(expr, AnyValue):
+        return frozenset({"Any"})
     if isinstance(expr, Ref):
         return frozenset({expr.name})
     if isinstance(expr, ListOf):

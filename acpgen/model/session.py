@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..diagnostics import Diagnostic, warning
-from .calls import annotation_names
+from .calls import TYPING_NAMES, annotation_names
 from .classes import ClassDef, Field
 from .decisions import Dispatch
 from .naming import import_order
@@ -144,7 +144,7 @@ class SessionUpdates:
             for name in fields:
                 if self.field(part, name) and (part != "tool_call" or self.tracker):
                     names |= annotation_names(self._field(part, name).type)
-        return import_order(names - {"Literal"})
+        return import_order(names - TYPING_NAMES)
 
 
 NONE = SessionUpdates(None, None, {}, None)

@@ -208,6 +208,9 @@ class Spec:
     #: The runtime modules the package imports from its parent package, which has them for the
     #: versions of a package of several (``{"_rpc", ...}``; see acpgen.versioned).
     runtime_parent: frozenset[str] = frozenset()
+    #: The models' constructors take ``extra`` (the dataclass flavour's); the pydantic flavour's
+    #: take each unknown property as a keyword of its own, so builders and flat calls leave it out.
+    extra_keyword: bool = True
 
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
@@ -232,10 +235,10 @@ class Spec:
     @functools.cached_property
     def builder_groups(self) -> tuple[builders.BuilderGroup, ...]:
         """The builders module's namespaces: one per tagged union (see acpgen.model.builders)."""
-        return builders.builder_groups(self.types)
+        return builders.builder_groups(self.types, self.extra_keyword)
 
     @property
-    def builder_imports(self) -> tuple[tuple[str, ...], bool]:
+    def builder_imports(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return builders.builder_imports(self.builder_groups)
 
     @functools.cached_property
@@ -268,7 +271,7 @@ class Spec:
     def side_model_names(self, role: Role) -> tuple[str, ...]:
         """What a side module imports from ``models``: the params and result types of its methods
         and the types its proxy's keyword parameters name."""
-        return import_order(set(role.model_names) | (self._flat_uses(role) - {"Literal"}))
+        return import_order(set(role.model_names) | (self._flat_uses(role) - calls.TYPING_NAMES))
 
     def side_typing_names(self, role: Role) -> str:
         """What a side module imports from ``typing``, in ``from typing import ...`` order."""
@@ -283,7 +286,7 @@ class Spec:
         """The keyword parameters a proxy method takes besides a params object: its params
         class's constructor's; None when the params type is not a class (a union)."""
         cls = self._classes_by_name.get(method.params_type)
-        return None if cls is None or cls.union is not None else calls.keyword_parameters(cls)
+        return None if cls is None or cls.union is not None else calls.keyword_parameters(cls, self.extra_keyword)
 
     @property
     def aliases(self) -> tuple[TypeDef, ...]:
