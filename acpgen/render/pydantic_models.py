@@ -264,9 +264,22 @@ def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any
     return used
 
 
-def module_header(header_text: str, schema_name: str, uses: Iterable[str] = ()) -> str:
+def _template_imports(classes: tuple[ClassDef, ...]) -> tuple[str, ...]:
+    """The imports of what the class template writes itself: ``Annotated`` around a field with an
+    alias or a marker, and ``Field`` for an alias. datamodel-code-generator imports them only for
+    its own fields' needs (with none of its own, a small schema's module would lack them)."""
+    data = _template_data(classes).values()
+    aliased = any(alias is not None for d in data for _name, alias in d["acp_fields"].values())
+    marked = any(d["acp_not_null"] or set(d["acp_nullable"]) - set(d["acp_tags"]) for d in data)
+    return (("from typing import Annotated",) if aliased or marked else ()) + (
+        ("from pydantic import Field",) if aliased else ()
+    )
+
+
+def module_header(header_text: str, schema_name: str, uses: Iterable[str] = (), imports: Iterable[str] = ()) -> str:
     """The models module's header; it imports the names of ``_pydantic`` that it and the unions
-    use (``uses``)."""
+    use (``uses``), and ``imports`` (statements; merged with datamodel-code-generator's by
+    :func:`.pydantic_layout.sorted_imports`)."""
     support = sorted({"AcpModel", "decoder", *uses})
     doc = (
         f"Every type of {schema_name}: pydantic v2 models, unions and literal sets, with exact JSON codecs.\n\n"
@@ -277,7 +290,8 @@ def module_header(header_text: str, schema_name: str, uses: Iterable[str] = ()) 
     )
     return (
         f"{header_text}\n{docstring(doc)}\n\nfrom __future__ import annotations\n\n"
-        f"from . import _codec\nfrom ._pydantic import {', '.join(support)}"
+        + "".join(f"{statement}\n" for statement in imports)
+        + f"from . import _codec\nfrom ._pydantic import {', '.join(support)}"
     )
 
 
@@ -299,7 +313,9 @@ def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tupl
         target_python_version=PythonVersion.PY_310,
         custom_template_dir=PYDANTIC_TEMPLATES,
         custom_class_name_generator=_same_name,
-        custom_file_header=module_header(header_text, spec.source.name, _support_used(classes, unions)),
+        custom_file_header=module_header(
+            header_text, spec.source.name, _support_used(classes, unions), _template_imports(classes)
+        ),
         disable_future_imports=True,  # the header has it: it must come first
         aliases=_aliases(classes),
         extra_template_data=defaultdict(dict, {**_template_data(classes), **unions}),
