@@ -19,7 +19,7 @@ import jinja2
 
 from ..diagnostics import DiagnosticError, error
 from ..model.classes import ClassDef, Field, Tag
-from ..model.decisions import Dispatch, Leaf, TryEach
+from ..model.decisions import Decision, Dispatch, Leaf, TryEach
 from ..model.literals import py_literal
 from ..model.spec import Spec
 from ..model.typedefs import DefKind, TypeDef
@@ -112,12 +112,15 @@ def tried_in_turn(t: TypeDef) -> tuple[tuple[Ref, tuple[str, ...]], ...]:
     return tuple((by_name[d.label], d.guard) for d in leaves)
 
 
-def union_annotation(t: TypeDef) -> tuple[str, tuple[str, ...]] | None:
+def union_annotation(t: TypeDef, classes: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]] | None:
     """The annotation of a union of classes as acpgen writes it for pydantic-core, and the names
     of ``_pydantic`` it uses; None for the others (datamodel-code-generator's own). Every such
     union is serialized by the class of its value (``AsAny``), not by trying its members.
 
-    A union tagged by one property is pydantic's discriminated union. A union acpgen tries in
+    A union tagged by one property is pydantic's discriminated union. One acpgen tells apart by
+    a tag with a default for an absent or unknown value (an open union's "other" variant), maybe
+    by a nested tag, picks its member in Python (``by_tag``; ``classes``: the names of every
+    class). A union acpgen tries in
     turn picks, in Python, the classes whose guard keys the object has (``in_turn``), and tries
     those in acpgen's order (``InTurn``): what acpgen's decoder does, without a failed attempt
     at a class the object cannot be."""
@@ -126,6 +129,9 @@ def union_annotation(t: TypeDef) -> tuple[str, tuple[str, ...]] | None:
         members = " | ".join(o.name for o in t.options if isinstance(o, Ref))
         field = next(tag.py_name for cls in t.classes for tag in cls.tags if tag.wire_name == key)
         return f"Annotated[{members}, Field(discriminator={py_literal(field)}), AsAny]", ("AsAny",)
+    by_tags = _by_tag(t, classes)
+    if by_tags is not None:
+        return by_tags
     tried = tried_in_turn(t)
     if not tried:
         return None
@@ -139,6 +145,44 @@ def union_annotation(t: TypeDef) -> tuple[str, tuple[str, ...]] | None:
         tagged.append(f"Annotated[{member}, Tag({py_literal('|'.join(subset))})]")
     guards = ", ".join(f"({ref.name}, {_tuple_literal(guard)})" for ref, guard in tried)
     return f"Annotated[{' | '.join(tagged)}, in_turn({guards}), AsAny]", ("AsAny", "InTurn", "Tag", "in_turn")
+
+
+def _by_tag(t: TypeDef, classes: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+    """A union acpgen tells apart by tags, each with a default, as ``by_tag`` writes it: one member
+    per outcome, a class or the classes it tries in turn; None for another union."""
+    groups: list[tuple[str, ...]] = []
+    tree = _tag_tree(t.decision, classes, groups) if isinstance(t.decision, Dispatch) else None
+    options = [o.name for o in t.options if isinstance(o, Ref)]
+    if tree is None or len(options) != len(t.options) or {c for g in groups for c in g} != set(options):
+        return None
+    members = []
+    for group in sorted(dict.fromkeys(groups), key=lambda g: [options.index(name) for name in g]):
+        member = group[0] if len(group) == 1 else f"Annotated[{' | '.join(group)}, InTurn]"
+        members.append(f"Annotated[{member}, Tag({py_literal('|'.join(group))})]")
+    uses = ("AsAny", "Tag", "by_tag") + (("InTurn",) if any(len(g) > 1 for g in groups) else ())
+    return f"Annotated[{' | '.join(members)}, {tree}, AsAny]", tuple(sorted(uses))
+
+
+def _tag_tree(d: Decision | None, classes: frozenset[str], groups: list[tuple[str, ...]]) -> str | None:
+    """``d`` as ``by_tag`` takes it: a class, a tuple of classes tried in turn, or a nested
+    ``by_tag(...)``, each outcome added to ``groups``. None where ``by_tag`` cannot decide as
+    acpgen does: a tag without a default, or whose values are not strings, a leaf not a class."""
+    if isinstance(d, Leaf) and d.label in classes:
+        groups.append((d.label,))
+        return d.label
+    if isinstance(d, TryEach) and all(isinstance(o, Leaf) and o.label in classes for o in d.options):
+        groups.append(tuple(o.label for o in d.options))
+        return f"({', '.join(groups[-1])})"
+    if not isinstance(d, Dispatch) or d.default is None or not all(isinstance(v, str) for v, _ in d.cases):
+        return None
+    cases = []
+    for value, case in d.cases:
+        written = _tag_tree(case, classes, groups)
+        if written is None:
+            return None
+        cases.append(f"{py_literal(value)}: {written}")
+    default = _tag_tree(d.default, classes, groups)
+    return None if default is None else f"by_tag({py_literal(d.key)}, {{{', '.join(cases)}}}, {default})"
 
 
 def _tuple_literal(items: tuple[str, ...]) -> str:
@@ -227,8 +271,9 @@ def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
     """Per union alias of classes, for its template: its annotation (:func:`union_annotation`),
     and the names of ``_pydantic`` it uses."""
     found = {}
+    classes = frozenset(c.name for t in types for c in t.classes)
     for t in types:
-        written = union_annotation(t) if t.kind is DefKind.UNION else None
+        written = union_annotation(t, classes) if t.kind is DefKind.UNION else None
         if written is not None:
             found[t.name] = {"acp_annotation": written[0], "acp_uses": written[1]}
     return found

@@ -136,3 +136,40 @@ def test_a_small_schema_imports_what_its_modules_use(tmp_path: Path) -> None:
     tiny, builders = _package(tmp_path, "tiny"), importlib.import_module("tiny.builders")
     assert builders.mcp_server.http("https://x").to_json() == {"type": "http", "url": "https://x"}
     assert tiny.decode(tiny.McpServer, {"command": "run"}).to_json() == {"command": "run"}
+
+
+#: (type, message, the JSON pointer both flavours refuse it at): a known tag with a broken body is
+#: that variant's error, not the open union's "other" variant. (The pydantic flavour does not
+#: repair what ``x-deserialize-*`` lets the dataclass flavour repair: that one decodes strictly.)
+BROKEN = [
+    ("ContentBlock", {"type": "text"}, "/text"),
+    ("SessionUpdate", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}, "/messageId"),
+    ("SessionUpdate", {**CHUNK, "content": {"type": "image", "data": 1, "mimeType": "image/png"}}, "/content/data"),
+    ("AuthMethod", {"type": "terminal", "methodId": "t"}, "/name"),
+    ("StateUpdate", {"state": "idle", "stopReason": "end_turn", "_meta": 5}, "/_meta"),
+]
+
+
+@pytest.mark.parametrize("package", SCHEMAS)
+def test_a_known_tag_with_a_broken_body_is_refused_as_that_variant(folder: Path, package: str) -> None:
+    ours, dataclasses = _package(folder, package), _package(folder, f"{package}_dc")
+    for name, wire, path in BROKEN:
+        with pytest.raises(dataclasses.DecodeError) as expected:
+            dataclasses.decode(getattr(dataclasses, name), wire, strict=True)
+        with pytest.raises(ours.DecodeError) as caught:
+            ours.decode(getattr(ours, name), wire)
+        assert caught.value.path == expected.value.path == path, wire
+
+
+@pytest.mark.parametrize("package", SCHEMAS)
+def test_constructors_take_variants_told_apart_by_nested_tags(folder: Path, package: str) -> None:
+    ours = _package(folder, package)
+    builders = importlib.import_module(f"{package}.builders")
+    for update, wire in [
+        (builders.session_update.state_update_running(), {**STATE, "state": "running"}),
+        (builders.session_update.state_update_other("_acme_sleeping"), {**STATE, "state": "_acme_sleeping"}),
+        (ours.OtherSessionUpdate(session_update="_acme_progress", percent=40), MESSAGES[1][1]["update"]),
+    ]:
+        note = ours.UpdateSessionNotification(session_id="s1", update=update)
+        assert note.update is update
+        assert ours.encode(note) == {"sessionId": "s1", "update": wire}

@@ -26,7 +26,7 @@ from pydantic_core import PydanticUndefined, core_schema
 
 from ._codec import DecodeError, describe
 
-__all__ = ["AcpModel", "AsAny", "InTurn", "NotNull", "NullSeen", "Tag", "decoder", "in_turn"]
+__all__ = ["AcpModel", "AsAny", "InTurn", "NotNull", "NullSeen", "Tag", "by_tag", "decoder", "in_turn"]
 
 #: How many JSON nulls decoding has met in fields that may be null (see ``AcpModel.to_json``).
 _NULLS_SEEN = [0]
@@ -70,6 +70,52 @@ def in_turn(*options: tuple[type, tuple[str, ...]]) -> Discriminator:
         return tag or every
 
     return Discriminator(pick)
+
+
+def by_tag(key: str, cases: dict[str, Any], default: Any) -> Discriminator:
+    """The discriminator of a union acpgen tells apart by the string value of the tag ``key``,
+    ``default`` taking an object whose tag is absent or not in ``cases`` (an open union's "other"
+    variant): what acpgen's decoder does. pydantic's own discriminator would refuse the unknown
+    tag; pydantic-core left alone would take any member that decodes (the "other" variant, a known
+    tag with a broken body). A case, and the default, is a class (the member tagged with its
+    name), a tuple of classes tried in turn (tagged ``"A|B"``), or the ``by_tag`` of a nested tag."""
+    return Discriminator(_ByTag(key, cases, default))
+
+
+class _ByTag:
+    """``by_tag``'s choice: the tag of the member a value belongs to."""
+
+    def __init__(self, key: str, cases: dict[str, Any], default: Any) -> None:
+        self.key = key
+        self.__name__ = f"by_tag({key!r})"  # pydantic-core names a callable discriminator by it
+        self.cases = {value: _choice(case) for value, case in cases.items()}
+        self.default = _choice(default)
+        self.by_class: dict[type, str] = {}  # a value that is an instance already: its class's member
+        for case in (*cases.values(), default):
+            if isinstance(case, Discriminator):
+                nested = cast(_ByTag, case.discriminator).by_class
+                self.by_class.update({cls: tag for cls, tag in nested.items() if cls not in self.by_class})
+            else:
+                for cls in case if isinstance(case, tuple) else (case,):
+                    self.by_class.setdefault(cls, _tag(case))
+
+    def __call__(self, value: Any) -> str:
+        if value.__class__ is not dict:
+            return self.by_class.get(value.__class__) or self.default(value)
+        tag = value.get(self.key)
+        found = self.cases.get(tag) if tag.__class__ is str else None
+        return (found or self.default)(value)
+
+
+def _tag(case: Any) -> str:
+    return "|".join(cls.__name__ for cls in case) if isinstance(case, tuple) else str(case.__name__)
+
+
+def _choice(case: Any) -> Callable[[Any], str]:
+    if isinstance(case, Discriminator):
+        return cast(_ByTag, case.discriminator)
+    tag = _tag(case)
+    return lambda _value: tag
 
 
 #: In the fields set of a value decoded from JSON with no ``null`` in a field (see ``to_json``).
