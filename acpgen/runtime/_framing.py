@@ -108,20 +108,26 @@ class LineFramer:
 
     def feed(self, chunk: bytes) -> None:
         """Take bytes read from the peer: hand each complete line to the sink."""
-        if self._parts or self._oversized or len(chunk) > self._max:
+        if self._oversized or len(chunk) > self._max:
             self._feed_lines(chunk)
             return
-        # The common case: no line begun before, none too long. Split in C.
+        # The common case: no line of this chunk can be too long. Split in C, even when a line
+        # begun in an earlier chunk ends in this one (as most do while messages stream in).
         *lines, rest = chunk.split(b"\n")
         sink = self._sink
+        if self._parts and lines:  # the line under way ends with this chunk's first piece
+            if not sink.accepting:
+                return
+            self._take(lines[0])
+            self._end_of_line()
+            del lines[0]
         handle = sink.message_received
         for line in lines:
             if not sink.accepting:
                 return
             handle(line)
         if rest and sink.accepting:
-            self._parts.append(rest)
-            self._size = len(rest)
+            self._take(rest)
 
     def finish(self) -> None:
         """The input ended: the last line, even without its newline, is handed over."""
@@ -129,7 +135,7 @@ class LineFramer:
             self._end_of_line()
 
     def _feed_lines(self, chunk: bytes) -> None:
-        """:meth:`feed` when a line is under way or may be too long: line by line."""
+        """:meth:`feed` when a line may be too long, or the one under way is: line by line."""
         start = 0
         sink = self._sink
         while sink.accepting:

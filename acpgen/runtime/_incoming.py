@@ -196,23 +196,25 @@ class Incoming:
     async def _work(self, key: Any) -> None:
         in_notification.set(True)
         queue = self._queues[key]
+        handle = self._dispatcher.handle_notification
+        unfinished, held = self._unfinished, self._held
         try:
             while queue:
                 seq, method, params = queue[0]
                 try:
-                    await self._dispatcher.handle_notification(method, params)
+                    await handle(method, params)
                 except Exception:
                     logger.exception("%s: notification handler for %s failed", self._name, method)
                 finally:
                     queue.popleft()
-                    self._finished(seq)
+                    del unfinished[seq]
+                    if held:
+                        self._release_held()
         finally:
             del self._queues[key]
 
-    def _finished(self, seq: int) -> None:
-        del self._unfinished[seq]
-        if not self._held:
-            return
+    def _release_held(self) -> None:
+        """Settle the held answers that no notification still unhandled arrived before."""
         first = next(iter(self._unfinished), self._seq)
         while self._held and self._held[0][0] <= first:
             _, future, result, error = self._held.popleft()

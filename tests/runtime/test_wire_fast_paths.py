@@ -42,6 +42,24 @@ async def test_lines_cut_anywhere_across_chunks_are_each_answered_in_order() -> 
     await connection.close()
 
 
+async def test_a_line_over_several_reads_is_held_to_the_limit_and_the_lines_after_it_are_read() -> None:
+    connection, peer = await _serve(max_message_size=200)
+    long, short = _request(7, {"text": "x" * 200}), _request(8, {"text": "y"})
+    rest = long[160:] + b"\n" + short + b"\n"
+    for piece in (long[:80], long[80:160], rest):  # reads no line of which is too long alone
+        assert len(piece) <= 200
+        peer.send_bytes(piece)
+        await asyncio.sleep(0)
+    refused = await peer.receive()
+    assert refused["id"] == 7 and refused["error"]["code"] == -32600
+    assert await peer.receive() == {"jsonrpc": "2.0", "id": 8, "result": {"echo": {"text": "y"}}}
+    peer.send_bytes(short[:20])
+    await asyncio.sleep(0)
+    peer.send_bytes(short[20:] + b"\n" + _request(9, {}) + b"\n")
+    assert [(await peer.receive())["id"] for _ in range(2)] == [8, 9]
+    await connection.close()
+
+
 async def test_white_space_around_a_message_and_crlf_endings_are_read() -> None:
     connection, peer = await _serve()
     peer.send_bytes(b"  " + _request(1, {"a": 1}) + b" \r\n\t" + _request(2, {"b": [1.5, None]}) + b"\r\n")
