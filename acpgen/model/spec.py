@@ -124,14 +124,17 @@ class Role:
 
 @dataclass(frozen=True)
 class LoginFlow:
-    """How the v2 stub client logs in when ``session/new`` answers -32000 (authentication required):
-    it sends ``method`` with the ``methodId`` of an advertised ``authMethods`` entry whose ``tag``
-    field is ``login_type``."""
+    """How the v2 stubs log in. The client, when ``session/new`` answers -32000 (authentication
+    required), sends ``method`` with the ``methodId`` of an advertised ``authMethods`` entry whose
+    ``tag`` field is ``login_type``; the agent, given ``--auth-method ID``, advertises such entries
+    and requires that login (``logout`` undoes it)."""
 
     method: str  # the login request's wire name: "auth/login", or "authenticate" in earlier drafts
     id_field: str  # the field holding an advertised method's id: "methodId", or "id" in earlier drafts
     tag: str  # the field holding an advertised method's type: "type"
     login_type: str  # the type of a method the agent handles itself through the login request: "agent"
+    logout: str | None = None  # the logout request's wire name: "auth/logout" ("logout" earlier); None: none
+    named: bool = False  # an advertised method has a ``name`` (every draft requires one)
 
 
 @dataclass(frozen=True)

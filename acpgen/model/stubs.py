@@ -8,7 +8,8 @@ and ``capabilities``; a permission request has a ``title`` and a ``subject``; ty
 (``UpdateSessionNotification``). Each of these is read here from the method table and the types,
 so a draft that moves gets stubs that follow it, and a schema that has no way to end a turn the
 stubs know gets none. Logging in follows the draft too: ``auth/login`` (``authenticate`` before
-v2's rename) with the id of an advertised method of the type the agent handles itself.
+v2's rename) with the id of an advertised method of the type the agent handles itself, and
+``auth/logout`` (``logout``) to undo it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ CORE_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel",
 PERMISSION_METHOD = "session/request_permission"
 #: The requests a client logs in with, newest first (v2 drafts renamed ``authenticate``).
 LOGIN_METHODS = ("auth/login", "authenticate")
+#: The requests that undo a login, newest first (v2 drafts renamed ``logout``).
+LOGOUT_METHODS = ("auth/logout", "logout")
 #: The type of the auth methods the agent handles itself, through the login request; a client runs
 #: the others (``terminal``: the agent in a terminal) or does not know them.
 LOGIN_TYPE = "agent"
@@ -86,8 +89,9 @@ def _login(table: Mapping[str, Method], classes: Mapping[str, ClassDef], unions:
     variant = next((c for c in union.classes if c.tags and c.tags[0].value == LOGIN_TYPE), None) if union else None
     if variant is None or not any(_has(variant, name) for name in ("methodId", "id")):
         return None
+    logout = next((name for name in LOGOUT_METHODS if name in table and table[name].is_request), None)
     return LoginFlow(method=method, id_field=_first_of(variant, "methodId", "id"), tag=variant.tags[0].wire_name,
-                     login_type=LOGIN_TYPE)
+                     login_type=LOGIN_TYPE, logout=logout, named=_has(variant, "name"))
 
 
 def _has(cls: ClassDef, wire_name: str) -> bool:

@@ -10,8 +10,11 @@
 // response; a v2 turn with an idle `state_update` once the prompt is taken.
 // VERSION may list several, comma-separated: each but the last is expected to
 // be refused, and is recorded in `refused` with the error of a `session/new`
-// sent next on the same connection; an empty last one stops there. Prints one
-// JSON summary line; an error is reported in it as `error`.
+// sent next on the same connection; an empty last one stops there. If a v2
+// `session/new` answers -32000 (authentication required), it logs in with the
+// first advertised auth method of type `agent` (`auth/login`) and tries once
+// more, recording the error as `authRequired` and the method id in `logins`.
+// Prints one JSON summary line; an error is reported in it as `error`.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import WebSocket from "ws";
@@ -23,7 +26,7 @@ import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-cli
 const [mode, version, cwd, command, ...args] = process.argv.slice(2);
 const remote = /^(ws|http)s?:\/\//.test(command);
 const agentProcess = remote ? null : spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const summary = { updates: [], permissions: [], stopReason: null, refused: [] };
+const summary = { updates: [], permissions: [], stopReason: null, refused: [], logins: [] };
 const asks = version.split(",");
 const errorOf = (error) => ({ code: error.code ?? null, message: String(error.message ?? error), data: error.data ?? null });
 const sdk = mode === "v1" ? v1 : v2;
@@ -65,6 +68,15 @@ const initialize = (asked) =>
       }
     : { protocolVersion: Number(asked), info: { name: "interop-ts-client-v2", version: "2.0.0" }, capabilities: {} };
 const newSession = mode === "v1" ? { cwd, mcpServers: [] } : { cwd };
+const startSession = (agent) =>
+  agent.request(sdk.methods.agent.session.new, newSession).catch(async (error) => {
+    const method = (summary.initialize.authMethods ?? []).find((m) => m.type === "agent");
+    if (mode !== "v2" || error.code !== -32000 || !method) throw error;
+    summary.authRequired = errorOf(error);
+    summary.logins.push(method.methodId);
+    await agent.request(sdk.methods.agent.auth.login, { methodId: method.methodId });
+    return agent.request(sdk.methods.agent.session.new, newSession);
+  });
 try {
   await app.connectWith(stream, async (agent) => {
     for (const asked of asks.slice(0, -1)) {
@@ -77,7 +89,7 @@ try {
     }
     if (asks.at(-1) === "") return;
     summary.initialize = await agent.request(sdk.methods.agent.initialize, initialize(asks.at(-1)));
-    const session = await agent.request(sdk.methods.agent.session.new, newSession);
+    const session = await startSession(agent);
     summary.sessionId = session.sessionId;
     const response = await agent.request(sdk.methods.agent.session.prompt, {
       sessionId: session.sessionId,
