@@ -15,7 +15,9 @@ import sys
 import pytest
 from support import INTEROP
 from support.runtime import run_async_tests
-from support.versions import env_for, run_stub_client, stub, v2_package
+from support.versions import V2_SCHEMAS, env_for, run_stub_client, stub, v2_package
+
+from acpgen.pipeline import Options, build_spec
 
 TS_CLIENT = ["node", str(INTEROP / "ts_versions_client.mjs")]
 TS_AUTH_AGENT = ["node", str(INTEROP / "ts_versions_auth_agent.mjs")]
@@ -132,6 +134,15 @@ async def test_without_the_flag_it_requires_no_login_and_has_no_login_methods():
     assert answers[0]["authMethods"] == []
     assert answers[1:] == [_session(1), (-32601, "Method not found", {"method": "auth/login"}),
                            (-32601, "Method not found", {"method": "auth/logout"}), _session(2)]
+
+
+def test_the_logout_request_follows_the_draft():
+    """``logout`` until v1.2.0 renamed it ``auth/logout``, as it did ``authenticate``."""
+    def logout(release: str) -> str | None:
+        spec, _ = build_spec(Options(schema=V2_SCHEMAS[release], protocol_version=2))
+        return spec.stub_flows.login.logout if spec.stub_flows and spec.stub_flows.login else None
+
+    assert [logout(r) for r in RELEASES] == ["logout", "auth/logout", "auth/logout"]
 
 
 def test_an_id_given_twice_is_a_usage_error():
