@@ -43,7 +43,7 @@ from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
-    SUPPORT_MODULE,
+    SUPPORT_MODULES,
     render_models,
     support_source,
 )
@@ -185,7 +185,7 @@ def output_modules(
     """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
 
     ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``). ``models``:
-    the flavour; a pydantic package also has the models' support module.
+    the flavour; a pydantic package also has the models' support modules.
     """
     served = set(served_sides(side))
     carried = served | ({TEST_PEERS[side]} if side in TEST_PEERS else set())
@@ -197,7 +197,7 @@ def output_modules(
     )
     if models == "pydantic":
         at = names.index("models.py")
-        names = (*names[:at], SUPPORT_MODULE, *names[at:])
+        names = (*names[:at], *SUPPORT_MODULES, *names[at:])
     return names
 
 
@@ -322,9 +322,9 @@ class Renderer:
 
     def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
-        layout is not black's) and its support module (copied, like a runtime module)."""
-        if name == SUPPORT_MODULE:
-            text = f"{self.header.text}\n{support_source()}"
+        layout is not black's) and its support modules (copied, like runtime modules)."""
+        if name in SUPPORT_MODULES:
+            text = f"{self.header.text}\n{support_source(name)}"
             return text, sha256_text(text)
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
@@ -344,10 +344,10 @@ def _excerpt(line: str, width: int = 60) -> str:
 
 
 #: The modules the pydantic flavour makes its own way.
-PYDANTIC_MODULES = frozenset({"models.py", SUPPORT_MODULE})
+PYDANTIC_MODULES = frozenset({"models.py", *SUPPORT_MODULES})
 #: What the versions of a package of several share, at its root: the runtime, the pydantic
-#: flavour's support module.
-SHARED_MODULES = SHARED_RUNTIME | {SUPPORT_MODULE}
+#: flavour's support modules.
+SHARED_MODULES = SHARED_RUNTIME | set(SUPPORT_MODULES)
 
 
 #: How an option is named in an error when the caller says nothing else: its flag.

@@ -17,6 +17,7 @@ from .types import (
     Json,
     JsonKind,
     JsonText,
+    ListOf,
     Literals,
     Nullable,
     Scalar,
@@ -44,6 +45,24 @@ class Field:
     salvage_with: str | None = None
     #: ``x-deserialize-default-on-null``: the empty value (``"[]"``, ``"{}"``) a ``null`` reads as.
     null_reads_as: str | None = None
+
+    @property
+    def null_read_as_empty(self) -> str | None:
+        """The empty value a ``null`` of this field is read as (``null_reads_as``), unless the field
+        is optional and may be ``null``: then a ``null`` is kept, as the peer sent it."""
+        return None if self.track_null else self.null_reads_as
+
+    @property
+    def skips_invalid_items(self) -> bool:
+        """The field is an array (maybe nullable) whose bad items are dropped
+        (``x-deserialize-skip-invalid-items``)."""
+        t = self.codec.inner if isinstance(self.codec, Nullable) else self.codec
+        return isinstance(t, ListOf) and t.skip_invalid
+
+    @property
+    def lenient(self) -> bool:
+        """A decode may repair a bad value of this field (``x-deserialize-*``)."""
+        return self.salvage_with is not None or self.null_read_as_empty is not None or self.skips_invalid_items
 
     @property
     def null_expected(self) -> str:

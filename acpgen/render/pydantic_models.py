@@ -40,13 +40,14 @@ from .pydantic_layout import sorted_imports
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
 INSTALL_HINT = "--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'"
-#: The support module every pydantic package carries beside ``models.py``.
-SUPPORT_MODULE = "_pydantic.py"
+#: The support modules every pydantic package carries beside ``models.py``: the models' base
+#: and decoders, and pydantic's errors read as ``DecodeError``.
+SUPPORT_MODULES = ("_pydantic.py", "_pydantic_errors.py")
 PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
-def support_source() -> str:
-    return (PYDANTIC_TEMPLATES / SUPPORT_MODULE).read_text(encoding="utf-8")
+def support_source(name: str) -> str:
+    return (PYDANTIC_TEMPLATES / name).read_text(encoding="utf-8")
 
 
 def flavour_schema(types: tuple[TypeDef, ...]) -> dict[str, Any]:
@@ -282,7 +283,8 @@ def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
 def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     """Per class, for the class template, by wire name: each property's Python name and alias
     (a literal, or None when it is the Python name), the tags' values, the optional properties
-    whose JSON ``null`` the schema refuses, and the properties that may be ``null``."""
+    whose JSON ``null`` the schema refuses, the properties that may be ``null``, and the
+    ``lenient(...)`` of those a decode may repair."""
     return {
         cls.name: {
             "acp_fields": {
@@ -292,9 +294,27 @@ def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
             "acp_tags": {t.wire_name: py_literal(t.value) for t in cls.tags},
             "acp_not_null": [f.wire_name for f in cls.fields if not f.required and not f.nullable],
             "acp_nullable": [f.wire_name for f in cls.fields if f.nullable or isinstance(f.type, AnyValue)],
+            "acp_lenient": {f.wire_name: lenient_marker(f) for f in cls.fields if f.lenient},
         }
         for cls in classes
     }
+
+
+#: An empty value of the type model (a Python literal) as ``lenient`` takes it: what makes it.
+_EMPTY = {"None": "None", "[]": "list", "{}": "dict"}
+
+
+def lenient_marker(f: Field) -> str:
+    """The ``lenient(...)`` of a field a decode may repair (see ``_pydantic.lenient``): the
+    repairs the type model gives it, as the dataclass flavour's decoders make them."""
+    args = []
+    if f.salvage_with is not None:
+        args.append(f"on_error={_EMPTY[f.salvage_with]}")
+    if f.null_read_as_empty is not None:
+        args.append(f"on_null={_EMPTY[f.null_read_as_empty]}")
+    if f.skips_invalid_items:
+        args.append("skip_invalid=True")
+    return f"lenient({', '.join(args)})"
 
 
 def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
@@ -306,6 +326,8 @@ def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any
             used.add("NotNull")
         if set(data["acp_nullable"]) - set(data["acp_not_null"]) - set(data["acp_tags"]):  # the template's order
             used.add("NullSeen")
+        if data["acp_lenient"]:
+            used.add("lenient")
     return used
 
 
@@ -315,7 +337,7 @@ def _template_imports(classes: tuple[ClassDef, ...]) -> tuple[str, ...]:
     its own fields' needs (with none of its own, a small schema's module would lack them)."""
     data = _template_data(classes).values()
     aliased = any(alias is not None for d in data for _name, alias in d["acp_fields"].values())
-    marked = any(d["acp_not_null"] or set(d["acp_nullable"]) - set(d["acp_tags"]) for d in data)
+    marked = any(d["acp_not_null"] or d["acp_lenient"] or set(d["acp_nullable"]) - set(d["acp_tags"]) for d in data)
     return (("from typing import Annotated",) if aliased or marked else ()) + (
         ("from pydantic import Field",) if aliased else ()
     )

@@ -16,11 +16,10 @@ import subprocess
 import sys
 
 import pytest
-from support import DATA, INTEROP, write_package
+from support import INTEROP, write_package
+from support.leniency import CASES, LOCATION, SCHEMA
 
 from acpgen.pipeline import Options, generate
-
-SCHEMA = DATA / "sdk-schemas" / "v1-schema.unstable.json"  # the schema the SDK's v1 unstable decoders are made from
 
 
 @pytest.fixture(scope="module")
@@ -34,43 +33,6 @@ def acp(tmp_path_factory):
         yield lenient_acp
     finally:
         sys.path.remove(str(out))
-
-
-LOCATION = {"path": "/src/main.py", "line": 3}
-#: (type, bad input, what the repaired value encodes to, the pointers repaired)
-CASES = [
-    (  # default-on-error on an optional field: the bad value becomes absent
-        "SessionNotification",
-        {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "bogus"}},
-        {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t"}},
-        ["/update/status"],
-    ),
-    (  # skip-invalid-items: one bad location is dropped, the good one kept
-        "SessionNotification",
-        {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t",
-                                      "locations": [LOCATION, {"path": 7}], "title": 5}},
-        {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t", "locations": [LOCATION]}},
-        ["/update/locations/1/path", "/update/title"],
-    ),
-    (  # default-on-null on a required field: null reads as []
-        "NewSessionRequest",
-        {"cwd": "/work", "mcpServers": None},
-        {"cwd": "/work", "mcpServers": []},
-        ["/mcpServers"],
-    ),
-    (  # default-on-error on a required array: not an array at all, so the empty array
-        "SessionNotification",
-        {"sessionId": "s", "update": {"sessionUpdate": "plan", "entries": "soon"}},
-        {"sessionId": "s", "update": {"sessionUpdate": "plan", "entries": []}},
-        ["/update/entries"],
-    ),
-    (  # a bad _meta (default-on-error) is dropped
-        "RequestPermissionRequest",
-        {"sessionId": "s", "toolCall": {"toolCallId": "t"}, "options": [], "_meta": "not an object"},
-        {"sessionId": "s", "toolCall": {"toolCallId": "t"}, "options": []},
-        ["/_meta"],
-    ),
-]
 
 
 @pytest.mark.parametrize(("type_name", "bad", "repaired", "pointers"), CASES)

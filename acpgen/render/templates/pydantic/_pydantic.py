@@ -7,6 +7,7 @@ and registers a decoder for every named type with ``_codec.register``, so ``_cod
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -21,12 +22,17 @@ from pydantic import (
     Tag,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
 )
-from pydantic_core import PydanticUndefined, core_schema
+from pydantic_core import ErrorDetails, PydanticUndefined, core_schema
 
-from ._codec import DecodeError, describe
+from ._codec import DecodeError, leniently, null_as_empty, salvaged
+from ._leniency import REPAIRS
+from ._pydantic_errors import decode_error, error_of
 
-__all__ = ["AcpModel", "AsAny", "InTurn", "NotNull", "NullSeen", "Tag", "by_tag", "decoder", "in_turn"]
+__all__ = ["AcpModel", "AsAny", "InTurn", "NotNull", "NullSeen", "Tag", "by_tag", "decoder", "in_turn", "lenient"]
 
 #: How many JSON nulls decoding has met in fields that may be null (see ``AcpModel.to_json``).
 _NULLS_SEEN = [0]
@@ -177,7 +183,7 @@ class AcpModel(BaseModel):
     @classmethod
     def from_json(cls: type[_M], data: Any) -> _M:  # noqa: PYI019 - typing.Self is 3.11+
         """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        value: _M = decoder(cls)(data)
+        value: _M = leniently(decoder(cls), data)
         return value
 
     def to_json(self) -> dict[str, Any]:
@@ -244,6 +250,124 @@ class _NotNull:
 NotNull = _NotNull()
 
 
+#: The ``context`` of a decode: only a decode repairs what ``lenient`` allows (constructors refuse).
+_DECODING = object()
+_UNSET: Any = object()
+
+
+class _Repair:
+    """A repair made by pydantic-core, in ``REPAIRS`` in place of its container until the decoder
+    resolves it (:func:`_resolve`): the instance's fields (pydantic's ``info.data``: its
+    ``__dict__``) and Python name; for a dropped item, its array, the items kept and decoded."""
+
+    __slots__ = ("anchor", "items", "kept", "name", "out")
+
+    def __init__(self, info: ValidationInfo, items: list[Any] | None = None) -> None:
+        self.anchor, self.name, self.items = info.data, info.field_name or "", items
+        self.kept: tuple[int, ...] = ()
+        self.out: Any = None
+
+
+def lenient(*, on_error: Any = _UNSET, on_null: Any = _UNSET, skip_invalid: bool = False) -> WrapValidator:
+    """On a field the schema's ``x-deserialize-*`` annotations let a decode repair: a bad value
+    becomes ``on_error`` (``None``: absent; ``list``, ``dict``: empty), a ``null`` ``on_null()``,
+    a bad array item is dropped (``skip_invalid``); each recorded with its JSON pointer by
+    ``_codec``'s rules, which a strict decode makes refuse it. A Python call where present."""
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        if value is None and on_null is not _UNSET and info.context is _DECODING:
+            try:
+                return null_as_empty(_Repair(info), None, on_null(), "an object" if on_null is dict else "an array")
+            except DecodeError:  # a strict decode
+                return handler(value)
+        try:
+            return handler(value)
+        except ValidationError as error:
+            if info.context is not _DECODING:
+                raise
+            try:
+                return _repaired(value, handler, info, error, on_error, skip_invalid)
+            except DecodeError:  # a strict decode refuses what a lenient one repairs
+                raise error from None
+
+    return WrapValidator(validate)
+
+
+def _repaired(value: Any, handler: Any, info: ValidationInfo, error: ValidationError, on_error: Any, skip: bool) -> Any:
+    """``lenient``'s repair of a ``value`` that failed with ``error``: its bad items dropped (if the
+    array then decodes), else ``on_error``; raises what the decode should raise instead."""
+    errors = error.errors(include_url=False)
+    by_item: dict[int, list[ErrorDetails]] = {}
+    for details in errors if skip and value.__class__ is list else ():
+        if not details["loc"] or details["loc"][0].__class__ is not int:
+            by_item.clear()  # not an item's error
+            break
+        inside = details.copy()
+        inside["loc"] = details["loc"][1:]
+        by_item.setdefault(details["loc"][0], []).append(inside)
+    if by_item:
+        repairs = [_Repair(info, value) for _ in by_item]
+        for repair, index in zip(repairs, sorted(by_item)):
+            salvaged(repair, index, error_of(by_item[index], value[index]), None)
+        kept = tuple(i for i in range(len(value)) if i not in by_item)
+        try:
+            out = handler([value[i] for i in kept])
+        except ValidationError as again:  # too few items left, say
+            error, errors = again, again.errors(include_url=False)
+        else:
+            for repair in repairs:
+                repair.kept, repair.out = kept, out
+            return out
+    if on_error is _UNSET:
+        raise error
+    return salvaged(_Repair(info), None, error_of(errors, value), None if on_error is None else on_error())
+
+
+def _resolve(value: Any, data: Any) -> None:
+    """This thread's repairs made decoding ``data`` into ``value``, given their containers in
+    ``data``; those made in what ``value`` does not hold (a union member that failed, an attempt
+    made again) forgotten. A field made absent is no longer set (``to_json`` leaves it out)."""
+    me = threading.get_ident()
+    mine = [r for r in REPAIRS if r[0] == me and r[1].__class__ is _Repair]
+    kept = {id(r[1].out): r[1].kept for r in mine if r[1].out is not None}
+    places = _places(value, data, {id(r[1].anchor) for r in mine}, kept)
+    done: dict[int, Any] = {}
+    for entry in mine:
+        _, repair, key, error, action = entry
+        place = places.get(id(repair.anchor))
+        if place is None:
+            done[id(entry)] = None
+        elif repair.items is not None:
+            done[id(entry)] = (me, repair.items, key, error, "dropped")
+        else:
+            instance, fields = place
+            if getattr(instance, repair.name) is None:
+                instance.__pydantic_fields_set__.discard(repair.name)
+            key = type(instance).__pydantic_fields__[repair.name].alias or repair.name
+            done[id(entry)] = (me, fields, key, error, action)
+    REPAIRS[:] = [e for e in (done.get(id(r), r) for r in REPAIRS) if e is not None]
+
+
+def _places(value: Any, data: Any, anchors: set[int], kept: dict[int, Any]) -> dict[int, tuple[AcpModel, Any]]:
+    """Each instance in ``value`` whose ``__dict__`` is in ``anchors``, with the object of ``data``
+    it was decoded from (``kept``: the items kept by an array that dropped some)."""
+    found: dict[int, tuple[AcpModel, Any]] = {}
+    stack = [(value, data)]
+    while stack:
+        out, given = stack.pop()
+        if isinstance(out, AcpModel) and given.__class__ is dict:
+            if id(out.__dict__) in anchors:
+                found[id(out.__dict__)] = (out, given)
+            for name, field in type(out).__pydantic_fields__.items():
+                if (field.alias or name) in given:
+                    stack.append((out.__dict__.get(name), given[field.alias or name]))
+        elif out.__class__ is list and given.__class__ is list:
+            stack.extend(zip(out, (given[i] for i in kept.get(id(out), range(len(given))))))
+        elif out.__class__ is dict and given.__class__ is dict:
+            stack.extend((v, given[k]) for k, v in out.items() if k in given)
+    return found
+
+
 def decoder(tp: Any) -> Callable[[Any], Any]:
     """The decoder of a generated class or alias: pydantic's validation, whose errors become a
     :class:`DecodeError` with the JSON pointer of the offending value."""
@@ -256,7 +380,7 @@ def decoder(tp: Any) -> Callable[[Any], Any]:
 def _class_decoder(cls: type[AcpModel]) -> Callable[[Any], Any]:
     """A class's decoder (the one most messages take: written for speed). A value that met no
     ``null`` in a field is marked so, for ``to_json``."""
-    nulls = _NULLS_SEEN
+    nulls, repaired, decoding = _NULLS_SEEN, REPAIRS, _DECODING
     validate: Callable[..., Any] | None = None
 
     def decode(data: Any) -> Any:
@@ -264,11 +388,13 @@ def _class_decoder(cls: type[AcpModel]) -> Callable[[Any], Any]:
         if validate is None:  # built on first use
             cls.model_rebuild()
             validate = cls.__pydantic_validator__.validate_python
-        seen = nulls[0]
-        try:
-            value = validate(data, by_name=False)  # the wire has wire names: a Python name is unknown there
+        seen, repairs = nulls[0], len(repaired)
+        try:  # the wire has wire names: a Python name is unknown there
+            value = validate(data, by_name=False, context=decoding)
         except ValidationError as error:
             raise decode_error(error, data) from None
+        if len(repaired) != repairs:  # a repair (see ``lenient``)
+            _resolve(value, data)
         if seen == nulls[0]:
             value.__pydantic_fields_set__.add(_NULL_FREE)
         return value
@@ -284,11 +410,13 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
         nonlocal validate
         if validate is None:  # built on first use
             validate = TypeAdapter(tp).validator.validate_python
-        seen = _NULLS_SEEN[0]
+        seen, repairs = _NULLS_SEEN[0], len(REPAIRS)
         try:
-            value = validate(data, by_name=False)
+            value = validate(data, by_name=False, context=_DECODING)
         except ValidationError as error:
             raise decode_error(error, data) from None
+        if len(REPAIRS) != repairs:
+            _resolve(value, data)
         if seen == _NULLS_SEEN[0] and isinstance(value, AcpModel):
             value.__pydantic_fields_set__.add(_NULL_FREE)
         return value
@@ -297,49 +425,3 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 
 
 _DECODERS: dict[Any, Callable[[Any], Any]] = {}
-
-
-def _follow(node: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[str | int], Any]:
-    """The place in ``node`` that pydantic's location ``loc`` names, and the value there.
-
-    ``loc`` also holds the labels of union members (a tag value, a class name), which are not
-    places in the data; a label can equal a key (``text``), so this takes the reading that
-    follows the most segments into the data.
-    """
-    if not loc:
-        return [], node
-    segment, rest = loc[0], loc[1:]
-    best: tuple[list[str | int], Any] | None = None
-    inside = isinstance(node, dict) and segment in node
-    if inside or (isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)):
-        path, value = _follow(node[segment], rest, missing)
-        best = ([segment, *path], value)
-    elif missing and not rest:
-        return [segment], None
-    skipped = _follow(node, rest, missing)
-    if best is None or len(skipped[0]) > len(best[0]):
-        return skipped
-    return best
-
-
-def decode_error(error: ValidationError, data: Any) -> DecodeError:
-    """The deepest of pydantic's errors, its location read as a JSON pointer into ``data``."""
-    details = max(error.errors(include_url=False), key=lambda e: len(e["loc"]))
-    missing = details["type"] == "missing"
-    path, node = _follow(data, tuple(details["loc"]), missing)
-    message = details["msg"]
-    if details["type"] in ("union_tag_invalid", "union_tag_not_found"):
-        # pydantic names the tag "'py_name' | 'wireName'": the wire name is the one in the data, else the last
-        names = [n.strip("'") for n in str(details.get("ctx", {}).get("discriminator", "")).split(" | ")]
-        key = next((n for n in names if node.__class__ is dict and n in node), names[-1])
-        path.append(key)
-        allowed = details.get("ctx", {}).get("expected_tags", "")
-        if details["type"] == "union_tag_not_found":
-            message = f"required tag {key!r} is missing (one of {allowed})"
-        else:
-            message = f"expected one of {allowed}, got {describe(node.get(key) if node.__class__ is dict else node)}"
-    elif details["type"] == "missing":
-        message = f"required property {path[-1]!r} is missing"
-    else:
-        message = f"{message[0].lower()}{message[1:]}, got {describe(details['input'])}"
-    return DecodeError(message, tuple(path))
