@@ -9,6 +9,11 @@
 * Import: CPU milliseconds of a fresh interpreter (byte-code compiled ahead) above a bare one,
   importing the package against ``import acp``; and the same plus the first decode of a
   ``session/update``, since the flavour builds a class's validator when it is first used.
+* Leniency: what the ``x-deserialize-*`` repairs (the ``lenient(...)`` validators) cost valid
+  input, decoded and written back as above, with the package of ACP's v2 draft (the bundled
+  schema has no such annotations) against the same package with the validators taken out (the
+  floor column): an ``agent_message_chunk`` line, a ``tool_call_update`` with five such fields
+  set, and a ``session/prompt`` of 1,000 content blocks.
 * Generation (unless ``--skip-generate``): ``acpgen generate --models pydantic`` of the bundled
   schema into an empty folder against datamodel-code-generator's own command line making the
   pydantic v2 models alone (black formatting), CPU seconds of each process; the baseline is in
@@ -23,7 +28,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import importlib
+import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -117,6 +125,44 @@ def import_rows(rounds: int = ROUNDS) -> list[Row]:
     ]
 
 
+V2_DRAFT = ROOT / "tests" / "data" / "sdk-schemas" / "v2-schema.json"
+V2_CHUNK = {"sessionId": "s1", "update": {**SMALL["update"], "messageId": "m1"}}
+V2_TOOL_CALL = {"sessionId": "s1", "update": {
+    "sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "Reading file", "kind": "read",
+    "status": "in_progress", "locations": [{"path": "/src/main.py", "line": 3}],
+    "content": [{"type": "content", "content": {"type": "text", "text": "hello"}}]}}
+
+
+def leniency_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
+    """The v2 draft's package against itself without its ``lenient(...)`` validators."""
+    names = {OURS: f"{PACKAGE}_v2", FLOOR: f"{PACKAGE}_v2_plain"}
+    package()  # the folder on sys.path
+    for name in names.values():
+        if not (folder() / name).exists():
+            files = generate(Options(schema=V2_DRAFT, package=name, models="pydantic", protocol_version=2)).files
+            for rel, text in files.items():
+                if name == names[FLOOR] and rel.endswith("/models.py"):
+                    text = re.sub(r"lenient\([^()]*\)", "Field()", text)  # a marker that does nothing
+                (folder() / rel).parent.mkdir(parents=True, exist_ok=True)
+                (folder() / rel).write_text(text)
+    packages = {who: importlib.import_module(name) for who, name in names.items()}
+    cases = [
+        ("x-deserialize cost: v2 agent_message_chunk", "UpdateSessionNotification", V2_CHUNK),
+        ("x-deserialize cost: v2 tool_call_update", "UpdateSessionNotification", V2_TOOL_CALL),
+        ("x-deserialize cost: v2 prompt, 1000 blocks", "PromptRequest", {**large_prompt(), "sessionId": "s1"}),
+    ]
+    rows = []
+    for workload, type_name, data in cases:
+        line = json.dumps(data)
+        candidates = {}
+        for who, p in packages.items():
+            tp = getattr(p, type_name)
+            assert json.loads(p.encode_text(p.decode(tp, json.loads(line)))) == data
+            candidates[who] = per_call(lambda p=p, tp=tp, line=line: p.encode_text(p.decode(tp, json.loads(line))), seconds)
+        rows.append(Row(workload, "us CPU/line", interleave(candidates, rounds)))
+    return rows
+
+
 def process_cpu(command: list[str], cwd: Path) -> float:
     """CPU seconds of one run of ``command`` (a fresh process, its children included)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -147,7 +193,7 @@ def generate_rows(rounds: int = ROUNDS) -> list[Row]:
 
 
 def rows(rounds: int = ROUNDS, with_generate: bool = True) -> list[Row]:
-    found = codec_rows(rounds) + import_rows(rounds)
+    found = codec_rows(rounds) + leniency_rows(rounds) + import_rows(rounds)
     return found + generate_rows(rounds) if with_generate else found
 
 
