@@ -24,7 +24,6 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
-    WrapValidator,
 )
 from pydantic_core import ErrorDetails, PydanticUndefined, core_schema
 
@@ -268,11 +267,11 @@ class _Repair:
         self.out: Any = None
 
 
-def lenient(*, on_error: Any = _UNSET, on_null: Any = _UNSET, skip_invalid: bool = False) -> WrapValidator:
+def lenient(*, on_error: Any = _UNSET, on_null: Any = _UNSET, skip_invalid: bool = False) -> _Lenient:
     """On a field the schema's ``x-deserialize-*`` annotations let a decode repair: a bad value
     becomes ``on_error`` (``None``: absent; ``list``, ``dict``: empty), a ``null`` ``on_null()``,
     a bad array item is dropped (``skip_invalid``); each recorded with its JSON pointer by
-    ``_codec``'s rules, which a strict decode makes refuse it. A Python call where present."""
+    ``_codec``'s rules, which a strict decode makes refuse it."""
 
     def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if value is None and on_null is not _UNSET and info.context is _DECODING:
@@ -290,7 +289,25 @@ def lenient(*, on_error: Any = _UNSET, on_null: Any = _UNSET, skip_invalid: bool
             except DecodeError:  # a strict decode refuses what a lenient one repairs
                 raise error from None
 
-    return WrapValidator(validate)
+    return _Lenient(validate)
+
+
+class _Lenient:
+    """``lenient(...)``'s marker: pydantic-core tries the field's own schema first, so a valid
+    value costs no Python call; only a value that schema refuses meets ``validate``."""
+
+    def __init__(self, validate: Callable[..., Any]) -> None:
+        self.validate = validate
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        schema = handler(source)
+        repair = core_schema.with_info_wrap_validator_function(self.validate, schema)
+        tried = core_schema.union_schema([schema, repair], mode="left_to_right")
+        # serialized by the field's own schema (a lax_or_strict schema serializes by its strict one)
+        return core_schema.lax_or_strict_schema(lax_schema=tried, strict_schema=schema, strict=False)
+
+    def __repr__(self) -> str:
+        return "lenient(...)"
 
 
 def _repaired(value: Any, handler: Any, info: ValidationInfo, error: ValidationError, on_error: Any, skip: bool) -> Any:
