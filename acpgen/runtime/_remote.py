@@ -171,12 +171,7 @@ class _StreamableHttp:
         if session is not None:
             headers["Acp-Session-Id"] = session
             await self._open(session)
-        try:
-            response = await self._client.post(self._url, content=message, headers=headers)
-        except self._httpx.HTTPError as exc:
-            failure = RemoteError(f"{self._url}: {exc or type(exc).__name__}")
-            self._end(failure)
-            raise failure from None
+        response = await self._post(message, headers)
         if response.status_code in (200, 202):
             return
         text = response.text[:200]
@@ -196,6 +191,15 @@ class _StreamableHttp:
         else:
             logger.warning("%s: a message was refused: %s %s", self._url, status, text)
 
+    async def _post(self, message: bytes, headers: dict[str, str]) -> Any:
+        """POST ``message``; a failure to reach the server ends the connection and is raised."""
+        try:
+            return await self._client.post(self._url, content=message, headers=headers)
+        except self._httpx.HTTPError as exc:
+            failure = RemoteError(f"{self._url}: {exc or type(exc).__name__}")
+            self._end(failure)
+            raise failure from None
+
     async def _initialize(self, value: Any, message: bytes) -> None:
         if not isinstance(value, dict) or value.get("method") != "initialize":
             raise ConnectionError("the first message over Streamable HTTP must be initialize")
@@ -204,12 +208,7 @@ class _StreamableHttp:
             "Accept": "application/json",
             **self._headers,
         }
-        try:
-            response = await self._client.post(self._url, content=message, headers=headers)
-        except self._httpx.HTTPError as exc:
-            failure = RemoteError(f"{self._url}: {exc or type(exc).__name__}")
-            self._end(failure)
-            raise failure from None
+        response = await self._post(message, headers)
         connection_id = response.headers.get("acp-connection-id")
         if response.status_code != 200 or not connection_id:
             status, text = response.status_code, response.text[:200]
