@@ -231,12 +231,11 @@ def generate(
         command=options.command or regenerate_command(options),
     )
     context = {"spec": spec, "header": header, "package": options.package, "flavour": options.models}
-    renderer = Renderer(options.templates, header, context, reuse, parent=spec.runtime_parent)
+    renderer = Renderer(options.templates, header, context, reuse)
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
-    for name in output_modules(spec.side, stubs=stubs, models=options.models):
+    for name in output_modules(spec.side, stubs=spec.stub_sides, models=options.models):
         if (only is None or name in only) and name not in shared:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)
@@ -265,19 +264,12 @@ class Renderer:
     black, the error names that line.
     """
 
-    def __init__(
-        self,
-        templates: Path | None,
-        header: Header,
-        context: dict[str, object],
-        reuse: Reuse,
-        *,
-        parent: frozenset[str] = frozenset(),
-    ) -> None:
-        """``parent``: the modules its package's parent has (``"_rpc"``), which each module
-        imports from there."""
+    def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
         self.templates, self.header, self.context, self.reuse = templates, header, context, reuse
-        self.parent = parent
+        spec = context["spec"]
+        assert isinstance(spec, Spec)
+        #: the modules its package's parent has (``"_rpc"``), which each module imports from there
+        self.parent = spec.runtime_parent
         self.env = make_environment(templates)
         self.plain_env: jinja2.Environment | None = None
 

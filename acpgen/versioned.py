@@ -71,7 +71,7 @@ def generate_versions(
         spec, _ = build_spec(replace(options, schema=schema), reuse)
         number = spec.protocol_version
         specs[number] = spec
-        stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
+        stubs = spec.stub_sides
         versions.append(Version(number, f"v{number}", "agent" in stubs, "client" in stubs,
                                 spec.stub_flows is not None))
         if number in found:
@@ -130,6 +130,5 @@ def _shared_modules(specs: Iterable[Spec], models: str) -> list[str]:
     """The shared modules some version needs, in the order of a package's modules."""
     names: dict[str, None] = {}
     for spec in specs:
-        stubs = {r.side for r in (*spec.roles, *spec.test_peers) if r.stub}
-        names.update(dict.fromkeys(n for n in output_modules(spec.side, stubs, models) if n in SHARED_MODULES))
+        names.update(dict.fromkeys(n for n in output_modules(spec.side, spec.stub_sides, models) if n in SHARED_MODULES))
     return list(names)

@@ -218,6 +218,11 @@ class Spec:
     def serves(self, side: str) -> bool:
         return any(r.side == side for r in self.roles)
 
+    @property
+    def stub_sides(self) -> frozenset[str]:
+        """The sides whose stub server the package has (its own or its test peer's)."""
+        return frozenset(r.side for r in (*self.roles, *self.test_peers) if r.stub)
+
     def carries(self, side: str) -> bool:
         """The package has ``side``'s module: it serves it, or carries it as its test peer."""
         return any(r.side == side for r in (*self.roles, *self.test_peers))
