@@ -30,20 +30,17 @@ from .render.environment import make_environment, reads_user_templates, runtime_
 from .render.layout import Unfitted
 from .render.longlines import overlong_line, relayout
 from .render.modules import (
-    MODULE_SIDES,
+    BY_NAME,
+    MODULES,
     OTHER_SIDE_TEMPLATE,
-    OUTPUT_MODULES,
-    PEER_MODULES,
-    RUNTIME_MODULES,
-    SHARED_RUNTIME,
-    STUB_MODULES,
     TEST_PEERS,
+    Source,
+    module_names,
 )
 from .render.pydantic_layout import black_where_needed
 from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
-    SUPPORT_MODULES,
     render_models,
     support_source,
 )
@@ -182,23 +179,15 @@ def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tu
 def output_modules(
     side: str, stubs: Collection[str] = ("agent", "client"), models: str = "dataclasses"
 ) -> tuple[str, ...]:
-    """The modules of a package that serves ``side``, in ``OUTPUT_MODULES`` order.
+    """The modules of a package that serves ``side``, in the order of the table of modules
+    (:data:`acpgen.render.modules.MODULES`).
 
     ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``). ``models``:
     the flavour; a pydantic package also has the models' support modules.
     """
     served = set(served_sides(side))
     carried = served | ({TEST_PEERS[side]} if side in TEST_PEERS else set())
-    names = tuple(
-        name
-        for name in OUTPUT_MODULES
-        if set(MODULE_SIDES.get(name, ())) <= (carried if name in PEER_MODULES else served)
-        and (name not in STUB_MODULES or STUB_MODULES[name] in stubs)
-    )
-    if models == "pydantic":
-        at = names.index("models.py")
-        names = (*names[:at], *SUPPORT_MODULES, *names[at:])
-    return names
+    return tuple(m.name for m in MODULES if m.emitted(served, carried, stubs, models))
 
 
 def generate(
@@ -280,9 +269,10 @@ class Renderer:
         """
         template = template or f"{name}.jinja"
         context = {**self.context, **context}
-        if self.context["flavour"] == "pydantic" and name in PYDANTIC_MODULES:
+        source = BY_NAME[name].source if name in BY_NAME else Source.TEMPLATE
+        if source is Source.PYDANTIC or (name == "models.py" and self.context["flavour"] == "pydantic"):
             return self._pydantic_module(name, path)
-        if name in RUNTIME_MODULES and not (self.templates and (self.templates / template).is_file()):
+        if source is Source.RUNTIME and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{self._relocated(runtime_source(name))}"
             return text, sha256_text(text)
         mine = reads_user_templates(self.env, template, self.templates)
@@ -315,7 +305,7 @@ class Renderer:
     def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
         layout is not black's) and its support modules (copied, like runtime modules)."""
-        if name in SUPPORT_MODULES:
+        if name != "models.py":
             text = f"{self.header.text}\n{support_source(name)}"
             return text, sha256_text(text)
         spec = self.context["spec"]
@@ -335,11 +325,9 @@ def _excerpt(line: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-#: The modules the pydantic flavour makes its own way.
-PYDANTIC_MODULES = frozenset({"models.py", *SUPPORT_MODULES})
-#: What the versions of a package of several share, at its root: the runtime, the pydantic
-#: flavour's support modules.
-SHARED_MODULES = SHARED_RUNTIME | set(SUPPORT_MODULES)
+#: What the versions of a package of several share, at its root: the runtime that imports no
+#: version's modules, the pydantic flavour's support modules.
+SHARED_MODULES = frozenset(module_names(shared=True))
 
 
 #: How an option is named in an error when the caller says nothing else: its flag.

@@ -38,7 +38,7 @@ from jsonschema.validators import validator_for
 
 from .output.reuse import Reuse
 from .pipeline import Options, generate
-from .render.modules import CODEC_MODULES
+from .render.modules import Layer, module_names
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version as version_of
@@ -204,7 +204,7 @@ def generated_modules(
         return _PACKAGES[key][1]
     package = f"_acpgen_validate_{key}"
     reuse = Reuse(validated_schemas=frozenset({schema.sha256}))
-    only = {f"{m}.py" for m in _MODULES} | set(CODEC_MODULES)  # _codec imports its parts
+    only = {f"{m}.py" for m in _MODULES} | set(module_names(layer=Layer.CODEC))  # _codec imports its parts
     options = Options(schema=schema_path, package=package, protocol_version=protocol_version)
     files = generate(options, reuse, only=only).files
     folder = tempfile.TemporaryDirectory(prefix="acpgen-validate-")

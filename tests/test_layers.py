@@ -127,12 +127,14 @@ def test_the_runtime_imports_nothing_of_acpgen():
 
 
 def test_the_runtime_imports_one_way_down_its_layers():
-    """Each codec and connection module imports only the ones before it in ``CODEC_MODULES`` then
-    ``CONNECTION_MODULES`` (then ``_versions``, above the facade), and the remote transports
-    (``REMOTE_MODULES``) sit on top of them."""
-    from acpgen.render.modules import CODEC_MODULES, CONNECTION_MODULES, REMOTE_MODULES
+    """Each runtime module with a layer imports only those before it in the table of modules, and
+    of its own layer or a lower one: the codec, the connection (up to the facade ``_rpc``), the
+    router of versions, the remote transports on top of them."""
+    from acpgen.render.modules import MODULES
 
-    layers = [name.removesuffix(".py") for name in (*CODEC_MODULES, *CONNECTION_MODULES, "_versions.py", *REMOTE_MODULES)]
+    chain = sorted((m for m in MODULES if m.layer is not None), key=lambda m: m.layer.value)
+    layers = [m.stem for m in chain]
+    assert [m.name for m in chain] == [m.name for m in MODULES if m.layer is not None]  # the table lists them in order
     runtime = PACKAGE / "runtime"
     modules = sorted(p.name for p in runtime.glob("_*.py") if p.name not in ("__init__.py", "_checks.py", "_session_page.py"))
     assert modules == sorted(f"{name}.py" for name in layers)
@@ -154,9 +156,9 @@ def test_the_checks_see_a_wrong_import_and_a_cycle():
 def shared_runtime_strays(sources: dict[str, str]) -> list[str]:
     """The imports of a shared runtime module (``sources``: name -> text) of a package module
     that is not shared: ``_rpc imports agent``."""
-    from acpgen.render.modules import SHARED_RUNTIME
+    from acpgen.render.modules import MODULES
 
-    shared = {name.removesuffix(".py") for name in SHARED_RUNTIME}
+    shared = {m.stem for m in MODULES if m.shared}
     strays = []
     for name, text in sorted(sources.items()):
         for node in ast.walk(ast.parse(text)):
@@ -169,12 +171,12 @@ def shared_runtime_strays(sources: dict[str, str]) -> list[str]:
 def test_the_shared_runtime_imports_only_the_shared_runtime():
     """A package of several versions has one copy of the shared runtime, at its root: none of it
     may import a module each version has for itself (``agent``, ``models``, ``pair``)."""
-    from acpgen.render.modules import PER_VERSION_RUNTIME, SHARED_RUNTIME
+    from acpgen.render.modules import Source, module_names
 
     runtime = PACKAGE / "runtime"
-    sources = {name: (runtime / name).read_text() for name in SHARED_RUNTIME}
+    sources = {name: (runtime / name).read_text() for name in module_names(source=Source.RUNTIME, shared=True)}
     assert shared_runtime_strays(sources) == []
-    for name in PER_VERSION_RUNTIME:  # these do import a version's modules: why they are not shared
+    for name in module_names(source=Source.RUNTIME, shared=False):  # these import a version's modules: not shared
         assert shared_runtime_strays({name: (runtime / name).read_text()}) != [], name
     assert shared_runtime_strays({"_rpc.py": "from .agent import Agent\nfrom . import _codec, models\n"}) == [
         "_rpc imports agent", "_rpc imports models"]

@@ -1,103 +1,140 @@
-"""The modules of a generated package: which there are, in what order, which a side needs, and
-which are runtime source copied as it is rather than rendered from a template."""
+"""The modules of a generated package: one table, a row per module, in the package's order.
+
+A row says where the module's text comes from, which packages have it (the sides they serve, the
+stub servers the schema supports, the flavour of the models) and where a package of several
+protocol versions keeps it. Writing (:mod:`acpgen.pipeline`), a package of several versions
+(:mod:`acpgen.versioned`, :mod:`acpgen.render.relocate`) and the tests read this table and
+nothing else; a new module is one new row.
+"""
 
 from __future__ import annotations
 
-#: The generated package: one template per module, named ``<module>.jinja``.
-OUTPUT_MODULES = (
-    "__init__.py",
-    "_decode_errors.py",
-    "_leniency.py",
-    "_codec.py",
-    "methods.py",
-    "models.py",
-    "builders.py",
-    "session.py",
-    # the connection runtime, in its layers (lower first), and the facade the other modules import
-    "_errors.py",
-    "_framing.py",
-    "_transports.py",
-    "_memory.py",
-    "_sender.py",
-    "_incoming.py",
-    "_connection.py",
-    "_typed.py",
-    "_process.py",
-    "_rpc.py",
-    "_versions.py",
-    "agent.py",
-    "client.py",
-    "pair.py",
-    "stub_agent.py",
-    "stub_client.py",
-    "_checks.py",
-    "_session_page.py",
-    "inspect.py",
-    "_guard.py",
-    "_http_connection.py",
-    "_asgi.py",
-    "_remote.py",
-)
+import enum
+from collections.abc import Collection
+from dataclasses import dataclass
 
-#: Modules only some packages need: the sides that must all be served for the module to be emitted.
-#: A module not listed here is emitted for every ``--side``.
-MODULE_SIDES = {
-    "agent.py": ("agent",),
-    "_versions.py": ("agent",),
-    "stub_agent.py": ("agent",),
-    "client.py": ("client",),
-    "stub_client.py": ("client",),
-    "pair.py": ("agent", "client"),
-    "_guard.py": ("agent",),
-    "_http_connection.py": ("agent",),
-    "_asgi.py": ("agent",),
-    "_remote.py": ("client",),
-    "_checks.py": ("agent", "client"),
-    "_session_page.py": ("agent", "client"),
-    "inspect.py": ("agent", "client"),
-}
+
+class Source(enum.Enum):
+    """Where a module's text comes from."""
+
+    TEMPLATE = "template"  # rendered from ``templates/<name>.jinja``: it varies with the schema
+    RUNTIME = "runtime"  # ``acpgen/runtime/<name>``, ordinary Python copied behind the header
+    PYDANTIC = "pydantic"  # ``templates/pydantic/<name>``, the pydantic flavour's support, copied
+
+
+class Layer(enum.Enum):
+    """The runtime's layers, lowest first: a module imports only the modules of its own layer
+    before it in the table, and those of lower layers (``tests/test_layers.py``)."""
+
+    CODEC = 1  # decode errors, leniency, the codec
+    CONNECTION = 2  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
+    VERSIONS = 3  # the router of several protocol versions, above the facade
+    REMOTE = 4  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module of a generated package."""
+
+    name: str  # "_rpc.py"
+    source: Source
+    #: The sides that must all be served for a package to have it; () for every package.
+    sides: tuple[str, ...] = ()
+    #: A package of one side also has it for its test peer (see ``TEST_PEERS``): then the sides
+    #: it needs count as served when the package carries them.
+    peer: bool = False
+    #: A stub server: a package has it only when the schema has the methods each of its sides'
+    #: stub is written against (see ``Role.stub``).
+    stub: bool = False
+    #: In a package of several protocol versions, one copy at the package's root that every
+    #: version imports (it imports no version's own modules); otherwise each version has its own.
+    shared: bool = False
+    layer: Layer | None = None  # a runtime module's layer
+    flavour: str | None = None  # only with this flavour of models (``--models``)
+
+    @property
+    def stem(self) -> str:
+        """The name it is imported by: ``_rpc``."""
+        return self.name.removesuffix(".py")
+
+    def emitted(self, served: Collection[str], carried: Collection[str], stubs: Collection[str], models: str) -> bool:
+        """A package serving the sides ``served`` and carrying ``carried`` (its test peer too),
+        with the stub servers of ``stubs`` and the models of the flavour ``models``, has it."""
+        have = carried if self.peer else served
+        return (
+            all(side in have for side in self.sides)
+            and (not self.stub or all(side in stubs for side in self.sides))
+            and self.flavour in (None, models)
+        )
+
+
+TEMPLATE, RUNTIME, PYDANTIC = Source.TEMPLATE, Source.RUNTIME, Source.PYDANTIC
+AGENT, CLIENT, BOTH = ("agent",), ("client",), ("agent", "client")
+
+
+def _runtime(name: str, layer: Layer | None = None, sides: tuple[str, ...] = (), peer: bool = False) -> Module:
+    """A shared runtime module."""
+    return Module(name, RUNTIME, sides=sides, peer=peer, shared=True, layer=layer)
+
+
+#: The package, in its order (the order of its files).
+MODULES = (
+    Module("__init__.py", TEMPLATE),
+    _runtime("_decode_errors.py", Layer.CODEC),
+    _runtime("_leniency.py", Layer.CODEC),
+    _runtime("_codec.py", Layer.CODEC),
+    Module("methods.py", TEMPLATE),
+    # the pydantic flavour's models' base and decoders, and pydantic's errors read as DecodeError
+    Module("_pydantic.py", PYDANTIC, shared=True, flavour="pydantic"),
+    Module("_pydantic_errors.py", PYDANTIC, shared=True, flavour="pydantic"),
+    Module("models.py", TEMPLATE),
+    Module("builders.py", TEMPLATE),
+    Module("session.py", TEMPLATE),
+    _runtime("_errors.py", Layer.CONNECTION),
+    _runtime("_framing.py", Layer.CONNECTION),
+    _runtime("_transports.py", Layer.CONNECTION),
+    _runtime("_memory.py", Layer.CONNECTION),
+    _runtime("_sender.py", Layer.CONNECTION),
+    _runtime("_incoming.py", Layer.CONNECTION),
+    _runtime("_connection.py", Layer.CONNECTION),
+    _runtime("_typed.py", Layer.CONNECTION),
+    _runtime("_process.py", Layer.CONNECTION),
+    _runtime("_rpc.py", Layer.CONNECTION),
+    # the agent side's router of versions, and the client's ``connect_versions``
+    _runtime("_versions.py", Layer.VERSIONS, AGENT, peer=True),
+    Module("agent.py", TEMPLATE, AGENT, peer=True),
+    Module("client.py", TEMPLATE, CLIENT, peer=True),
+    Module("pair.py", RUNTIME, BOTH, peer=True),  # imports a version's agent and client
+    Module("stub_agent.py", TEMPLATE, AGENT, peer=True, stub=True),
+    Module("stub_client.py", TEMPLATE, CLIENT, peer=True, stub=True),
+    _runtime("_checks.py", sides=BOTH),
+    _runtime("_session_page.py", sides=BOTH),
+    Module("inspect.py", RUNTIME, BOTH),  # imports a version's models
+    _runtime("_guard.py", Layer.REMOTE, AGENT, peer=True),
+    _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
+    _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
+    _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+)
+#: The rows by module name.
+BY_NAME = {m.name: m for m in MODULES}
+
+
+def module_names(
+    *, source: Source | None = None, layer: Layer | None = None, shared: bool | None = None
+) -> tuple[str, ...]:
+    """The names of the modules with the given source, layer and sharing (None: any), in order."""
+    return tuple(
+        m.name
+        for m in MODULES
+        if source in (None, m.source) and layer in (None, m.layer) and shared in (None, m.shared)
+    )
+
+
 #: What a package for one side carries of the other (its test peer), so that it can drive itself
 #: end to end: an agent package has the client module, ``in_memory_pair`` and the stub client; a
 #: client package the agent module, ``in_memory_pair`` and the stub agent. They are not exported
 #: from the package root (``from <package>.client import Client``).
 TEST_PEERS = {"agent": "client", "client": "agent"}
-#: The remote transports, in their layers: who may connect, a Streamable HTTP connection, the ASGI
-#: app serving both profiles (agent side), and the WebSocket and HTTP clients (client side).
-REMOTE_MODULES = ("_guard.py", "_http_connection.py", "_asgi.py", "_remote.py")
-#: The modules a package carries for its test peer too (see ``TEST_PEERS``); ``_versions`` is the
-#: agent side's router and the client's ``connect_versions``.
-PEER_MODULES = frozenset(
-    {"agent.py", "client.py", "pair.py", "stub_agent.py", "stub_client.py", "_versions.py", *REMOTE_MODULES}
-)
 
 #: The template of the module of each side beyond agent and client (``proxy.py``), given its ``role``.
 OTHER_SIDE_TEMPLATE = "side.py.jinja"
-
-#: The stub servers, each emitted only when the schema has the methods it is written against.
-STUB_MODULES = {"stub_agent.py": "agent", "stub_client.py": "client"}
-
-#: Modules with no schema-dependent text: ordinary source files in ``acpgen/runtime/``, copied
-#: into the package behind the header. A user's template of the same name (``_rpc.py.jinja``)
-#: still overrides one.
-CONNECTION_MODULES = (
-    "_errors.py", "_framing.py", "_transports.py", "_memory.py", "_sender.py", "_incoming.py",
-    "_connection.py", "_typed.py", "_process.py", "_rpc.py",
-)
-CODEC_MODULES = ("_decode_errors.py", "_leniency.py", "_codec.py")
-RUNTIME_MODULES = frozenset(
-    {
-        *CODEC_MODULES,
-        *CONNECTION_MODULES,
-        "_versions.py",
-        "pair.py",
-        "_checks.py",
-        "_session_page.py",
-        "inspect.py",
-        *REMOTE_MODULES,
-    }
-)
-#: The runtime modules that import a version's own modules (``agent``, ``models``, ...): a package
-#: of several protocol versions has them in each version's subpackage. Every other runtime module
-#: is shared: the package has one copy, at its root (see :mod:`acpgen.render.relocate`).
-PER_VERSION_RUNTIME = frozenset({"pair.py", "inspect.py"})
-SHARED_RUNTIME = RUNTIME_MODULES - PER_VERSION_RUNTIME

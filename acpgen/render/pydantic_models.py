@@ -40,13 +40,12 @@ from .pydantic_layout import sorted_imports
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
 INSTALL_HINT = "--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'"
-#: The support modules every pydantic package carries beside ``models.py``: the models' base
-#: and decoders, and pydantic's errors read as ``DecodeError``.
-SUPPORT_MODULES = ("_pydantic.py", "_pydantic_errors.py")
 PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
 def support_source(name: str) -> str:
+    """The text of a support module of the flavour (a row of source ``PYDANTIC`` in
+    :data:`acpgen.render.modules.MODULES`)."""
     return (PYDANTIC_TEMPLATES / name).read_text(encoding="utf-8")
 
 

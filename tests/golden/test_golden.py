@@ -24,7 +24,7 @@ import pytest
 from support import write_package
 
 from acpgen.pipeline import Options, generate
-from acpgen.render.modules import RUNTIME_MODULES
+from acpgen.render.modules import Source, module_names
 
 CASES = Path(__file__).resolve().parent / "cases"
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "schema.json").is_file())
@@ -42,7 +42,7 @@ def rendered(case: str) -> dict[str, str]:
     return {
         name: text
         for name, text in modules.items()
-        if name.endswith(".py") and name not in RUNTIME_MODULES and (has_methods or name == "models.py")
+        if name.endswith(".py") and name not in module_names(source=Source.RUNTIME) and (has_methods or name == "models.py")
     }
 
 

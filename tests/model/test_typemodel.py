@@ -8,7 +8,7 @@ import sys
 
 from acpgen.pipeline import Header, Options, build_spec
 from acpgen.render.environment import make_environment, runtime_source
-from acpgen.render.modules import CODEC_MODULES
+from acpgen.render.modules import Layer, module_names
 
 
 def _closure(spec, roots: set[str]) -> set[str]:
@@ -46,7 +46,7 @@ def test_types_reachable_from_kept_methods_render_a_working_package(tmp_path):
     package = tmp_path / "pruned_bindings"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for name in CODEC_MODULES:
+    for name in module_names(layer=Layer.CODEC):
         (package / name).write_text(runtime_source(name))
     text = env.get_template("models.py.jinja").render(spec=pruned, header=header, package="pruned_bindings")
     (package / "models.py").write_text(text)

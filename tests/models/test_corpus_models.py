@@ -18,7 +18,7 @@ from support import CORPUS, corpus_index, write_package
 from acpgen.model.names import type_name
 from acpgen.output.reuse import Reuse
 from acpgen.pipeline import Options, generate
-from acpgen.render.modules import CODEC_MODULES
+from acpgen.render.modules import Layer, module_names
 
 FILES = [row["file"] for row in corpus_index()]
 
@@ -86,7 +86,7 @@ ROUND_TRIPS: dict[str, list[tuple[str, Any, str, tuple[str, str] | None]]] = {
 def test_releases_that_once_failed_import_and_round_trip(file: str, tmp_path) -> None:
     defs = _defs(file)
     package = "corpus_" + re.sub(r"\W", "_", file.removesuffix(".json"))
-    files = generate(Options(schema=CORPUS / file, package=package), VALIDATED, only={"models.py", *CODEC_MODULES}).files
+    files = generate(Options(schema=CORPUS / file, package=package), VALIDATED, only={"models.py", *module_names(layer=Layer.CODEC)}).files
     write_package({**files, f"{package}/__init__.py": ""}, tmp_path)
     sys.path.insert(0, str(tmp_path))
     try:

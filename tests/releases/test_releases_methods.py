@@ -20,13 +20,15 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import CORPUS, DATA, mini_schema, write_package
 from support.runtime import run_async_tests
 
 from acpgen.diagnostics import DiagnosticError
 from acpgen.model.method_table import build_method_table
+from acpgen.model.roles import FIXED_MODULES
 from acpgen.pipeline import Options, generate
-from acpgen.render.modules import CODEC_MODULES, CONNECTION_MODULES
+from acpgen.render.modules import MODULES, Layer, module_names
 from acpgen.schema.loader import load_schema
 
 MCP_RELEASE = CORPUS / "v1.7.0--v1-schema.unstable.json"
@@ -188,7 +190,7 @@ def test_side_proxy_emits_only_the_proxy_runtime(cli, tmp_path):
     result = cli("generate", "--schema", PROXY_SCHEMA, "--out", out, "--side", "proxy", "--package", "proxy_only")
     assert result.exit_code == 0, result.stderr
     names = {p.name for p in (out / "proxy_only").iterdir()}
-    runtime = {*CODEC_MODULES, *CONNECTION_MODULES}
+    runtime = {*module_names(layer=Layer.CODEC), *module_names(layer=Layer.CONNECTION)}
     assert names == {"__init__.py", *runtime, "methods.py", "models.py", "proxy.py", "py.typed",
                      "builders.py", "session.py", "acpgen-manifest.json", "acpgen-schema.json"}
     sys.path.insert(0, str(out))
@@ -216,15 +218,22 @@ def test_a_side_acpgen_does_not_know_is_served_too(tmp_path, write_schema):
     assert inspect.iscoroutinefunction(acp.EditorProxy.log_line)
 
 
-def test_a_side_named_like_a_module_is_an_error(write_schema):
+@pytest.mark.parametrize("side", ["models", "inspect"])
+def test_a_side_named_like_a_module_is_an_error(write_schema, side):
     doc = mini_schema()
-    doc["$defs"]["LogNotification"]["x-side"] = "models"
+    doc["$defs"]["LogNotification"]["x-side"] = side
     try:
         generate(Options(schema=write_schema(doc)))
     except DiagnosticError as exc:
-        assert str(exc) == "error: #: x-side 'models' cannot be served: its module models.py is one acpgen writes"
+        assert str(exc) == f"error: #: x-side {side!r} cannot be served: its module {side}.py is one acpgen writes"
     else:
         raise AssertionError("no error")
+
+
+def test_every_module_of_the_table_is_a_name_no_side_takes():
+    """A side's module may take no name of the table of modules (those starting with ``_`` no
+    side's module has)."""
+    assert sorted(m.stem for m in MODULES if m.stem not in FIXED_MODULES and not m.stem.startswith("_")) == []
 
 
 def test_a_side_whose_class_would_be_a_types_name_is_an_error(write_schema):

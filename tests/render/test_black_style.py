@@ -18,7 +18,7 @@ from acpgen.pipeline import Options, generate
 from acpgen.render import layout
 from acpgen.render.expressions import fit_chain, fit_ternary
 from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
-from acpgen.render.modules import SHARED_RUNTIME
+from acpgen.render.modules import Source, module_names
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).
@@ -82,7 +82,7 @@ def test_a_package_of_several_versions_is_black_style_without_black(no_black):
     assert {"stub_agent.py", "stub_client.py", "inspect.py", "_rpc.py"} <= {p.rsplit("/", 1)[1] for p in output.files}
     assert all(output.renders[path] == sha256_text(text) for path, text in output.files.items())
     # the shared runtime is the bundled package's, behind another header: that test holds it to black
-    assert_black_leaves_alone(output.files, skip=frozenset({"models.py", *SHARED_RUNTIME}))
+    assert_black_leaves_alone(output.files, skip=frozenset({"models.py", *module_names(source=Source.RUNTIME, shared=True)}))
 
 
 def test_relayout_tells_arguments_from_an_assignment():

@@ -15,7 +15,7 @@ from support.noblack import differences, without_black
 from acpgen.output.formatting import format_python
 from acpgen.pipeline import Options, generate
 from acpgen.render.longlines import overlong_line
-from acpgen.render.modules import RUNTIME_MODULES
+from acpgen.render.modules import Source, module_names
 
 SDK = sorted((DATA / "sdk-schemas").glob("*.json"))
 SPREAD = [
@@ -164,7 +164,7 @@ def test_names_of_80_characters_need_no_black(write_schema):
     assert differences(schema, without_black([schema])[str(schema)]) == []
     files = generate(Options(schema=schema)).files
     for path, text in files.items():
-        if path.endswith(".py") and path.rsplit("/", 1)[1] not in RUNTIME_MODULES:
+        if path.endswith(".py") and path.rsplit("/", 1)[1] not in module_names(source=Source.RUNTIME):
             assert format_python(text, path) == text, path
     models, agent = files["acp_bindings/models.py"], files["acp_bindings/agent.py"]
     long_type = ("Annotations" + "Lengthened" * 10)[:80]
