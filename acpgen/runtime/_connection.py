@@ -35,13 +35,19 @@ from ._incoming import Dispatcher, Incoming, in_notification
 from ._sender import FLUSH_AT, Sender
 from ._transports import MessageTransport, MessageWriter, PipeReader, Wire, make_wire
 
-__all__ = ["CANCEL_REQUEST", "Connection"]
+__all__ = ["CANCEL_REQUEST", "Connection", "Observer"]
 
 logger = logging.getLogger(WIRE_LOG)
 
 #: The protocol-level notification that cancels an in-flight request.
 CANCEL_REQUEST = "$/cancel_request"
 _ = NotJson  # what decode_json raises for NaN: a ValueError like any text that is not JSON
+
+#: What :meth:`Connection.observe` calls for each message: ``observer(direction, message,
+#: session_id)``, with ``direction`` ``"sent"`` or ``"received"``, ``message`` the JSON-RPC
+#: message as parsed JSON (a dict; not to be modified) and ``session_id`` the ACP session it
+#: belongs to (its params' ``sessionId``; for a response, its request's, or its result's), or None.
+Observer = Callable[[str, dict[str, Any], "str | None"], None]
 
 
 class Connection(Incoming):
@@ -84,6 +90,8 @@ class Connection(Incoming):
         #: False once no more messages are taken in (closed, or the peer's input ended)
         self.accepting = True
         self._sender = Sender(self._wire, self._closed, self._shutdown, name)
+        self._observer: Observer | None = None
+        self._observed_sessions: dict[tuple[bool, Any], str] = {}  # (sent by us, id) -> session
         self.read_started = self._sender.read_started
         self.read_ended = self._sender.read_ended
         self._init_incoming()
@@ -118,6 +126,50 @@ class Connection(Incoming):
         await asyncio.gather(*tasks, return_exceptions=True)
         await self._sender.flushed(self._peer_ended)
 
+    def observe(self, observer: Observer | None) -> None:
+        """Call ``observer(direction, message, session_id)`` (see :data:`Observer`) for every
+        message this connection sends, as it is queued, and for every JSON object it reads, before
+        it is handled; ``None`` stops. It runs in the connection's own code: it must be quick and
+        must not block (log, count, put on a queue); what it raises is logged and ignored. A line
+        that is not JSON, or above the size limit, is answered as ever and not observed. Unobserved,
+        it costs nothing."""
+        self._observer = observer
+        self._sender.observe = None if observer is None else self._saw_sent
+        if observer is None:
+            self._observed_sessions.clear()
+
+    def _saw_sent(self, text: str) -> None:
+        self._saw("sent", decode_json(text))
+
+    def _saw(self, direction: str, message: dict[str, Any]) -> None:
+        observer = self._observer
+        if observer is None:
+            return
+        try:
+            observer(direction, message, self._session_of(direction == "sent", message))
+        except Exception:  # an observer's bug must not stop the connection
+            logger.exception("%s: the observer failed on a message", self._name)
+
+    def _session_of(self, sent: bool, message: dict[str, Any]) -> str | None:
+        """The session of an observed message; a request's is kept until its response is seen."""
+        request_id = message.get("id")
+        if "method" in message:
+            params = message.get("params")
+            session = params.get("sessionId") if isinstance(params, dict) else None
+            if not isinstance(session, str):
+                return None
+            if "id" in message and valid_id(request_id):
+                self._observed_sessions[(sent, request_id)] = session
+            return session
+        request_session = (
+            self._observed_sessions.pop((not sent, request_id), None)
+            if valid_id(request_id)
+            else None
+        )
+        result = message.get("result")
+        session = result.get("sessionId") if isinstance(result, dict) else None
+        return session if isinstance(session, str) else request_session
+
     def _peer_ended(self) -> bool:
         return self._eof is not None
 
@@ -130,6 +182,7 @@ class Connection(Incoming):
         self.accepting = False
         self._closed.set_result(None)
         self._sender.close(reason)
+        self._observed_sessions.clear()
         error = ConnectionClosed(reason)
         pending, self._pending = self._pending, {}
         for future, _ in pending.values():
@@ -311,6 +364,8 @@ class Connection(Incoming):
         self._on_value(message)
 
     def _on_value(self, message: dict[str, Any]) -> None:
+        if self._observer is not None:
+            self._saw("received", message)
         method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Collection, Coroutine
 from typing import Any, NamedTuple
 
-from ._connection import Connection
+from ._connection import Connection, Observer
 from ._errors import RequestError
 from ._framing import WIRE_LOG, JsonText, encode_json
 
@@ -184,6 +184,11 @@ class PeerConnection:
 
     async def close(self) -> None:
         await self.rpc.close()
+
+    def observe(self, observer: Observer | None) -> None:
+        """Call ``observer(direction, message, session_id)`` for every message sent and received
+        (see :meth:`Connection.observe`); ``None`` stops."""
+        self.rpc.observe(observer)
 
     async def wait_closed(self) -> None:
         await self.rpc.wait_closed()

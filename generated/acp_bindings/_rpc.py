@@ -41,7 +41,7 @@ Nothing here writes to stdout except through the writer it is given; logs go to 
 
 from __future__ import annotations
 
-from ._connection import CANCEL_REQUEST, Connection
+from ._connection import CANCEL_REQUEST, Connection, Observer
 from ._errors import ConnectionClosed, RequestError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, JsonText
 from ._incoming import Dispatcher
@@ -75,6 +75,7 @@ __all__ = [
     "MessageTransport",
     "MessageWire",
     "MessageWriter",
+    "Observer",
     "PeerConnection",
     "PipeReader",
     "ProcessReader",

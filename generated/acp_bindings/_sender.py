@@ -54,6 +54,8 @@ class Sender:
         self._drain_waiters: set[asyncio.Future[None]] = set()
         self._drainer: asyncio.Task[None] | None = None
         self._resumer: asyncio.Task[None] | None = None
+        #: called with each message's text as it is queued, when the connection is observed
+        self.observe: Callable[[str], None] | None = None
 
     def read_started(self) -> None:
         self._sent = False
@@ -73,6 +75,8 @@ class Sender:
 
     def write_text(self, data: str) -> None:
         """Queue one message's JSON text (see the module's docstring)."""
+        if self.observe is not None:
+            self.observe(data)
         if not (self._reading or self._flush_scheduled):
             if not self._sent:
                 self._sent = True
