@@ -42,7 +42,6 @@ from .render.pydantic_models import (
     FLAVOURS,
     INSTALL_HINT,
     render_models,
-    support_source,
 )
 from .render.relocate import import_from_parent
 from .schema.bundled import bundled_schema
@@ -269,10 +268,9 @@ class Renderer:
         """
         template = template or f"{name}.jinja"
         context = {**self.context, **context}
-        source = BY_NAME[name].source if name in BY_NAME else Source.TEMPLATE
-        if source is Source.PYDANTIC or (name == "models.py" and self.context["flavour"] == "pydantic"):
-            return self._pydantic_module(name, path)
-        if source is Source.RUNTIME and not (self.templates and (self.templates / template).is_file()):
+        if name == "models.py" and self.context["flavour"] == "pydantic":
+            return self._pydantic_models(path)
+        if name in BY_NAME and BY_NAME[name].source is Source.RUNTIME and not (self.templates and (self.templates / template).is_file()):
             text = f"{self.header.text}\n{self._relocated(runtime_source(name))}"
             return text, sha256_text(text)
         mine = reads_user_templates(self.env, template, self.templates)
@@ -302,12 +300,9 @@ class Renderer:
         """``text`` importing the modules its package's parent has from there."""
         return import_from_parent(text, self.parent) if self.parent else text
 
-    def _pydantic_module(self, name: str, path: str) -> tuple[str, str]:
-        """The pydantic flavour's ``models.py`` (by datamodel-code-generator, then black where its
-        layout is not black's) and its support modules (copied, like runtime modules)."""
-        if name != "models.py":
-            text = f"{self.header.text}\n{support_source(name)}"
-            return text, sha256_text(text)
+    def _pydantic_models(self, path: str) -> tuple[str, str]:
+        """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
+        layout is not black's."""
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         body, footer = render_models(spec, self.header.text, self.env)

@@ -19,7 +19,6 @@ class Source(enum.Enum):
 
     TEMPLATE = "template"  # rendered from ``templates/<name>.jinja``: it varies with the schema
     RUNTIME = "runtime"  # ``acpgen/runtime/<name>``, ordinary Python copied behind the header
-    PYDANTIC = "pydantic"  # ``templates/pydantic/<name>``, the pydantic flavour's support, copied
 
 
 class Layer(enum.Enum):
@@ -27,9 +26,10 @@ class Layer(enum.Enum):
     before it in the table, and those of lower layers (``tests/test_layers.py``)."""
 
     CODEC = 1  # decode errors, leniency, the codec
-    CONNECTION = 2  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
-    VERSIONS = 3  # the router of several protocol versions, above the facade
-    REMOTE = 4  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
+    PYDANTIC = 2  # the pydantic flavour's: pydantic's errors as decode errors, the models' base and decoders
+    CONNECTION = 3  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
+    VERSIONS = 4  # the router of several protocol versions, above the facade
+    REMOTE = 5  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
 
 
 @dataclass(frozen=True)
@@ -68,13 +68,15 @@ class Module:
         )
 
 
-TEMPLATE, RUNTIME, PYDANTIC = Source.TEMPLATE, Source.RUNTIME, Source.PYDANTIC
+TEMPLATE, RUNTIME = Source.TEMPLATE, Source.RUNTIME
 AGENT, CLIENT, BOTH = ("agent",), ("client",), ("agent", "client")
 
 
-def _runtime(name: str, layer: Layer | None = None, sides: tuple[str, ...] = (), peer: bool = False) -> Module:
+def _runtime(
+    name: str, layer: Layer | None = None, sides: tuple[str, ...] = (), peer: bool = False, flavour: str | None = None
+) -> Module:
     """A shared runtime module."""
-    return Module(name, RUNTIME, sides=sides, peer=peer, shared=True, layer=layer)
+    return Module(name, RUNTIME, sides=sides, peer=peer, shared=True, layer=layer, flavour=flavour)
 
 
 #: The package, in its order (the order of its files).
@@ -84,9 +86,9 @@ MODULES = (
     _runtime("_leniency.py", Layer.CODEC),
     _runtime("_codec.py", Layer.CODEC),
     Module("methods.py", TEMPLATE),
-    # the pydantic flavour's models' base and decoders, and pydantic's errors read as DecodeError
-    Module("_pydantic.py", PYDANTIC, shared=True, flavour="pydantic"),
-    Module("_pydantic_errors.py", PYDANTIC, shared=True, flavour="pydantic"),
+    # the pydantic flavour's: pydantic's errors read as DecodeError, the models' base and decoders
+    _runtime("_pydantic_errors.py", Layer.PYDANTIC, flavour="pydantic"),
+    _runtime("_pydantic.py", Layer.PYDANTIC, flavour="pydantic"),
     Module("models.py", TEMPLATE),
     Module("builders.py", TEMPLATE),
     Module("session.py", TEMPLATE),

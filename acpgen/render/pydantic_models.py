@@ -43,12 +43,6 @@ INSTALL_HINT = "--models pydantic needs datamodel-code-generator: pip install 'a
 PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
-def support_source(name: str) -> str:
-    """The text of a support module of the flavour (a row of source ``PYDANTIC`` in
-    :data:`acpgen.render.modules.MODULES`)."""
-    return (PYDANTIC_TEMPLATES / name).read_text(encoding="utf-8")
-
-
 def flavour_schema(types: tuple[TypeDef, ...]) -> dict[str, Any]:
     """The type model as a JSON Schema whose ``$defs`` are exactly the generated types."""
     defs: dict[str, Any] = {}

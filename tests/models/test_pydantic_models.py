@@ -25,7 +25,7 @@ from support.flavours import pydantic_bindings
 from support.model_instances import InstanceStrategies
 
 from acpgen.pipeline import Options, generate
-from acpgen.render.modules import Layer, Source, module_names
+from acpgen.render.modules import Layer, module_names
 
 DOCUMENT = bundled_document()
 DEF_NAMES = sorted(DOCUMENT["$defs"])
@@ -207,7 +207,7 @@ def test_models_module_is_what_black_makes_of_it():
 def test_lineage_set_names_and_round_trips(file: str, tmp_path) -> None:
     defs = json.loads((CORPUS / file).read_text())["$defs"]
     package = "pyd_corpus_" + re.sub(r"\W", "_", file.removesuffix(".json"))
-    only = {"models.py", *module_names(layer=Layer.CODEC), *module_names(source=Source.PYDANTIC)}
+    only = {"models.py", *module_names(layer=Layer.CODEC), *module_names(layer=Layer.PYDANTIC)}
     files = generate(Options(schema=CORPUS / file, package=package, models="pydantic"), VALIDATED, only=only).files
     plain = generate(Options(schema=CORPUS / file, package=package), VALIDATED, only={"models.py"}).files
     names = set(_CLASS.findall(files[f"{package}/models.py"]))

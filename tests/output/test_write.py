@@ -98,6 +98,19 @@ def test_a_user_template_named_like_a_runtime_module_replaces_its_copy(cli, gene
     assert (out / PKG / "_rpc.py").read_text().split("\n", 2)[2] == runtime, "the other runtime modules are copies"
 
 
+def test_a_user_template_named_like_the_pydantic_runtime_replaces_its_copy(tmp_path, write_schema):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "_pydantic.py.jinja").write_text(
+        '{% from "_macros.jinja" import header as h %}{{ h(header) }}\nVARIANT = {{ flavour | py }}\n'
+    )
+    options = Options(schema=write_schema(mini_schema()), models="pydantic", templates=templates)
+    files = generate(options, only={"_pydantic.py", "_pydantic_errors.py"}).files
+    assert files[f"{PKG}/_pydantic.py"].endswith('\nVARIANT = "pydantic"\n')
+    runtime = (ROOT / "acpgen" / "runtime" / "_pydantic_errors.py").read_text()
+    assert files[f"{PKG}/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
+
+
 def test_a_foreign_file_in_the_way_is_refused_and_force_takes_it_over(cli, tmp_path, write_schema):
     schema, out = write_schema(mini_schema()), tmp_path / "out"
     (out / PKG).mkdir(parents=True)
