@@ -11,16 +11,20 @@ Streamable HTTP: ``POST`` carries one client message. ``initialize`` (with no
 a session's stream: messages that name a session (and answers to requests that did) go on that
 session's stream, the rest on the connection's; a stream has one reader at a time (a second gets
 409), is kept alive by a comment every 15 s, and keeps what it could not deliver for the next
-reader. A connection with no reader and no request for 60 s (a client gone without ``DELETE``)
-ends. ``DELETE`` ends the connection. Errors: 400 (bad JSON, missing or mismatched header,
-``initialize`` on a connection), 404 (unknown connection or session, other paths), 405, 406,
-413, 415, 501 (a batch).
+reader. A session's stream may be opened once the session is known: to this connection, or to the
+app from an earlier connection (so a reconnecting client opens it, then loads the session). A
+connection with no reader and no request for 60 s (a client gone without ``DELETE``) ends.
+``DELETE`` ends the connection. Errors, as the transport RFD's decision tree gives them: 400 (bad
+JSON, a missing ``Acp-Connection-Id``, a request naming a session without ``Acp-Session-Id``, a
+mismatched header, ``initialize`` on a connection), 404 (unknown connection or session, other
+paths), 405, 406, 413, 415, 501 (a batch).
 
 WebSocket, on the same endpoint: one JSON-RPC message per text frame; binary frames are ignored.
 
 Before anything reaches the agent, every request is checked (:class:`Guard`): a browser ``Origin``
 not allowed and a ``Host`` that is not an address this server answers to get 403; with a token,
-a request without ``Authorization: Bearer <token>`` gets 401.
+a request without ``Authorization: Bearer <token>`` gets 401. A refused WebSocket is closed
+before it is accepted (the server answers the handshake 403).
 
 Buffers are bounded and wait rather than drop: what the agent sends waits while more than
 ``max_buffered`` bytes are queued for readers, and a client's requests wait with it.
@@ -41,6 +45,7 @@ from ._http_connection import (
     IDLE_TIMEOUT,
     MAX_BUFFERED,
     HttpConnection,
+    KnownSessions,
     Stream,
     request_key,
     session_of,
@@ -63,8 +68,14 @@ SESSION_HEADER = b"acp-session-id"
 KEEPALIVE = 15.0
 #: Seconds ``initialize`` waits for the agent's answer.
 INITIALIZE_TIMEOUT = 30.0
-#: Methods that attach a session to a connection: their session need not be known yet.
-_ATTACHING = frozenset({"session/load", "session/resume", "session/fork"})
+#: Methods that attach a session to the connection: once accepted, its stream may be opened.
+_ATTACHING = frozenset({"session/load", "session/resume"})
+#: Methods whose session need not be on the connection (they attach, copy or manage a stored
+#: session): ``Acp-Session-Id`` is optional, an unknown session is the agent's to answer, and
+#: their answers come on the connection's stream.
+_ANY_SESSION = _ATTACHING | frozenset(
+    {"session/fork", "session/delete", "session/archive", "session/unarchive", "session/status"}
+)
 
 
 class _WebSocketTransport:
@@ -129,6 +140,7 @@ class AcpApp:
         self.max_buffered = max_buffered
         self.keepalive = keepalive
         self.connections: dict[str, HttpConnection] = {}
+        self.known_sessions = KnownSessions()
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -188,12 +200,11 @@ class AcpApp:
         if event["type"] != "websocket.connect":
             return
         if refusal is not None:
-            status, reason = refusal
-            if "websocket.http.response" in (scope.get("extensions") or {}):
-                await send(_start(status, b"text/plain", _auth_header(status), "websocket."))
-                await send({"type": "websocket.http.response.body", "body": reason.encode()})
-            else:
-                await send({"type": "websocket.close", "code": 1008})
+            # Closing before accepting refuses the handshake (403) under every ASGI server. A denial
+            # response (the websocket.http.response extension) would carry 401, but uvicorn's
+            # websockets-sansio implementation logs each one as an incomplete handshake.
+            logger.info("refused a WebSocket: %s %s", *refusal)
+            await send({"type": "websocket.close", "code": 1008})
             return
         connection_id = uuid.uuid4().hex
         await send(
@@ -265,14 +276,14 @@ class AcpApp:
             await _respond(send, 400, "not a JSON-RPC object")
             return
         method = message.get("method")
-        if method == "initialize" and "id" in message:
-            if CONNECTION_HEADER in headers:
-                await _respond(send, 400, "initialize is not allowed on an existing connection")
-            else:
-                await self._initialize(message["id"], body, receive, send)
+        if method == "initialize" and "id" in message and CONNECTION_HEADER not in headers:
+            await self._initialize(message["id"], body, receive, send)
             return
         connection = await self._connection(headers, send)
         if connection is None:
+            return
+        if method == "initialize":
+            await _respond(send, 400, "initialize is not allowed on an existing connection")
             return
         header = headers.get(SESSION_HEADER)
         session = None if header is None else header.decode("latin-1")
@@ -286,16 +297,21 @@ class AcpApp:
                 await _respond(send, 400, "Acp-Session-Id does not match the request's session")
                 return
         else:
+            if named is not None and session is None and method not in _ANY_SESSION:
+                await _respond(send, 400, "Missing Acp-Session-Id")
+                return
             session = session or named
-            if (
+            if session is not None and method in _ATTACHING:
+                connection.session(session)  # its stream may be opened before the agent answers
+            elif (
                 session is not None
                 and session not in connection.sessions
-                and method not in _ATTACHING
+                and method not in _ANY_SESSION
             ):
                 await _respond(send, 404, "Unknown Acp-Session-Id")
                 return
             if "id" in message:
-                if session is not None and method not in _ATTACHING:
+                if session is not None and method not in _ANY_SESSION:
                     connection.routes[request_key(message["id"])] = session
                 if not connection.room.is_set() and not await _until(
                     connection.room.wait(), receive
@@ -309,7 +325,9 @@ class AcpApp:
         await _respond(send, 202, "")
 
     async def _initialize(self, request_id: Any, body: bytes, receive: Receive, send: Send) -> None:
-        connection = HttpConnection(uuid.uuid4().hex, self.max_buffered, self.max_message_size)
+        connection = HttpConnection(
+            uuid.uuid4().hex, self.max_buffered, self.max_message_size, self.known_sessions
+        )
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         connection.initialize = (request_id, future)
         self.connections[connection.id] = connection
@@ -343,9 +361,14 @@ class AcpApp:
         if connection is None:
             return
         header = headers.get(SESSION_HEADER)
-        stream = (
-            connection.stream if header is None else connection.session(header.decode("latin-1"))
-        )
+        if header is None:
+            stream = connection.stream
+        else:
+            session = header.decode("latin-1")
+            if session not in connection.sessions and session not in self.known_sessions:
+                await _respond(send, 404, "Unknown Acp-Session-Id")
+                return
+            stream = connection.session(session)
         if stream.reader:
             await _respond(send, 409, "this stream already has a reader")
             return
@@ -444,9 +467,9 @@ def _auth_header(status: int) -> list[tuple[bytes, bytes]]:
     return [(b"www-authenticate", b"Bearer")] if status == 401 else []
 
 
-def _start(status: int, media: bytes, headers: list[tuple[bytes, bytes]] = (), prefix: str = "") -> dict[str, Any]:  # type: ignore[assignment]
+def _start(status: int, media: bytes, headers: list[tuple[bytes, bytes]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     return {
-        "type": f"{prefix}http.response.start",
+        "type": "http.response.start",
         "status": status,
         "headers": [(b"content-type", media), *headers],
     }

@@ -12,7 +12,16 @@ import json
 import logging
 from typing import Any
 
-__all__ = ["IDLE_TIMEOUT", "MAX_BUFFERED", "HttpConnection", "Stream", "request_key", "session_of"]
+__all__ = [
+    "IDLE_TIMEOUT",
+    "KNOWN_SESSIONS",
+    "MAX_BUFFERED",
+    "HttpConnection",
+    "KnownSessions",
+    "Stream",
+    "request_key",
+    "session_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +29,27 @@ logger = logging.getLogger(__name__)
 MAX_BUFFERED = 4 * 1024 * 1024
 #: Seconds a Streamable HTTP connection lives with no reader and no request.
 IDLE_TIMEOUT = 60.0
+#: Session ids an app remembers (the most recently seen), so that a client reconnecting may open
+#: a session's stream before it loads the session on its new connection.
+KNOWN_SESSIONS = 100_000
+
+
+class KnownSessions:
+    """The session ids an app's connections have seen, the most recent ``limit`` of them: a
+    session outlives its connection, and a new connection may open its stream (then load it)."""
+
+    def __init__(self, limit: int = KNOWN_SESSIONS) -> None:
+        self.limit = limit
+        self._ids: collections.OrderedDict[str, None] = collections.OrderedDict()
+
+    def add(self, session_id: str) -> None:
+        self._ids[session_id] = None
+        self._ids.move_to_end(session_id)
+        if len(self._ids) > self.limit:
+            self._ids.popitem(last=False)
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._ids
 
 
 class Stream:
@@ -45,8 +75,15 @@ class HttpConnection:
     """One Streamable HTTP connection: the agent's transport (:class:`MessageTransport`), fed by
     POSTs, its sends routed to the connection's and the sessions' streams."""
 
-    def __init__(self, connection_id: str, max_buffered: int, max_message_size: int) -> None:
+    def __init__(
+        self,
+        connection_id: str,
+        max_buffered: int,
+        max_message_size: int,
+        known: KnownSessions | None = None,
+    ) -> None:
         self.id = connection_id
+        self.known = KnownSessions() if known is None else known
         self.max_buffered = max_buffered
         self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=64)
         self.stream = Stream()
@@ -119,9 +156,11 @@ class HttpConnection:
     # -- the HTTP side -----------------------------------------------------------------------
 
     def session(self, session_id: str) -> Stream:
+        """The session's stream on this connection, made (and the session known) on first use."""
         stream = self.sessions.get(session_id)
         if stream is None:
             stream = self.sessions[session_id] = Stream()
+            self.known.add(session_id)
         return stream
 
     def taken(self, size: int) -> None:

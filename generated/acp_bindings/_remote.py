@@ -9,10 +9,12 @@ Streamable HTTP, as this client speaks it: ``initialize`` is POSTed first and an
 ``Acp-Connection-Id``; then the connection's stream is opened (``GET``), and a session's stream as
 soon as a message names the session (before a message for it is POSTed). Every message that names
 a session, and every answer to a request that came on a session's stream, carries
-``Acp-Session-Id``. Cookies are kept for the connection (sticky load balancers). A request the
-server refuses (4xx, 5xx) is answered locally with a JSON-RPC error (-32603, the status in its
-data), so its caller does not wait; a refused connection, or the end of its stream, ends the
-transport. ``close`` DELETEs the connection.
+``Acp-Session-Id``. A session the server does not know yet (``session/load`` of a session an
+earlier server process served) has its stream opened once the server has accepted the load. A
+request the server refuses (4xx, 5xx) is answered locally with a JSON-RPC error (-32603, the
+status in its data), so its caller does not wait; a refused connection, or the end of its stream,
+ends the transport. ``close`` DELETEs the connection. Cookies are kept for the connection (sticky
+load balancers).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ __all__ = ["RemoteError", "open_transport"]
 logger = logging.getLogger(__name__)
 
 _INBOX = 256  # messages received but not yet read, above which the streams stop being read
+#: Methods that attach a session to a connection: the server may know the session only once it
+#: has accepted one of them.
+_ATTACHING = frozenset({"session/load", "session/resume"})
 
 
 class RemoteError(ConnectionError):
@@ -170,11 +175,14 @@ class _StreamableHttp:
             params = value.get("params")
             session = params.get("sessionId") if isinstance(params, dict) else None
             session = session if isinstance(session, str) else None
+        opened = True
         if session is not None:
             headers["Acp-Session-Id"] = session
-            await self._open(session)
+            opened = await self._open(session)
         response = await self._post(message, headers)
         if response.status_code in (200, 202):
+            if not opened and method in _ATTACHING:  # the server knows the session now
+                await self._open(session)
             return
         text = response.text[:200]
         status = response.status_code
@@ -223,13 +231,15 @@ class _StreamableHttp:
         await self._open(None)
         await self._inbox.put(response.content)
 
-    async def _open(self, session: str | None) -> None:
-        """Open the connection's or a session's stream (once), and wait until it is read."""
+    async def _open(self, session: str | None) -> bool:
+        """Open the connection's or a session's stream (once), and wait until it is read; False
+        if the server refused it."""
         if session not in self._streams:
             self._ready[session] = asyncio.get_running_loop().create_future()
             self._streams[session] = asyncio.ensure_future(self._read(session))
         ready = self._ready[session]
         await asyncio.wait({ready, self._streams[session]}, return_when=asyncio.FIRST_COMPLETED)
+        return ready.done()
 
     async def _read(self, session: str | None) -> None:
         headers = {

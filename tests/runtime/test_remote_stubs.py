@@ -53,7 +53,8 @@ def test_the_stub_client_says_when_the_agent_refuses_it(tmp_path, listening: int
     assert done.returncode == 1
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
-    assert line.startswith("stub_client: ") and f"127.0.0.1:{listening}/acp" in line and "401" in line
+    refused = "401" if scheme == "http" else "403"  # a WebSocket is refused by closing it: 403
+    assert line.startswith("stub_client: ") and f"127.0.0.1:{listening}/acp" in line and refused in line
 
 
 def test_the_stub_app_under_uvicorn(tmp_path) -> None:
@@ -156,7 +157,7 @@ def test_the_guides_remote_example_serves_under_uvicorn(tmp_path) -> None:
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[-1] == '{"stopReason":"end_turn"}'
         refused = stub_client(tmp_path, "--url", f"ws://127.0.0.1:{port}/acp")
-        assert refused.returncode == 1 and "401" in refused.stderr
+        assert refused.returncode == 1 and "403" in refused.stderr
     finally:
         process.terminate()
         process.communicate(timeout=10)

@@ -44,8 +44,10 @@ def wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float =
 
 def server_command(kind: str, app: str, port: int) -> list[str]:
     """The command serving ``app`` (``module:attribute``, or a Node script) with ``kind``."""
-    if kind == "uvicorn":
+    if kind == "uvicorn":  # its default WebSocket implementation
         return [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    if kind == "uvicorn-websockets":  # uvicorn with its (older) websockets implementation
+        return [*server_command("uvicorn", app, port), "--ws", "websockets"]
     if kind == "hypercorn":  # HTTP/1.1, h2c (prior knowledge) and WebSocket on one port
         return [sys.executable, "-m", "hypercorn", app, "--bind", f"127.0.0.1:{port}", "--log-level", "warning"]
     if kind == "granian":  # a Rust ASGI server: HTTP/1.1, HTTP/2 and WebSocket
@@ -56,12 +58,14 @@ def server_command(kind: str, app: str, port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def running(kind: str, app: str, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Iterator[int]:
-    """Serve ``app`` with ``kind`` on a free port; yields the port, stops the server on exit."""
+def running(kind: str, app: str, *, env: dict[str, str] | None = None, cwd: Path | None = None, log: Path | None = None) -> Iterator[int]:
+    """Serve ``app`` with ``kind`` on a free port; yields the port, stops the server on exit.
+    With ``log``, the server's output (stdout and stderr) goes to that file."""
     port = free_port()
+    out = log.open("wb") if log is not None else None
     process = subprocess.Popen(
         server_command(kind, app, port), env=env or environment(), cwd=cwd or INTEROP,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE,
     )
     try:
         wait_listening(port, process)
@@ -73,7 +77,9 @@ def running(kind: str, app: str, *, env: dict[str, str] | None = None, cwd: Path
         except subprocess.TimeoutExpired:
             process.kill()
             _, err = process.communicate()
-        if err.strip():
+        if out is not None:
+            out.close()
+        if err and err.strip():
             sys.stderr.write(err.decode(errors="replace")[-4000:])
 
 
