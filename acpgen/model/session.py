@@ -101,6 +101,10 @@ class SessionUpdates:
         expr = self._field(part, name).type
         return (expr.inner if isinstance(expr, Nullable) else expr).annotation
 
+    def wire_keys(self, part: str) -> tuple[str, ...]:
+        """The wire names of the part's fields, its tag aside: what a patch of it may replace."""
+        return tuple(sorted(f.wire_name for f in self.parts[part].fields))
+
     def placeholders(self, part: str) -> tuple[str, ...]:
         """The required string fields of ``part``'s variant besides its id, which a tool call
         first seen in a ``tool_call_update`` gets empty (its title)."""

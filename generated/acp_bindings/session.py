@@ -12,12 +12,12 @@ update it reads.
 
 from __future__ import annotations
 
-import dataclasses
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 from typing import Protocol as _Protocol
 
+from ._codec import decode, encode
 from .models import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -60,13 +60,33 @@ class MessageState:
         )
 
 
-def _merged(current: Any, update: Any) -> Any:
-    """``current`` with every field ``update`` sets (is not None) replaced."""
-    known = {f.name for f in dataclasses.fields(current)}
-    changes = {
-        f.name: getattr(update, f.name) for f in dataclasses.fields(update) if f.name in known
+#: The properties of a tool call that a ``tool_call_update`` replaces when it sends them.
+_TOOL_CALL_KEYS = frozenset(
+    {
+        "_meta",
+        "content",
+        "kind",
+        "locations",
+        "rawInput",
+        "rawOutput",
+        "status",
+        "title",
+        "toolCallId",
     }
-    return dataclasses.replace(current, **{k: v for k, v in changes.items() if v is not None})
+)
+
+#: The properties of the session info that a ``session_info_update`` replaces when it sends them.
+_SESSION_INFO_KEYS = frozenset({"_meta", "title", "updatedAt"})
+
+
+def _merged(current: Any, update: Any, keys: frozenset[str]) -> Any:
+    """``current`` with each of ``keys`` that ``update`` sends (not as ``null``) replaced: the
+    wire forms of the two laid over each other and decoded, so any kind of model merges alike."""
+    data = encode(current)
+    for key, value in encode(update).items():
+        if value is not None and key in keys:
+            data[key] = value
+    return decode(type(current), data)
 
 
 class SessionState:
@@ -118,7 +138,7 @@ class SessionState:
             current = self.tool_calls.get(update.tool_call_id)
             if current is None:
                 current = ToolCallSessionUpdate(tool_call_id=update.tool_call_id, title="")
-            self.tool_calls[update.tool_call_id] = _merged(current, update)
+            self.tool_calls[update.tool_call_id] = _merged(current, update, _TOOL_CALL_KEYS)
         elif isinstance(update, PlanSessionUpdate):
             self.plan = update.entries
         elif isinstance(update, AvailableCommandsUpdateSessionUpdate):
@@ -128,9 +148,10 @@ class SessionState:
         elif isinstance(update, ConfigOptionUpdateSessionUpdate):
             self.config_options = update.config_options
         elif isinstance(update, SessionInfoUpdateSessionUpdate):
-            self.session_info = (
-                update if self.session_info is None else _merged(self.session_info, update)
-            )
+            if self.session_info is None:
+                self.session_info = update
+            else:
+                self.session_info = _merged(self.session_info, update, _SESSION_INFO_KEYS)
         elif isinstance(update, UsageUpdateSessionUpdate):
             self.usage = update
 
@@ -216,7 +237,7 @@ class ToolCallTracker:
     async def _send(self, tool_call_id: str, **fields: Any) -> None:
         update = ToolCallUpdateSessionUpdate(tool_call_id=tool_call_id, **fields)
         if tool_call_id in self.calls:
-            self.calls[tool_call_id] = _merged(self.calls[tool_call_id], update)
+            self.calls[tool_call_id] = _merged(self.calls[tool_call_id], update, _TOOL_CALL_KEYS)
         await self.client.session_update(
             SessionNotification(session_id=self.session_id, update=update)
         )

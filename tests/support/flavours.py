@@ -2,6 +2,8 @@
 
 ``acp_pydantic`` is the bundled schema's package with ``--models pydantic``; it has another name
 than ``acp_bindings`` so both flavours can be imported by one test session side by side.
+:func:`flavour_package` gives either flavour's package by the flavour's name, for tests that run
+the same code on both.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from pathlib import Path
 from types import ModuleType
 
 from acpgen.pipeline import Options, generate
-from support import write_package
+from support import bindings, write_package
 
 PYDANTIC_PACKAGE = "acp_pydantic"
+#: The flavours of the models (``--models``).
+FLAVOURS = ("dataclasses", "pydantic")
 
 
 @functools.cache
@@ -36,3 +40,13 @@ def pydantic_bindings() -> ModuleType:
     """The bundled schema's package in the pydantic flavour."""
     pydantic_folder()
     return importlib.import_module(PYDANTIC_PACKAGE)
+
+
+def flavour_package(flavour: str) -> ModuleType:
+    """The bundled schema's package in ``flavour`` (one of :data:`FLAVOURS`)."""
+    return pydantic_bindings() if flavour == "pydantic" else bindings()
+
+
+def submodule(package: ModuleType, name: str) -> ModuleType:
+    """``package.name`` (``session``, ``builders``, ...), imported."""
+    return importlib.import_module(f"{package.__name__}.{name}")
