@@ -65,7 +65,7 @@ def _class_schema(cls: ClassDef, bounded: dict[str, Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for tag in cls.tags:
         properties[tag.wire_name] = {"const": tag.value}
-    for f in cls.fields:
+    for f in sorted(cls.fields, key=lambda f: not f.required):  # the wire's order: the dataclass flavour's
         prop = _expr_schema(f.type, bounded)
         if f.description:
             prop = {**prop, "description": f.description} if "$ref" not in prop else {"allOf": [prop], "description": f.description}
