@@ -94,6 +94,7 @@ MODULES = (
     Module("session.py", TEMPLATE),
     _runtime("_errors.py", Layer.CONNECTION),
     _runtime("_framing.py", Layer.CONNECTION),
+    _runtime("_tracing.py", Layer.CONNECTION),  # trace context in _meta, and spans, with OpenTelemetry
     _runtime("_transports.py", Layer.CONNECTION),
     _runtime("_memory.py", Layer.CONNECTION),
     _runtime("_sender.py", Layer.CONNECTION),

@@ -3,7 +3,8 @@ generated modules and user code import from it.
 
 The runtime is in layers, each a module of its own, imported one way (lower first):
 ``_errors`` (:class:`RequestError`, :class:`ConnectionClosed`), ``_framing`` (strict JSON,
-messages' text, newline framing), ``_transports`` (the :class:`MessageTransport` seam, byte
+messages' text, newline framing), ``_tracing`` (trace context and spans, with OpenTelemetry
+where it is installed), ``_transports`` (the :class:`MessageTransport` seam, byte
 streams and pipes), ``_memory`` (in-memory transports), ``_sender`` (batching, back pressure),
 ``_incoming`` (request tasks, cancellation, per-session order), ``_connection``
 (:class:`Connection`: lifecycle, calls and answers, checks), ``_typed`` (codec, routes, proxies),

@@ -35,6 +35,7 @@ from ._framing import (
 )
 from ._incoming import Dispatcher, Incoming, in_notification
 from ._sender import FLUSH_AT, Sender
+from ._tracing import tracing_for
 from ._transports import MessageTransport, MessageWriter, PipeReader, Wire, make_wire
 
 __all__ = ["CANCEL_REQUEST", "Connection", "Observer"]
@@ -60,6 +61,11 @@ class Connection(Incoming):
     ``json_backend="orjson"`` reads messages with orjson (installed separately), and with the
     standard library whenever orjson refuses one or could read it differently; messages are
     written by the standard library either way, so the wire carries the same bytes.
+
+    ``tracing``: carry OpenTelemetry's trace context in ``params._meta`` and make spans (see
+    :mod:`._tracing`); ``None`` (the default) traces when ``opentelemetry-api`` is importable and
+    the environment variable ``ACP_TRACING`` is not ``0``/``false``/``off``/``no``; ``True``
+    requires the API. :attr:`tracing` turns it on or off later.
     """
 
     def __init__(
@@ -71,6 +77,7 @@ class Connection(Incoming):
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         name: str = "acp",
         json_backend: str = "json",
+        tracing: bool | None = None,
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
@@ -93,6 +100,7 @@ class Connection(Incoming):
         self.accepting = True
         self._sender = Sender(self._wire, self._closed, self._shutdown, name)
         self._observer: Observer | None = None
+        self._tracing = tracing_for(tracing)
         self._observed_sessions: dict[tuple[bool, Any], str] = {}  # (sent by us, id) -> session
         self.read_started = self._sender.read_started
         self.read_ended = self._sender.read_ended
@@ -127,6 +135,15 @@ class Connection(Incoming):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self._sender.flushed(self._peer_ended)
+
+    @property
+    def tracing(self) -> bool:
+        """Whether this connection carries trace context and makes spans (see ``tracing``)."""
+        return self._tracing is not None
+
+    @tracing.setter
+    def tracing(self, enabled: bool) -> None:
+        self._tracing = tracing_for(enabled)
 
     def observe(self, observer: Observer | None) -> None:
         """Call ``observer(direction, message, session_id)`` (see :data:`Observer`) for every
@@ -208,6 +225,12 @@ class Connection(Incoming):
             raise ConnectionClosed(self._sender.reason)
         request_id = self._next_id
         self._next_id += 1
+        if self._tracing is not None:
+            return await self._tracing.call(self._exchange, request_id, method, params)
+        return await self._exchange(request_id, method, params)
+
+    async def _exchange(self, request_id: int, method: str, params: Any) -> Any:
+        """Send request ``request_id`` and wait for its answer."""
         text = request_text(request_id, method, params)  # ValueError for NaN: never sent
         future: asyncio.Future[Any] = self._loop.create_future()
         self._sender.write_text(text)
@@ -235,6 +258,8 @@ class Connection(Incoming):
         """Send a notification; raises :class:`ConnectionClosed` if the connection is gone."""
         if self._closed.done():
             raise ConnectionClosed(self._sender.reason)
+        if self._tracing is not None:
+            params = self._tracing.carry(params)
         self._sender.write_text(notification_text(method, params))  # ValueError for NaN
         if self._sender.buffered() >= FLUSH_AT:
             await self._sender.wait_drained()  # back pressure

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from ._errors import ConnectionClosed, RequestError
 from ._framing import WIRE_LOG, result_text, valid_id
 from ._sender import FLUSH_AT, Sender
+from ._tracing import Tracing
 
 __all__ = ["Dispatcher", "Incoming"]
 
@@ -67,6 +68,7 @@ class Incoming:
     _loop: asyncio.AbstractEventLoop
     _dispatcher: Dispatcher
     _sender: Sender
+    _tracing: Tracing | None
     _closed: asyncio.Future[None]
     _eof: str | None
     _name: str
@@ -149,7 +151,11 @@ class Incoming:
             if task is not None:
                 self._incoming[request_id] = task
         try:
-            result = await self._dispatcher.handle_request(method, params)
+            if self._tracing is None:
+                result = await self._dispatcher.handle_request(method, params)
+            else:
+                handle = self._dispatcher.handle_request
+                result = await self._tracing.serve(handle, request_id, method, params)
             if self._closed.done():
                 raise ConnectionClosed(self._sender.reason)
             self._sender.write_text(result_text(request_id, result))
@@ -204,7 +210,10 @@ class Incoming:
             while queue:
                 seq, method, params = queue[0]
                 try:
-                    await handle(method, params)
+                    if self._tracing is None:
+                        await handle(method, params)
+                    else:
+                        await self._tracing.notified(handle, method, params)
                 except Exception:
                     logger.exception("%s: notification handler for %s failed", self._name, method)
                 finally:
