@@ -60,7 +60,7 @@ class MessageState:
         )
 
 
-#: The properties of a tool call that a ``tool_call_update`` replaces when it sends them.
+#: The properties a ``tool_call_update`` replaces in what it updates, when it sends them.
 _TOOL_CALL_KEYS = frozenset(
     {
         "_meta",
@@ -75,7 +75,7 @@ _TOOL_CALL_KEYS = frozenset(
     }
 )
 
-#: The properties of the session info that a ``session_info_update`` replaces when it sends them.
+#: The properties a ``session_info_update`` replaces in what it updates, when it sends them.
 _SESSION_INFO_KEYS = frozenset({"_meta", "title", "updatedAt"})
 
 
