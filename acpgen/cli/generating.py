@@ -19,7 +19,7 @@ from ..output.formatting import FormattingError
 from ..output.manifest import manifest_for, manifest_path, read_manifest
 from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe
 from ..output.reuse import reuse_from_output
-from ..output.writer import WriteError, check_out_folder, write_output
+from ..output.writer import WriteError, WriteFailed, check_out_folder, write_output
 from ..pipeline import (
     Options,
     build_spec,
@@ -277,10 +277,22 @@ def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
         plan = write_output(run.out, files, run.manifest, force=force)
     except WriteError as exc:
         fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot write {exc.filename or run.out}: {exc.strerror or exc}; nothing was changed")
+    except WriteFailed as exc:
+        fail(_failed_write(run, exc))
     removed = f", removed {len(plan.removals)} stale" if plan.removals else ""
     if not plan.writes and not plan.removals:
         click.echo(f"acpgen: {run.options.package} under {run.out}: all {plan.total} files up to date", err=True)
         return
     click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)
+
+
+def _failed_write(run: Run, failed: WriteFailed) -> str:
+    """What stopped a write, and the state it left the output folder in."""
+    cause = failed.cause
+    where = cause.filename2 or cause.filename or run.out  # os.replace names the temporary file first
+    said = f"cannot write {Path(where).as_posix()}: {cause.strerror or cause}"
+    if not failed.not_restored:
+        return f"{said}; nothing was changed"
+    shown = ", ".join((run.out / rel).as_posix() for rel in failed.not_restored)
+    return (f"{said}; {len(failed.not_restored)} file(s) could not be put back as they were: {shown}; every other"
+            " file is as it was: fix the cause and run the same command again")

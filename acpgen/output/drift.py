@@ -1,4 +1,4 @@
-"""Compare the output on disk with what generation would write: changed, missing and stale files."""
+"""Compare the output on disk with what generation would write: changed, missing, stale and stray files."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path
 
-from .writer import check_out_folder, owned_files
+from .writer import TMP_SUFFIX, check_out_folder, owned_files, stray_files
 
 
 class Change(str, enum.Enum):
     CHANGED = "changed"  # on disk, with other bytes
     MISSING = "missing"  # generation would write it; it is not on disk
     STALE = "stale"  # the manifest says acpgen wrote it; generation would no longer write it
+    STRAY = "stray"  # a temporary file of acpgen's (.*.acpgen-tmp) that a failed or killed write left
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,8 @@ class Drift:
 def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Drift, ...]:
     """Every difference between ``out`` and ``files`` (the manifest included), sorted by path.
 
-    Files acpgen does not own and would not write are none of its business and are ignored.
+    Files acpgen does not own and would not write are none of its business and are ignored; a
+    temporary file of acpgen's (``.*.acpgen-tmp``) beside the files it would write is drift (stray).
     Raises :class:`~acpgen.writer.WriteError` when ``out`` cannot be an output folder.
     """
     check_out_folder(out)
@@ -44,6 +46,8 @@ def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Dri
         target = out / rel
         if target.is_file():
             found.append(Drift(rel, Change.STALE, _diff(out, rel, target.read_bytes().decode("utf-8", "replace"), None)))
+    for rel in stray_files(out, files):
+        found.append(Drift(rel, Change.STRAY, _diff(out, rel, (out / rel).read_bytes().decode("utf-8", "replace"), None)))
     return tuple(sorted(found, key=lambda d: d.path))
 
 
@@ -56,6 +60,8 @@ def _diff(out: Path, rel: str, disk: str | None, generated: str | None) -> str:
     shown = (out / rel).as_posix()
     old_name = f"{shown} (on disk)" if disk is not None else f"{shown} (missing)"
     new_name = f"{shown} (generated)" if generated is not None else f"{shown} (stale: no longer generated)"
+    if shown.endswith(TMP_SUFFIX):
+        new_name = f"{shown} (stray: a temporary file a failed write left)"
     lines = difflib.unified_diff(
         (disk or "").splitlines(keepends=True), (generated or "").splitlines(keepends=True), old_name, new_name
     )

@@ -4,7 +4,10 @@
 and whether anything is in the way (a file where a folder must be, a file acpgen does not own).
 :func:`apply_plan` stages every new file under a temporary name beside its target, then renames
 each into place and removes the stale ones; on any failure it puts back what it had changed, so the
-previous output stays intact byte for byte. Ownership comes from the manifest (:mod:`.manifest`).
+previous output stays intact byte for byte, and removes what it staged whatever else fails: a file
+it cannot put back is named by :class:`WriteFailed`, never hidden behind a leftover temporary file.
+A temporary file an earlier run left (a crash, a killed process) is acpgen's: the next write
+removes it. Ownership comes from the manifest (:mod:`.manifest`).
 """
 
 from __future__ import annotations
@@ -12,14 +15,28 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .manifest import ManifestError, parse_manifest
+
+#: The suffix of the temporary file a write stages beside its target (``.models.py.x1y2.acpgen-tmp``).
+TMP_SUFFIX = ".acpgen-tmp"
 
 
 class WriteError(Exception):
     """Something in the output folder stops the write; nothing was changed. One line."""
+
+
+class WriteFailed(Exception):
+    """A write that failed part way (``cause``): what it changed is put back, except the files of
+    ``not_restored`` (relative paths), which hold the new text or none; what it staged is gone."""
+
+    def __init__(self, cause: OSError, not_restored: tuple[str, ...]) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.not_restored = not_restored
 
 
 @dataclass(frozen=True)
@@ -83,12 +100,27 @@ def plan_write(out: Path, files: dict[str, str], manifest_rel: str, *, force: bo
             f"refusing to overwrite {len(foreign)} file(s) acpgen does not own: {', '.join(foreign)}"
             " (pass --force to take them over)"
         )
-    removals = tuple(sorted(rel for rel in owned if rel not in files and (out / rel).is_file()))
+    stale = {rel for rel in owned if rel not in files and (out / rel).is_file()}
+    removals = tuple(sorted(stale | set(stray_files(out, files))))
     return Plan(out=out, writes=writes, removals=removals, total=len(files))
 
 
+def stray_files(out: Path, files: Collection[str]) -> tuple[str, ...]:
+    """The temporary files an earlier write left (``.*.acpgen-tmp``) in the folders of ``files``
+    (relative paths), relative to ``out``, sorted."""
+    folders = {PurePosixPath(rel).parent for rel in files}
+    found = []
+    for folder in folders:
+        try:
+            names = os.listdir(out / folder)
+        except OSError:
+            continue
+        found += [(folder / name).as_posix() for name in names if name.startswith(".") and name.endswith(TMP_SUFFIX)]
+    return tuple(sorted(found))
+
+
 def apply_plan(plan: Plan) -> None:
-    """Make the plan true on disk, or leave everything as it was and raise :class:`OSError`."""
+    """Make the plan true on disk, or put back what it changed and raise :class:`WriteFailed`."""
     created: list[Path] = []  # folders this call made
     staged: dict[str, str] = {}  # relative path -> temporary file
     previous: dict[str, bytes | None] = {}  # what each changed path held before (None: nothing)
@@ -97,7 +129,7 @@ def apply_plan(plan: Plan) -> None:
         for rel, data in plan.writes.items():
             target = plan.out / rel
             _make_folders(target.parent, created)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".acpgen-tmp")
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TMP_SUFFIX)
             staged[rel] = tmp
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -105,14 +137,18 @@ def apply_plan(plan: Plan) -> None:
             os.chmod(tmp, mode)
         for rel, tmp in staged.items():
             target = plan.out / rel
-            previous[rel] = _read(target) if target.is_file() else None
+            before = _read(target) if target.is_file() else None
             os.replace(tmp, target)
+            previous[rel] = before  # recorded once changed: a path that failed to change needs nothing put back
         for rel in plan.removals:
             target = plan.out / rel
-            previous[rel] = _read(target)
+            before = _read(target)
             target.unlink()
-    except BaseException:
-        _roll_back(plan.out, previous, staged, created)
+            previous[rel] = before
+    except BaseException as exc:
+        not_restored = _roll_back(plan.out, previous, staged, created)
+        if isinstance(exc, OSError):
+            raise WriteFailed(exc, not_restored) from exc
         raise
 
 
@@ -122,20 +158,30 @@ def write_output(out: Path, files: dict[str, str], manifest_rel: str, *, force: 
     return plan
 
 
-def _roll_back(out: Path, previous: dict[str, bytes | None], staged: dict[str, str], created: list[Path]) -> None:
+def _roll_back(out: Path, previous: dict[str, bytes | None], staged: dict[str, str], created: list[Path]) -> tuple[str, ...]:
+    """Put back every changed file and remove every staged one, each on its own: one that fails
+    stops none of the others. Returns the files that could not be put back."""
+    failed = []
     for rel, data in previous.items():
         target = out / rel
-        if data is None:
-            target.unlink(missing_ok=True)
-        else:
-            target.write_bytes(data)
+        try:
+            if data is None:
+                target.unlink(missing_ok=True)
+            else:
+                target.write_bytes(data)
+        except OSError:
+            failed.append(rel)
     for tmp in staged.values():
-        Path(tmp).unlink(missing_ok=True)
+        try:
+            Path(tmp).unlink(missing_ok=True)
+        except OSError:
+            failed.append(Path(os.path.relpath(tmp, out)).as_posix())
     for folder in reversed(created):
         try:
             folder.rmdir()
         except OSError:
             pass
+    return tuple(failed)
 
 
 def _check_parents(out: Path, target: Path) -> None:

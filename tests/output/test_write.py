@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 from support import ROOT, mini_schema, one_error_line, tree
@@ -46,6 +48,84 @@ def test_failure_while_renaming_into_place_restores_the_previous_output(cli, gen
     assert line.startswith("error: cannot write ") and line.endswith(": No space left on device; nothing was changed")
     assert len(calls) == 2, "the first file had already been replaced when the second failed"
     assert tree(out) == before, "every byte of the previous output is back, and no temporary file is left"
+
+
+def _lock(path) -> bool:
+    """Make ``path`` immutable (``chattr +i``); False where this file system or user cannot."""
+    try:
+        return subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False).returncode == 0
+    except OSError:
+        return False
+
+
+def test_a_locked_file_leaves_the_folder_as_it_was(cli, generated, write_schema, monkeypatch):
+    """The issue's case: one module of the package cannot be replaced. It is locked with
+    ``chattr +i`` where the file system and the user allow it (root on ext4); elsewhere replacing it
+    is made to fail in-process, with the same error. Every other file was replaced before or after
+    it is tried: all are put back, and no staged temporary file is left."""
+    out, _ = generated
+    locked = out / PKG / "methods.py"
+    before = tree(out)
+    if not _lock(locked):
+        real_replace = os.replace
+
+        def replace(src, dst):
+            if Path(dst) == locked:
+                raise PermissionError(1, "Operation not permitted", str(src), None, str(dst))
+            return real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", replace)
+    try:
+        line = one_error_line(cli("generate", "--schema", change_schema(write_schema), "--out", out))
+    finally:
+        subprocess.run(["chattr", "-i", str(locked)], capture_output=True, check=False)
+    assert line == f"error: cannot write {locked.as_posix()}: Operation not permitted; nothing was changed"
+    assert tree(out) == before
+
+
+def test_a_file_that_cannot_be_put_back_is_named_and_nothing_staged_is_left(cli, generated, write_schema, monkeypatch):
+    """Injected in-process: the third replace fails, and putting back the first replaced file fails
+    too. The others are put back, every staged file is removed, and the message names that file."""
+    out, _ = generated
+    before = tree(out)
+    replaced: list[Path] = []
+    real_replace, real_write_bytes = os.replace, Path.write_bytes
+
+    def replace(src, dst):
+        if len(replaced) == 2:
+            raise OSError(28, "No space left on device", str(src), None, str(dst))
+        replaced.append(Path(dst))
+        return real_replace(src, dst)
+
+    def write_bytes(self, data):
+        if self == replaced[0]:
+            raise PermissionError(1, "Operation not permitted", str(self))
+        return real_write_bytes(self, data)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "write_bytes", write_bytes)
+    line = one_error_line(cli("generate", "--schema", change_schema(write_schema), "--out", out))
+    first = replaced[0].relative_to(out).as_posix()
+    assert line.startswith("error: cannot write ") and line.endswith(
+        f": No space left on device; 1 file(s) could not be put back as they were: {out.as_posix()}/{first};"
+        " every other file is as it was: fix the cause and run the same command again")
+    after = tree(out)
+    assert after[first] != before[first]
+    assert {**after, first: before[first]} == before, "no temporary file is left, every other file is back"
+
+
+def test_a_stray_temporary_file_is_drift_and_the_next_generate_removes_it(cli, generated):
+    """A write that was killed leaves its staged file: check calls it drift, generate removes it."""
+    out, schema = generated
+    stray = out / PKG / ".models.py.k2j4.acpgen-tmp"
+    stray.write_text("half a module\n")
+    result = cli("check", "--schema", schema, "--out", out, "--summary")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[1:] == [f"  stray: {stray.as_posix()}"]
+    assert "1 stray" in result.stderr.splitlines()[0]
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    assert not stray.exists()
+    assert cli("check", "--schema", schema, "--out", out).exit_code == 0
 
 
 def test_a_template_that_raises_on_the_last_file_changes_nothing(cli, generated, write_schema, tmp_path):
