@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass
 
 
@@ -66,19 +67,33 @@ def warning(ptr: str, message: str) -> Diagnostic:
 
 
 def json_problem(exc: json.JSONDecodeError) -> str:
-    """What is wrong with a JSON text and where, the same words on every Python.
+    """What is wrong with a JSON text and where, in words: ``Expecting value at line 3 column 9``."""
+    what, line, column = json_located(exc)
+    return f"{what} at line {line} column {column}"
 
-    Python 3.13 names a trailing comma itself ("Illegal trailing comma before end of object", at
-    the comma); earlier versions expect another member or value where the bracket is. Both are
-    said as "a trailing comma before '}'", at the comma.
+
+def json_error(exc: json.JSONDecodeError, source: str, prefix: str) -> Diagnostic:
+    """The error of a file ``source`` that is not JSON, at its line and column the usual way:
+    ``schema.json:126:5: error: not valid JSON: Unterminated string``."""
+    what, line, column = json_located(exc)
+    return error(None, f"{prefix}: {what}").in_source(f"{source}:{line}:{column}")
+
+
+def json_located(exc: json.JSONDecodeError) -> tuple[str, int, int]:
+    """What is wrong with a JSON text, and its line and column, the same on every Python.
+
+    Python's words for a problem at a place end with "at" ("Unterminated string starting at"),
+    which is left off. Python 3.13 names a trailing comma itself ("Illegal trailing comma before
+    end of object", at the comma); earlier versions expect another member or value where the
+    bracket is. Both are said as "a trailing comma before '}'", at the comma.
     """
     pos = exc.pos
     if not exc.msg.startswith("Illegal trailing comma"):
         before = exc.doc[:pos].rstrip()
         if not (pos < len(exc.doc) and exc.doc[pos] in "}]" and before.endswith(",")):
-            return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            return re.sub(r"( starting)? at$", "", exc.msg), exc.lineno, exc.colno
         pos = len(before) - 1
     bracket = exc.doc[pos + 1 :].lstrip()[:1]
     line = exc.doc.count("\n", 0, pos) + 1
     column = pos - exc.doc.rfind("\n", 0, pos)
-    return f"a trailing comma before {bracket!r} at line {line} column {column}"
+    return f"a trailing comma before {bracket!r}", line, column

@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from ..diagnostics import DiagnosticError, error, json_problem, pointer
+from ..diagnostics import DiagnosticError, error, json_error, pointer
 from .namelock import NameLock, variant_key
 from .naming import python_identifier, snake_case
 
@@ -131,8 +131,7 @@ def load_names_file(path: Path | None) -> dict[str, str]:
     except OSError as exc:
         raise DiagnosticError([error(None, f"cannot read names file: {exc.strerror or exc}").in_source(source)]) from None
     except json.JSONDecodeError as exc:
-        message = f"names file is not valid JSON: {json_problem(exc)}"
-        raise DiagnosticError([error(None, message).in_source(source)]) from None
+        raise DiagnosticError([json_error(exc, source, "names file is not valid JSON")]) from None
     except UnicodeDecodeError as exc:
         message = f"names file is not UTF-8 text (byte {exc.start})"
         raise DiagnosticError([error(None, message).in_source(source)]) from None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, DiagnosticError, error, json_problem, pointer
+from ..diagnostics import Diagnostic, DiagnosticError, error, json_error, pointer
 from .bundled import bundled_schema
 from .depth import too_deep
 from .pointers import resolve_ref
@@ -86,8 +86,7 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset(),
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        message = f"not valid JSON: {json_problem(exc)}"
-        raise DiagnosticError([error(None, message).in_source(shown)]) from None
+        raise DiagnosticError([json_error(exc, shown, "not valid JSON")]) from None
     except RecursionError:
         raise DiagnosticError([error(None, "nested too deeply for Python's JSON parser").in_source(shown)]) from None
     if not isinstance(document, dict):

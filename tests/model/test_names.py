@@ -102,7 +102,8 @@ def test_a_bad_names_file_is_one_clear_line(tmp_path, content, message):
     lines = str(caught.value).splitlines()
     assert len(lines) == 1
     assert message in lines[0]
-    assert lines[0].startswith(f"{names}: error:")  # the file as given
+    # the file as given; one that is not JSON with the line and column where it stops being JSON
+    assert lines[0].startswith(f"{names}:1:2: error:" if content == "{not json" else f"{names}: error:")
 
 
 def test_colliding_variant_names_get_the_union_name(tmp_path):

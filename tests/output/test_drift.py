@@ -117,7 +117,7 @@ def test_schema_error_exits_2(cli, tmp_path, write_schema):
     schema = write_schema("{")
     result = cli("check", "--schema", schema, "--out", tmp_path / "out")
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.startswith(f"{schema}: error: not valid JSON")
+    assert result.stderr.startswith(f"{schema}:1:2: error: not valid JSON")
 
 
 def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tmp_path, write_schema, monkeypatch):

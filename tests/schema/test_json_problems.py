@@ -28,6 +28,9 @@ def problem(text: str) -> str:
         ('{"a": 1}x', "Extra data at line 1 column 9"),
         ("", "Expecting value at line 1 column 1"),
         ("[,]", "Expecting value at line 1 column 2"),  # a comma with nothing before it is not trailing
+        # Python's "Unterminated string starting at", "Invalid control character at": no "at at"
+        ('{"a": "abc', "Unterminated string at line 1 column 7"),
+        ('{"a": "a\tb"}', "Invalid control character at line 1 column 9"),
     ],
 )
 def test_the_problem_and_its_place(text, said):

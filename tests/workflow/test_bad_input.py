@@ -7,7 +7,7 @@ import copy
 import os
 
 import pytest
-from support import docs, mini_schema
+from support import DATA, docs, mini_schema
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,20 @@ def test_not_json(cli, tmp_path, write_schema):
     path = write_schema('{"$defs": {\n  "A": {"type": "string",}\n}}')
     result, out = generate_into(cli, tmp_path, path)
     # the same words on every Python: 3.13's json names the trailing comma, earlier ones do not
-    assert_refused(result, out, "schema.json: error: not valid JSON: a trailing comma before '}' at line 2 column 25")
+    assert_refused(result, out, "schema.json:2:25: error: not valid JSON: a trailing comma before '}'")
+
+
+def test_a_truncated_release_names_its_line_and_column(cli, tmp_path):
+    """A release cut short inside a string: file:line:column, as compilers say it, and Python's
+    words without their trailing "at" (they once read "starting at at line 128")."""
+    lines = (DATA / "corpus" / "v0.11.1--schema.json").read_text().splitlines(keepends=True)
+    (tmp_path / "truncated.json").write_text("".join(lines[:127]) + lines[127][:lines[127].index("Requests") + 4])
+    result, out = generate_into(cli, tmp_path, tmp_path / "truncated.json")
+    assert_refused(result, out, result.stderr.strip())
+    snapshot = DATA / "snapshots" / "error-truncated-schema.txt"
+    if os.environ.get("ACPGEN_UPDATE_SNAPSHOTS"):
+        snapshot.write_text(result.stderr)
+    assert result.stderr == snapshot.read_text()
 
 
 def test_not_an_object(cli, tmp_path, write_schema):

@@ -37,7 +37,7 @@ def test_a_names_file_that_is_not_json_keeps_its_folder(cli, here):
     (here / "conf" / "names.json").write_text("{")
     before = tree(here)
     line = refused(cli("generate", "--schema", "schema.json", "--names", "conf/names.json"), here, before)
-    assert line.startswith("conf/names.json: error: names file is not valid JSON: ")
+    assert line.startswith("conf/names.json:1:2: error: names file is not valid JSON: ")
 
 
 def test_an_unknown_names_file_key_is_pointed_at(cli, here):
@@ -89,4 +89,4 @@ def test_a_broken_schema_from_the_config_is_named_from_the_working_folder(cli, h
     monkeypatch.chdir(here / "sub")
     before = tree(here)
     line = refused(cli("generate"), here, before)
-    assert line.startswith("../schemas/acp.json: error: not valid JSON: ")
+    assert line.startswith("../schemas/acp.json:1:2: error: not valid JSON: ")
