@@ -3,10 +3,12 @@
 The options come from the flags, then ``[tool.acpgen]``, then the output's manifest, which records
 the options the package was generated with (:mod:`acpgen.output.recipe`): an option check is not
 given is the recorded one, and one it is given that differs from the recorded one is named on a
-line of its own instead of showing up as a diff of every file. The package is found where the
-options say (``--out`` and ``--package``), or ``--out`` names the package's own folder (the one
-holding ``acpgen-manifest.json``); given neither, and with nothing at the default place, check
-checks every package generated below the working folder.
+line of its own instead of showing up as a diff of every file.
+
+What is checked (:func:`_targets`): with ``[tool.acpgen]``, the package it configures, and a line
+(not a failure) names each other package found below the project folder; else the package the
+flags name (``--out`` may be the package's own folder, or a folder holding it); else every package
+found below the working folder (:mod:`acpgen.output.packages`), and nothing found is an error.
 """
 
 from __future__ import annotations
@@ -20,20 +22,19 @@ from typing import Any
 import click
 
 from ..output.drift import find_drift, summary
-from ..output.manifest import (
-    MANIFEST_NAME,
-    Manifest,
-    ManifestError,
-    parse_manifest,
-    read_manifest,
+from ..output.manifest import Manifest, parse_manifest, read_manifest
+from ..output.packages import (
+    manifest_in,
+    out_of,
+    packages_below,
+    project_of,
+    same_folder,
 )
 from ..output.recipe import BY_KEY, OPTIONS, Recipe, differences, local_path
 from ..output.writer import WriteError, check_out_folder
+from . import hints
 from .base import EXIT_DRIFT, fail, main
 from .generating import Run, output_options, render, resolve, run_of
-
-#: Folders the search for generated packages does not enter (besides hidden ones).
-_NOT_SEARCHED = frozenset({"node_modules", "__pycache__", "site-packages"})
 
 
 @main.command(name="check")
@@ -45,24 +46,67 @@ def check_command(summary_only: bool = False, **flags: Any) -> None:
     Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
     name each on standard error, and exit 1. A missing output folder is one line. Options not
     given are the ones the output's manifest records; each given one that differs from those is
-    named on one line (exit 1). --out may name the package's own folder; with neither --out nor
-    --package, and no package at the default place, every package below here is checked.
+    named on one line (exit 1). --out may name the package's own folder, or a folder holding
+    packages. Given neither --out nor --package, nor [tool.acpgen], every package below here is
+    checked, and finding none is an error.
     """
     run = resolve(flags)
-    prepared = [_recorded(run)]
-    if "out" not in run.given and "package" not in run.given and read_manifest(run.out, run.options.package) is None:
-        found = _packages_below(Path("."))
-        prepared = [_recorded(run, folder, manifest) for folder, manifest in found] or prepared
-    sys.exit(max(_check(each, summary_only) for each in prepared))
+    results = [(each, _check(each, summary_only)) for each in _targets(run)]
+    failing = [each for each, status in results if status]
+    if len(results) > 1 and failing:
+        names = ", ".join(_shown(_folder(each[0])) for each in failing)
+        click.echo(f"acpgen check: {len(failing)} of {len(results)} packages differ: {names}", err=True)
+    sys.exit(max(status for _, status in results))
+
+
+def _targets(run: Run) -> list[tuple[Run, list[str]]]:
+    """Each package to check, as the run that checks it and the lines of options that differ."""
+    by_flag = {key for key, where in run.given.items() if where.startswith("--")}
+    if run.configured:
+        if not by_flag & {"out", "package"}:
+            configured = run.out / run.options.package.replace(".", "/")
+            for other in packages_below(Path(os.path.relpath(run.project))):
+                if not same_folder(other.folder, configured):
+                    click.echo(f"acpgen check: {_shown(other.folder)} is an acpgen package [tool.acpgen] does not"
+                               f" configure ({_shown(configured)}); not checked", err=True)
+        return [_recorded(run, *_named(run, by_flag))]
+    if by_flag & {"out", "package"}:
+        named = _named(run, by_flag)
+        if named[0] is not None or "package" in by_flag or read_manifest(run.out, run.options.package) is not None:
+            return [_recorded(run, *named)]
+        holding = packages_below(run.out) if run.out.is_dir() else []  # --out names a folder holding packages
+        return [_recorded(run, found.folder, found.manifest) for found in holding] or [_recorded(run)]
+    found = packages_below(Path("."))
+    if found:
+        return [_recorded(run, each.folder, each.manifest) for each in found]
+    if read_manifest(run.out, run.options.package) is not None:  # an earlier acpgen's, which records no options
+        return [_recorded(run)]
+    fail("no acpgen package below this folder (none has an acpgen-manifest.json that records its options), and no"
+         f" [tool.acpgen] in a pyproject.toml: give --out, or generate one with `{hints.program()} generate`")
+
+
+def _named(run: Run, by_flag: set[str]) -> tuple[Path | None, Manifest | None]:
+    """The package folder ``--out`` names itself (holding a manifest that records options), or
+    ``(None, None)`` when ``--out`` is the output folder."""
+    if "out" not in by_flag or "package" in by_flag:
+        return None, None
+    manifest = manifest_in(run.out)
+    return (run.out, manifest) if manifest is not None and manifest.options is not None else (None, None)
+
+
+def _folder(run: Run) -> Path:
+    return run.out / run.options.package.replace(".", "/")
+
+
+def _shown(folder: Path) -> str:
+    return Path(os.path.normpath(folder)).as_posix()
 
 
 def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = None) -> tuple[Run, list[str]]:
     """The run with every option it was not given as the output's manifest records it, and a
-    line for each given option whose value differs from the recorded one. ``folder``: a package
-    folder found below the working folder, and its ``manifest``."""
+    line for each given option whose value differs from the recorded one. ``folder``: the
+    package's own folder, named by ``--out`` or found below a folder, and its ``manifest``."""
     problems: list[str] = []
-    if folder is None and "out" in run.given:  # --out may name the package folder
-        folder, manifest = run.out, _manifest_in(run.out)
     if folder is not None and manifest is not None and manifest.options is not None:
         run, problems = _in_folder(run, folder, manifest)
     else:
@@ -86,6 +130,7 @@ def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = 
                 value = paths if isinstance(value, tuple) else paths[0]
             values[option.key] = value
     filled = run_of({k: v for k, v in values.items() if v is not None}, run.given, run.project, run.origins)
+    filled = replace(filled, configured=run.configured)
     return filled, problems + differences(recorded, filled.recipe, run.given)
 
 
@@ -95,20 +140,16 @@ def _in_folder(run: Run, folder: Path, manifest: Manifest) -> tuple[Run, list[st
     says so when it is not there: the package was moved)."""
     recorded = manifest.options
     assert recorded is not None
-    depth = len(recorded.package.split("."))
-    out_parts = PurePosixPath(recorded.out).parts
-    tail = (*out_parts, *recorded.package.split("."))
-    here = Path(os.path.abspath(folder))
     given = {key: where for key, where in run.given.items() if key != "out"}
     options = replace(run.options, package=recorded.package)
-    if ".." not in out_parts and here.parts[-len(tail):] == tail:
-        project = here.parents[len(tail) - 1]
-        return replace(run, options=options, out=local_path(recorded.out, project), given=given, project=project), []
-    out = folder.parents[depth - 1]
-    if ".." in out_parts and _same(local_path(recorded.out, run.project), out):  # an --out beside the project
-        return replace(run, options=options, out=out, given=given), []
-    where = f"{run.given['out']} names" if "out" in run.given else "found"
-    line = (f"{where} the package folder {folder.as_posix()} but the package was generated with"
+    out = out_of(folder, recorded.package)
+    project = project_of(folder, recorded)
+    if project is not None:
+        return replace(run, options=options, out=out, given=given, project=project), []
+    if ".." in PurePosixPath(recorded.out).parts and same_folder(local_path(recorded.out, run.project), out):
+        return replace(run, options=options, out=out, given=given), []  # an --out beside the project
+    where = f"{run.given['out']} names" if run.given.get("out", "").startswith("--") else "found"
+    line = (f"{where} the package folder {_shown(folder)} but the package was generated with"
             f" --out {recorded.out} --package {recorded.package}")
     return replace(run, options=options, out=out, given=given), [line]
 
@@ -122,69 +163,38 @@ def _must_exist(path: Path, key: str, shown: str, run: Run) -> None:
          f" is not a {what} here; give {BY_KEY[key].flag}")
 
 
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.samefile(b)
-    except OSError:
-        return False
-
-
-def _manifest_in(folder: Path) -> Manifest | None:
-    try:
-        return parse_manifest((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ManifestError):
-        return None
-
-
-def _packages_below(start: Path) -> list[tuple[Path, Manifest]]:
-    """Every package folder below ``start`` whose manifest records its options, sorted; hidden
-    folders, ``node_modules``, virtual environments and the insides of a package are not searched."""
-    found = []
-    for folder, subfolders, files in os.walk(start):
-        here = Path(folder)
-        manifest = _manifest_in(here) if MANIFEST_NAME in files else None
-        if manifest is not None and manifest.options is not None:
-            found.append((here, manifest))
-            subfolders.clear()
-            continue
-        subfolders[:] = sorted(
-            name for name in subfolders
-            if not name.startswith(".") and name not in _NOT_SEARCHED and not (here / name / "pyvenv.cfg").exists()
-        )
-    return sorted(found, key=lambda item: item[0].as_posix())
-
-
 def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
     """Check one package; the exit status (0 or 1). Exits 2 on an error."""
     run, mismatches = prepared
+    folder = _shown(_folder(run))
     if mismatches:
         for line in mismatches:
             click.echo(f"acpgen check: {line}", err=True)
-        click.echo(f"acpgen check: {(run.out / run.options.package.replace('.', '/')).as_posix()} was generated"
-                   f" with other options (`{_recorded_command(run)}`): check it without the ones above to use"
-                   " those, or regenerate it with these", err=True)
+        click.echo(f"acpgen check: {folder} was generated with other options (`{_recorded_command(run)}`): check it"
+                   " without the ones above to use those, or regenerate it with these", err=True)
         return EXIT_DRIFT
     files = render(run)
     try:
         check_out_folder(run.out, run.origins.get("out", "--out"))
         if not run.out.exists():
-            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `acpgen generate`", err=True)
+            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `{hints.regenerate(run)}`",
+                       err=True)
             return EXIT_DRIFT
         drift = find_drift(run.out, files, run.manifest)
     except (WriteError, OSError) as exc:
         fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
     if not drift:
-        click.echo(f"acpgen check: {run.out} is up to date", err=True)
+        click.echo(f"acpgen check: {folder} is up to date", err=True)
         return 0
     if not summary_only:
         for item in drift:
             click.echo(item.diff, nl=False)
-    advice = "run `acpgen generate`"
+    advice = f"run `{hints.regenerate(run)}`"
     previous = read_manifest(run.out, run.options.package)
     if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
-        schema = f" {run.options.schema.as_posix()}" if run.options.schema is not None else ""
-        advice = (f"the schema is not the one {run.out.as_posix()} was generated from: run "
-                  f"`acpgen diff --out {run.out.as_posix()}{schema}` to see what regenerating changes, then {advice}")
+        diff = hints.diff(_folder(run), run.options.schema)
+        advice = (f"the schema is not the one {folder} was generated from: run `{diff}` to see what regenerating"
+                  f" changes, then {advice}")
     click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
@@ -192,6 +202,7 @@ def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
 
 
 def _recorded_command(run: Run) -> str:
+    """The command the package was generated with, run where it was."""
     manifest = read_manifest(run.out, run.options.package)
     recipe = manifest.options if manifest is not None and manifest.options is not None else Recipe()
-    return recipe.command
+    return hints.in_project(run.project, [recipe.command.split(" ", 1)[1]])

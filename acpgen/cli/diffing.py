@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -21,6 +22,7 @@ from ..output.manifest import (
     read_manifest,
     schema_copy_path,
 )
+from ..output.packages import Found, manifest_in, out_of, packages_below, project_of
 from ..output.recipe import DEFAULT_PACKAGE, local_path
 from ..schema.bundled import bundled_schema, bundled_schema_sha256
 from ..schema.loader import LoadedSchema, load_schema, parse_schema
@@ -35,10 +37,15 @@ from .generating import Run, resolve
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Compare NEW with the schema the output in OUT was generated from (its copy beside the manifest), "
-    "under the names OUT has. NEW defaults to the schema `acpgen generate` would use.",
+    help="Compare NEW with the schema the package in OUT was generated from (its copy beside the manifest), "
+    "under the names it has. OUT may be the package's own folder, or a folder holding one. NEW defaults to "
+    "[tool.acpgen] schema, else the schema file the package records (as it is now), else the bundled one.",
 )
-@click.option("--package", default=None, help=f"With --out: the generated package's dotted name. [default: {DEFAULT_PACKAGE}]")
+@click.option(
+    "--package",
+    default=None,
+    help=f"With --out: the generated package's dotted name. [default: the one OUT holds, else {DEFAULT_PACKAGE}]",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Report format.")
 @click.option(
     "--fail-on",
@@ -78,7 +85,7 @@ def diff_command(
     else:
         if len(schemas) > 1:
             fail("with --out, give at most one schema (NEW)")
-        run = resolve({"out": out, "package": package, "schema": schemas[0] if schemas else None})
+        run = _located(resolve({"out": out, "package": package, "schema": schemas[0] if schemas else None}))
         manifest = read_manifest(run.out, run.options.package)
         versions = _recorded_versions(run.out, run.options.package, manifest, known)
         if versions:
@@ -88,7 +95,7 @@ def diff_command(
             fail("--protocol-version: only with --out on a package of several protocol versions")
         old, names = _recorded_schema(run.out, run.options.package, known)
         new = _load(run.options.schema or bundled_schema(), known | {old.sha256})
-        labels = (f"{run.out.as_posix()} ({old.name})", new.name)
+        labels = (f"{(run.out / run.options.package.replace('.', '/')).as_posix()} ({old.name})", new.name)
     try:
         changes = diff_schemas(old, new, names)
     except DiagnosticError as exc:
@@ -102,6 +109,35 @@ def diff_command(
         click.echo(as_text(changes), nl=False)
     click.echo(f"acpgen diff: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
     sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+
+
+def _located(run: Run) -> Run:
+    """The run for the package ``--out`` names: the package in it (its ``--package``, given or
+    the default), else the package whose own folder it is, else the one package below it, with its
+    recorded ``--package`` (and its project folder, which the recorded paths are relative to). NEW,
+    when neither given nor in ``[tool.acpgen]``, is the schema file the package records (as it is
+    now: the new release, when one replaced it)."""
+    if "package" not in run.given and read_manifest(run.out, run.options.package) is None:
+        own = manifest_in(run.out)
+        found = [Found(run.out, own)] if own is not None and own.options is not None else (
+            packages_below(run.out) if run.out.is_dir() else [])
+        if len(found) > 1:
+            names = ", ".join(each.folder.as_posix() for each in found)
+            fail(f"--out {run.out.as_posix()} holds {len(found)} acpgen packages ({names}): give one's folder as --out")
+        recipe = found[0].recipe if found else None
+        if recipe is not None:
+            options = replace(run.options, package=recipe.package)
+            project = project_of(found[0].folder, recipe) or run.project
+            run = replace(run, out=out_of(found[0].folder, recipe.package), options=options, project=project)
+    manifest = read_manifest(run.out, run.options.package)
+    recipe = manifest.options if manifest is not None else None
+    if recipe is not None and "schema" not in run.given and isinstance(recipe.schema, str):
+        schema = local_path(recipe.schema, run.project)
+        if not schema.is_file():
+            fail(f"{(run.out / run.manifest).as_posix()}: the package was generated with --schema {recipe.schema},"
+                 f" and {schema.as_posix()} is not a file here; give NEW")
+        run = replace(run, options=replace(run.options, schema=schema))
+    return run
 
 
 def _recorded_versions(

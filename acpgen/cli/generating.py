@@ -163,6 +163,7 @@ class Run:
     origins: dict[str, str] = field(default_factory=dict)  # Options field -> where a config value came from
     given: dict[str, str] = field(default_factory=dict)  # option key -> its flag, or its [tool.acpgen] key
     project: Path = field(default_factory=Path.cwd)  # where the header's command is run
+    configured: bool = False  # a [tool.acpgen] table applies here
 
     @property
     def manifest(self) -> str:
@@ -199,7 +200,7 @@ def resolve(flags: dict[str, Any]) -> Run:
     # folder (its pyproject.toml's), else here; so it is the same from any folder of the project.
     project = config.source.parent if config.source is not None else Path.cwd()
     origins = {key.replace("-", "_"): config.origin(key) for key in config.values if key not in flagged}
-    return run_of(values, given, project, origins)
+    return replace(run_of(values, given, project, origins), configured=config.source is not None)
 
 
 def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins: dict[str, str]) -> Run:

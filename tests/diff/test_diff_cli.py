@@ -118,8 +118,9 @@ def test_check_points_to_diff_when_the_schema_changed(cli, tmp_path):
     assert result.exit_code == 1
     summary = next(line for line in result.stderr.splitlines() if line.startswith("acpgen check: "))
     assert summary.endswith(
-        f"; the schema is not the one {out.as_posix()} was generated from: run `acpgen diff --out {out.as_posix()} "
-        f"{schema.as_posix()}` to see what regenerating changes, then run `acpgen generate`"
+        f"; the schema is not the one {out.as_posix()}/{PKG} was generated from: run `acpgen diff --out"
+        f" {out.as_posix()}/{PKG} {schema.as_posix()}` to see what regenerating changes, then run"
+        f" `acpgen generate --schema {schema.as_posix()} --out {out.as_posix()}`"  # what was checked, not generated/
     )
 
 

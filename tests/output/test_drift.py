@@ -16,7 +16,7 @@ def test_drift_is_reported_file_by_file_and_regenerating_clears_it(cli, tmp_path
     assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
     clean = cli("check", "--schema", schema, "--out", out)
     assert (clean.exit_code, clean.stdout) == (0, "")
-    assert clean.stderr == f"acpgen check: {out} is up to date\n"
+    assert clean.stderr == f"acpgen check: {out}/{PKG} is up to date\n"
 
     methods = out / PKG / "methods.py"
     data = bytearray(methods.read_bytes())
@@ -43,7 +43,7 @@ def test_drift_is_reported_file_by_file_and_regenerating_clears_it(cli, tmp_path
     assert f"--- {out.as_posix()}/{PKG}/acpgen-manifest.json (on disk)\n" in diff
     assert result.stderr.splitlines() == [
         ("acpgen check: 4 file(s) differ from what acpgen generate would write (2 changed, 1 missing, 1 stale);"
-         " run `acpgen generate`"),
+         f" run `acpgen generate --schema {schema.as_posix()} --out {out.as_posix()}`"),
         f"  missing: {out.as_posix()}/{PKG}/__init__.py",
         f"  changed: {out.as_posix()}/{PKG}/acpgen-manifest.json",
         f"  changed: {out.as_posix()}/{PKG}/methods.py",

@@ -233,7 +233,7 @@ def test_check_of_a_missing_output_folder_is_one_line(cli, tmp_path):
     assert result.exit_code == 1 and result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"acpgen check: {tmp_path / 'nowhere'} does not exist (")
-    assert lines[0].endswith(" missing); run `acpgen generate`")
+    assert lines[0].endswith(f" missing); run `acpgen generate --out {tmp_path / 'nowhere'}`")  # not into generated/
 
 
 def test_check_summary_prints_no_diff(cli, tmp_path, write_schema):

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import docs, mini_schema, tree
+from support import docs, mini_schema, one_error_line, tree
 
 from acpgen.output.manifest import ManifestError, parse_manifest
 from acpgen.output.recipe import Recipe, project_path
@@ -100,14 +100,14 @@ def test_a_path_sharing_only_the_root_with_the_project_is_shown_by_its_name():
 def test_check_uses_the_recorded_options(cli, project, args):
     result = cli("check", *args)
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == "acpgen check: src is up to date\n"
+    assert result.stderr == "acpgen check: src/myapp/_acp is up to date\n"
 
 
 def test_check_from_another_folder_finds_the_project_through_the_package(cli, project, monkeypatch):
     monkeypatch.chdir(project / "src")
     result = cli("check", "--out", "myapp/_acp")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == "acpgen check: . is up to date\n"  # src, seen from src
+    assert result.stderr == "acpgen check: myapp/_acp is up to date\n"  # seen from src
 
 
 def test_check_names_each_option_that_differs(cli, project):
@@ -158,7 +158,68 @@ def test_check_with_nothing_checks_every_package_below(cli, project):
     assert result.exit_code == 1
     lines = result.stderr.splitlines()
     assert lines[0].startswith("acpgen check: 1 file(s) differ") and lines[1] == "  changed: other/acp_bindings/client.py"
-    assert lines[2:] == ["acpgen check: src is up to date"]
+    assert lines[2:] == ["acpgen check: src/myapp/_acp is up to date", "acpgen check: 1 of 2 packages differ: other/acp_bindings"]
+
+
+def test_a_stray_generated_folder_does_not_hide_the_vendored_package(cli, project):
+    """The issue's case: a bare generate left generated/ beside the vendored package, whose
+    models.py was then edited. A bare check checks both and fails naming the vendored one."""
+    assert cli("generate", "--schema", "schema/acp.json").exit_code == 0
+    models = package_dir(project) / "models.py"
+    models.write_text(models.read_text() + "# edited\n")
+    result = cli("check", "--summary")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "acpgen check: generated/acp_bindings is up to date",
+        f"acpgen check: 1 file(s) differ from what acpgen generate would write (1 changed); run `{COMMAND}`",
+        "  changed: src/myapp/_acp/models.py",
+        "acpgen check: 1 of 2 packages differ: src/myapp/_acp",
+    ]
+
+
+def test_check_skips_what_is_not_the_projects_own(cli, project):
+    """Copies of the package (edited) in .git, a virtual environment (pyvenv.cfg, .venv, venv) and
+    node_modules are not checked; nothing found at all is an error, not "up to date"."""
+    models = package_dir(project) / "models.py"
+    for where in (".git/x", ".venv/lib", "venv/lib", "env/lib", "node_modules/x"):
+        copy = project / where / "src"
+        shutil.copytree(project / "src", copy)
+        (copy / "myapp" / "_acp" / "models.py").write_text("# edited\n")
+    (project / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    result = cli("check")
+    assert (result.exit_code, result.stderr) == (0, "acpgen check: src/myapp/_acp is up to date\n")
+    shutil.rmtree(project / "src")
+    line = one_error_line(cli("check"))
+    assert line.startswith("error: no acpgen package below this folder") and line.endswith(
+        "give --out, or generate one with `acpgen generate`")
+    assert models.parent.exists() is False
+
+
+def test_check_with_tool_acpgen_names_the_packages_it_does_not_configure(cli, project):
+    assert cli("generate", "--schema", "schema/acp.json", "--out", "other", "--side", "client").exit_code == 0
+    (project / "pyproject.toml").write_text(
+        '[tool.acpgen]\nschema = "schema/acp.json"\nout = "src"\npackage = "myapp._acp"\nside = "agent"\n')
+    result = cli("check")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        ("acpgen check: other/acp_bindings is an acpgen package [tool.acpgen] does not configure (src/myapp/_acp);"
+         " not checked"),
+        "acpgen check: src/myapp/_acp is up to date",
+    ]
+
+
+@pytest.mark.parametrize("out", ["src", "src/myapp/_acp"], ids=["holding-folder", "package-folder"])
+def test_check_and_diff_take_the_package_folder_or_the_folder_holding_it(cli, project, out):
+    """--out as check and diff take it: the recorded --package is used, and diff's NEW is the
+    schema file the package records (here replaced by a newer one)."""
+    assert cli("check", "--out", out).stderr == "acpgen check: src/myapp/_acp is up to date\n"
+    doc = json.loads((project / "schema" / "acp.json").read_text())
+    doc["$defs"]["Extra"] = {"type": "object", "properties": {"note": {"type": "string"}}}
+    (project / "schema" / "acp.json").write_text(json.dumps(doc, indent=2))
+    result = cli("diff", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "acpgen diff: 1 change(s) (1 compatible) from src/myapp/_acp (acpgen-schema.json) to acp.json\n"
+    assert cli("diff", "--out", out, "schema/acp.json").stdout == result.stdout
 
 
 (GENERATE_EXAMPLE,) = docs.blocks("reference/cli.md", "sh", "`acpgen generate`")
@@ -177,7 +238,7 @@ def test_the_documented_generate_example_is_this_project(project):
 
 def test_the_documented_check_examples_work_as_written(cli, project):
     lines = [line.split("#")[0].strip() for line in CHECK_EXAMPLES.text.splitlines()]
-    assert len(lines) == 4
+    assert len(lines) == 5
     for line in lines:
         result = cli(*shlex.split(line)[1:])
         assert result.exit_code == 0, (line, result.stderr)
