@@ -141,7 +141,8 @@ def _delimiters(tokens: list[_Token]) -> dict[int, int]:
             continue
         previous = tokens[index - 1] if index else None
         if token.text == ",":
-            found[index] = COMMA
+            if not in_for:  # black reads a loop's targets (``for k, v in``) as nested: no delimiter
+                found[index] = COMMA
             continue
         in_for = in_for or token.text == "for"  # a line may start with its ``for``: ``in`` is not a comparison then
         if previous is None or previous.depth:
@@ -184,6 +185,10 @@ def inside(indent: int, text: str) -> list[str]:
     tokens = _tokens(text)
     if _is_parameter(tokens):
         return _parameter(indent, text, tokens)
+    value = _ternary_value(tokens)
+    if value is not None:  # black puts the value in invisible parentheses
+        end = len(text) - 1 if text.endswith(",") else len(text)
+        return statement(indent, text[: tokens[value].start], text[tokens[value].start : end], text[end:])
     delimiters = _delimiters(tokens)
     if delimiters:
         top = max(delimiters.values())
@@ -203,8 +208,24 @@ def inside(indent: int, text: str) -> list[str]:
 
 
 def _is_parameter(tokens: list[_Token]) -> bool:
-    """Whether the tokens are a parameter with an annotation (``name: T = default,``)."""
-    return len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text) and tokens[1].text == ":"
+    """Whether the tokens are a parameter with an annotation (``name: T = default,``), not a
+    dict comprehension's ``key: value for ...``."""
+    return (len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text)
+            and tokens[1].text == ":" and not any(t.text == "for" and not t.depth for t in tokens))
+
+
+def _ternary_value(tokens: list[_Token]) -> int | None:
+    """Where a one-item line's conditional expression starts when it is a dict entry's value or a
+    keyword argument's (``"key": a if b else c,``): black wraps such a value in invisible
+    parentheses. None for any other line."""
+    top = [(i, t) for i, t in enumerate(tokens) if not t.depth]
+    commas = [i for i, t in top if t.text == ","]
+    if commas and commas != [len(tokens) - 1] or any(t.text in ("for", "lambda") for _, t in top):
+        return None
+    start = next((i + 1 for i, t in top if t.text in (":", "=")), None)
+    if start is None or not any(t.text == "if" for i, t in top if i > start):
+        return None
+    return start if any(t.text == "else" for i, t in top if i > start) else None
 
 
 def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
@@ -230,7 +251,7 @@ def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[st
             return _split_at(indent, text, tokens, open_, close, [pad + text[: tokens[open_].end]])
     open_, close = pairs[0]
     if not text[tokens[open_].end : tokens[close].start].strip():
-        raise Unfitted(pad + text)
+        return [pad + text]  # black does not split empty brackets: it leaves the line too long
     return _split_at(indent, text, tokens, open_, close, _split_head(indent, pad + text[: tokens[open_].end]))
 
 
@@ -274,7 +295,7 @@ def _bracket_body(indent: int, body: str, *, collection: bool = False) -> list[s
     """The content of a bracket pair black has split, at ``indent``: a collection display with
     more than one item goes one item a line (black's magic of an added trailing comma)."""
     tokens = _tokens(body)
-    if collection and any(priority == COMMA for priority in _delimiters(tokens).values()):
+    if collection and max(_delimiters(tokens).values(), default=0) == COMMA:  # a comprehension's ``for`` ranks above
         return _one_a_line(indent, _top_level_items(body, tokens), body).split("\n")
     return inside(indent, body)
 
@@ -327,7 +348,7 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
     body = value[tokens[open_].end : tokens[close].start].strip()
     if not body and len(value[tokens[close].start :].strip()) < 3:  # black does not split empty brackets
         if _assigns_to_brackets(head) and len(pad + head) > LINE_LENGTH - 1 and _bracket_pair(head) is not None:
-            return _split_head(indent, pad + head, lambda rest: [pad + rest + value + tail], force=True)
+            return _split_head(indent, pad + head, lambda rest: statement(indent, rest, value, tail), force=True)
         if wrapped is not None:
             return wrapped
     split = _omitting_value(indent, head + value + tail) if len(first) > LINE_LENGTH and any(c in head for c in _OPEN) else None

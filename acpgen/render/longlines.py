@@ -62,13 +62,14 @@ def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
 
 
 def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
-    """Whether an opening bracket is among ``tokens``, not inside an f-string (which Python 3.12
-    tokenizes)."""
+    """Whether an opening bracket black could split at is among ``tokens``: not inside an f-string
+    (which Python 3.12 tokenizes), and not closed at once (black splits no empty brackets)."""
     strings = 0
-    for token in tokens:
+    for token, after in zip(tokens, [*tokens[1:], None]):
         kind = tokenize.tok_name[token.type]
         strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
-        if not strings and token.type == tokenize.OP and token.string in _OPEN:
+        empty = after is not None and after.string == _CLOSE[_OPEN.index(token.string)] if token.string in _OPEN else False
+        if not strings and token.type == tokenize.OP and token.string in _OPEN and not empty:
             return True
     return False
 

@@ -12,6 +12,7 @@ import pytest
 from support import BUNDLED, CORPUS, DATA, mini_schema
 from support.noblack import differences, without_black
 
+from acpgen.output import formatting
 from acpgen.output.formatting import format_python
 from acpgen.pipeline import Options, generate
 from acpgen.render.longlines import overlong_line
@@ -179,3 +180,84 @@ def test_names_of_80_characters_need_no_black(write_schema):
         f'                "{("lastModified" + "Lengthened" * 10)[:80]}"\n'
         "            ] = (\n"
     ) in models
+
+
+def _long(word: str, length: int) -> str:
+    return (word + "AndMoreWordsToMakeItLonger" * 5)[:length]
+
+
+#: The shapes of a field: each decoder and encoder the models template writes (a scalar, a
+#: nullable one, a number, a list of objects, an optional object, an alias, an enum, a tagged
+#: union, a map of objects, of strings, a list of strings, an untagged union, a default, a
+#: nullable list of a union, any JSON).
+FIELD_SHAPES = (
+    {"type": "string"},
+    {"type": ["string", "null"]},
+    {"type": "integer", "format": "uint64", "minimum": 0},
+    {"type": "number"},
+    {"type": "array", "items": {"$ref": "#/$defs/ITEM"}},
+    {"anyOf": [{"$ref": "#/$defs/ITEM"}, {"type": "null"}]},
+    {"$ref": "#/$defs/SessionId"},
+    {"$ref": "#/$defs/KIND"},
+    {"$ref": "#/$defs/UNION"},
+    {"type": "object", "additionalProperties": {"$ref": "#/$defs/ITEM"}},
+    {"type": "object", "additionalProperties": {"type": "string"}},
+    {"type": "array", "items": {"type": "string"}},
+    {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    {"type": "boolean", "default": False},
+    {"type": ["array", "null"], "items": {"$ref": "#/$defs/UNION"}},
+    {},
+)
+
+
+def long_field_names(length: int = 100) -> dict:
+    """The mini schema with a ``$def`` of ``length`` characters whose fields, of 40 to 100
+    characters, required or not, have every shape of :data:`FIELD_SHAPES`; its own item, enum and
+    tagged union have names of ``length`` characters too, and the ping's params and result hold it."""
+    names = {key: _long(word, length) for key, word in
+             (("BIG", "RemoteProjectWorkspaceConfiguration"), ("ITEM", "WorkspaceDirectoryEntry"),
+              ("KIND", "WorkspaceDirectoryKind"), ("UNION", "WorkspaceDirectorySource"))}
+    local, remote = _long("localPath", 70), _long("remoteUrl", 90)
+    defs = {
+        "ITEM": {"type": "object", "properties": {_long("path", 60): {"type": "string"}}, "required": [_long("path", 60)]},
+        "KIND": {"type": "string", "enum": ["local_directory_of_the_project", "remote"]},
+        "UNION": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "local"}, local: {"type": "string"}}, "required": ["kind", local]},
+            {"type": "object", "properties": {"kind": {"const": "remote"}, remote: {"type": "string"}}, "required": ["kind"]},
+        ], "discriminator": {"propertyName": "kind"}},
+        "BIG": {"type": "object", "properties": {}, "required": []},
+    }
+    for number, shape in enumerate(FIELD_SHAPES):
+        for size in (40, 65, 82, 100):
+            field = _long(f"remoteProjectWorkspace{number}", size)
+            defs["BIG"]["properties"][field] = shape
+            if size in (65, 100):
+                defs["BIG"]["required"].append(field)
+    text = json.dumps(defs)
+    for key, name in names.items():
+        text = text.replace(f'"#/$defs/{key}"', f'"#/$defs/{name}"')
+    doc = mini_schema()
+    doc["$defs"].update({names[key]: value for key, value in json.loads(text).items()})
+    doc["$defs"]["PingRequest"]["properties"][_long("workspaceConfiguration", 100)] = {"$ref": f"#/$defs/{names['BIG']}"}
+    doc["$defs"]["PingResponse"]["properties"][_long("workspaceConfiguration", 90)] = {
+        "anyOf": [{"$ref": f"#/$defs/{names['BIG']}"}, {"type": "null"}]}
+    return doc
+
+
+@pytest.mark.parametrize("length", [100, 79, 57])
+def test_names_up_to_100_characters_need_no_black(write_schema, monkeypatch, length):
+    # a def of up to 100 characters with fields of 40 to 100 of every shape: the encoders'
+    # string-building lines (`out += ',"key":' + ...`), their dict entries and the decoders were
+    # left to black, which a plain install does not have
+    schema = write_schema(long_field_names(length))
+    files = generate(Options(schema=schema)).files
+    with monkeypatch.context() as blocked:
+        blocked.setattr(formatting, "_black", _no_black)
+        assert generate(Options(schema=schema)).files == files
+    for path, text in files.items():
+        if path.endswith(".py") and path.rsplit("/", 1)[1] not in RUNTIME_MODULES:
+            assert format_python(text, path) == text, path
+
+
+def _no_black() -> None:
+    raise ImportError("black is blocked")

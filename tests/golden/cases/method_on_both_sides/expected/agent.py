@@ -64,9 +64,7 @@ class Agent:
 
 
 #: The Agent method that handles each method: wire name, handler, params type, is a request.
-AGENT_ROUTES: tuple[_rpc.Route, ...] = (
-    _rpc.Route("ping", "ping", PingRequest, True),
-)
+AGENT_ROUTES: tuple[_rpc.Route, ...] = (_rpc.Route("ping", "ping", PingRequest, True),)
 
 
 class ClientProxy(_rpc.Proxy):
