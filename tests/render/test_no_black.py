@@ -255,7 +255,7 @@ def test_names_up_to_100_characters_need_no_black(write_schema, monkeypatch, len
         blocked.setattr(formatting, "_black", _no_black)
         assert generate(Options(schema=schema)).files == files
     for path, text in files.items():
-        if path.endswith(".py") and path.rsplit("/", 1)[1] not in RUNTIME_MODULES:
+        if path.endswith(".py") and path.rsplit("/", 1)[1] not in module_names(source=Source.RUNTIME):
             assert format_python(text, path) == text, path
 
 
