@@ -9,7 +9,8 @@ Streamable HTTP: ``POST`` carries one client message. ``initialize`` (with no
 a session's stream: messages that name a session (and answers to requests that did) go on that
 session's stream, the rest on the connection's; a stream has one reader at a time (a second gets
 409), is kept alive by a comment every 15 s, and keeps what it could not deliver for the next
-reader. A session's stream may be opened once the session is known: to this connection, or to the
+reader; a reader that takes nothing for ``stall_timeout`` seconds (60) while messages wait is cut
+off. A session's stream may be opened once the session is known: to this connection, or to the
 app from an earlier connection (so a reconnecting client opens it, then loads the session). A
 connection with no reader and no request for 60 s (a client gone without ``DELETE``) ends.
 ``DELETE`` ends the connection. Errors, as the transport RFD's decision tree gives them: 400 (bad
@@ -34,6 +35,7 @@ import asyncio
 import importlib
 import json
 import logging
+import sys
 import uuid
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
@@ -64,6 +66,8 @@ CONNECTION_HEADER = b"acp-connection-id"
 SESSION_HEADER = b"acp-session-id"
 #: Seconds a quiet stream waits before it sends a keepalive comment.
 KEEPALIVE = 15.0
+#: Seconds an event stream's reader may take nothing while messages wait for it; then it is cut off.
+STALL_TIMEOUT = 60.0
 #: Seconds ``initialize`` waits for the agent's answer.
 INITIALIZE_TIMEOUT = 30.0
 #: Methods that attach a session to the connection: once accepted, its stream may be opened.
@@ -129,9 +133,11 @@ class AcpApp:
         max_buffered: int = MAX_BUFFERED,
         keepalive: float = KEEPALIVE,
         idle_timeout: float = IDLE_TIMEOUT,
+        stall_timeout: float = STALL_TIMEOUT,
     ) -> None:
         self.serve = serve
         self.idle_timeout = idle_timeout
+        self.stall_timeout = stall_timeout
         self.path = path
         self.guard = Guard(token, allowed_origins, allowed_hosts)
         self.max_message_size = max_message_size
@@ -391,14 +397,16 @@ class AcpApp:
         try:
             while not gone.done():
                 if stream.queue:
-                    batch, size = [], 0
+                    batch: list[bytes] = []
+                    size = 0
                     while stream.queue and size < 1 << 16:
                         message = stream.queue.popleft()
-                        batch.append(b"data: " + message + b"\n\n")
+                        batch.append(message)
                         size += len(message)
-                    await send(
-                        {"type": "http.response.body", "body": b"".join(batch), "more_body": True}
-                    )
+                    events = b"".join(b"data: " + message + b"\n\n" for message in batch)
+                    if not await self._sent(send, events):
+                        stream.queue.extendleft(reversed(batch))  # for the stream's next reader
+                        return
                     connection.taken(size)
                     continue
                 if stream.finished:
@@ -411,18 +419,40 @@ class AcpApp:
                 finally:
                     timer.cancel()
                     stream.waiter = None
-                if why == "keepalive":
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": b": keepalive\n\n",
-                            "more_body": True,
-                        }
-                    )
+                if why == "keepalive" and not await self._sent(send, b": keepalive\n\n"):
+                    return
             if not gone.done():
                 await send({"type": "http.response.body", "body": b""})
         finally:
             gone.cancel()
+
+    async def _sent(self, send: Send, body: bytes) -> bool:
+        """Send a part of an event stream; False, the send given up, when its reader took nothing
+        for ``stall_timeout`` seconds (the app then returns, and the server drops the response)."""
+        task = asyncio.current_task()
+        assert task is not None
+        stalled = False
+
+        def stall() -> None:
+            nonlocal stalled
+            stalled = True
+            task.cancel()
+
+        timer = asyncio.get_running_loop().call_later(self.stall_timeout, stall)
+        try:
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        except asyncio.CancelledError:
+            if not stalled:
+                raise
+            if sys.version_info >= (3, 11):
+                task.uncancel()
+            logger.warning(
+                "cut off an event stream's reader: it took nothing for %s s", self.stall_timeout
+            )
+            return False
+        finally:
+            timer.cancel()
+        return True
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -2,9 +2,11 @@
 # Do not edit: regenerate with `acpgen generate`.
 """A stub agent, to test a real client against: ``python -m acp_bindings.stub_agent`` on stdio;
 ``python -m acp_bindings.stub_agent --listen HOST:PORT [--token TOKEN]`` at ``http://HOST:PORT/acp``
-over WebSocket and Streamable HTTP (served by uvicorn, installed separately); ``app`` is the same
-as an ASGI application (``uvicorn acp_bindings.stub_agent:app``; its bearer token, if any, is
-the environment variable ``ACP_TOKEN``, its delay ``ACP_STUB_DELAY``).
+over WebSocket and Streamable HTTP (served by uvicorn, installed separately; ``--stall-timeout
+SECONDS`` cuts off an event stream's reader that takes nothing for that long, 60 s by default);
+``app`` is the same as an ASGI application (``uvicorn acp_bindings.stub_agent:app``; its bearer
+token, if any, is the environment variable ``ACP_TOKEN``, its delay ``ACP_STUB_DELAY``, its stall
+timeout ``ACP_STALL_TIMEOUT``).
 
 * ``initialize`` answers the client's protocol version if it is supported, else the latest one,
   and advertises what this stub really does: it echoes every kind of content block back, it
@@ -185,15 +187,31 @@ def listen_address(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _env_delay() -> float:
+def seconds(value: str) -> float:
+    """A number of seconds above 0."""
     try:
-        return float(os.environ.get("ACP_STUB_DELAY", "0"))
+        number = float(value)
     except ValueError:
-        return 0.0
+        number = 0.0
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"expected seconds above 0, got {value!r}")
+    return number
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def _env_delay() -> float:
+    return _env_seconds("ACP_STUB_DELAY", 0.0)
 
 
 #: The stub agent as an ASGI application: ``uvicorn acp_bindings.stub_agent:app``.
 app = asgi_app(lambda: StubAgent(delay=_env_delay()), token=os.environ.get("ACP_TOKEN") or None)
+app.stall_timeout = _env_seconds("ACP_STALL_TIMEOUT", _asgi.STALL_TIMEOUT)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -211,17 +229,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--token", help="the bearer token clients must send (required beyond loopback)"
     )
+    parser.add_argument(
+        "--stall-timeout",
+        metavar="SECONDS",
+        type=seconds,
+        help="cut off an event stream's reader that takes nothing for this long while messages"
+        " wait for it (default: 60)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
     if args.listen is None:
         if args.token is not None:
             parser.error("argument --token: only with --listen")
+        if args.stall_timeout is not None:
+            parser.error("argument --stall-timeout: only with --listen")
         asyncio.run(run_agent(StubAgent(delay=args.delay)))
         return
     host, port = args.listen
     if args.token is None and not _asgi.is_loopback(host):
         parser.error(f"argument --listen: {host} is beyond loopback: give a --token")
     served = asgi_app(lambda: StubAgent(delay=args.delay), token=args.token)
+    if args.stall_timeout is not None:
+        served.stall_timeout = args.stall_timeout
     _asgi.serve(served, host, port)
 
 

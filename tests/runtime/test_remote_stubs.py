@@ -78,6 +78,8 @@ def test_the_stub_app_under_uvicorn(tmp_path) -> None:
         (["--listen", "localhost"], "argument --listen: expected HOST:PORT, got 'localhost'"),
         (["--listen", "127.0.0.1:99999"], "argument --listen: expected HOST:PORT, got '127.0.0.1:99999'"),
         (["--token", "t"], "argument --token: only with --listen"),
+        (["--stall-timeout", "1"], "argument --stall-timeout: only with --listen"),
+        (["--listen", "127.0.0.1:8000", "--stall-timeout", "0"], "argument --stall-timeout: expected seconds above 0, got '0'"),
     ],
 )
 def test_stub_agent_flags_are_checked(args: list[str], message: str) -> None:
