@@ -117,7 +117,8 @@ def _located(run: Run) -> Run:
     recorded ``--package`` (and its project folder, which the recorded paths are relative to). NEW,
     when neither given nor in ``[tool.acpgen]``, is the schema file the package records (as it is
     now: the new release, when one replaced it)."""
-    if "package" not in run.given and read_manifest(run.out, run.options.package) is None:
+    package_flag = run.given.get("package", "").startswith("--")
+    if not package_flag and read_manifest(run.out, run.options.package) is None:
         own = manifest_in(run.out)
         found = [Found(run.out, own)] if own is not None and own.options is not None else (
             packages_below(run.out) if run.out.is_dir() else [])

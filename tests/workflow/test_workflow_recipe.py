@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -220,6 +221,21 @@ def test_check_and_diff_take_the_package_folder_or_the_folder_holding_it(cli, pr
     assert result.exit_code == 0, result.stderr
     assert result.stderr == "acpgen diff: 1 change(s) (1 compatible) from src/myapp/_acp (acpgen-schema.json) to acp.json\n"
     assert cli("diff", "--out", out, "schema/acp.json").stdout == result.stdout
+
+
+def test_hints_name_acpgen_as_it_was_run_and_change_to_the_project_folder(cli, project, monkeypatch):
+    """Checked from the folder above the project, with acpgen run by a path that is not on PATH
+    (as ``.venv/bin/acpgen`` is): the diff runs from here, the generate in the project folder."""
+    monkeypatch.chdir(project.parent)
+    monkeypatch.setattr(sys, "argv", [str(project.parent / "env" / "bin" / "acpgen")])
+    doc = json.loads((project / "schema" / "acp.json").read_text())
+    (project / "schema" / "acp.json").write_text(json.dumps({**doc, "description": "a newer release"}))
+    result = cli("check", "--summary")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0].endswith(
+        "; the schema is not the one project/src/myapp/_acp was generated from: run `env/bin/acpgen diff --out"
+        " project/src/myapp/_acp project/schema/acp.json` to see what regenerating changes, then run `cd project"
+        " && ../env/bin/acpgen generate --schema schema/acp.json --out src --package myapp._acp --side agent`")
 
 
 (GENERATE_EXAMPLE,) = docs.blocks("reference/cli.md", "sh", "`acpgen generate`")
