@@ -39,7 +39,14 @@ from .pydantic_layout import sorted_imports
 
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
-INSTALL_HINT = "--models pydantic needs datamodel-code-generator: pip install 'acpgen[pydantic]'"
+#: What ``--models pydantic`` needs: acpgen's ``pydantic`` extra, pinned as in pyproject.toml.
+REQUIREMENT = "datamodel-code-generator==0.89.*"
+#: The error without it: commands that work where acpgen is installed from a clone (no package
+#: index serves acpgen itself).
+INSTALL_HINT = (
+    f"--models pydantic needs datamodel-code-generator: python -m pip install '{REQUIREMENT}'"
+    " (or, in acpgen's clone: python -m pip install '.[pydantic]')"
+)
 PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
