@@ -377,9 +377,9 @@ class Spec:
             ("_rpc", ("DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"))
         ]
         if self.serves(Side.AGENT.value):
-            found.append(("agent", ("Agent", "AgentSideConnection", "ClientProxy", "run_agent")))
+            found.append(("agent", ("Agent", "AgentSideConnection", "ClientProxy", "asgi_app", "run_agent")))
         if self.serves(Side.CLIENT.value):
-            found.append(("client", ("AgentProxy", "Client", "ClientSideConnection", "spawn_agent")))
+            found.append(("client", ("AgentProxy", "Client", "ClientSideConnection", "connect_agent", "spawn_agent")))
         found += [(r.module, r.exports) for r in self.other_roles]
         if self.carries(Side.AGENT.value) and self.carries(Side.CLIENT.value):
             found.append(("pair", ("in_memory_pair",)))

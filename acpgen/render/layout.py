@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 #: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
 LINE_LENGTH = 100
+#: The length isort (ruff's I001, with its default settings) keeps a ``from`` import to.
+IMPORT_LINE_LENGTH = 88
 
 
 class Unfitted(Exception):
@@ -78,6 +80,16 @@ def fit(
     else:
         body = _one_a_line(indent + 4, items, line)
     return f"{first}\n{body}\n{last}"
+
+
+def fit_import(indent: int, module: str, names: Sequence[str]) -> str:
+    """``from module import names`` at ``indent`` as isort lays it out: one line up to
+    :data:`IMPORT_LINE_LENGTH`, else a name a line with a trailing comma (which black keeps)."""
+    pad = " " * indent
+    line = f"{pad}from {module} import {', '.join(names)}"
+    if len(line) <= IMPORT_LINE_LENGTH:
+        return line
+    return f"{pad}from {module} import (\n" + "".join(f"{pad}    {name},\n" for name in names) + f"{pad})"
 
 
 def closing_lines(indent: int, tail: str) -> list[str]:

@@ -11,8 +11,7 @@ import ast
 import sys
 from collections.abc import Callable
 
-#: The line length of ruff's import sorting (its default), at which it wraps an import.
-IMPORT_LINE_LENGTH = 88
+from .layout import fit_import
 
 
 def sorted_imports(text: str) -> str:
@@ -38,7 +37,7 @@ def sorted_imports(text: str) -> str:
     groups: dict[int, list[str]] = {}
     for (level, module), found in sorted(names.items(), key=lambda item: (-item[0][0], item[0][1].lower())):
         groups.setdefault(_import_group(level, module), []).append(
-            _import_statement("." * level + module, sorted(found, key=_name_order))
+            fit_import(0, "." * level + module, sorted(found, key=_name_order))
         )
     lines = text.split("\n")
     start, end = block[0].lineno - 1, block[-1].end_lineno or block[-1].lineno
@@ -64,13 +63,6 @@ def _name_order(name: str) -> tuple[int, str]:
     if name.isupper() and len(name) > 1:
         return 0, name
     return (1 if name[:1].isupper() else 2), name
-
-
-def _import_statement(module: str, names: list[str]) -> str:
-    line = f"from {module} import {', '.join(names)}"
-    if len(line) <= IMPORT_LINE_LENGTH:
-        return line
-    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def black_where_needed(text: str, format_python: Callable[[str], str], line_length: int = 100) -> str:

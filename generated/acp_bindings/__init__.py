@@ -622,13 +622,19 @@ __all__ = [
 # imported on first use (``__getattr__`` below), so that the models alone import no asyncio.
 if TYPE_CHECKING:
     from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
-    from .agent import Agent, AgentSideConnection, ClientProxy, run_agent
-    from .client import AgentProxy, Client, ClientSideConnection, spawn_agent
+    from .agent import Agent, AgentSideConnection, ClientProxy, asgi_app, run_agent
+    from .client import (
+        AgentProxy,
+        Client,
+        ClientSideConnection,
+        connect_agent,
+        spawn_agent,
+    )
     from .pair import in_memory_pair
 
 __all__ += ["DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError"]
-__all__ += ["Agent", "AgentSideConnection", "ClientProxy", "run_agent"]
-__all__ += ["AgentProxy", "Client", "ClientSideConnection", "spawn_agent"]
+__all__ += ["Agent", "AgentSideConnection", "ClientProxy", "asgi_app", "run_agent"]
+__all__ += ["AgentProxy", "Client", "ClientSideConnection", "connect_agent", "spawn_agent"]
 __all__ += ["in_memory_pair"]
 
 _RUNTIME = {
@@ -638,10 +644,12 @@ _RUNTIME = {
     "Agent": ".agent",
     "AgentSideConnection": ".agent",
     "ClientProxy": ".agent",
+    "asgi_app": ".agent",
     "run_agent": ".agent",
     "AgentProxy": ".client",
     "Client": ".client",
     "ClientSideConnection": ".client",
+    "connect_agent": ".client",
     "spawn_agent": ".client",
     "in_memory_pair": ".pair",
 }

@@ -44,6 +44,19 @@ def test_runtime_names_import_on_first_use() -> None:
     assert out.split("\n")[:3] == ["True True True", "[]", "acp_bindings.agent"]
 
 
+def test_the_remote_entry_points_come_from_the_root_without_their_libraries() -> None:
+    """``connect_agent`` and ``asgi_app`` are root names; neither imports websockets or httpx."""
+    out = run(
+        "from acp_bindings import asgi_app, connect_agent\n"
+        "from acp_bindings.agent import asgi_app as A\n"
+        "from acp_bindings.client import connect_agent as C\n"
+        "import acp_bindings\n"
+        "print(asgi_app is A, connect_agent is C, {'asgi_app', 'connect_agent'} <= set(acp_bindings.__all__))\n"
+        "print(sorted(m for m in ('websockets', 'httpx', 'uvicorn') if m in sys.modules))"
+    )
+    assert out.split("\n")[:2] == ["True True True", "[]"]
+
+
 def test_unknown_name_is_an_attribute_error() -> None:
     out = run(
         "import acp_bindings\n"

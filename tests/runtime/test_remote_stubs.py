@@ -145,12 +145,15 @@ def test_without_a_token_only_loopback_is_served() -> None:
     assert [is_loopback(h) for h in ("localhost", "127.0.0.2", "[::1]", "a.localhost", "10.0.0.1", "example.com")] == [True] * 4 + [False] * 2
 
 
-(REMOTE_AGENT_EXAMPLE,) = docs.blocks("guides/remote-transports.md", "python", "WebSocket and Streamable HTTP")
+REMOTE_AGENT_EXAMPLE, REMOTE_CLIENT_EXAMPLE = docs.blocks("guides/remote-transports.md", "python", "WebSocket and Streamable HTTP")
 
 
-def test_the_guides_remote_example_serves_under_uvicorn(tmp_path) -> None:
+def test_the_guides_remote_examples_serve_under_uvicorn_and_connect(tmp_path) -> None:
+    """The agent block under uvicorn, reached by the stub client and by the client block (its
+    imports from the package root), with the port the test found free in place of 8000."""
     (tmp_path / "my_agent.py").write_text(REMOTE_AGENT_EXAMPLE.text)
     port = free_port()
+    (tmp_path / "my_client.py").write_text(REMOTE_CLIENT_EXAMPLE.text.replace(":8000/", f":{port}/"))
     command = [sys.executable, "-m", "uvicorn", "my_agent:app", "--app-dir", str(tmp_path), "--port", str(port), "--log-level", "warning"]
     process = subprocess.Popen(command, env=child_env(), stderr=subprocess.PIPE)
     try:
@@ -160,6 +163,9 @@ def test_the_guides_remote_example_serves_under_uvicorn(tmp_path) -> None:
         assert done.stdout.splitlines()[-1] == '{"stopReason":"end_turn"}'
         refused = stub_client(tmp_path, "--url", f"ws://127.0.0.1:{port}/acp")
         assert refused.returncode == 1 and "403" in refused.stderr
+        connected = subprocess.run([sys.executable, "my_client.py"], cwd=tmp_path, env=child_env(), capture_output=True,
+                                   text=True, timeout=60, check=False)
+        assert (connected.returncode, connected.stdout) == (0, "protocol version 1\n"), connected.stderr
     finally:
         process.terminate()
         process.communicate(timeout=10)
