@@ -11,8 +11,13 @@ a session, and every answer to a request that came on a session's stream, carrie
 earlier server process served) has its stream opened once the server has accepted the load. A
 request the server refuses (4xx, 5xx) is answered locally with a JSON-RPC error (-32603, the
 status in its data), so its caller does not wait; a refused connection, or the end of its stream,
-ends the transport. ``close`` DELETEs the connection. Cookies are kept for the connection (sticky
-load balancers).
+ends the transport. ``close`` DELETEs the connection.
+
+Cookies, on both profiles: what a server sets (in the WebSocket handshake's answer, in any HTTP
+answer) is kept in a cookie jar and sent back on every later request and handshake, so behind a
+cookie-sticky load balancer a reconnecting client lands on the worker that served it. The jar is
+:func:`cookie_jar`, one for the process (as a browser keeps its cookies), unless ``cookies`` names
+another.
 """
 
 from __future__ import annotations
@@ -21,11 +26,15 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._transports import MessageTransport
 
-__all__ = ["RemoteError", "open_transport"]
+if TYPE_CHECKING:  # imported on first use; CookieJar is re-exported for connect_agent's annotation
+    import email.message
+    from http.cookiejar import CookieJar as CookieJar  # noqa: PLC0414
+
+__all__ = ["RemoteError", "cookie_jar", "open_transport"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +42,19 @@ _INBOX = 256  # messages received but not yet read, above which the streams stop
 #: Methods that attach a session to a connection: the server may know the session only once it
 #: has accepted one of them.
 _ATTACHING = frozenset({"session/load", "session/resume"})
+
+_COOKIES: list[Any] = []  # the process's cookie jar, made on first use
+
+
+def cookie_jar() -> CookieJar:
+    """The cookies servers set, kept for this process and sent back to them on every connection
+    that is given no jar of its own."""
+    if not _COOKIES:
+        import http.cookiejar  # imported on first use, as the client libraries are
+
+        _COOKIES.append(http.cookiejar.CookieJar())
+    jar: CookieJar = _COOKIES[0]
+    return jar
 
 
 class RemoteError(ConnectionError):
@@ -54,11 +76,14 @@ async def open_transport(
     http2: bool = False,
     max_message_size: int = 32 * 1024 * 1024,
     connect_timeout: float = 10.0,
+    cookies: CookieJar | None = None,
 ) -> MessageTransport:
     """Connect to the agent at ``url``; ``token`` is sent as ``Authorization: Bearer``.
 
     ``http2`` speaks HTTP/2 on ``https://`` (negotiated) and on ``http://`` (h2c, prior
-    knowledge); WebSocket URLs ignore it."""
+    knowledge); WebSocket URLs ignore it. ``cookies``: the jar that keeps the cookies servers set
+    (:func:`cookie_jar`, the process's, by default)."""
+    jar = cookie_jar() if cookies is None else cookies
     extra = dict(headers or {})
     if token is not None:
         extra["Authorization"] = f"Bearer {token}"
@@ -66,6 +91,9 @@ async def open_transport(
     if scheme in ("ws", "wss"):
         client = _need("websockets.asyncio.client", "websockets>=13", scheme)
         exceptions = _need("websockets.exceptions", "websockets>=13", scheme)
+        cookie = _cookie_header(jar, url)
+        if cookie is not None:
+            extra["Cookie"] = f"{extra['Cookie']}; {cookie}" if "Cookie" in extra else cookie
         try:
             socket = await client.connect(
                 url,
@@ -74,11 +102,13 @@ async def open_transport(
                 open_timeout=connect_timeout,
             )
         except exceptions.InvalidStatus as exc:
+            _keep_cookies(jar, url, exc.response.headers.raw_items())
             raise RemoteError(
                 f"{url}: the server refused the WebSocket ({exc.response.status_code})"
             ) from None
         except (OSError, asyncio.TimeoutError, exceptions.WebSocketException) as exc:
             raise RemoteError(f"{url}: {exc}") from None
+        _keep_cookies(jar, url, socket.response.headers.raw_items())
         return _WebSocket(socket, exceptions.ConnectionClosed)
     if scheme in ("http", "https"):
         httpx = _need("httpx", "httpx[http2]" if http2 else "httpx", scheme)
@@ -90,6 +120,7 @@ async def open_transport(
             http1=not (http2 and scheme == "http"),
             http2=http2,
             timeout=timeout,
+            cookies=jar,
         )
         return _StreamableHttp(url, client, httpx, extra, max_message_size)
     raise ValueError(f"unsupported URL scheme {scheme!r} in {url!r}: use ws, wss, http or https")
@@ -304,6 +335,41 @@ def _tls_context(httpx: Any) -> Any:
     if not _TLS:
         _TLS.append(httpx.create_ssl_context())
     return _TLS[0]
+
+
+def _cookie_url(url: str) -> str:
+    """The HTTP URL whose cookies go with ``url`` (``ws`` as ``http``, ``wss`` as ``https``)."""
+    scheme, sep, rest = url.partition("://")
+    return {"ws": "http", "wss": "https"}.get(scheme.lower(), scheme) + sep + rest
+
+
+def _cookie_header(jar: CookieJar, url: str) -> str | None:
+    import urllib.request
+
+    request = urllib.request.Request(_cookie_url(url))
+    jar.add_cookie_header(request)
+    return request.get_header("Cookie")
+
+
+class _Answer:
+    """An answer's headers, as :meth:`CookieJar.extract_cookies` reads them."""
+
+    def __init__(self, headers: Any) -> None:
+        import email.message
+
+        self._headers = email.message.Message()
+        for name, value in headers:
+            self._headers[name] = value  # appends: every Set-Cookie is kept
+
+    def info(self) -> email.message.Message:
+        return self._headers
+
+
+def _keep_cookies(jar: CookieJar, url: str, headers: Any) -> None:
+    """Keep the cookies that the answer's ``headers`` (name, value pairs) set for ``url``."""
+    import urllib.request
+
+    jar.extract_cookies(_Answer(headers), urllib.request.Request(_cookie_url(url)))  # type: ignore[arg-type]
 
 
 def _key(request_id: Any) -> Any:

@@ -12,6 +12,7 @@ connection to the same server. ``flood N``: N updates of 2 KB each, then ``end_t
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import re
 from typing import Any
@@ -136,3 +137,33 @@ def _sticky(inner: Any) -> Any:
 
 #: The scenario behind a simulated sticky balancer (see _sticky).
 sticky = _sticky(app)
+
+
+def _balanced(*workers: Any) -> Any:
+    """``workers`` behind a cookie-sticky balancer: a request or a WebSocket handshake with the
+    cookie ``worker=N`` goes to worker N; one without goes to the next worker in turn, and the
+    answer sets that cookie. Every answer names the worker that served it (``x-worker``)."""
+    turn = itertools.count()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await workers[0](scope, receive, send)
+            return
+        chosen = re.search(r"worker=(\d+)", dict(scope["headers"]).get(b"cookie", b"").decode())
+        index = int(chosen.group(1)) if chosen else next(turn) % len(workers)
+        extra = [(b"x-worker", str(index).encode())]
+        if not chosen:
+            extra.append((b"set-cookie", f"worker={index}; Path=/".encode()))
+
+        async def answer(event: dict[str, Any]) -> None:
+            if event["type"] in ("http.response.start", "websocket.accept"):
+                event = {**event, "headers": [*event.get("headers", []), *extra]}
+            await send(event)
+
+        await workers[index](scope, receive, answer)
+
+    return app
+
+
+#: The scenario in two workers (each an app of its own) behind a cookie-sticky balancer.
+balanced = _balanced(asgi_app(ScenarioAgent), asgi_app(ScenarioAgent))

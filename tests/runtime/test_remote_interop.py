@@ -10,7 +10,9 @@ with ``session/cancel``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import http.cookiejar
 import json
 import sys
 from collections.abc import Iterator
@@ -93,3 +95,29 @@ def test_cookies_are_kept_for_the_connection(cwd: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.strip().splitlines()[-1])["texts"] == EXPECTED_TEXTS
 
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_a_reconnect_goes_back_to_its_worker_behind_a_cookie_sticky_balancer(scheme: str) -> None:
+    """Two workers behind a simulated balancer that pins a client to a worker by a cookie set on
+    the first answer (the WebSocket handshake's, initialize's): our client keeps the cookie for
+    the process, so every reconnect lands on the first worker; with a jar of its own for each
+    connection, a reconnect goes to the next worker in turn."""
+    from acp_bindings import PROTOCOL_VERSION, Client, _remote
+    from acp_bindings.client import connect_agent
+
+    async def workers(url: str, jars: list[http.cookiejar.CookieJar | None]) -> list[str]:
+        served = []
+        for jar in jars:
+            async with connect_agent(Client(), url, cookies=jar) as conn:
+                answer = await conn.agent.initialize(protocol_version=PROTOCOL_VERSION)
+                assert answer.protocol_version == PROTOCOL_VERSION
+                served.append(conn.transport.headers["x-worker"])
+        return served
+
+    _remote.cookie_jar().clear()
+    with running("uvicorn", "remote_agent:balanced") as port:
+        url = f"{scheme}://127.0.0.1:{port}/acp"
+        assert asyncio.run(workers(url, [None, None, None])) == ["0", "0", "0"]
+        assert asyncio.run(workers(url, [http.cookiejar.CookieJar(), http.cookiejar.CookieJar()])) == ["1", "0"]
+    _remote.cookie_jar().clear()

@@ -189,6 +189,7 @@ async def connect_agent(
     http2: bool = False,
     max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
     json_backend: str = "json",
+    cookies: _remote.CookieJar | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect ``client`` to a remote agent: ``ws://`` or ``wss://`` (WebSocket, needs
     ``websockets``), ``http://`` or ``https://`` (Streamable HTTP, needs ``httpx``; ``http2=True``
@@ -197,10 +198,17 @@ async def connect_agent(
     ``async with connect_agent(MyClient(), "ws://127.0.0.1:8000/acp") as conn: ...`` works as
     :func:`spawn_agent` does. ``token`` is sent as ``Authorization: Bearer``; a refused or
     unreachable agent raises :class:`ConnectionError` naming the URL. The message transport
-    underneath is ``conn.transport``.
+    underneath is ``conn.transport``. The cookies a server sets (a sticky load balancer's) are
+    kept in ``cookies`` (an ``http.cookiejar.CookieJar``; by default one for the process) and
+    sent back on every later request, this connection's and the next ones'.
     """
     transport = await _remote.open_transport(
-        url, token=token, headers=headers, http2=http2, max_message_size=max_message_size
+        url,
+        token=token,
+        headers=headers,
+        http2=http2,
+        max_message_size=max_message_size,
+        cookies=cookies,
     )
     connection = ClientSideConnection(
         client, transport, max_message_size=max_message_size, json_backend=json_backend
