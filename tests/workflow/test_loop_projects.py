@@ -9,8 +9,8 @@ shell, from the project folder (``diff``, then ``generate``) -> check passes. A 
 scenario, or a scenario added to the list, is all a new case needs.
 """
 
-from __future__ import annotations
-
+# No "from __future__ import annotations": the docs guard imports this module under another name,
+# where a dataclass could not look its string annotations up.
 import re
 import shlex
 import shutil
@@ -20,9 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import CORPUS, tree
+from support import CORPUS, docs, tree
 
 ACPGEN = f"{shlex.quote(sys.executable)} -m acpgen"
+#: The update guide's loops: a vendored package; a configured one (its pyproject.toml, its commands).
+(VENDORED,) = docs.blocks("guides/updating.md", "sh", "A vendored package")
+(CONFIGURED_TOML,) = docs.blocks("guides/updating.md", "toml", "A configured package")
+(CONFIGURED,) = docs.blocks("guides/updating.md", "sh", "A configured package")
 OLD, NEW = CORPUS / "v0.11.1--schema.json", CORPUS / "v0.12.2--schema.json"  # stable releases
 
 
@@ -118,3 +122,25 @@ def play(project: Path, scenario: Scenario) -> None:
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 def test_the_loop(tmp_path, scenario):
     play(tmp_path / "project", scenario)
+
+
+@pytest.mark.parametrize(("commands", "pyproject"), [(VENDORED, ""), (CONFIGURED, CONFIGURED_TOML.text)],
+                         ids=["vendored", "configured"])
+def test_the_update_guide_plays_the_loop(tmp_path, commands, pyproject):
+    """The guide's commands as written, with ``.venv/bin/acpgen`` this environment's acpgen: from an
+    older release to a newer one, and nothing written to generated/."""
+    project = tmp_path / "project"
+    (project / "schema").mkdir(parents=True)
+    (project / "path" / "to" / "new").mkdir(parents=True)
+    shutil.copyfile(OLD, project / "schema" / "acp.json")
+    shutil.copyfile(NEW, project / "path" / "to" / "new" / "schema.json")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "acpgen").symlink_to(Path(sys.executable).parent / "acpgen")
+    if pyproject:
+        (project / "pyproject.toml").write_text(pyproject)
+    done = subprocess.run(["bash", "-e", "-c", commands.text], cwd=project, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "method-added" in done.stdout  # the diff: v0.12.2 adds methods
+    assert done.stderr.splitlines()[-1] == "acpgen check: src/myapp/_acp is up to date"
+    assert not (project / "generated").exists()

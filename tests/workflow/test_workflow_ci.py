@@ -32,13 +32,15 @@ def test_the_readme_pre_commit_configuration_catches_drift(tmp_path):
     (project / "acp.json").write_text(json.dumps(mini_schema()))
     (project / "pyproject.toml").write_text('[tool.acpgen]\nschema = "acp.json"\nout = "src"\npackage = "demo.acp"\n')
     (project / ".pre-commit-config.yaml").write_text(config)
+    (project / ".venv" / "bin").mkdir(parents=True)  # where the project's environment has acpgen
+    (project / ".venv" / "bin" / "acpgen").symlink_to(Path(sys.executable).parent / "acpgen")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, check=False)
 
-    assert run("acpgen", "generate").returncode == 0
+    assert run(".venv/bin/acpgen", "generate").returncode == 0
     run("git", "init", "-q")
     run("git", "add", "-A")
     hook = [sys.executable, "-m", "pre_commit", "run", "acpgen-check", "--all-files"]
