@@ -16,6 +16,7 @@ from support import CORPUS, INTEROP, one_error_line, tree
 from support.versions import SDK_SCHEMAS, env_for
 
 from acpgen.render.environment import RUNTIME
+from acpgen.render.modules import MODULES, Source
 
 #: The TypeScript SDK's schemas, which its peers speak: v1's states no version (1), v2's is given
 #: by a meta.json the project puts beside it.
@@ -59,7 +60,11 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         assert sorted(p.name for p in (package / f"v{version}").iterdir()) == [
             "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "inspect.py",
             "methods.py", "models.py", "pair.py", "py.typed", "session.py", "stub_agent.py", "stub_client.py"]
-    runtime = sorted(p.name for p in RUNTIME.glob("_*.py") if p.name != "__init__.py")
+    # the shared runtime of the table of modules: every file of acpgen/runtime/ but pair.py, inspect.py
+    # and, in a package of the dataclass flavour, the pydantic flavour's
+    runtime = [m.name for m in MODULES if m.source is Source.RUNTIME and m.shared and m.flavour is None]
+    assert sorted(runtime) == sorted(p.name for p in RUNTIME.glob("_*.py") if p.name not in (
+        "__init__.py", "_pydantic.py", "_pydantic_errors.py"))
     assert sorted(p.name for p in package.iterdir() if p.is_file()) == sorted([
         "__init__.py", "acpgen-manifest.json", "inspect.py", "py.typed", "stub_agent.py", "stub_client.py",
         *runtime])
