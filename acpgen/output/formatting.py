@@ -15,8 +15,11 @@ from typing import Any
 
 from ..render.layout import LINE_LENGTH
 
-#: What to install for :func:`format_python`.
-BLACK_EXTRA = "acpgen[black]"
+#: What :func:`format_python` needs: acpgen's ``black`` extra, pinned as in pyproject.toml.
+BLACK_REQUIREMENT = "black==26.10.1"
+#: How to install it, in commands that work where acpgen is installed from a clone (no package
+#: index serves acpgen itself).
+INSTALL_BLACK = f"python -m pip install '{BLACK_REQUIREMENT}' (or, in acpgen's clone: python -m pip install '.[black]')"
 
 
 @functools.cache
@@ -46,7 +49,7 @@ def format_python(source: str, filename: str = "<generated>", why: str = "") -> 
     except ImportError:
         raise FormattingError(
             f"{why or filename + ': this module is formatted by black'}, and black is not installed:"
-            f" pip install '{BLACK_EXTRA}'"
+            f" {INSTALL_BLACK}"
         ) from None
     try:
         formatted: str = black.format_str(source, mode=mode)

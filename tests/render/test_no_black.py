@@ -13,7 +13,7 @@ from support import BUNDLED, CORPUS, DATA, mini_schema
 from support.noblack import differences, without_black
 
 from acpgen.output import formatting
-from acpgen.output.formatting import format_python
+from acpgen.output.formatting import INSTALL_BLACK, format_python
 from acpgen.pipeline import Options, generate
 from acpgen.render.longlines import overlong_line
 from acpgen.render.modules import Source, module_names
@@ -103,7 +103,7 @@ def test_a_line_acpgen_cannot_lay_out_is_named_without_black(tmp_path, write_sch
     number = int(where.rsplit(":", 1)[1])
     excerpt = rest.split("`")[1]
     assert excerpt.endswith("...") and f"class {long_name}(Model):".startswith(excerpt[:-3]), excerpt
-    assert rest.endswith("itself (it is left to black), and black is not installed: pip install 'acpgen[black]'")
+    assert rest.endswith(f"itself (it is left to black), and black is not installed: {INSTALL_BLACK}")
     assert number > 1 and not (tmp_path / "out").exists()
     # with the layout on, the same schema needs no black
     run = subprocess.run([sys.executable, "-c", WITHOUT_BLACK, "generate", "--schema", str(schema), "--out", "out"],
@@ -119,7 +119,7 @@ def test_a_users_template_without_black_names_the_template(tmp_path):
     assert run.returncode == 2
     message = (
         "error: acp_bindings/pair.py: this module reads your template mine/pair.py.jinja (its layout is left"
-        " to black), and black is not installed: pip install 'acpgen[black]'"
+        f" to black), and black is not installed: {INSTALL_BLACK}"
     )
     assert run.stderr.splitlines() == [message]
     assert not (tmp_path / "out").exists()

@@ -34,6 +34,10 @@ def test_no_dependency_is_pinned_exactly_and_black_is_not_one():
     assert "black" not in {requirement_name(r) for r in dependencies}
     # black stays pinned in its extra: the bytes it writes depend on its version
     assert PYPROJECT["project"]["optional-dependencies"]["black"] == ["black==26.10.1"]
+    # and the error without black names that requirement, to install with pip as it is
+    from acpgen.output.formatting import BLACK_REQUIREMENT
+
+    assert PYPROJECT["project"]["optional-dependencies"]["black"] == [BLACK_REQUIREMENT]
 
 
 def test_each_extra_lists_each_package_once():
