@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import INTEROP
 from support.remote import run_client, running
 
 HELLO = "hello file\n"
@@ -121,3 +122,41 @@ def test_a_reconnect_goes_back_to_its_worker_behind_a_cookie_sticky_balancer(sch
         assert asyncio.run(workers(url, [None, None, None])) == ["0", "0", "0"]
         assert asyncio.run(workers(url, [http.cookiejar.CookieJar(), http.cookiejar.CookieJar()])) == ["1", "0"]
     _remote.cookie_jar().clear()
+
+
+def test_a_session_the_server_did_not_know_gets_its_stream_once_loaded() -> None:
+    """A client loads, on a connection to the other worker (an app that never saw the session),
+    a session the first worker served: the session's stream is refused (404) until the load is
+    accepted, then opened, and the replayed history arrives on it."""
+    from acp_bindings import PROTOCOL_VERSION, Client, builders
+    from acp_bindings._codec import encode
+    from acp_bindings.client import connect_agent
+
+    class Texts(Client):
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        async def session_update(self, params) -> None:  # type: ignore[no-untyped-def]
+            update = encode(params)["update"]
+            if update["sessionUpdate"] == "agent_message_chunk":
+                self.texts.append(update["content"]["text"])
+
+    async def scenario(url: str, cwd: str) -> list[str]:
+        async with connect_agent(Client(), url, cookies=http.cookiejar.CookieJar()) as conn:
+            await conn.agent.initialize(protocol_version=PROTOCOL_VERSION)
+            assert conn.transport.headers["x-worker"] == "0"
+            session = (await conn.agent.session_new(cwd=cwd, mcp_servers=[])).session_id
+            await conn.agent.session_prompt(session_id=session, prompt=[builders.content_block.text("flood 1")])
+        client = Texts()
+        async with connect_agent(client, url, cookies=http.cookiejar.CookieJar()) as conn:
+            await conn.agent.initialize(protocol_version=PROTOCOL_VERSION)
+            assert conn.transport.headers["x-worker"] == "1"
+            await conn.agent.session_load(session_id=session, cwd=cwd, mcp_servers=[])
+            for _ in range(200):  # the replay comes on the session's stream, the answer on the other
+                if client.texts:
+                    break
+                await asyncio.sleep(0.025)
+        return client.texts
+
+    with running("uvicorn", "remote_agent:balanced") as port:
+        assert asyncio.run(scenario(f"http://127.0.0.1:{port}/acp", str(INTEROP))) == ["replay: flood 1"]
