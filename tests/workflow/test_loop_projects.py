@@ -110,7 +110,7 @@ def play(project: Path, scenario: Scenario) -> None:
                                 check=False)
         assert result.returncode == 0, (command, result.stderr)
         if " diff --out " in command:
-            assert "compatible" in result.stderr and "from " in result.stderr, result.stderr
+            assert "change(s)" in result.stderr and "from " in result.stderr, result.stderr
 
     said = acpgen(project, "check")
     assert "differ" not in said and said.count(" is up to date") == len(scenario.packages), said
