@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support import write_package
+from support.typecheck import mypy_strict
 
 from acpgen.pipeline import Options, generate
 from acpgen.render.modules import Source, module_names
@@ -92,9 +92,5 @@ def test_every_example_round_trips_exactly(case, packages):
 
 
 def test_every_golden_package_passes_mypy_strict(packages, tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--cache-dir", str(tmp_path),
-         *(str(packages / f"golden_{case}") for case in NAMES)],
-        capture_output=True, text=True, cwd=packages, check=False,
-    )
+    result = mypy_strict(*(packages / f"golden_{case}" for case in NAMES), cwd=packages)
     assert result.returncode == 0, result.stdout + result.stderr

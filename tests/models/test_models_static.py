@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from support import BINDINGS, ROOT, schema_with, write_package
+from support.typecheck import mypy_strict
 
 from acpgen.output.formatting import format_python
 from acpgen.pipeline import Options, generate
@@ -53,11 +54,7 @@ reason("end_turn")
 
 def test_mypy_strict_passes_on_the_package_and_its_use(tmp_path):
     (tmp_path / "use_bindings.py").write_text(USER_CODE)
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--cache-dir", str(tmp_path / "cache"),
-         str(PACKAGE), str(tmp_path / "use_bindings.py")],
-        check=False, capture_output=True, text=True, cwd=BINDINGS,
-    )
+    result = mypy_strict(PACKAGE, tmp_path / "use_bindings.py", cwd=BINDINGS)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -67,10 +64,7 @@ def test_mypy_rejects_a_wrong_construction(tmp_path):
         Text(txt="hi")
         PromptResponse(stop_reason="bored")
     '''))
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "wrong.py")],
-        check=False, capture_output=True, text=True, cwd=BINDINGS,
-    )
+    result = mypy_strict(tmp_path / "wrong.py", cwd=BINDINGS)
     assert result.returncode == 1
     assert 'Unexpected keyword argument "txt"' in result.stdout
     assert "Literal['bored']" in result.stdout
@@ -148,10 +142,7 @@ def test_models_module_of_a_small_schema_with_every_shape_is_in_black_style(tmp_
     text = files["acp_bindings/models.py"]
     assert format_python(text) == text
     write_package(files, tmp_path / "out")
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "acp_bindings"],
-        check=False, capture_output=True, text=True, cwd=tmp_path / "out",
-    )
+    result = mypy_strict("acp_bindings", cwd=tmp_path / "out", cache="long-names")  # another acp_bindings
     assert result.returncode == 0, result.stdout
 
 

@@ -13,6 +13,7 @@ from support.corpus_harness import (
     details,
     release_name,
 )
+from support.typecheck import cache_dir
 
 #: lineage -> the release checked. v0.0.33 (the one v0.0.x release) and v0.1.3-alpha.0 to
 #: v0.2.0-alpha.8 are not here yet: their models still use a None-returning decoder as a value
@@ -32,7 +33,7 @@ LINEAGES = {
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    checked = check_releases(list(LINEAGES.values()), tmp_path_factory.mktemp("releases"))
+    checked = check_releases(list(LINEAGES.values()), tmp_path_factory.mktemp("releases"), mypy_cache=cache_dir())
     return {r.release: r for r in checked}
 
 

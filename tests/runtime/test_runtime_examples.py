@@ -18,6 +18,7 @@ from pathlib import Path
 import black
 import pytest
 from support.runtime import BINDINGS, INTEROP, ROOT, STUB_AGENT, STUB_CLIENT, child_env
+from support.typecheck import mypy_strict
 
 EXAMPLES = ROOT / "examples"
 ECHO_AGENT = (sys.executable, str(EXAMPLES / "echo_agent.py"))
@@ -133,10 +134,7 @@ def test_mypy_strict_passes_the_examples_and_flags_every_wrong_keyword_or_type(t
     wrong += "session_update as update\n\n\nclass Wrong(Agent):\n    async def go(self, sid: str) -> None:\n" + body
     (tmp_path / "user_wrong.py").write_text(wrong)
     files = [str(EXAMPLES / "echo_agent.py"), str(EXAMPLES / "echo_client.py"), "user_flat.py", "user_wrong.py"]
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--hide-error-context", *files],
-        cwd=tmp_path, env={**child_env(), "MYPYPATH": str(BINDINGS)}, capture_output=True, text=True, check=False,
-    )
+    done = mypy_strict("--hide-error-context", *files, cwd=tmp_path, env={**child_env(), "MYPYPATH": str(BINDINGS)})
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert all(line.startswith("user_wrong.py:") for line in errors), done.stdout
     first = 7  # the line of the first wrong call in user_wrong.py

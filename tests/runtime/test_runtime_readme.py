@@ -22,6 +22,7 @@ import acp_bindings
 from acp_bindings import builders, models, session
 from support import docs
 from support.runtime import BINDINGS, INTEROP, ROOT, STUB_AGENT, child_env
+from support.typecheck import mypy_strict
 
 AGENT_PAGE, CLIENT_PAGE = "guides/writing-an-agent.md", "guides/writing-a-client.md"
 AGENT, TOOLS = (block.text for block in docs.blocks(AGENT_PAGE, "python"))
@@ -103,10 +104,7 @@ def test_the_tool_call_example_runs(tmp_path):
 
 def test_the_guide_examples_pass_mypy_strict(tmp_path):
     paths = _write(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *map(str, paths)],
-        cwd=tmp_path, env={**child_env(), "MYPYPATH": str(BINDINGS)}, capture_output=True, text=True, check=False,
-    )
+    done = mypy_strict(*paths, cwd=tmp_path, env={**child_env(), "MYPYPATH": str(BINDINGS)})
     assert done.returncode == 0, done.stdout
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from support import BINDINGS, mini_schema
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
+from support.typecheck import mypy_strict
 
 from acpgen.pipeline import Options, generate, output_modules
 
@@ -129,10 +130,7 @@ def test_a_request_whose_result_the_schema_leaves_untyped_carries_plain_json(tmp
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     assert "    async def status(self, params: StatusRequest) -> Any:\n" in files["untyped/agent.py"]
-    checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "untyped"],
-        check=False, capture_output=True, text=True, cwd=tmp_path,
-    )
+    checked = mypy_strict("untyped", cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     monkeypatch.syspath_prepend(str(tmp_path))
     untyped = importlib.import_module("untyped")

@@ -81,8 +81,9 @@ def package_name(schema: Path) -> str:
     return "rel_" + re.sub(r"\W", "_", release_name(schema).removesuffix(".json"))
 
 
-def check_releases(schemas: list[Path], out: Path, progress: bool = False) -> list[Result]:
-    """Generate each release's package below ``out``, type-check, lint and route it."""
+def check_releases(schemas: list[Path], out: Path, progress: bool = False, mypy_cache: Path | None = None) -> list[Result]:
+    """Generate each release's package below ``out``, type-check, lint and route it (mypy's cache in
+    ``mypy_cache``, by default in ``out``)."""
     results = {schema: Result(release_name(schema)) for schema in schemas}
     packages: dict[str, Path] = {}
     for schema in schemas:
@@ -101,7 +102,7 @@ def check_releases(schemas: list[Path], out: Path, progress: bool = False) -> li
         packages[package] = schema
     if progress:
         print(f"generated {len(packages)} packages; running mypy --strict and ruff ...", file=sys.stderr, flush=True)
-    for package, lines in _findings(_mypy(out, sorted(packages)), packages).items():
+    for package, lines in _findings(_mypy(out, sorted(packages), mypy_cache or out / ".mypy_cache"), packages).items():
         results[packages[package]].mypy = lines
     for package, lines in _findings(_ruff(out, sorted(packages)), packages).items():
         results[packages[package]].ruff = lines
@@ -128,11 +129,11 @@ def check_releases(schemas: list[Path], out: Path, progress: bool = False) -> li
     return [results[schema] for schema in schemas]
 
 
-def _mypy(out: Path, packages: list[str]) -> list[str]:
+def _mypy(out: Path, packages: list[str], cache: Path) -> list[str]:
     if not packages:
         return []
     args = [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--no-error-summary",
-            "--cache-dir", str(out / ".mypy_cache")]
+            "--cache-dir", str(cache)]
     for package in packages:
         args += ["-p", package]
     result = subprocess.run(args, capture_output=True, text=True, cwd=out, check=False)

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from support import CORPUS, INTEROP, one_error_line, tree
+from support.typecheck import mypy_strict
 from support.versions import SDK_SCHEMAS, env_for
 
 from acpgen.render.environment import RUNTIME
@@ -110,13 +111,11 @@ print("shared")
 
 
 def test_the_package_passes_mypy_strict_and_ruff(project, tmp_path):
-    for command in (
-        ["mypy", "--strict", "--python-version", "3.10", "--no-error-summary", "--cache-dir", str(tmp_path), "both"],
-        ["ruff", "check", "--no-cache", "--target-version", "py310", "--quiet", "both"],
-    ):
-        done = subprocess.run([sys.executable, "-m", *command], cwd=project / "out", capture_output=True, text=True,
-                              timeout=600, check=False)
-        assert done.returncode == 0, done.stdout + done.stderr
+    done = mypy_strict("--no-error-summary", "both", cwd=project / "out")
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--target-version", "py310", "--quiet", "both"],
+                          cwd=project / "out", capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, project, monkeypatch):

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from support import CORPUS, DATA, ROOT, write_package
+from support.typecheck import mypy_strict
 
 from acpgen.pipeline import Options, generate
 
@@ -41,11 +42,7 @@ def _folder(where: Path) -> Path:
 
 def test_mypy_strict_without_the_pydantic_plugin(folder: Path) -> None:
     # one run over every package, so pydantic's own modules are read once
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--config-file", "",
-         "--cache-dir", str(folder / ".mypy_cache"), *SCHEMAS],
-        capture_output=True, text=True, cwd=folder, check=False,
-    )
+    result = mypy_strict("--config-file", "", *SCHEMAS, cwd=folder)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
