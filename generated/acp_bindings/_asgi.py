@@ -396,6 +396,7 @@ class AcpApp:
         loop = asyncio.get_running_loop()
         gone = asyncio.ensure_future(_disconnected(receive))
         gone.add_done_callback(lambda _: stream.wake("gone"))
+        stall = _Stall(self.stall_timeout)
         try:
             while not gone.done():
                 if stream.queue:
@@ -405,10 +406,9 @@ class AcpApp:
                         message = stream.queue.popleft()
                         batch.append(message)
                         size += len(message)
-                    events = b"".join(b"data: " + message + b"\n\n" for message in batch)
-                    if not await self._sent(send, events):
+                    if not await stall.send(send, b"".join([b"data: %b\n\n" % m for m in batch])):
                         stream.queue.extendleft(reversed(batch))  # for the stream's next reader
-                        return
+                        break
                     connection.taken(size)
                     continue
                 if stream.finished:
@@ -421,40 +421,64 @@ class AcpApp:
                 finally:
                     timer.cancel()
                     stream.waiter = None
-                if why == "keepalive" and not await self._sent(send, b": keepalive\n\n"):
-                    return
-            if not gone.done():
+                if why == "keepalive" and not await stall.send(send, b": keepalive\n\n"):
+                    break
+            if stall.stalled:  # the app returns, the server drops the response
+                logger.warning(
+                    "cut off an event stream's reader: it took nothing for %s s", self.stall_timeout
+                )
+            elif not gone.done():
                 await send({"type": "http.response.body", "body": b""})
         finally:
+            stall.close()
             gone.cancel()
 
-    async def _sent(self, send: Send, body: bytes) -> bool:
-        """Send a part of an event stream; False, the send given up, when its reader took nothing
-        for ``stall_timeout`` seconds (the app then returns, and the server drops the response)."""
+
+class _Stall:
+    """Gives up a send to an event stream that its reader has not taken for ``limit`` seconds. One
+    timer a stream, armed when a send starts and none is armed, so a send costs no timer."""
+
+    def __init__(self, limit: float) -> None:
         task = asyncio.current_task()
         assert task is not None
-        stalled = False
+        self.task = task
+        self.limit = limit
+        self.loop = asyncio.get_running_loop()
+        self.since: float | None = None  # when the send in progress started
+        self.timer: asyncio.TimerHandle | None = None
+        self.stalled = False
 
-        def stall() -> None:
-            nonlocal stalled
-            stalled = True
-            task.cancel()
-
-        timer = asyncio.get_running_loop().call_later(self.stall_timeout, stall)
+    async def send(self, send: Send, body: bytes) -> bool:
+        """Send a part of the stream; False, the send given up, once it has waited ``limit``."""
+        self.since = self.loop.time()
+        if self.timer is None:
+            self.timer = self.loop.call_at(self.since + self.limit, self._check)
         try:
             await send({"type": "http.response.body", "body": body, "more_body": True})
         except asyncio.CancelledError:
-            if not stalled:
+            if not self.stalled:
                 raise
             if sys.version_info >= (3, 11):
-                task.uncancel()
-            logger.warning(
-                "cut off an event stream's reader: it took nothing for %s s", self.stall_timeout
-            )
+                self.task.uncancel()
             return False
         finally:
-            timer.cancel()
+            self.since = None
         return True
+
+    def _check(self) -> None:
+        self.timer = None
+        if self.since is None:
+            return
+        due = self.since + self.limit
+        if due > self.loop.time():
+            self.timer = self.loop.call_at(due, self._check)
+        else:
+            self.stalled = True
+            self.task.cancel()
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
