@@ -117,11 +117,13 @@ def test_a_reconnect_goes_back_to_its_worker_behind_a_cookie_sticky_balancer(sch
         return served
 
     _remote.cookie_jar().clear()
-    with running("uvicorn", "remote_agent:balanced") as port:
-        url = f"{scheme}://127.0.0.1:{port}/acp"
-        assert asyncio.run(workers(url, [None, None, None])) == ["0", "0", "0"]
-        assert asyncio.run(workers(url, [http.cookiejar.CookieJar(), http.cookiejar.CookieJar()])) == ["1", "0"]
-    _remote.cookie_jar().clear()
+    try:
+        with running("uvicorn", "remote_agent:balanced") as port:
+            url = f"{scheme}://127.0.0.1:{port}/acp"
+            assert asyncio.run(workers(url, [None, None, None])) == ["0", "0", "0"]
+            assert asyncio.run(workers(url, [http.cookiejar.CookieJar(), http.cookiejar.CookieJar()])) == ["1", "0"]
+    finally:
+        _remote.cookie_jar().clear()  # the process's cookies for 127.0.0.1 go with this test
 
 
 def test_a_session_the_server_did_not_know_gets_its_stream_once_loaded() -> None:

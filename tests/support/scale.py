@@ -13,6 +13,7 @@ Prints a table of figures; exits 1 if any expectation fails. Every wait is bound
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import logging
 import os
 import signal
@@ -87,7 +88,9 @@ async def one_session(url: str, prompt: str, timeout: float) -> tuple[str, str, 
     started = time.monotonic()
 
     async def run() -> dict[str, Any]:
-        async with connect_agent(client, url) as conn:
+        # A jar of its own: each session is another client (connections of one process share
+        # their cookies by default, and a cookie-sticky balancer would pin them all to one worker).
+        async with connect_agent(client, url, cookies=http.cookiejar.CookieJar()) as conn:
             await conn.agent.initialize(decode(models.InitializeRequest, {"protocolVersion": PROTOCOL_VERSION}))
             seen["worker"] = conn.transport.headers.get("x-acp-worker", "?")  # set by HAProxy
             session = await conn.agent.session_new(decode(models.NewSessionRequest, {"cwd": "/", "mcpServers": []}))
