@@ -59,6 +59,8 @@ class Connection(Incoming):
     ``json_backend="orjson"`` reads messages with orjson (installed separately), and with the
     standard library whenever orjson refuses one or could read it differently; messages are
     written by the standard library either way, so the wire carries the same bytes.
+    ``json_backend="auto"`` (the fast path) is ``"orjson"`` where orjson is importable and
+    ``"json"`` otherwise; ``"json"``, the standard library alone, is the default.
 
     ``tracing``: carry OpenTelemetry's trace context in ``params._meta`` and make spans (see
     :mod:`._tracing`); ``None`` (the default) traces when ``opentelemetry-api`` is importable and
@@ -79,9 +81,18 @@ class Connection(Incoming):
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
-        if json_backend not in ("json", "orjson"):
-            raise ValueError(f"json_backend must be 'json' or 'orjson', got {json_backend!r}")
-        self._fast_decode = orjson_reader() if json_backend == "orjson" else None
+        if json_backend not in ("json", "orjson", "auto"):
+            raise ValueError(
+                f"json_backend must be 'json', 'orjson' or 'auto', got {json_backend!r}"
+            )
+        self._fast_decode = None
+        if json_backend == "orjson":
+            self._fast_decode = orjson_reader()
+        elif json_backend == "auto":
+            try:
+                self._fast_decode = orjson_reader()
+            except ImportError:  # not installed: the standard library, as with "json"
+                pass
         self._wire = make_wire(reader, writer)
         self._dispatcher = dispatcher
         self._max = max_message_size

@@ -208,10 +208,11 @@ class Incoming:
             while queue:
                 seq, method, params = queue[0]
                 try:
-                    if self._tracing is None:
+                    tracing = self._tracing
+                    if tracing is None or (carried := tracing.extracted(params)) is None:
                         await handle(method, params)
                     else:
-                        await self._tracing.notified(handle, method, params)
+                        await tracing.notified(handle, method, params, carried)
                 except Exception:
                     logger.exception("%s: notification handler for %s failed", self._name, method)
                 finally:

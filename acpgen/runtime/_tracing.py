@@ -196,14 +196,14 @@ class Tracing:
             span.end()
 
     async def notified(
-        self, handle: Callable[[str, Any], Coroutine[Any, Any, None]], method: str, params: Any
+        self,
+        handle: Callable[[str, Any], Coroutine[Any, Any, None]],
+        method: str,
+        params: Any,
+        parent: Any,
     ) -> None:
-        """``handle(method, params)`` (a notification's handler) inside the context the
-        notification carries, in a consumer span; as it is when it carries none."""
-        parent = self.extracted(params)
-        if parent is None:
-            await handle(method, params)
-            return
+        """``handle(method, params)`` (a notification's handler) inside ``parent``, the context
+        the notification carries (see :meth:`extracted`), in a consumer span."""
         span = self._tracer.start_span(method, context=parent, kind=self._kind.CONSUMER)
         if span.is_recording():
             span.set_attributes(_attributes(method, None, session_of(params)))
