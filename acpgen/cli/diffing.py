@@ -72,11 +72,14 @@ def diff_command(
     """Show what changes from schema OLD to NEW, on the wire and in the generated Python.
 
     `acpgen diff OLD NEW` compares two schema files; `acpgen diff --out OUT [NEW]` answers "what would
-    regenerating OUT do to me" (for a package of several protocol versions, per version). One line per
-    change, most severe first; exit 2 on bad input.
+    regenerating OUT do to me" (for a package of several protocol versions, per version); with
+    [tool.acpgen], `acpgen diff [NEW]` does for the package it configures. One line per change, most
+    severe first; exit 2 on bad input.
     """
     known = frozenset({bundled_schema_sha256()})
     names: dict[str, str] | None = None
+    if out is None and len(schemas) < 2 and resolve({}).configured:  # [tool.acpgen]'s package
+        out = resolve({}).out
     if out is None:
         if len(schemas) != 2:
             fail("give two schema files (acpgen diff OLD NEW), or --out OUT [NEW]")
