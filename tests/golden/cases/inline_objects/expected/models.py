@@ -14,6 +14,36 @@ from typing import Any, ClassVar, Literal
 from . import _codec
 from ._codec import DecodeError, Model
 
+# How to read this module.
+#
+# Each object type of the schema is a class, and right after it the function that decodes it.
+# A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
+# dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
+# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
+# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
+# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
+# is not a variant of the union its field expects, and takes extra, the properties the schema
+# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
+# then the decoders of field types that several classes share, the tag tables, the registry.
+#
+# A decoder is a plain function, named by what it decodes:
+#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
+#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
+#   _d_X__1   a step of union X's decoder: a choice among some of its variants
+#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
+#             a field's type, shared by every field of that type
+# and the tables beside them:
+#   _K_X      the wire names of X's properties: any other property goes to extra
+#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
+#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
+#   _P_d_...  a string pattern, compiled
+#   _V_X      the classes of the union X, which constructors check a field's value against
+#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
+# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
+# the fields' values in order, p the number of optional properties present, n the nulls the peer
+# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
+# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
+# value's JSON text.
 _new = object.__new__
 _ABSENT: Any = object()
 _str = _codec.json_string
@@ -106,131 +136,6 @@ class Request(Model):
         return out + "}"
 
 
-@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestEnvValue(Model):
-    """RequestEnvValue"""
-
-    __slots__ = ("value",)
-
-    value: str
-
-    def __init__(
-        self,
-        *,
-        value: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.value = value
-        self._extra = extra
-        self._nulls = _nulls
-
-    @classmethod
-    def from_json(cls, data: Any) -> RequestEnvValue:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestEnvValue, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "value": self.value,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"value":' + _str(self.value) + "}"
-
-
-@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestOptionsItem(Model):
-    """RequestOptionsItem"""
-
-    __slots__ = ("name",)
-
-    name: str
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.name = name
-        self._extra = extra
-        self._nulls = _nulls
-
-    @classmethod
-    def from_json(cls, data: Any) -> RequestOptionsItem:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestOptionsItem, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "name": self.name,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"name":' + _str(self.name) + "}"
-
-
-@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
-class RequestToolCall(Model):
-    """RequestToolCall"""
-
-    __slots__ = ("id", "title")
-
-    id: str
-    title: str | None
-
-    def __init__(
-        self,
-        *,
-        id: str,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.id = id
-        self.title = title
-        self._extra = extra
-        self._nulls = _nulls
-
-    @classmethod
-    def from_json(cls, data: Any) -> RequestToolCall:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestToolCall, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "id": self.id,
-        }
-        if self.title is not None:
-            out["title"] = self.title
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"id":' + _str(self.id)
-        if self.title is not None:
-            out += ',"title":' + _str(self.title)
-        return out + "}"
-
-
 def _d_Request(d: Any) -> Request:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -304,6 +209,45 @@ def _d_Request(d: Any) -> Request:
 _K_Request = frozenset({"env", "meta", "options", "toolCall"})
 
 
+@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
+class RequestEnvValue(Model):
+    """RequestEnvValue"""
+
+    __slots__ = ("value",)
+
+    value: str
+
+    def __init__(
+        self,
+        *,
+        value: str,
+        extra: dict[str, Any] | None = None,
+        _nulls: tuple[str, ...] = (),
+    ) -> None:
+        self.value = value
+        self._extra = extra
+        self._nulls = _nulls
+
+    @classmethod
+    def from_json(cls, data: Any) -> RequestEnvValue:
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        return _codec.leniently(_d_RequestEnvValue, data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``."""
+        out: dict[str, Any] = {
+            "value": self.value,
+        }
+        if self._extra:
+            return {**self._extra, **out}
+        return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"value":' + _str(self.value) + "}"
+
+
 def _d_RequestEnvValue(d: Any) -> RequestEnvValue:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -327,6 +271,45 @@ def _d_RequestEnvValue(d: Any) -> RequestEnvValue:
 _K_RequestEnvValue = frozenset({"value"})
 
 
+@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
+class RequestOptionsItem(Model):
+    """RequestOptionsItem"""
+
+    __slots__ = ("name",)
+
+    name: str
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        extra: dict[str, Any] | None = None,
+        _nulls: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self._extra = extra
+        self._nulls = _nulls
+
+    @classmethod
+    def from_json(cls, data: Any) -> RequestOptionsItem:
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        return _codec.leniently(_d_RequestOptionsItem, data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``."""
+        out: dict[str, Any] = {
+            "name": self.name,
+        }
+        if self._extra:
+            return {**self._extra, **out}
+        return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        return '{"name":' + _str(self.name) + "}"
+
+
 def _d_RequestOptionsItem(d: Any) -> RequestOptionsItem:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -348,6 +331,53 @@ def _d_RequestOptionsItem(d: Any) -> RequestOptionsItem:
 
 
 _K_RequestOptionsItem = frozenset({"name"})
+
+
+@dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
+class RequestToolCall(Model):
+    """RequestToolCall"""
+
+    __slots__ = ("id", "title")
+
+    id: str
+    title: str | None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        title: str | None = None,
+        extra: dict[str, Any] | None = None,
+        _nulls: tuple[str, ...] = (),
+    ) -> None:
+        self.id = id
+        self.title = title
+        self._extra = extra
+        self._nulls = _nulls
+
+    @classmethod
+    def from_json(cls, data: Any) -> RequestToolCall:
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        return _codec.leniently(_d_RequestToolCall, data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``."""
+        out: dict[str, Any] = {
+            "id": self.id,
+        }
+        if self.title is not None:
+            out["title"] = self.title
+        if self._extra:
+            return {**self._extra, **out}
+        return out
+
+    def _json_text(self) -> str:
+        if self._extra:
+            return _dump(self.to_json())
+        out = '{"id":' + _str(self.id)
+        if self.title is not None:
+            out += ',"title":' + _str(self.title)
+        return out + "}"
 
 
 def _d_RequestToolCall(d: Any) -> RequestToolCall:

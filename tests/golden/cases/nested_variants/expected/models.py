@@ -14,6 +14,36 @@ from typing import Any, ClassVar, Literal
 from . import _codec
 from ._codec import DecodeError, Model
 
+# How to read this module.
+#
+# Each object type of the schema is a class, and right after it the function that decodes it.
+# A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
+# dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
+# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
+# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
+# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
+# is not a variant of the union its field expects, and takes extra, the properties the schema
+# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
+# then the decoders of field types that several classes share, the tag tables, the registry.
+#
+# A decoder is a plain function, named by what it decodes:
+#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
+#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
+#   _d_X__1   a step of union X's decoder: a choice among some of its variants
+#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
+#             a field's type, shared by every field of that type
+# and the tables beside them:
+#   _K_X      the wire names of X's properties: any other property goes to extra
+#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
+#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
+#   _P_d_...  a string pattern, compiled
+#   _V_X      the classes of the union X, which constructors check a field's value against
+#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
+# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
+# the fields' values in order, p the number of optional properties present, n the nulls the peer
+# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
+# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
+# value's JSON text.
 _new = object.__new__
 _ABSENT: Any = object()
 _str = _codec.json_string
@@ -93,6 +123,40 @@ class FormRequest(Model):
         )
 
 
+def _d_FormRequest(d: Any) -> FormRequest:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    if d.get("mode") != "form":
+        raise _codec.bad_tag(d, "mode", ("form",))
+    return _du_FormRequest(d)
+
+
+def _du_FormRequest(d: Any) -> FormRequest:
+    # for a dispatcher that has checked the object and its tag
+    k = ""
+    try:
+        k = "fields"
+        v1 = d["fields"]
+        v1 = _d_list_string(v1)
+        k = "requestId"
+        v2 = d["requestId"]
+        if v2.__class__ is not int:
+            v2 = _codec.integer(v2)
+    except KeyError:
+        raise _codec.missing(k) from None
+    except DecodeError as error:
+        raise error.at(k)
+    o = _new(FormRequest)
+    o.fields = v1
+    o.request_id = v2
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormRequest)
+    o._nulls = ()
+    return o
+
+
+_K_FormRequest = frozenset({"fields", "mode", "requestId"})
+
+
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class FormSession(Model):
     """A form or a URL, each scoped to a session or a request."""
@@ -146,6 +210,40 @@ class FormSession(Model):
         )
 
 
+def _d_FormSession(d: Any) -> FormSession:
+    if d.__class__ is not dict:
+        raise _codec.expected("an object", d)
+    if d.get("mode") != "form":
+        raise _codec.bad_tag(d, "mode", ("form",))
+    return _du_FormSession(d)
+
+
+def _du_FormSession(d: Any) -> FormSession:
+    # for a dispatcher that has checked the object and its tag
+    k = ""
+    try:
+        k = "fields"
+        v1 = d["fields"]
+        v1 = _d_list_string(v1)
+        k = "sessionId"
+        v2 = d["sessionId"]
+        if v2.__class__ is not str:
+            raise _codec.expected("a string", v2)
+    except KeyError:
+        raise _codec.missing(k) from None
+    except DecodeError as error:
+        raise error.at(k)
+    o = _new(FormSession)
+    o.fields = v1
+    o.session_id = v2
+    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormSession)
+    o._nulls = ()
+    return o
+
+
+_K_FormSession = frozenset({"fields", "mode", "sessionId"})
+
+
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
 class Url(Model):
     """A form or a URL, each scoped to a session or a request."""
@@ -188,78 +286,6 @@ class Url(Model):
         return '{"mode":"url","url":' + _str(self.url) + "}"
 
 
-Elicitation = FormSession | FormRequest | Url
-"""A form or a URL, each scoped to a session or a request."""
-
-
-def _d_FormRequest(d: Any) -> FormRequest:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    if d.get("mode") != "form":
-        raise _codec.bad_tag(d, "mode", ("form",))
-    return _du_FormRequest(d)
-
-
-def _du_FormRequest(d: Any) -> FormRequest:
-    # for a dispatcher that has checked the object and its tag
-    k = ""
-    try:
-        k = "fields"
-        v1 = d["fields"]
-        v1 = _d_list_string(v1)
-        k = "requestId"
-        v2 = d["requestId"]
-        if v2.__class__ is not int:
-            v2 = _codec.integer(v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(FormRequest)
-    o.fields = v1
-    o.request_id = v2
-    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormRequest)
-    o._nulls = ()
-    return o
-
-
-_K_FormRequest = frozenset({"fields", "mode", "requestId"})
-
-
-def _d_FormSession(d: Any) -> FormSession:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    if d.get("mode") != "form":
-        raise _codec.bad_tag(d, "mode", ("form",))
-    return _du_FormSession(d)
-
-
-def _du_FormSession(d: Any) -> FormSession:
-    # for a dispatcher that has checked the object and its tag
-    k = ""
-    try:
-        k = "fields"
-        v1 = d["fields"]
-        v1 = _d_list_string(v1)
-        k = "sessionId"
-        v2 = d["sessionId"]
-        if v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(FormSession)
-    o.fields = v1
-    o.session_id = v2
-    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormSession)
-    o._nulls = ()
-    return o
-
-
-_K_FormSession = frozenset({"fields", "mode", "sessionId"})
-
-
 def _d_Url(d: Any) -> Url:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -288,6 +314,10 @@ def _du_Url(d: Any) -> Url:
 
 
 _K_Url = frozenset({"mode", "url"})
+
+
+Elicitation = FormSession | FormRequest | Url
+"""A form or a URL, each scoped to a session or a request."""
 
 
 def _d_Elicitation(d: Any) -> Elicitation:
@@ -328,6 +358,9 @@ def _d_Elicitation__1(d: Any) -> Elicitation:
     )
 
 
+_V_Elicitation: tuple[type, ...] = (FormSession, FormRequest, Url)
+
+
 def _d_list_string(d: Any) -> list[str]:
     return _codec.list_of(_d_string, d)
 
@@ -344,8 +377,6 @@ _T_d_Elicitation: dict[str, Callable[[Any], Elicitation]] = {
     "url": _du_Url,
 }
 
-
-_V_Elicitation: tuple[type, ...] = (FormSession, FormRequest, Url)
 
 #: The variant classes of each union whose values constructors check.
 _VARIANTS: dict[str, tuple[type, ...]] = {"Elicitation": _V_Elicitation}

@@ -14,6 +14,36 @@ from typing import Any, ClassVar, Literal
 from . import _codec
 from ._codec import DecodeError, Model
 
+# How to read this module.
+#
+# Each object type of the schema is a class, and right after it the function that decodes it.
+# A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
+# dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
+# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
+# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
+# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
+# is not a variant of the union its field expects, and takes extra, the properties the schema
+# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
+# then the decoders of field types that several classes share, the tag tables, the registry.
+#
+# A decoder is a plain function, named by what it decodes:
+#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
+#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
+#   _d_X__1   a step of union X's decoder: a choice among some of its variants
+#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
+#             a field's type, shared by every field of that type
+# and the tables beside them:
+#   _K_X      the wire names of X's properties: any other property goes to extra
+#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
+#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
+#   _P_d_...  a string pattern, compiled
+#   _V_X      the classes of the union X, which constructors check a field's value against
+#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
+# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
+# the fields' values in order, p the number of optional properties present, n the nulls the peer
+# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
+# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
+# value's JSON text.
 _new = object.__new__
 _ABSENT: Any = object()
 _str = _codec.json_string
@@ -87,13 +117,6 @@ class Turn(Model):
         return out + "}"
 
 
-Protocol = Literal["anthropic", "openai"] | str
-"""Known values, and any other string a newer peer sends."""
-
-
-StopReason = Literal["cancelled", "end_turn", "max_tokens"]
-
-
 def _d_Turn(d: Any) -> Turn:
     if d.__class__ is not dict:
         raise _codec.expected("an object", d)
@@ -142,11 +165,18 @@ def _d_Turn(d: Any) -> Turn:
 _K_Turn = frozenset({"protocol", "stop"})
 
 
+Protocol = Literal["anthropic", "openai"] | str
+"""Known values, and any other string a newer peer sends."""
+
+
 def _d_Protocol(d: Any) -> Protocol:
     if d.__class__ is not str:
         raise _codec.expected("a string", d)
     result: Protocol = d
     return result
+
+
+StopReason = Literal["cancelled", "end_turn", "max_tokens"]
 
 
 _L_StopReason: dict[str, StopReason] = {
