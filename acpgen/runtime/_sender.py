@@ -176,7 +176,7 @@ class Sender:
         if self._resumer is not None:
             self._resumer.cancel()
         wait_closed = self._wire.wait_closed
-        if wait_closed is None:
+        if wait_closed is None or self._wire.closed():
             return
         waiter = asyncio.ensure_future(wait_closed())  # never cancelled: it ends with the pipe
         left = None

@@ -77,6 +77,10 @@ class Wire(Protocol):
 
     def is_closing(self) -> bool: ...
 
+    def closed(self) -> bool:
+        """Closed with nothing left to send: ``wait_closed`` has nothing worth waiting for."""
+        ...
+
     def start(self, sink: WireSink, max_size: int) -> None:
         """Start reading into ``sink``."""
         ...
@@ -201,6 +205,15 @@ class StreamWire:
             None  # a stream reader's: set again when reading goes on
         )
 
+    def closed(self) -> bool:
+        """The transport closes with its buffer empty: what remains (its ``connection_lost``) is
+        already scheduled, so a connection's close need not wait for it (nor a task that serves
+        a socket outlive the server that waits for its connections)."""
+        transport = self._transport
+        if transport is None or not transport.is_closing():
+            return False
+        return not transport.get_write_buffer_size()
+
     def start(self, sink: WireSink, max_size: int) -> None:
         if self._sink is not None:
             return
@@ -308,6 +321,9 @@ class MessageWire:
 
     def is_closing(self) -> bool:
         return self._closing
+
+    def closed(self) -> bool:
+        return self._done.done()
 
     def start(self, sink: WireSink, max_size: int) -> None:
         if self._receiver is None:

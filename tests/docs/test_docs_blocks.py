@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from support import BUNDLED, TESTS, docs
+from support.interpreters import interpreters
 from support.runtime import child_env
 
 from acpgen.cli import main
@@ -142,11 +143,17 @@ def test_one_package_of_two_versions_serves_a_client_of_each(tmp_path):
     assert sorted(p.name for p in (tmp_path / "versions" / "acp").iterdir() if p.is_dir()) == ["v1", "v2"]
 
 
-def test_the_tcp_example_serves_an_agent_over_a_socket(tmp_path):
+def test_the_tcp_example_serves_an_agent_over_a_socket_and_ends_quietly(tmp_path):
+    """Under this Python, 3.12 (whose ``Server.wait_closed`` waits for the connections; before
+    3.13, a handler task cancelled when the loop ends was logged with a traceback) and the newest:
+    nothing on stderr."""
     (tmp_path / "over_tcp.py").write_text(OVER_TCP.text)
-    done = subprocess.run([sys.executable, "over_tcp.py"], cwd=tmp_path, env=child_env(), capture_output=True,
-                          text=True, timeout=60, check=False)
-    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    found = interpreters()
+    assert (3, 12) in found, f"no Python 3.12 found: {sorted(found)}"
+    for python in dict.fromkeys([sys.executable, found[(3, 12)], found[max(found)]]):
+        done = subprocess.run([python, "over_tcp.py"], cwd=tmp_path, env=child_env(), capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), python
 
 
 def test_the_configuration_example_needs_no_flags(tmp_path):

@@ -4,18 +4,16 @@ named like keywords and soft keywords (``type`` became a soft keyword in 3.12)."
 
 from __future__ import annotations
 
-import glob
 import json
 import keyword
 import os
-import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import jinja2
 import markupsafe
 from support import BUNDLED, ROOT, mini_schema
+from support.interpreters import interpreters
 
 from acpgen.model.naming import ESCAPED_KEYWORDS, python_identifier
 from acpgen.pipeline import Options, generate
@@ -32,24 +30,6 @@ schema = Path(sys.argv[1])
 reuse = Reuse(validated_schemas=frozenset({hashlib.sha256(schema.read_bytes()).hexdigest()}))
 print(json.dumps(generate(Options(schema=schema), reuse).files))
 """
-
-
-def _interpreters() -> dict[tuple[int, int], str]:
-    """Every CPython 3.10+ found: ``python3.X`` on PATH and under pyenv's versions folder."""
-    root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
-    candidates = sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3.*")))
-    candidates += [found for minor in range(10, 20) if (found := shutil.which(f"python3.{minor}"))]
-    found: dict[tuple[int, int], str] = {}
-    for path in candidates:
-        if not re.fullmatch(r"python3\.\d+", Path(path).name):
-            continue
-        probe = subprocess.run([path, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
-                               text=True, check=False)
-        if probe.returncode == 0:
-            version = tuple(map(int, probe.stdout.split()))
-            if version >= (3, 10):
-                found.setdefault((version[0], version[1]), path)
-    return found
 
 
 def _generate_with(python: str, schema: Path, tmp_path: Path) -> dict[str, str]:
@@ -75,7 +55,7 @@ def _keyword_schema(tmp_path: Path) -> Path:
 
 
 def test_oldest_and_newest_python_generate_the_same_bytes(tmp_path):
-    pythons = _interpreters()
+    pythons = interpreters()
     oldest, newest = min(pythons), max(pythons)
     assert oldest == (3, 10), f"no Python 3.10 found: {sorted(pythons)}"
     assert newest >= (3, 12), f"no Python with `type` as a soft keyword found: {sorted(pythons)}"

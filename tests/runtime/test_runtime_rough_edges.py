@@ -1,11 +1,13 @@
 """The runtime's rough edges a new user meets first: extension params, a cancelled call's late
 answer, a peer that dies at once, a stray print on the agent's stdout, tool-call ids across
-turns, what an error says, and the stub agent's answer before ``initialize``."""
+turns, what an error says, the stub agent's answer before ``initialize``, and a socket server
+that ends quietly."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
 import sys
 
 import acp_bindings as acp
@@ -13,6 +15,7 @@ import pytest
 from acp_bindings import _rpc, models
 from acp_bindings.session import SessionState, ToolCallTracker
 from acp_bindings.stub_agent import StubAgent
+from support.interpreters import interpreters
 from support.runtime import RawPeer, child_env, run_async_tests
 
 
@@ -199,6 +202,43 @@ async def test_a_stray_line_of_text_is_logged_not_answered_and_a_broken_message_
         assert (await peer.receive())["error"]["code"] == -32700
     assert "a stray print?" in caplog.text
     await connection.close()
+
+
+#: A connection served as ``asyncio.start_server``'s handler, the server closed once the client is
+#: done, as most servers are written: nothing waits for the handler's task but the server.
+SOCKET_SERVER = """
+import asyncio
+import acp_bindings as acp
+
+class Hello(acp.Agent):
+    async def initialize(self, params):
+        return acp.models.InitializeResponse(protocol_version=params.protocol_version)
+
+async def serve(reader, writer):
+    async with acp.AgentSideConnection(Hello(), reader, writer) as conn:
+        await conn.wait_closed()
+
+async def main():
+    async with await asyncio.start_server(serve, "127.0.0.1", 0) as server:
+        reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
+        async with acp.ClientSideConnection(acp.Client(), reader, writer) as conn:
+            await conn.agent.initialize(protocol_version=acp.PROTOCOL_VERSION)
+
+asyncio.run(main())
+"""
+
+
+def test_a_socket_server_closed_after_its_client_ends_with_its_handler_done():
+    """Python 3.12's ``Server.wait_closed`` waits for the connections' transports; the handler's
+    close must not outlive its transport, or the loop's end cancels it and Python before 3.13 logs
+    the cancelled task with a traceback. Under 3.12, and the newest Python found."""
+    found = interpreters()
+    assert (3, 12) in found, f"no Python 3.12 found: {sorted(found)}"
+    for python in dict.fromkeys([found[(3, 12)], found[max(found)]]):
+        for _ in range(3):
+            done = subprocess.run([python, "-c", SOCKET_SERVER], env=child_env(), capture_output=True, text=True,
+                                  timeout=60, check=False)
+            assert (done.returncode, done.stderr) == (0, ""), python
 
 
 run_async_tests(globals())

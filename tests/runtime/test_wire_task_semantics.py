@@ -11,11 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from releases.test_releases_interpreters import _interpreters
 from support import BINDINGS, ROOT
+from support.interpreters import interpreters
 
 SCRIPT = ROOT / "tests" / "support" / "task_semantics.py"
-PYTHONS = _interpreters()
+PYTHONS = interpreters()
 
 
 def _observed(version: tuple[int, int]) -> dict:
