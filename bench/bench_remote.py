@@ -42,7 +42,11 @@ def start(app: str, **extra: str) -> tuple[subprocess.Popen[bytes], int]:
     env = {**os.environ, "PYTHONPATH": path, **extra}
     command = [sys.executable, "-m", "uvicorn", app, "--port", str(port), "--log-level", "error", "--no-access-log"]
     process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-    wait_listening(port, process)
+    try:
+        wait_listening(port, process)
+    except RuntimeError:  # a server that never listened is not left behind
+        stop(process)
+        raise
     return process, port
 
 
