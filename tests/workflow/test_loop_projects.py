@@ -83,8 +83,8 @@ def suggested(said: str) -> list[str]:
 
 
 def play(project: Path, scenario: Scenario) -> None:
-    (project / "schema").mkdir(parents=True)
     for path, (old, _) in scenario.schemas.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(old, project / path)
     if scenario.pyproject:
         (project / "pyproject.toml").write_text(scenario.pyproject)
