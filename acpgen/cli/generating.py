@@ -182,13 +182,15 @@ def _config() -> Config:
         fail(str(exc))
 
 
-def resolve(flags: dict[str, Any]) -> Run:
+def resolve(flags: dict[str, Any], *, checked: bool = True) -> Run:
+    """The run of these flags here. ``checked``: exit 2 when a path ``[tool.acpgen]`` gives and the
+    flags do not override is not there (off: only to say what a command would use)."""
     config = _config()
     flagged = {key.replace("_", "-"): v for key, v in flags.items() if v is not None}
     problem = config.missing(overridden=flagged)  # a path pyproject.toml names: said as written there
-    if problem:
+    if problem and checked:
         fail(problem)
-    if "out" in config.values and "out" not in flagged:
+    if "out" in config.values and "out" not in flagged and checked:
         try:
             check_out_folder(config.values["out"], config.origin("out"), config.written["out"])
         except WriteError as exc:

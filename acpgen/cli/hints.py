@@ -45,7 +45,7 @@ def regenerate(run: Run) -> str:
     """The command that writes what ``check`` checked for ``run``: ``generate`` with each option
     that differs from what a bare ``generate`` here would use (``[tool.acpgen]``, else the
     defaults), run in the project folder when those options, or the defaults, are its."""
-    bare = resolve({}).recipe
+    bare = resolve({}, checked=False).recipe
     recipe = run.recipe
     extra = []
     for option in OPTIONS:

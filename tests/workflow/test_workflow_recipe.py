@@ -238,6 +238,18 @@ def test_hints_name_acpgen_as_it_was_run_and_change_to_the_project_folder(cli, p
         " && ../env/bin/acpgen generate --schema schema/acp.json --out src --package myapp._acp --side agent`")
 
 
+def test_the_generate_hint_gives_what_tool_acpgen_does_not(cli, project):
+    """With [tool.acpgen] naming a schema that is gone, check --schema still checks, and its hint
+    gives the flag the table lacks (rather than failing on the table while writing the hint)."""
+    (project / "pyproject.toml").write_text(
+        '[tool.acpgen]\nschema = "schema/gone.json"\nout = "src"\npackage = "myapp._acp"\nside = "agent"\n')
+    models = package_dir(project) / "models.py"
+    models.write_text(models.read_text() + "# edited\n")
+    result = cli("check", "--summary", "--schema", "schema/acp.json")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0].endswith("; run `acpgen generate --schema schema/acp.json`")
+
+
 (GENERATE_EXAMPLE,) = docs.blocks("reference/cli.md", "sh", "`acpgen generate`")
 (OPTIONS_RECORD,) = docs.blocks("reference/cli.md", "json", "`acpgen generate`")
 (CHECK_EXAMPLES,) = docs.blocks("reference/cli.md", "sh", "`acpgen check`")
