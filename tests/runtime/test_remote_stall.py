@@ -1,5 +1,5 @@
 """An event stream's reader that stops reading is cut off after the stall timeout, and the rest of
-its connection lives on: ``stub_agent --listen ... --stall-timeout 0.5`` under uvicorn, a raw
+its connection lives on, under uvicorn (``stub_agent --listen``), hypercorn and granian: a raw
 socket (a small receive buffer) that reads the answer's head and then nothing more."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import time
 from typing import Any
 
 import httpx
-from support.remote import free_port, wait_listening
+import pytest
+from support.remote import free_port, server_command, wait_listening
 from support.runtime import STUB_AGENT, child_env
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
@@ -36,14 +37,20 @@ def answer(messages: queue.Queue[Any], request_id: int) -> Any:
             return message
 
 
-def test_a_reader_that_stops_reading_is_cut_off_and_its_connection_lives_on(tmp_path) -> None:
+@pytest.mark.parametrize("server", ["listen", "hypercorn", "granian"])
+def test_a_reader_that_stops_reading_is_cut_off_and_its_connection_lives_on(tmp_path, server: str) -> None:
+    """``stub_agent --listen ... --stall-timeout 0.5`` (uvicorn), or ``stub_agent:app`` with
+    ``ACP_STALL_TIMEOUT=0.5`` under hypercorn and granian."""
     port = free_port()
     log = (tmp_path / "server.log").open("wb")
-    command = [*STUB_AGENT, "--listen", f"127.0.0.1:{port}", "--stall-timeout", "0.5"]
-    server = subprocess.Popen(command, env=child_env(), stdout=log, stderr=log)
+    if server == "listen":
+        command = [*STUB_AGENT, "--listen", f"127.0.0.1:{port}", "--stall-timeout", "0.5"]
+    else:
+        command = server_command(server, "acp_bindings.stub_agent:app", port)
+    process = subprocess.Popen(command, env={**child_env(), "ACP_STALL_TIMEOUT": "0.5"}, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}/acp"
     try:
-        wait_listening(port, server)
+        wait_listening(port, process)
         http = httpx.Client(timeout=20)
         connection = http.post(url, json=INIT).headers["acp-connection-id"]
         scoped = {"Acp-Connection-Id": connection}
@@ -96,11 +103,11 @@ def test_a_reader_that_stops_reading_is_cut_off_and_its_connection_lives_on(tmp_
         http.delete(url, headers=scoped)
         http.close()
     finally:
-        server.terminate()
+        process.terminate()
         try:
-            server.wait(timeout=10)
+            process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            process.kill()
+            process.wait()
         log.close()
     assert "cut off an event stream's reader: it took nothing for 0.5 s" in (tmp_path / "server.log").read_text()
