@@ -537,9 +537,12 @@ async def _respond_json(send: Send, status: int, value: Any) -> None:
     await send({"type": "http.response.body", "body": json.dumps(value).encode()})
 
 
-def serve(app: AcpApp, host: str, port: int, *, log_level: str = "warning") -> None:
+def serve(
+    app: AcpApp, host: str, port: int, *, log_level: str = "warning", name: str = "acp"
+) -> None:
     """Serve ``app`` with uvicorn (installed separately) until SIGINT or SIGTERM, which end its
-    connections (open streams included) so that the server exits."""
+    connections (open streams included) so that the server exits. Once it listens, one line on
+    stderr, after ``name``, says where (:func:`listening_line`; port 0 is the port bound)."""
     try:
         uvicorn: Any = importlib.import_module("uvicorn")
     except ImportError:
@@ -547,11 +550,28 @@ def serve(app: AcpApp, host: str, port: int, *, log_level: str = "warning") -> N
     server = uvicorn.Server(
         uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
     )
-    exit_handler = server.handle_exit
+    exit_handler, startup = server.handle_exit, server.startup
 
     def handle_exit(sig: int, frame: Any) -> None:
         exit_handler(sig, frame)
         asyncio.get_event_loop().call_soon_threadsafe(app.end_all)
 
-    server.handle_exit = handle_exit
+    async def started(*args: Any, **kwargs: Any) -> None:
+        await startup(*args, **kwargs)
+        if server.started:
+            bound = [s.getsockname() for listener in server.servers for s in listener.sockets]
+            print(f"{name}: {listening_line(bound)}", file=sys.stderr, flush=True)
+
+    server.handle_exit, server.startup = handle_exit, started
     server.run()
+
+
+def listening_line(addresses: Collection[Any]) -> str:
+    """Where a server listens, from its sockets' addresses: the endpoint's WebSocket and
+    Streamable HTTP URLs."""
+    hosts = dict.fromkeys(
+        f"[{a[0]}]:{a[1]}" if ":" in a[0] else f"{a[0]}:{a[1]}" for a in addresses
+    )
+    ws = ", ".join(f"ws://{host}/acp" for host in hosts)
+    http = ", ".join(f"http://{host}/acp" for host in hosts)
+    return f"listening on {ws} (WebSocket) and {http} (Streamable HTTP)"

@@ -180,9 +180,9 @@ def _stop(reason: str) -> models.PromptResponse:
 
 
 def listen_address(value: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port."""
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port (0: any free port)."""
     host, colon, port = value.rpartition(":")
-    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
     return host.strip("[]"), int(port)
 
@@ -224,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--listen",
         metavar="HOST:PORT",
         type=listen_address,
-        help="serve at http://HOST:PORT/acp (WebSocket and Streamable HTTP) instead of stdio",
+        help="serve at http://HOST:PORT/acp (WebSocket and Streamable HTTP) instead of stdio;"
+        " PORT 0 takes a free port (stderr says which)",
     )
     parser.add_argument(
         "--token", help="the bearer token clients must send (required beyond loopback)"
@@ -251,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     served = asgi_app(lambda: StubAgent(delay=args.delay), token=args.token)
     if args.stall_timeout is not None:
         served.stall_timeout = args.stall_timeout
-    _asgi.serve(served, host, port)
+    _asgi.serve(served, host, port, name="stub_agent")
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ one-line errors of bad flags, refusals and missing client libraries."""
 
 from __future__ import annotations
 
+import re
+import selectors
 import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
-from acp_bindings._asgi import Guard, is_loopback
+from acp_bindings._asgi import Guard, is_loopback, listening_line
 from support import docs
 from support.remote import free_port, wait_listening
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env
@@ -23,17 +25,43 @@ def stub_client(cwd, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+#: What a stub agent started with ``--listen`` says on stderr once it listens.
+LISTENING = re.compile(r"stub_agent: listening on ws://127\.0\.0\.1:(\d+)/acp \(WebSocket\) and "
+                       r"http://127\.0\.0\.1:\1/acp \(Streamable HTTP\)\n")
+
+
+def first_line(process: subprocess.Popen[bytes], timeout: float = 20.0) -> str:
+    """The first line ``process`` writes on stderr, within ``timeout`` seconds."""
+    assert process.stderr is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        assert selector.select(timeout), f"nothing on stderr within {timeout} s"
+    return process.stderr.readline().decode()
+
+
 @pytest.fixture(scope="module")
 def listening() -> Iterator[int]:
-    """``stub_agent --listen 127.0.0.1:PORT --token s3cret``."""
-    port = free_port()
-    process = subprocess.Popen([*STUB_AGENT, "--listen", f"127.0.0.1:{port}", "--token", "s3cret"], env=child_env(), stderr=subprocess.PIPE)
+    """``stub_agent --listen 127.0.0.1:0 --token s3cret``: the port it says it took."""
+    process = subprocess.Popen([*STUB_AGENT, "--listen", "127.0.0.1:0", "--token", "s3cret"], env=child_env(), stderr=subprocess.PIPE)
     try:
+        line = first_line(process)
+        said = LISTENING.fullmatch(line)
+        assert said, line
+        port = int(said.group(1))
         wait_listening(port, process)
         yield port
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+def test_the_line_of_where_it_listens_names_every_address() -> None:
+    guide = " ".join(docs.section("guides/remote-transports.md", "WebSocket and Streamable HTTP").split())
+    assert f"(`stub_agent: {listening_line([('127.0.0.1', 8000)])}`;" in guide
+    assert listening_line([("::1", 8000, 0, 0), ("127.0.0.1", 8000)]) == (
+        "listening on ws://[::1]:8000/acp, ws://127.0.0.1:8000/acp (WebSocket) and "
+        "http://[::1]:8000/acp, http://127.0.0.1:8000/acp (Streamable HTTP)"
+    )
 
 
 @pytest.mark.parametrize("scheme", ["ws", "http"])
