@@ -154,3 +154,17 @@ def test_the_rfd_decision_tree(base: str, http: httpx.Client, row: Row) -> None:
     finally:
         for connection in (conn, names["$fresh"]):
             http.delete(url, headers={"Acp-Connection-Id": connection})
+
+
+def test_the_app_remembers_the_sessions_it_saw_last() -> None:
+    """The sessions whose streams a new connection may open are the latest the app saw (100,000 by
+    default): its memory stays bounded however many sessions it serves."""
+    from acp_bindings._http_connection import KNOWN_SESSIONS, KnownSessions
+
+    assert KnownSessions().limit == KNOWN_SESSIONS == 100_000
+    known = KnownSessions(limit=2)
+    for session in "abc":
+        known.add(session)
+    known.add("b")  # seen again: the latest
+    known.add("d")
+    assert [session in known for session in "abcd"] == [False, True, False, True]
