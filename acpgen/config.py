@@ -99,9 +99,11 @@ def load_config(start: Path) -> Config:
                 raise ConfigError(f"{where} must be true or false, found {value!r}")
             values[key] = value
         elif key in _VERSIONS:
-            if version_problem(value):
-                raise ConfigError(f"{where} must be {version_problem(value)}, found {value!r}")
-            values[key] = value
+            numbers = value if isinstance(value, list) else [value]
+            if not numbers or any(version_problem(v) for v in numbers):
+                raise ConfigError(f"{where} must be {version_problem(None)}, or a list of them (one per schema),"
+                                  f" found {value!r}")
+            values[key] = tuple(numbers) if len(numbers) > 1 else numbers[0]
         elif key == "schema" and isinstance(value, list):
             if len(value) < 2 or not all(isinstance(v, str) and v for v in value):
                 raise ConfigError(f"{where} must be a path or a list of two or more, found {value!r}")

@@ -71,6 +71,8 @@ class Options:
     protocol_version: int | None = None
     #: Two or more schemas: one package of several protocol versions (:mod:`acpgen.versioned`).
     schemas: tuple[Path, ...] = ()
+    #: The protocol version of each of ``schemas``, in their order; empty: the ones they state.
+    protocol_versions: tuple[int, ...] = ()
     #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
     command: str | None = None
     #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
@@ -332,6 +334,7 @@ FLAGS = {
     "templates": "--templates",
     "models": "--models",
     "protocol_version": "--protocol-version",
+    "schema": "--schema",
 }
 
 
@@ -342,10 +345,16 @@ def check_options(options: Options) -> None:
     problem = package_problem(options.package)
     if problem:
         raise DiagnosticError([error(None, f"{where['package']} {options.package!r} {problem}")])
-    if options.protocol_version is not None and version_problem(options.protocol_version):
-        shown = where["protocol_version"]
-        problem = version_problem(options.protocol_version)
-        raise DiagnosticError([error(None, f"{shown} {options.protocol_version!r} is not a protocol version: {problem}")])
+    for number in (options.protocol_version, *options.protocol_versions):
+        if number is not None and version_problem(number):
+            shown, problem = where["protocol_version"], version_problem(number)
+            raise DiagnosticError([error(None, f"{shown} {number!r} is not a protocol version: {problem}")])
+    given = len(options.protocol_versions) or int(options.protocol_version is not None)
+    if options.schemas and given and given != len(options.schemas) or options.protocol_versions and not options.schemas:
+        versions = f"{given} version{'s' if given > 1 else ''}"
+        schemas = f"{len(options.schemas) or 1} schema{'s' if len(options.schemas) > 1 else ''}"
+        raise DiagnosticError([error(None, f"{where['protocol_version']} gives {versions} for {schemas}"
+                                           f" ({where['schema']}): give one per schema, in the same order")])
     if options.models not in FLAVOURS:
         raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
     if options.models == "pydantic" and not _has_datamodel_code_generator():
@@ -389,6 +398,6 @@ def recipe_of(options: Options, base: Path | None = None, out: Path | None = Non
         templates=shown(options.templates),
         names=shown(options.names),
         models=options.models,
-        protocol_version=options.protocol_version,
+        protocol_version=options.protocol_versions or options.protocol_version,
     )
 

@@ -16,6 +16,7 @@ version's names under ``v<N>/``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from .pipeline import (
     generate,
     output_modules,
 )
+from .schema.protocol import how_stated
 from .version import __version__
 
 
@@ -47,6 +49,19 @@ class Version:
     agent_stub: bool  # the subpackage has a stub agent
     client_stub: bool  # ... and a stub client
     asks: bool  # its stub client takes --protocol-version (its turns end through state updates)
+    login: bool = False  # its stub agent takes --auth-method (it can require a login)
+
+    @property
+    def stub_options(self) -> tuple[str, ...]:
+        """The options its stub agent takes besides ``delay``, which the root's passes on: its
+        ``--ask-permission``, its ``--auth-method``."""
+        return (("ask_permission",) if self.asks else ()) + (("auth_methods",) if self.login else ())
+
+    @property
+    def stub_arguments(self) -> tuple[str, ...]:
+        """The root's connector's arguments to its ``StubAgent``: ``delay=delay``, and each option
+        it takes (:attr:`stub_options`)."""
+        return ("delay=delay", *(f"{name}={name}" for name in self.stub_options))
 
 
 #: The package root's modules: one template each, under ``versions/``.
@@ -62,22 +77,24 @@ def generate_versions(
 ) -> Output:
     """Every file of the package of ``schemas``, one subpackage per protocol version.
 
-    Raises :class:`DiagnosticError` when two schemas are of the same version.
+    Each schema is of the version ``options.protocol_versions`` gives it (in the same order), else
+    of the one it states. Raises :class:`DiagnosticError` when two schemas are of the same version.
     """
     found: dict[int, Path] = {}
     specs: dict[int, Spec] = {}
     versions: list[Version] = []
+    given = dict(zip(schemas, options.protocol_versions))
     for schema in schemas:
-        spec, _ = build_spec(replace(options, schema=schema), reuse)
+        spec, _ = build_spec(replace(options, schema=schema, schemas=(), protocol_version=given.get(schema),
+                                     protocol_versions=()), reuse)
         number = spec.protocol_version
+        if number in found:
+            raise DiagnosticError([error(None, _one_version_twice(found[number], schema, number, bool(given)))])
         specs[number] = spec
         stubs = spec.stub_sides
-        versions.append(Version(number, f"v{number}", "agent" in stubs, "client" in stubs,
-                                spec.stub_flows is not None))
-        if number in found:
-            message = (f"--schema {found[number].name} and {schema.name} are both of protocol version"
-                       f" {number}: one schema per version")
-            raise DiagnosticError([error(None, message)])
+        flows = spec.stub_flows
+        versions.append(Version(number, f"v{number}", "agent" in stubs, "client" in stubs, flows is not None,
+                                flows is not None and flows.login is not None))
         found[number] = schema
     versions.sort(key=lambda v: v.number)
     files: dict[str, str] = {}
@@ -89,7 +106,8 @@ def generate_versions(
         module = f"v{number}"
         prefix = f"{module}/"
         mine = {k[len(prefix):]: v for k, v in (locked or {}).items() if k.startswith(prefix)}
-        sub = replace(options, schema=found[number], package=f"{options.package}.{module}")
+        sub = replace(options, schema=found[number], package=f"{options.package}.{module}", schemas=(),
+                      protocol_version=number, protocol_versions=())
         output = generate(sub, reuse, locked=mine if locked is not None else None, shared_runtime=True)
         files.update(output.files)
         renders.update(output.renders)
@@ -124,6 +142,25 @@ def generate_versions(
     return Output(files=files, warnings=tuple(warnings), schema_sha256=header.schema_sha256,
                   renders=renders, names=names)
 
+
+
+def _one_version_twice(first: Path, second: Path, number: int, given: bool) -> str:
+    """The line for two schemas of one protocol version: how each states it, and the flag that
+    tells them apart when one states none."""
+    both = f"--schema {first.name} and {second.name} are both of protocol version {number}"
+    if given:
+        return f"{both} (--protocol-version): one schema per version"
+    hows = []
+    for path in (first, second):
+        try:
+            hows.append(how_stated(json.loads(path.read_text(encoding="utf-8")), path)[1])
+        except (OSError, ValueError, DiagnosticError):
+            hows.append("")
+    if all(hows):
+        return f"{both} ({first.name}: {hows[0]}; {second.name}: {hows[1]}): one schema per version"
+    silent = "neither states its own" if not any(hows) else f"{second.name if hows[0] else first.name} states none"
+    return (f"{both} ({silent}): give each its version, --schema {first.name} --protocol-version N"
+            f" --schema {second.name} --protocol-version M")
 
 
 def _shared_modules(specs: Iterable[Spec], models: str) -> list[str]:

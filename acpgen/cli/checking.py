@@ -120,6 +120,7 @@ def _recorded(run: Run, folder: Path | None = None, manifest: Manifest | None = 
             values["out"] = run.out
         elif option.key in run.given:
             values[option.key] = (run.options.schemas or run.options.schema) if option.key == "schema" else (
+                run.options.protocol_versions or run.options.protocol_version) if option.key == "protocol-version" else (
                 getattr(run.options, option.attr))
         else:
             value = getattr(recorded, option.attr)

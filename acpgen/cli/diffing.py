@@ -179,23 +179,26 @@ def _recorded_versions(
 def _new_schemas(run: Run, manifest: Manifest | None, given: Path | None, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
     """The new schema of each version to compare: NEW alone (of the version it states, or
     ``--protocol-version``'s), else the ones ``acpgen generate`` would use (``[tool.acpgen]``'s
-    list), else the files the manifest records."""
+    list), else the files the manifest records; each of the version given for it, if any."""
     if override is not None and version_problem(override):
         fail(f"--protocol-version: {override} is not {version_problem(override)}")
+    versions: tuple[int | None, ...] = ()
     if given is not None:
         paths: tuple[Path, ...] = (given,)
+        versions = (override,)
     elif run.options.schemas:
-        paths = run.options.schemas
+        paths, versions = run.options.schemas, run.options.protocol_versions
     else:
-        recorded = manifest.options.schema if manifest is not None and manifest.options is not None else None
-        if not isinstance(recorded, tuple):
+        recorded = manifest.options if manifest is not None and manifest.options is not None else None
+        if recorded is None or not isinstance(recorded.schema, tuple):
             fail(f"{(run.out / run.manifest).as_posix()}: records no schema files to compare with; give NEW")
-        paths = tuple(local_path(text, run.project) for text in recorded)
+        paths = tuple(local_path(text, run.project) for text in recorded.schema)
+        versions = tuple(number for _, number in recorded.versions_by_schema)
     found: dict[int, tuple[Path, LoadedSchema]] = {}
-    for path in paths:
+    for path, number_given in zip(paths, versions or (None,) * len(paths)):
         loaded = _load(path, frozenset({bundled_schema_sha256()}))
         try:
-            number = protocol_version(loaded.document, path, override if given is not None else None)
+            number = protocol_version(loaded.document, path, number_given)
         except DiagnosticError as exc:
             report(exc.diagnostics)
             sys.exit(EXIT_ERROR)

@@ -127,10 +127,12 @@ def output_options(func: F) -> F:
         click.option(
             "--protocol-version",
             metavar="N",
-            default=None,
+            multiple=True,
             callback=_protocol_version,
-            help="The protocol version the package speaks. [default: the schema's: a const on ProtocolVersion,"
-            " else the version of the meta.json beside it, else 1]",
+            help="The protocol version the package speaks; with several --schema, one after each (--schema"
+            " v1.json --protocol-version 1 --schema v2.json --protocol-version 2). [default: the schema's: a const"
+            " on ProtocolVersion, else the version of the meta.json beside it, else the version of the"
+            " protocol's documentation its descriptions link to, else 1]",
         ),
     ]
     for decorator in reversed(decorators):
@@ -143,14 +145,16 @@ def _schemas(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]
     return (value[0] if len(value) == 1 else value) or None
 
 
-def _protocol_version(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    """``--protocol-version``'s integer; a value that is not one exits 2 with one line."""
-    if value is None:
-        return None
-    number = int(value) if value.strip().isdigit() else None
-    if number is None or version_problem(number):
-        fail(f"--protocol-version {value!r} is not a protocol version: {version_problem(number)}")
-    return number
+def _protocol_version(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> int | tuple[int, ...] | None:
+    """``--protocol-version``'s integer (given once) or integers, in order (given once per
+    ``--schema``); a value that is not one exits 2 with one line."""
+    numbers = []
+    for text in value:
+        number = int(text) if text.strip().isdigit() else None
+        if number is None or version_problem(number):
+            fail(f"--protocol-version {text!r} is not a protocol version: {version_problem(number)}")
+        numbers.append(number)
+    return (numbers[0] if len(numbers) == 1 else tuple(numbers)) or None
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,8 @@ def run_of(values: dict[str, Any], given: dict[str, str], project: Path, origins
         stable_only=values.get("stable-only", False),
         names=values.get("names"),
         models=values.get("models", "dataclasses"),
-        protocol_version=values.get("protocol-version"),
+        protocol_version=None if isinstance(values.get("protocol-version"), tuple) else values.get("protocol-version"),
+        protocol_versions=values["protocol-version"] if isinstance(values.get("protocol-version"), tuple) else (),
         origins=origins,
     )
     run = Run(options=options, out=values.get("out", Path(DEFAULT_OUT)), origins=origins, given=given, project=project)

@@ -54,6 +54,8 @@ def regenerate(run: Run) -> str:
         value = run.out if option.key == "out" else getattr(run.options, option.attr)
         if option.key == "schema" and run.options.schemas:
             value = run.options.schemas
+        if option.key == "protocol-version" and run.options.protocol_versions:  # one per --schema, in order
+            value = run.options.protocol_versions
         if option.kind == "path" and value is not None:
             value = tuple(_path(v, run.project) for v in value) if isinstance(value, tuple) else _path(value, run.project)
         extra.append(option.shown(value))

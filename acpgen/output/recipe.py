@@ -10,9 +10,10 @@ the ones it is not given from it.
 
 Every option is one row of :data:`OPTIONS`: its key (in the manifest and in ``[tool.acpgen]``),
 its flag and its kind. The command, the record and the comparison are all read from that table:
-a new option is a field of :class:`Recipe` and a row, and an option given more than once (a
-``--schema`` per protocol version) would be a kind of its own, a tuple of paths that
-:meth:`Option.shown` writes as the flag repeated and the manifest as a list.
+a new option is a field of :class:`Recipe` and a row. An option given more than once (a
+``--schema`` per protocol version, and a ``--protocol-version`` per ``--schema``) is a tuple that
+:meth:`Option.shown` writes as the flag repeated and the manifest as a list; the command writes
+each schema's version after its ``--schema``.
 """
 
 from __future__ import annotations
@@ -40,17 +41,28 @@ class Recipe:
     templates: str | None = None
     names: str | None = None
     models: str = "dataclasses"
-    protocol_version: int | None = None  # None: the one the schema states
+    protocol_version: int | tuple[int, ...] | None = None  # None: the one the schema states; several: each schema's
 
     @property
     def command(self) -> str:
-        """The command that remakes the package, run in the project folder; defaults are left out."""
+        """The command that remakes the package, run in the project folder; defaults are left out.
+        A version given per schema follows its ``--schema``."""
         parts = ["acpgen", "generate"]
+        paired = self.versions_by_schema
         for option in OPTIONS:
             value = getattr(self, option.attr)
-            if value != option.default:
+            if paired and option.key == "schema":
+                parts += [f"{option.shown((path,))} {BY_KEY['protocol-version'].shown(number)}" for path, number in paired]
+            elif value != option.default and not (paired and option.key == "protocol-version"):
                 parts.append(option.shown(value))
         return " ".join(parts)
+
+    @property
+    def versions_by_schema(self) -> tuple[tuple[str, int], ...]:
+        """Each schema with the protocol version given for it; empty unless versions were given per schema."""
+        if isinstance(self.schema, tuple) and isinstance(self.protocol_version, tuple):
+            return tuple(zip(self.schema, self.protocol_version))
+        return ()
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's record: every key, a path not given as null."""
@@ -83,8 +95,8 @@ class Option:
             return self.flag if value else self.off_flag
         if value is None:
             return self.unset or f"no {self.flag}"
-        if isinstance(value, tuple):  # a path given once per protocol version
-            return " ".join(f"{self.flag} {shlex.quote(v)}" for v in value)
+        if isinstance(value, tuple):  # a path (or a version) given once per protocol version
+            return " ".join(f"{self.flag} {shlex.quote(str(v))}" for v in value)
         return f"{self.flag} {shlex.quote(str(value))}"  # a shell reads it back: a path with a space is quoted
 
 
@@ -117,6 +129,9 @@ def recipe_from_json(data: object) -> Recipe:
         option = BY_KEY[key]
         if key == "schema" and isinstance(value, list) and len(value) > 1:
             ok = all(isinstance(v, str) and v for v in value)
+            value = tuple(value)
+        elif option.kind == "number" and isinstance(value, list) and len(value) > 1:  # one per schema
+            ok = all(isinstance(v, int) and not isinstance(v, bool) for v in value)
             value = tuple(value)
         elif option.kind == "number":
             ok = value is None or isinstance(value, int) and not isinstance(value, bool)

@@ -137,7 +137,8 @@ def test_two_schemas_of_one_version_are_one_line(cli, project, monkeypatch, tmp_
     result = cli("generate", "--schema", f"schemas/{V2}", "--schema", "schemas/v1.6.0--v2-schema.json",
                  "--out", str(tmp_path / "out"))
     assert one_error_line(result) == (f"error: --schema {V2} and v1.6.0--v2-schema.json are both of protocol"
-                                      " version 2: one schema per version")
+                                      f" version 2 ({V2}: its v2-meta.json; v1.6.0--v2-schema.json: its"
+                                      " v1.6.0--v2-meta.json): one schema per version")
     assert tree(tmp_path / "out") == {}
 
 
