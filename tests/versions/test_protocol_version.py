@@ -36,9 +36,10 @@ def test_the_meta_file_lies_beside_the_schema_named_like_it(tmp_path, name, meta
 
 
 def test_a_v2_release_speaks_the_version_its_meta_file_states(tmp_path):
-    shutil.copy(V2, tmp_path / "schema.json")
+    # its descriptions' links to the protocol's v2 pages taken out: then it states no version
+    (tmp_path / "schema.json").write_text(V2.read_text().replace("agentclientprotocol.com/protocol/v2/", "example.org/"))
     alone = generate(Options(schema=tmp_path / "schema.json"), only={"methods.py"})
-    assert protocol_version_of(alone.files) == 1  # no meta.json, no const: v1's default
+    assert protocol_version_of(alone.files) == 1  # no meta.json, no const, no links: v1's default
     shutil.copy(CORPUS / "v1.7.0--v2-meta.json", tmp_path / "meta.json")
     beside = generate(Options(schema=tmp_path / "schema.json"), only={"methods.py"})
     assert protocol_version_of(beside.files) == 2

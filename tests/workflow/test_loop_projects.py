@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support import CORPUS, docs, tree
+from support import CORPUS, DATA, docs, tree
 
 ACPGEN = f"{shlex.quote(sys.executable)} -m acpgen"
 #: The update guide's loops: a vendored package; a configured one (its pyproject.toml, its commands).
@@ -28,6 +28,10 @@ ACPGEN = f"{shlex.quote(sys.executable)} -m acpgen"
 (CONFIGURED_TOML,) = docs.blocks("guides/updating.md", "toml", "A configured package")
 (CONFIGURED,) = docs.blocks("guides/updating.md", "sh", "A configured package")
 OLD, NEW = CORPUS / "v0.11.1--schema.json", CORPUS / "v0.12.2--schema.json"  # stable releases
+#: A package of two protocol versions: the spec's v1.7.0 pair, then the TypeScript SDK 2.4.0's
+#: (which has no meta.json: each schema's version is given after it, and replayed from the manifest).
+PAIR = {"schema/v1.json": (CORPUS / "v1.7.0--v1-schema.json", DATA / "sdk-schemas" / "v1-schema.json"),
+        "schema/v2.json": (CORPUS / "v1.7.0--v2-schema.json", DATA / "sdk-schemas" / "v2-schema.json")}
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,14 @@ SCENARIOS = [
         packages=("src/myapp/_acp",),
         edit="src/myapp/_acp/models.py",
         pyproject='[tool.acpgen]\nschema = "schema/acp.json"\nout = "src"\npackage = "myapp._acp"\nmodels = "pydantic"\n',
+    ),
+    Scenario(
+        "two-versions-from-the-sdk-pair",
+        generate=(("--schema schema/v1.json --protocol-version 1 --schema schema/v2.json --protocol-version 2"
+                  " --out src --package myapp._acp"),),
+        packages=("src/myapp/_acp",),
+        edit="src/myapp/_acp/v2/client.py",
+        schemas=PAIR,
     ),
 ]
 
