@@ -1,6 +1,7 @@
 """An echo agent: thinks, asks permission to run its tool, streams the prompt back, can be cancelled."""
 
 import asyncio
+import uuid
 
 import acp_bindings as acp
 from acp_bindings import models
@@ -9,26 +10,32 @@ from acp_bindings.builders import session_update as update
 from acp_bindings.builders import tool_call_content
 from acp_bindings.session import ToolCallTracker
 
+INFO = models.Implementation(name="echo-agent", version="1.0.0")
 ALLOW = models.PermissionOption(option_id="allow", name="Allow", kind="allow_once")
 REJECT = models.PermissionOption(option_id="reject", name="Reject", kind="reject_once")
 
 
 class EchoAgent(acp.Agent):
     def __init__(self) -> None:
-        self.cancelled: set[str] = set()
+        self.cancelled: dict[str, bool] = {}  # session id -> its running turn was cancelled
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
-        return models.InitializeResponse(protocol_version=acp.PROTOCOL_VERSION)
+        return models.InitializeResponse(protocol_version=acp.PROTOCOL_VERSION, agent_info=INFO)
 
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
-        return models.NewSessionResponse(session_id="echo-1")
+        session_id = str(uuid.uuid4())
+        self.cancelled[session_id] = False
+        return models.NewSessionResponse(session_id=session_id)
 
     async def session_cancel(self, params: models.CancelNotification) -> None:
-        self.cancelled.add(params.session_id)
+        if params.session_id in self.cancelled:  # a notification: nothing to answer otherwise
+            self.cancelled[params.session_id] = True
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         sid, say = params.session_id, self.client.session_update
-        self.cancelled.discard(sid)
+        if sid not in self.cancelled:
+            raise acp.RequestError.invalid_params({"sessionId": sid, "message": "unknown session"})
+        self.cancelled[sid] = False
         text = " ".join(block.text for block in params.prompt if isinstance(block, models.Text))
         await say(
             session_id=sid,
@@ -39,16 +46,14 @@ class EchoAgent(acp.Agent):
         answer = await self.client.session_request_permission(
             session_id=sid, tool_call=tools.target(call), options=[ALLOW, REJECT]
         )
-        if not isinstance(answer.outcome, models.Selected) or answer.outcome.option_id != "allow":
+        chosen = answer.outcome.option_id if isinstance(answer.outcome, models.Selected) else None
+        if self.cancelled[sid] or chosen != "allow":
             await tools.finish(call, status="failed")
-            return models.PromptResponse(
-                stop_reason=(
-                    "cancelled" if isinstance(answer.outcome, models.Cancelled) else "refusal"
-                )
-            )
+            refused = chosen is not None and not self.cancelled[sid]
+            return models.PromptResponse(stop_reason="refusal" if refused else "cancelled")
         await tools.finish(call, content=[tool_call_content.content(content.text(text))])
         for word in text.split():
-            if sid in self.cancelled:
+            if self.cancelled[sid]:
                 return models.PromptResponse(stop_reason="cancelled")
             await say(session_id=sid, update=update.agent_message_chunk(content.text(word + " ")))
         return models.PromptResponse(stop_reason="end_turn")

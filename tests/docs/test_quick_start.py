@@ -59,7 +59,7 @@ def test_make_generate_sets_up_acpgen_and_make_test_would_run_the_suite(checkout
 
 
 def test_the_quick_start_runs_verbatim(checkout):
-    assert len(QUICK_START.text.splitlines()) <= 15
+    assert len(QUICK_START.text.splitlines()) <= 18  # an agent the spec's rules pass, in 13 lines
     done = subprocess.run(["bash", "-e", "-c", QUICK_START.text], cwd=checkout, env=clean_env(), capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -69,8 +69,8 @@ def test_the_quick_start_runs_verbatim(checkout):
     echoed = "".join(u["update"]["content"]["text"] for u in lines[: ends[0]]
                      if u["update"]["sessionUpdate"] == "agent_message_chunk")
     assert echoed.split() == ["Hello", "from", "the", "stub", "client."]
-    assert lines[ends[0] + 1 : ends[1]] == [{"sessionId": "s-1", "update": {
-        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi!"}}}]
+    (hi,) = lines[ends[0] + 1 : ends[1]]
+    assert hi["sessionId"] and hi["update"] == {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi!"}}
     assert (checkout / "mine" / "acp_bindings" / "acpgen-manifest.json").is_file()
 
 
