@@ -149,11 +149,12 @@ class Incoming:
             if task is not None:
                 self._incoming[request_id] = task
         try:
-            if self._tracing is None:
+            tracing = self._tracing
+            if tracing is None or not tracing.serves(params):
                 result = await self._dispatcher.handle_request(method, params)
             else:
                 handle = self._dispatcher.handle_request
-                result = await self._tracing.serve(handle, request_id, method, params)
+                result = await tracing.serve(handle, request_id, method, params)
             if self._closed.done():
                 raise ConnectionClosed(self._sender.reason)
             self._sender.write_text(result_text(request_id, result))

@@ -236,8 +236,11 @@ class Connection(Incoming):
             raise ConnectionClosed(self._sender.reason)
         request_id = self._next_id
         self._next_id += 1
-        if self._tracing is not None:
-            return await self._tracing.call(self._exchange, request_id, method, params)
+        tracing = self._tracing
+        if tracing is not None:
+            if tracing.recording():
+                return await tracing.call(self._exchange, request_id, method, params)
+            params = tracing.carry(params)
         return await self._exchange(request_id, method, params)
 
     async def _exchange(self, request_id: int, method: str, params: Any) -> Any:

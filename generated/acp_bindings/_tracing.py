@@ -20,8 +20,8 @@ Spans follow OpenTelemetry's conventions for RPC: named by the method, with ``rp
 params name a session, ``acp.session.id``; an error answer sets ``rpc.jsonrpc.error_code``,
 ``rpc.jsonrpc.error_message`` and the span's error status; a cancelled call has the error status
 ``cancelled`` (and the code -32800 on the side that answers it); an exception is recorded.
-With the API but no SDK configured nothing is recorded, and a context that came in still goes
-out. Without the API nothing of OpenTelemetry is imported and messages are sent as they are.
+With the API but no tracer provider set (no SDK configured) no span is made, and a context that
+came in still goes out; a provider set while a connection runs is seen within a second. Without the API nothing of OpenTelemetry is imported and messages are sent as they are.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -44,6 +45,8 @@ ENVIRONMENT = "ACP_TRACING"
 _OFF = frozenset({"0", "false", "off", "no"})
 #: The root ``_meta`` keys the spec reserves for W3C trace context.
 TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+#: Seconds between looks for a tracer provider, until one is set.
+LOOK_EVERY = 1.0
 #: The instrumentation scope of the spans: the package's name.
 SCOPE = __name__.rpartition(".")[0] or "acp"
 
@@ -60,6 +63,7 @@ def _load() -> Any:
                 trace,
             )
             from opentelemetry.trace import (  # type: ignore[import-not-found, unused-ignore]
+                ProxyTracerProvider,
                 SpanKind,
                 Status,
                 StatusCode,
@@ -74,6 +78,7 @@ def _load() -> Any:
                 "kind": SpanKind,
                 "Status": Status,
                 "ERROR": StatusCode.ERROR,
+                "unset": ProxyTracerProvider,
             }
     return _api
 
@@ -104,7 +109,23 @@ class Tracing:
         self._kind = api["kind"]
         self._status = api["Status"]
         self._error = api["ERROR"]
+        self._unset = api["unset"]
         self._tracer = self._trace.get_tracer(SCOPE)
+        self._provider_set = False
+        self._next_look = 0.0
+
+    def recording(self) -> bool:
+        """Whether a tracer provider is set: with none, no span is recorded, and none is made.
+        It is set once for good; until it is, this looks at most once a second (looking costs
+        more than the rest of a call)."""
+        if self._provider_set:
+            return True
+        now = time.monotonic()
+        if now < self._next_look:
+            return False
+        self._next_look = now + LOOK_EVERY
+        self._provider_set = not isinstance(self._trace.get_tracer_provider(), self._unset)
+        return self._provider_set
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -118,6 +139,11 @@ class Tracing:
         self._propagate.inject(carrier, context=context)
         return with_meta(params, carrier) if carrier else params
 
+    def serves(self, params: Any) -> bool:
+        """Whether a request with ``params`` is handled through :meth:`serve`: when spans are
+        recorded, or it carries a context to run inside."""
+        return self.recording() or self.extracted(params) is not None
+
     async def call(
         self,
         exchange: Callable[[Any, str, Any], Coroutine[Any, Any, Any]],
@@ -126,7 +152,7 @@ class Tracing:
         params: Any,
     ) -> Any:
         """``exchange(request_id, method, params)`` (a call to the peer) in a client span, its
-        context carried in the params."""
+        context carried in the params (when spans are recorded: else :meth:`carry` alone)."""
         span = self._tracer.start_span(method, kind=self._kind.CLIENT)
         if span.is_recording():
             span.set_attributes(_attributes(method, request_id, session_of(params)))
