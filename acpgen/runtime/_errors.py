@@ -14,8 +14,10 @@ __all__ = [
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
     "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "ConnectionClosed",
     "RequestError",
+    "UnsupportedVersion",
 ]
 
 PARSE_ERROR = -32700
@@ -26,6 +28,8 @@ INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
+#: The answer to an ``initialize`` asking for a protocol version the agent does not speak.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 class RequestError(Exception):
@@ -112,3 +116,8 @@ class RequestError(Exception):
 
 class ConnectionClosed(ConnectionError):
     """The connection is closed: the peer went away, or this side closed it."""
+
+
+class UnsupportedVersion(ValueError):
+    """The agent answered ``initialize`` with a protocol version the client does not speak (its
+    answer is not one of the client's models)."""

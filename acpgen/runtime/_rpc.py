@@ -41,7 +41,7 @@ Nothing here writes to stdout except through the writer it is given; logs go to 
 from __future__ import annotations
 
 from ._connection import CANCEL_REQUEST, Connection, Observer
-from ._errors import ConnectionClosed, RequestError
+from ._errors import ConnectionClosed, RequestError, UnsupportedVersion
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, JsonText
 from ._incoming import Dispatcher
 from ._memory import memory_pipe, memory_transports
@@ -83,6 +83,7 @@ __all__ = [
     "Route",
     "StreamWire",
     "TypedDispatcher",
+    "UnsupportedVersion",
     "describe_exit",
     "log_unhandled",
     "memory_pipe",

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ._errors import UNSUPPORTED_PROTOCOL_VERSION
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
     ConnectionClosed,
@@ -45,6 +46,7 @@ from ._rpc import (
     MessageWriter,
     PipeReader,
     RequestError,
+    UnsupportedVersion,
     stdio_streams,
 )
 
@@ -62,8 +64,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The error code of an ``initialize`` asking for a version no configured agent speaks.
-UNSUPPORTED_PROTOCOL_VERSION = -32022
 #: The range of ``ProtocolVersion`` (``uint16``).
 _HIGHEST = 0xFFFF
 
@@ -364,10 +364,6 @@ async def route_transport(
 
 
 # -- the client's side: ask for a version, bind the one the agent answers ------------------------
-
-
-class UnsupportedVersion(Exception):
-    """The agent answered ``initialize`` with a protocol version no configured client speaks."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Coroutine
 from typing import Any, NamedTuple
 
 from ._connection import Connection, Observer
-from ._errors import RequestError
+from ._errors import UNSUPPORTED_PROTOCOL_VERSION, RequestError, UnsupportedVersion
 from ._framing import WIRE_LOG, JsonText, encode_json
 
 __all__ = [
@@ -62,7 +62,12 @@ class TypedDispatcher:
     """Decodes params, calls the handler object's method, encodes its result."""
 
     def __init__(
-        self, target: Any, routes: Collection[Route], codec: Codec, name: str = "acp"
+        self,
+        target: Any,
+        routes: Collection[Route],
+        codec: Codec,
+        name: str = "acp",
+        protocol_version: int | None = None,
     ) -> None:
         self._requests = {
             r.method: (getattr(target, r.handler), r.params_type) for r in routes if r.is_request
@@ -79,11 +84,14 @@ class TypedDispatcher:
         self._codec = codec
         self._as_text = codec.writer()
         self._name = name
+        self._protocol_version = protocol_version  # the one the side speaks; None: not said
 
     def _decode(self, method: str, params_type: Any, params: Any) -> Any:
         try:
             return self._codec.decode(params_type, params)
         except self._codec.error as exc:
+            if method == "initialize":
+                _refuse_another_version(params, self._protocol_version)
             path = getattr(exc, "path", "")
             raise RequestError.invalid_params(
                 {"method": method, "path": path, "message": str(exc)}
@@ -117,6 +125,27 @@ class TypedDispatcher:
         return handler(value)
 
 
+def _refuse_another_version(params: Any, spoken: int | None) -> None:
+    """Raise ``-32022`` for an ``initialize`` that does not decode because the client asks for
+    another protocol version (so its params are of that version's shape), naming both versions."""
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    if spoken is None or not _is_version(requested) or requested == spoken:
+        return
+    raise RequestError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        {
+            "requested": requested,
+            "supported": [spoken],
+            "message": f"the client speaks protocol version {requested}; this agent speaks {spoken}",
+        },
+    )
+
+
+def _is_version(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 async def _nothing() -> None:
     """What awaiting a notification nobody handles does."""
 
@@ -129,14 +158,31 @@ def log_unhandled(method: str) -> None:
 class Proxy:
     """Calls the peer's methods over a connection; subclasses add one typed method per method."""
 
-    def __init__(self, connection: Connection, codec: Codec) -> None:
+    def __init__(self, connection: Connection, codec: Codec, protocol_version: int | None = None) -> None:
         self._connection = connection
         self._codec = codec
         self._as_text = codec.writer()
+        self._protocol_version = protocol_version  # the one the side speaks; None: not said
 
     def _request(self, method: str, params: Any) -> Coroutine[Any, Any, Any]:
+        if method == "initialize" and self._protocol_version is not None:
+            return self._initialize(params)
         # the connection's coroutine itself, awaited by the caller: one coroutine less per call
         return self._connection.request(method, self._as_text(params))
+
+    async def _initialize(self, params: Any) -> Any:
+        """``initialize``'s answer, once it is of the protocol version this side speaks or of the
+        one it asked for: an answer of another version is not one of its models
+        (:class:`UnsupportedVersion` says so)."""
+        answer = await self._connection.request("initialize", self._as_text(params))
+        answered = answer.get("protocolVersion") if isinstance(answer, dict) else None
+        asked = self._codec.encode(params).get("protocolVersion")
+        if _is_version(answered) and answered not in (self._protocol_version, asked):
+            raise UnsupportedVersion(
+                f"the agent answered protocol version {answered}; this client speaks"
+                f" {self._protocol_version}"
+            )
+        return answer
 
     def _notify(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
         return self._connection.notify(method, self._as_text(params))

@@ -674,7 +674,9 @@ class AgentSideConnection(_rpc.PeerConnection):
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
         json_backend: str = "json",
     ) -> None:
-        dispatcher = _rpc.TypedDispatcher(agent, AGENT_ROUTES, _CODEC, name="agent")
+        dispatcher = _rpc.TypedDispatcher(
+            agent, AGENT_ROUTES, _CODEC, name="agent", protocol_version=1
+        )
         super().__init__(
             _rpc.Connection(
                 reader,
@@ -686,7 +688,7 @@ class AgentSideConnection(_rpc.PeerConnection):
             )
         )
         self.agent = agent
-        self.client = ClientProxy(self.rpc, _CODEC)
+        self.client = ClientProxy(self.rpc, _CODEC, protocol_version=1)
         agent.on_connect(self)
         self.rpc.start()
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from support import one_error_line, tree
+from support import INTEROP, one_error_line, tree
 from support.versions import SDK_SCHEMAS, env_for
 
 from acpgen.schema.protocol import how_stated
@@ -177,3 +177,53 @@ def test_the_root_stub_agent_takes_its_versions_flags(project, flags, echoed):
     updates = [json.loads(line).get("update", {}) for line in done.stdout.splitlines()]
     assert {"sessionUpdate": "state_update", "state": "requires_action"} in updates
     assert any(u.get("sessionUpdate") == "agent_message_chunk" for u in updates) == echoed
+
+
+#: A client of the package's v2 calling ``initialize`` itself (the entry point, not the stub).
+V2_CLIENT = """
+import asyncio, sys
+from both.v2 import client, models
+async def main():
+    async with client.spawn_agent(client.Client(), sys.executable, "-m", AGENT) as connection:
+        request = models.InitializeRequest.from_json({"protocolVersion": 2, "info": {"name": "c", "version": "1"}})
+        try:
+            await connection.agent.initialize(request)
+        except ValueError as exc:
+            print(f"{type(exc).__name__}: {exc}")
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize(("client", "agent", "said"), [
+    ("both.v1.stub_client", "both.v2.stub_agent", ('stub_client: the agent answered with an error: Unsupported protocol'
+     ' version (-32022): {"requested": 1, "supported": [2], "message": "the client speaks protocol version 1; this'
+     ' agent speaks 2"}')),
+    ("both.v2.stub_client", "both.v1.stub_agent",
+     "stub_client: the agent answered protocol version 1; this client speaks 2 (it asked for 2)"),
+], ids=["v1-client-v2-agent", "v2-client-v1-agent"])
+def test_a_stub_client_of_another_version_is_told_both_versions(project, client, agent, said):
+    # the v2 agent's initialize does not decode v1's params (no info): it answers which versions,
+    # not "at /info: required property 'info' is missing"
+    command = [sys.executable, "-m", client, "--prompt", "hi", "--", sys.executable, "-m", agent]
+    done = subprocess.run(command, cwd=project, env=env_for(project / "plain"), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert (done.returncode, done.stderr.strip()) == (1, said)
+
+
+def test_the_client_entry_point_names_both_versions(project):
+    # a v1 agent answers a v2 initialize with version 1, whose answer is not one of v2's models
+    code = V2_CLIENT.replace("AGENT", repr("both.v1.stub_agent"))
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, env=env_for(project / "plain"),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "UnsupportedVersion: the agent answered protocol version 1; this client speaks 2\n"
+
+
+def test_a_typescript_client_of_version_1_is_told_both_versions(project, tmp_path):
+    command = ["node", str(INTEROP / "ts_versions_client.mjs"), "v1", "1", str(tmp_path),
+               sys.executable, "-m", "both.v2.stub_agent"]
+    done = subprocess.run(command, env=env_for(project / "plain"), capture_output=True, text=True, timeout=60,
+                          check=False)
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["error"]["code"] == -32022, summary
+    assert summary["error"]["data"]["message"] == "the client speaks protocol version 1; this agent speaks 2"

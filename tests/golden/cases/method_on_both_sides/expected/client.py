@@ -124,7 +124,9 @@ class ClientSideConnection(_rpc.PeerConnection):
         max_message_size: int = _rpc.DEFAULT_MAX_MESSAGE_SIZE,
         json_backend: str = "json",
     ) -> None:
-        dispatcher = _rpc.TypedDispatcher(client, CLIENT_ROUTES, _CODEC, name="client")
+        dispatcher = _rpc.TypedDispatcher(
+            client, CLIENT_ROUTES, _CODEC, name="client", protocol_version=1
+        )
         super().__init__(
             _rpc.Connection(
                 reader,
@@ -136,7 +138,7 @@ class ClientSideConnection(_rpc.PeerConnection):
             )
         )
         self.client = client
-        self.agent = AgentProxy(self.rpc, _CODEC)
+        self.agent = AgentProxy(self.rpc, _CODEC, protocol_version=1)
         client.on_connect(self)
         self.rpc.start()
 
