@@ -444,3 +444,53 @@ def test_every_check_cites_the_spec_and_runs_on_every_agent_it_applies_to():
     assert {agent.name for agent, _ in (case.values for case in CASES)} == {agent.name for agent in AGENTS}
     held = [agent for agent in AGENTS if agent.version == 1 and agent.hold is not None]
     assert len(held) >= 2, "cancellation is exercised on fewer than two agents"
+
+
+SLOPPY_AGENT = '''
+import asyncio
+import acp_bindings as acp
+from acp_bindings import models
+from acp_bindings.builders import content_block as content, session_update as update
+print("starting up")  # before run_agent guards the wire: it reaches stdout
+
+
+class Sloppy(acp.Agent):
+    async def initialize(self, params):
+        return models.InitializeResponse(protocol_version=params.protocol_version)
+
+    async def session_new(self, params):
+        return models.NewSessionResponse(session_id="s-1")
+
+    async def session_load(self, params):  # not advertised
+        return models.LoadSessionResponse()
+
+    async def session_prompt(self, params):  # any session, and deaf to session/cancel
+        await self.client.session_update(session_id=params.session_id,
+                                         update=update.agent_message_chunk(content.text("thinking")))
+        await asyncio.sleep(0.5)
+        return models.PromptResponse(stop_reason="end_turn")
+
+
+asyncio.run(acp.run_agent(Sloppy()))
+'''
+
+
+def test_the_checks_fail_an_agent_that_breaks_their_rules():
+    """The checks can fail: an agent that breaks seven rules fails those seven checks, and only those."""
+    agent = AgentUnderTest("sloppy", _v1(_docs_agent("sloppy_agent.py", SLOPPY_AGENT)), hold="updates")
+    peer = connect(agent)
+    peer.hello = initialize(peer, agent, version=999)["result"]
+    broken: dict[str, str] = {}
+    try:
+        for check, versions in CHECKS:
+            if _applies(check, versions, agent):
+                try:
+                    check(peer, agent)
+                except AssertionError as error:
+                    broken[check.__name__.removeprefix("check_")] = str(error)
+    finally:
+        peer.close()
+    assert set(broken) == {"version_negotiation", "implementation_info", "session_ids_are_unique",
+                           "cancel_ends_the_turn_cancelled", "unknown_session_is_an_error", "capability_gating",
+                           "stdout_hygiene"}, broken
+    assert "b'starting up\\n'" in broken["stdout_hygiene"] and "session/load" in broken["capability_gating"]
