@@ -88,12 +88,14 @@ async def drive(target: str, cwd: str, agent_out: str | None) -> None:
     from acp_bindings._codec import decode
     from acp_bindings.client import connect_agent
 
+    updated = asyncio.Event()
+
     class Reader(acp.Client):
         async def fs_read_text_file(self, params: models.ReadTextFileRequest) -> models.ReadTextFileResponse:
             return models.ReadTextFileResponse(content="from the client")
 
         async def session_update(self, params: models.SessionNotification) -> None:
-            return None
+            updated.set()
 
     if target == "stdio":
         command = (sys.executable, __file__, "agent", str(agent_out))
@@ -112,11 +114,12 @@ async def drive(target: str, cwd: str, agent_out: str | None) -> None:
         except acp.RequestError:
             pass
         slow = models.PromptRequest(session_id=session.session_id, prompt=[builders.content_block.text("a b c d e f")])
-        try:
-            await asyncio.wait_for(client.agent.session_prompt(slow), 0.05)
-        except asyncio.TimeoutError:
-            pass
-        await asyncio.sleep(0.1)  # the agent answers the cancelled prompt -32800
+        updated.clear()
+        call = asyncio.ensure_future(client.agent.session_prompt(slow))
+        await asyncio.wait_for(updated.wait(), 30)  # its handler runs: cancel it mid-way
+        call.cancel()
+        await asyncio.gather(call, return_exceptions=True)
+        await asyncio.sleep(0.2)  # the agent answers the cancelled prompt -32800
 
 
 def main(argv: list[str]) -> None:
