@@ -178,17 +178,18 @@ def _renamed_params(methods: tuple[Method, ...], names: Mapping[str, str]) -> tu
 
 
 def output_modules(
-    side: str, stubs: Collection[str] = ("agent", "client"), models: str = "dataclasses"
+    side: str, stubs: Collection[str] = ("agent", "client"), models: str = "dataclasses", turns: bool = False
 ) -> tuple[str, ...]:
     """The modules of a package that serves ``side``, in the order of the table of modules
     (:data:`acpgen.render.modules.MODULES`).
 
     ``stubs``: the sides whose stub server the schema supports (see ``Role.stub``). ``models``:
-    the flavour; a pydantic package also has the models' support modules.
+    the flavour; a pydantic package also has the models' support modules. ``turns``: the
+    schema's turns end through state updates (``Spec.stub_flows``), which its stubs follow.
     """
     served = set(served_sides(side))
     carried = served | ({TEST_PEERS[side]} if side in TEST_PEERS else set())
-    return tuple(m.name for m in MODULES if m.emitted(served, carried, stubs, models))
+    return tuple(m.name for m in MODULES if m.emitted(served, carried, stubs, models, turns))
 
 
 def generate(
@@ -225,7 +226,7 @@ def generate(
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs=spec.stub_sides, models=options.models):
+    for name in output_modules(spec.side, stubs=spec.stub_sides, models=options.models, turns=spec.stub_flows is not None):
         if (only is None or name in only) and name not in shared:
             path = f"{root}/{name}"
             files[path], renders[path] = renderer.module(name, path)

@@ -167,5 +167,6 @@ def _shared_modules(specs: Iterable[Spec], models: str) -> list[str]:
     """The shared modules some version needs, in the order of a package's modules."""
     names: dict[str, None] = {}
     for spec in specs:
-        names.update(dict.fromkeys(n for n in output_modules(spec.side, spec.stub_sides, models) if n in SHARED_MODULES))
+        modules = output_modules(spec.side, spec.stub_sides, models, turns=spec.stub_flows is not None)
+        names.update(dict.fromkeys(n for n in modules if n in SHARED_MODULES))
     return list(names)

@@ -30,6 +30,9 @@ class Layer(enum.Enum):
     CONNECTION = 3  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
     VERSIONS = 4  # the router of several protocol versions, above the facade
     REMOTE = 5  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
+    #: the stub servers, on top of all, beside their version's own modules (``client``, ``models``,
+    #: ``_stub_data``) and under their entry modules (``stub_client``)
+    STUBS = 6
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,11 @@ class Module:
     #: it needs count as served when the package carries them.
     peer: bool = False
     #: A stub server: a package has it only when the schema has the methods each of its sides'
-    #: stub is written against (see ``Role.stub``).
+    #: stub is written against (see ``Role.stub``); with no sides, the stub of some side.
     stub: bool = False
+    #: Only for the turns of this kind (None: either): ``True``, turns that end through state
+    #: updates (ACP v2, ``Spec.stub_flows``); ``False``, turns that end with the prompt's response.
+    turns: bool | None = None
     #: In a package of several protocol versions, one copy at the package's root that every
     #: version imports (it imports no version's own modules); otherwise each version has its own.
     shared: bool = False
@@ -57,14 +63,18 @@ class Module:
         """The name it is imported by: ``_rpc``."""
         return self.name.removesuffix(".py")
 
-    def emitted(self, served: Collection[str], carried: Collection[str], stubs: Collection[str], models: str) -> bool:
+    def emitted(
+        self, served: Collection[str], carried: Collection[str], stubs: Collection[str], models: str, turns: bool
+    ) -> bool:
         """A package serving the sides ``served`` and carrying ``carried`` (its test peer too),
-        with the stub servers of ``stubs`` and the models of the flavour ``models``, has it."""
+        with the stub servers of ``stubs``, the models of the flavour ``models`` and turns of the
+        kind ``turns`` (see :attr:`turns`), has it."""
         have = carried if self.peer else served
         return (
             all(side in have for side in self.sides)
-            and (not self.stub or all(side in stubs for side in self.sides))
+            and (not self.stub or (all(side in stubs for side in self.sides) if self.sides else bool(stubs)))
             and self.flavour in (None, models)
+            and self.turns in (None, turns)
         )
 
 
@@ -108,6 +118,8 @@ MODULES = (
     Module("agent.py", TEMPLATE, AGENT, peer=True),
     Module("client.py", TEMPLATE, CLIENT, peer=True),
     Module("pair.py", RUNTIME, BOTH, peer=True),  # imports a version's agent and client
+    # what a draft whose turns end through state updates names differently, for its stubs
+    Module("_stub_data.py", TEMPLATE, stub=True, turns=True),
     Module("stub_agent.py", TEMPLATE, AGENT, peer=True, stub=True),
     Module("stub_client.py", TEMPLATE, CLIENT, peer=True, stub=True),
     _runtime("_checks.py", sides=BOTH),
@@ -117,6 +129,12 @@ MODULES = (
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+    # the stub servers' runtime, which their entry modules (``stub_client``) run: file access
+    # confined to a folder and terminals (shared), the stub clients (a version's own)
+    Module("_sandbox.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
+    Module("_terminal.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
+    Module("_stub_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
+    Module("_turns_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
 )
 #: The rows by module name.
 BY_NAME = {m.name: m for m in MODULES}

@@ -191,6 +191,24 @@ def test_a_user_template_named_like_the_pydantic_runtime_replaces_its_copy(tmp_p
     assert files[f"{PKG}/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
 
 
+def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp_path):
+    """The stub client is an entry module (``stub_client.py``) over runtime copies
+    (``_stub_client.py``; ``_turns_client.py`` for v2): a template of either name replaces it."""
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    for name in ("stub_client.py", "_stub_client.py"):
+        (templates / f"{name}.jinja").write_text(f'{{{{ header.text }}}}\nMINE = {{{{ {name!r} | py }}}}\n')
+    files = generate(Options(templates=templates), only={"stub_client.py", "_stub_client.py", "pair.py"}).files
+    for name in ("stub_client.py", "_stub_client.py"):
+        assert files[f"{PKG}/{name}"].endswith(f'\nMINE = "{name}"\n'), name
+    runtime = (ROOT / "acpgen" / "runtime" / "pair.py").read_text()
+    assert files[f"{PKG}/pair.py"].split("\n", 2)[2] == runtime, "the other runtime modules are copies"
+    v2 = generate(Options(schema=ROOT / "tests/data/sdk-schemas/v2-schema.json", protocol_version=2, templates=templates),
+                  only={"stub_client.py", "_turns_client.py"}).files
+    assert v2[f"{PKG}/stub_client.py"].endswith('\nMINE = "stub_client.py"\n')
+    assert v2[f"{PKG}/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_turns_client.py").read_text()
+
+
 def test_a_foreign_file_in_the_way_is_refused_and_force_takes_it_over(cli, tmp_path, write_schema):
     schema, out = write_schema(mini_schema()), tmp_path / "out"
     (out / PKG).mkdir(parents=True)

@@ -1,0 +1,87 @@
+"""The stub client's schema-free machinery unit-tested where it lives (acpgen/runtime/): file
+access confined to a folder (``_sandbox``) and the terminals it runs (``_terminal``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from acpgen.runtime import _sandbox, _terminal
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A folder holding ``a/b.txt``, a link ``in`` to it, a link ``out`` to a file beside the
+    folder and a FIFO ``pipe``; its descriptor and its path."""
+    (tmp_path / "cwd" / "a").mkdir(parents=True)
+    (tmp_path / "cwd" / "a" / "b.txt").write_text("hello\n")
+    (tmp_path / "secret.txt").write_text("secret\n")
+    (tmp_path / "cwd" / "out").symlink_to(tmp_path / "secret.txt")
+    (tmp_path / "cwd" / "in").symlink_to("a/b.txt")
+    os.mkfifo(tmp_path / "cwd" / "pipe")
+    fd = os.open(tmp_path / "cwd", os.O_RDONLY | os.O_DIRECTORY)
+    yield fd, str(tmp_path / "cwd")
+    os.close(fd)
+
+
+def test_it_reads_a_file_inside_the_folder_through_dots_and_links(root):
+    fd, path = root
+    assert _sandbox.read_text(fd, path, ["a", "b.txt"]) == "hello\n"
+    assert _sandbox.read_text(fd, path, ["a", "..", "a", ".", "b.txt"]) == "hello\n"
+    assert _sandbox.read_text(fd, path, ["in"]) == "hello\n"
+
+
+@pytest.mark.parametrize(
+    ("parts", "why"),
+    [
+        (["..", "secret.txt"], "path is outside the session's cwd"),
+        (["out"], "path leads outside the session's cwd"),
+        (["pipe"], "path is not a regular file"),
+        (["a", ""], "path names a directory, not a file"),
+    ],
+)
+def test_it_refuses_what_lies_outside_or_is_no_file_and_says_why(root, parts, why):
+    fd, path = root
+    with pytest.raises(_sandbox.Refused, match=why):
+        _sandbox.read_text(fd, path, parts)
+    with pytest.raises(_sandbox.Refused, match=why):
+        _sandbox.write_text(fd, path, parts, b"x")
+
+
+def test_a_loop_of_links_is_refused_after_the_kernels_limit(root):
+    fd, path = root
+    os.symlink("loop", os.path.join(path, "loop"))
+    with pytest.raises(_sandbox.Refused, match="too many levels of symbolic links"):
+        _sandbox.read_text(fd, path, ["loop"])
+
+
+def test_a_write_replaces_the_file_whole_keeps_its_mode_and_leaves_no_temporary(root):
+    fd, path = root
+    target = os.path.join(path, "a", "b.txt")
+    os.chmod(target, 0o640)
+    _sandbox.write_text(fd, path, ["a", "b.txt"], b"written\n")
+    assert Path(target).read_text() == "written\n"
+    assert os.stat(target).st_mode & 0o777 == 0o640
+    _sandbox.write_text(fd, path, ["a", "new.txt"], b"new\n")
+    assert sorted(os.listdir(os.path.join(path, "a"))) == ["b.txt", "new.txt"]
+    with pytest.raises(_sandbox.Refused):
+        _sandbox.write_text(fd, path, ["out"], b"x")  # never through a link out of the folder
+    assert Path(path, "..", "secret.txt").read_text() == "secret\n"
+
+
+def test_a_terminal_keeps_the_last_bytes_of_its_output_in_whole_characters():
+    async def run() -> tuple[bytes, bool, object]:
+        code = "import sys; sys.stdout.write('ab' + 'é' * 3); sys.exit(3)"
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+        terminal = _terminal.Terminal(process, limit=5)
+        await process.wait()
+        await terminal.reader
+        return bytes(terminal.output), terminal.truncated, terminal.exit_status()
+
+    output, truncated, status = asyncio.run(run())
+    assert (output.decode("utf-8"), truncated, status) == ("éé", True, {"exitCode": 3, "signal": None})
