@@ -227,3 +227,16 @@ def test_a_typescript_client_of_version_1_is_told_both_versions(project, tmp_pat
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["error"]["code"] == -32022, summary
     assert summary["error"]["data"]["message"] == "the client speaks protocol version 1; this agent speaks 2"
+
+
+def test_the_config_lists_the_sdk_pair_and_nothing_else(cli, project, monkeypatch, tmp_path):
+    for name in ("v1-schema.json", "v2-schema.json"):
+        shutil.copy(project / "schemas" / name, tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.acpgen]\nschema = ["v1-schema.json", "v2-schema.json"]\npackage = "both"\n')
+    monkeypatch.chdir(tmp_path)
+    assert cli("generate").exit_code == 0
+    for number in (1, 2):  # the same modules as the command line's, but for the header's command
+        made = (tmp_path / "generated" / "both" / f"v{number}" / "models.py").read_text().splitlines()
+        assert made[2:] == (project / "plain" / "both" / f"v{number}" / "models.py").read_text().splitlines()[2:]
+    assert cli("check").exit_code == 0
