@@ -227,28 +227,39 @@ def _advertised(hello: dict[str, Any], path: tuple[str, ...]) -> bool:
 
 def check_capability_gating(peer: Peer, agent: AgentUnderTest) -> None:
     """A method whose capability the agent did not advertise answers -32601 (method not found);
-    one it advertised serves a session it created.
+    one it advertised serves a session it created (``session/load`` replaying its turn first).
 
     initialization.mdx, "Capabilities": capabilities omitted are unsupported; session-setup.mdx,
-    "Loading Sessions", "Resuming Sessions", "Closing Active Sessions" (and session-list.mdx):
-    each only when advertised (v2's initialization.mdx, "Session Capabilities"); the schema's
-    ``ErrorCode`` -32601: "The method does not exist or is not available".
+    "Loading Sessions" ("The Agent MUST replay the entire conversation to the Client in the form
+    of `session/update` notifications"), "Resuming Sessions", "Closing Active Sessions" (and
+    session-list.mdx): each only when advertised (v2's initialization.mdx, "Session
+    Capabilities"); the schema's ``ErrorCode`` -32601: "The method does not exist or is not
+    available".
     """
     cwd = str(_DOCS_AGENTS)
     for path, method in V1_GATES if agent.version == 1 else V2_GATES:
         session_id = new_session(peer)
+        advertised = _advertised(peer.hello, path)
+        if advertised and method == "session/load":
+            turn = peer.result("session/prompt", prompt("hello again", session_id))
+            assert turn.get("stopReason") == "end_turn", f"a turn ended with {turn}"
         params = {"session/list": {}, "session/close": {"sessionId": session_id},
                   "session/delete": {"sessionId": session_id},
                   "session/load": {"sessionId": session_id, "cwd": cwd, "mcpServers": []}}
+        before = len(peer.updates(session_id))
         answer = peer.request(method, params.get(method, {"sessionId": session_id, "cwd": cwd}))
         capability = ".".join(path[1:])
-        if not _advertised(peer.hello, path):
+        if not advertised:
             assert error_code(answer) == METHOD_NOT_FOUND, (
                 f"{capability} is not advertised, yet {method} answered {answer}, not -32601")
-        else:
-            assert "result" in answer, f"{capability} is advertised, yet {method} answered {answer}"
-            if method == "session/list":
-                assert isinstance(answer["result"].get("sessions"), list), f"{method} answered {answer}"
+            continue
+        assert "result" in answer, f"{capability} is advertised, yet {method} answered {answer}"
+        if method == "session/list":
+            listed = answer["result"].get("sessions")
+            assert isinstance(listed, list) and session_id in [s.get("sessionId") for s in listed], (
+                f"session/list does not list the session {session_id!r}: {answer}")
+        if method == "session/load":
+            assert len(peer.updates(session_id)) > before, "session/load answered before replaying the turn"
     if agent.version == 1 and not peer.hello.get("authMethods"):
         answer = peer.request("authenticate", {"methodId": "no-such-method"})
         assert "error" in answer, f"no auth method is advertised, yet authenticate answered {answer}"
@@ -494,3 +505,53 @@ def test_the_checks_fail_an_agent_that_breaks_their_rules():
                            "cancel_ends_the_turn_cancelled", "unknown_session_is_an_error", "capability_gating",
                            "stdout_hygiene"}, broken
     assert "b'starting up\\n'" in broken["stdout_hygiene"] and "session/load" in broken["capability_gating"]
+
+
+CAPABLE_AGENT = '''
+import asyncio
+import acp_bindings as acp
+from acp_bindings import models
+from acp_bindings._codec import decode, encode
+from acp_bindings.builders import content_block as content, session_update as update
+from acp_bindings.stub_agent import StubAgent
+
+
+class Capable(StubAgent):
+    """The stub agent, with every session capability of v1 advertised and served."""
+
+    async def initialize(self, params):
+        answer = encode(await super().initialize(params))
+        answer["agentCapabilities"].update(loadSession=True,
+                                           sessionCapabilities={"list": {}, "resume": {}, "close": {}})
+        return decode(models.InitializeResponse, answer)
+
+    async def session_load(self, params):
+        await self.client.session_update(session_id=params.session_id,
+                                         update=update.user_message_chunk(content.text("hello again")))
+        return models.LoadSessionResponse()
+
+    async def session_list(self, params):
+        return decode(models.ListSessionsResponse, {"sessions": [{"sessionId": sid, "cwd": "/"} for sid in self._sessions]})
+
+    async def session_resume(self, params):
+        return models.ResumeSessionResponse()
+
+    async def session_close(self, params):
+        return models.CloseSessionResponse()
+
+
+asyncio.run(acp.run_agent(Capable()))
+'''
+
+
+def test_capability_gating_holds_an_agent_that_advertises_each_capability_to_the_on_behaviour():
+    """With every capability advertised, the gated methods must serve: the check's other half."""
+    agent = AgentUnderTest("capable", _v1(_docs_agent("capable_agent.py", CAPABLE_AGENT)))
+    peer = connect(agent)
+    try:
+        peer.hello = initialize(peer, agent)["result"]
+        assert all(_advertised(peer.hello, path) for path, _ in V1_GATES)
+        check_capability_gating(peer, agent)
+        assert {"session/load", "session/list", "session/resume", "session/close"} <= set(peer.requested)
+    finally:
+        peer.close()

@@ -40,6 +40,7 @@ class Peer:
         self.hello: dict[str, Any] = {}  # the result of the connection's initialize
         self.lines: list[bytes] = []  # every line the agent wrote on stdout
         self.sent_ids: list[Any] = []  # the id of every request we sent
+        self.requested: list[Any] = []  # the method of every request we sent
         self.notifications: list[dict[str, Any]] = []  # every notification the agent sent
         self.permission = "allow"  # or "cancel": the user cancels the turn when asked
         self.asked: list[dict[str, Any]] = []  # the agent's requests, as they came
@@ -76,6 +77,7 @@ class Peer:
             message = {"jsonrpc": "2.0", "id": request_id, "method": method}
             if params is not None:
                 message["params"] = params
+        self.requested.append(message.get("method"))
         self.send(message)
         return request_id
 
