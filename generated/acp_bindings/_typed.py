@@ -158,7 +158,9 @@ def log_unhandled(method: str) -> None:
 class Proxy:
     """Calls the peer's methods over a connection; subclasses add one typed method per method."""
 
-    def __init__(self, connection: Connection, codec: Codec, protocol_version: int | None = None) -> None:
+    def __init__(
+        self, connection: Connection, codec: Codec, protocol_version: int | None = None
+    ) -> None:
         self._connection = connection
         self._codec = codec
         self._as_text = codec.writer()
