@@ -117,6 +117,9 @@ def test_the_config_gives_a_version_per_schema(cli, project, monkeypatch):
     (project / "pyproject.toml").write_text(config.format("1, 2"))
     try:
         assert cli("check").exit_code == 0
+        diff = cli("diff")  # each configured schema against its version's recorded one
+        assert diff.exit_code == 0, diff.stderr
+        assert [line for line in diff.stdout.splitlines() if line.startswith("v")] == ["v1:", "v2:"]
         (project / "pyproject.toml").write_text(config.format("2, 1"))
         swapped = cli("check")
         assert swapped.exit_code == 1
