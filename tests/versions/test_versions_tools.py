@@ -47,13 +47,18 @@ def test_diff_out_compares_every_version_with_its_recorded_schema(cli, output):
                         f"### acpgen diff: `{root}/v2 (acpgen-schema.json)` -> `{V2.name}`\n\n**0 change(s)**\n")
 
 
-def test_diff_out_matches_new_to_its_version_by_its_protocol_version(cli, output):
-    newer = SDK_SCHEMAS / "v2-schema.json"  # states no version: 1 unless told
+def test_diff_out_matches_new_to_its_version_by_its_protocol_version(cli, output, tmp_path):
+    newer = SDK_SCHEMAS / "v2-schema.json"  # no meta.json: its links to the v2 documentation say 2
     as_v2 = cli("diff", "--out", output, "--package", "acp", "--protocol-version", "2", newer, "--format", "json")
     assert as_v2.exit_code == 0, as_v2.stderr
     report = json.loads(as_v2.stdout)
     assert list(report) == ["v2"] and report["v2"]
-    assert as_v2.stdout != cli("diff", "--out", output, "--package", "acp", newer, "--format", "json").stdout
+    assert as_v2.stdout == cli("diff", "--out", output, "--package", "acp", newer, "--format", "json").stdout
+    unstated = tmp_path / "v2-schema.json"  # without its links it states no version: 1 unless told
+    unstated.write_text(newer.read_text().replace("agentclientprotocol.com/protocol/v2/", "example.org/"))
+    as_v1 = cli("diff", "--out", output, "--package", "acp", unstated, "--format", "json")
+    assert as_v1.exit_code == 0, as_v1.stderr
+    assert list(json.loads(as_v1.stdout)) == ["v1"]
     alone = cli("diff", V2, newer, "--format", "json")  # the same as comparing the two schemas
     assert report["v2"] == json.loads(alone.stdout)
     assert cli("diff", "--out", output, "--package", "acp", "--protocol-version", "2", newer,
@@ -115,9 +120,12 @@ def test_the_v2_inspector_records_a_v2_session(transcript):
     assert states[-1] == "idle"
 
 
-def test_validate_a_v2_transcript(cli, output, transcript):
+def test_validate_a_v2_transcript(cli, output, transcript, tmp_path):
     assert cli("validate", "--schema", V2, transcript).exit_code == 0  # its meta.json says 2
-    copy = output / "acp" / "v2" / "acpgen-schema.json"  # the same schema, with no meta.json beside
+    recorded = output / "acp" / "v2" / "acpgen-schema.json"  # with no meta.json beside: its links say 2
+    assert cli("validate", "--schema", recorded, transcript).exit_code == 0
+    copy = tmp_path / "unstated.json"  # and without its links to the v2 documentation, it states none
+    copy.write_text(recorded.read_text().replace("agentclientprotocol.com/protocol/v2/", "example.org/"))
     unstated = cli("validate", "--schema", copy, transcript, "--format", "json")
     assert unstated.exit_code == 1
     assert [f["kind"] for f in json.loads(unstated.stdout)["problems"]] == ["protocol-version"]
