@@ -94,7 +94,9 @@ def tracing_for(enabled: bool | None) -> Tracing | None:
     api = _load()
     if not api:
         if enabled:
-            raise ImportError("tracing=True needs OpenTelemetry's API: pip install opentelemetry-api")
+            raise ImportError(
+                "tracing=True needs OpenTelemetry's API: pip install opentelemetry-api"
+            )
         return None
     return Tracing(api)
 
@@ -248,7 +250,9 @@ class Tracing:
 
     def _failed(self, span: Any, code: int, message: str) -> None:
         if span.is_recording():
-            span.set_attributes({"rpc.jsonrpc.error_code": code, "rpc.jsonrpc.error_message": message})
+            span.set_attributes(
+                {"rpc.jsonrpc.error_code": code, "rpc.jsonrpc.error_message": message}
+            )
             span.set_status(self._status(self._error, message))
 
 
