@@ -212,7 +212,8 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, cli, write_schema):
         assert result.stdout == "", name
     broken = write_schema("{not json")
     result = cli("validate", "--schema", broken, tmp_path / "responses.ndjson")
-    assert result.exit_code == 2 and result.stderr.startswith(f"{broken}: error: not valid JSON")
+    assert result.exit_code == 2
+    assert result.stderr == f"{broken}:1:2: error: not valid JSON: Expecting property name enclosed in double quotes\n"
 
 
 @pytest.mark.parametrize(
