@@ -27,7 +27,6 @@ from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.layout import Unfitted
 from .render.longlines import overlong_line, relayout
 from .render.modules import (
     BY_NAME,
@@ -44,6 +43,7 @@ from .render.pydantic_models import (
     render_models,
 )
 from .render.relocate import import_from_parent
+from .render.tokens import Unfitted
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version, version_problem

@@ -16,20 +16,24 @@ unchanged by black, for the releases and for names of 80 characters.
 """
 from __future__ import annotations
 
-import io
 import keyword
-import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from .tokens import (
+    CLOSE,
+    COMMA,
+    DOT,
+    OPEN,
+    Token,
+    Unfitted,
+    delimiter_priorities,
+    line_tokens,
+)
 
 #: black's line length in the mode :mod:`acpgen.output.formatting` uses too.
 LINE_LENGTH = 100
 #: The length isort (ruff's I001, with its default settings) keeps a ``from`` import to.
 IMPORT_LINE_LENGTH = 88
-
-
-class Unfitted(Exception):
-    """A line ``fit`` cannot lay out exactly as black would."""
 
 
 def fit(
@@ -66,7 +70,7 @@ def fit(
     if len(pad + head) > LINE_LENGTH and equals and not collection and inner == ("", ""):
         return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # black decides as for any value
     first = "\n".join(_split_head(indent, pad + head))
-    if len(first) > LINE_LENGTH and "\n" not in first and equals and not any(c in target for c in _OPEN):
+    if len(first) > LINE_LENGTH and "\n" not in first and equals and not any(c in target for c in OPEN):
         return "\n".join(statement(indent, target + equals, line[len(pad + target + equals) :]))  # no bracket in the head
     last = "\n".join(closing_lines(indent, tail))
     if inner != ("", ""):
@@ -109,82 +113,6 @@ def _one_a_line(indent: int, items: Sequence[str], line: str) -> str:
 
 # -- inside brackets: black's delimiter split, then its split at the last bracket pair ----------
 
-#: black's priorities of the delimiters a line inside brackets is split at (``black.brackets``).
-COMMA, TERNARY, LOGIC, COMPARATOR, DOT = 18, 16, 14, 10, 1
-_OPERATORS = {"|": 9, "^": 8, "&": 7, "<<": 6, ">>": 6, "+": 5, "-": 5, "*": 4, "/": 4, "//": 4, "%": 4, "@": 4, "**": 2}
-_COMPARATORS = {"==", "!=", "<", ">", "<=", ">=", "is", "in", "not"}
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-@dataclass(frozen=True)
-class _Token:
-    text: str
-    start: int  # offset in the line
-    end: int
-    depth: int  # brackets open before it (an opening bracket counts itself out)
-
-
-def _tokens(text: str) -> list[_Token]:
-    """``text``'s tokens with their bracket depth; :class:`Unfitted` when it does not tokenize."""
-    try:
-        found = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.string and t.type not in _SKIP]
-    except (tokenize.TokenError, SyntaxError) as exc:
-        raise Unfitted(text) from exc
-    tokens, depth = [], 0
-    for t in found:
-        if t.string in _CLOSE:
-            depth -= 1
-        tokens.append(_Token(t.string, t.start[1], t.end[1], depth))
-        if t.string in _OPEN:
-            depth += 1
-    return tokens
-
-
-_SKIP = {tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
-
-
-def _delimiters(tokens: list[_Token]) -> dict[int, int]:
-    """The priority of each top-level delimiter, keyed by the index of the token a line ends
-    after (a comma; for the others, the token before them), as black's BracketTracker does."""
-    found: dict[int, int] = {}
-    in_for = False
-    for index, token in enumerate(tokens):
-        if token.depth:
-            continue
-        previous = tokens[index - 1] if index else None
-        if token.text == ",":
-            if not in_for:  # black reads a loop's targets (``for k, v in``) as nested: no delimiter
-                found[index] = COMMA
-            continue
-        in_for = in_for or token.text == "for"  # a line may start with its ``for``: ``in`` is not a comparison then
-        if previous is None or previous.depth:
-            continue
-        before = previous.text
-        if token.text == "for":
-            in_for, priority = True, 20
-        elif token.text == "if" and in_for:
-            priority = 20
-        elif token.text in ("if", "else"):
-            priority = TERNARY
-        elif token.text in ("and", "or"):
-            priority = LOGIC
-        elif token.text == "in" and in_for:
-            in_for, priority = False, 0
-        elif token.text in _COMPARATORS and not (token.text == "in" and before == "not") and not (
-            token.text == "not" and (before == "is" or tokens[index + 1 : index + 2] == [] or tokens[index + 1].text != "in")
-        ):
-            priority = COMPARATOR
-        elif token.text in _OPERATORS and not (before in _OPERATORS or before in ("(", ",", "=", ":") or before in _COMPARATORS):
-            priority = _OPERATORS[token.text] if token.text not in ("*", "**") or index > 0 else 0
-        elif token.text == "." and before in _CLOSE:
-            priority = DOT
-        else:
-            priority = 0
-        if priority:
-            found[index - 1] = max(found.get(index - 1, 0), priority)
-    return found
-
-
 def inside(indent: int, text: str) -> list[str]:
     """The lines black makes of ``text`` on a line of its own inside brackets at ``indent``
     spaces: as it is when it fits; else split at its top-level delimiters of the highest priority
@@ -194,14 +122,14 @@ def inside(indent: int, text: str) -> list[str]:
     line = " " * indent + text
     if len(line) <= LINE_LENGTH:
         return [line]
-    tokens = _tokens(text)
+    tokens = line_tokens(text)
     if _is_parameter(tokens):
         return _parameter(indent, text, tokens)
     value = _ternary_value(tokens)
     if value is not None:  # black puts the value in invisible parentheses
         end = len(text) - 1 if text.endswith(",") else len(text)
         return statement(indent, text[: tokens[value].start], text[tokens[value].start : end], text[end:])
-    delimiters = _delimiters(tokens)
+    delimiters = delimiter_priorities(tokens)
     if delimiters:
         top = max(delimiters.values())
         cuts = [index for index, priority in delimiters.items() if priority == top]
@@ -219,14 +147,14 @@ def inside(indent: int, text: str) -> list[str]:
     return _split_last_bracket(indent, text, tokens)
 
 
-def _is_parameter(tokens: list[_Token]) -> bool:
+def _is_parameter(tokens: list[Token]) -> bool:
     """Whether the tokens are a parameter with an annotation (``name: T = default,``), not a
     dict comprehension's ``key: value for ...``."""
     return (len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text)
             and tokens[1].text == ":" and not any(t.text == "for" and not t.depth for t in tokens))
 
 
-def _ternary_value(tokens: list[_Token]) -> int | None:
+def _ternary_value(tokens: list[Token]) -> int | None:
     """Where a one-item line's conditional expression starts when it is a dict entry's value or a
     keyword argument's (``"key": a if b else c,``): black wraps such a value in invisible
     parentheses. None for any other line."""
@@ -240,7 +168,7 @@ def _ternary_value(tokens: list[_Token]) -> int | None:
     return start if any(t.text == "else" for i, t in top if i > start) else None
 
 
-def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+def _parameter(indent: int, text: str, tokens: list[Token]) -> list[str]:
     """``name: annotation = default,`` on a line of its own: black puts the annotation in
     invisible parentheses (:func:`statement`)."""
     equals = next((i for i, t in enumerate(tokens) if t.depth == 0 and t.text == "="), None)
@@ -249,7 +177,7 @@ def _parameter(indent: int, text: str, tokens: list[_Token]) -> list[str]:
     return statement(indent, text[: tokens[1].end] + " ", text[tokens[1].end : end].strip(), tail)
 
 
-def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+def _split_last_bracket(indent: int, text: str, tokens: list[Token]) -> list[str]:
     """black's right-hand split of a line inside brackets: at its last bracket pair, unless the
     line before it is too long and an earlier bracket pair (one of the trailers black tries to
     omit, see :func:`_trailer_pairs`) leaves a first line that fits; else at the last pair, its
@@ -267,7 +195,7 @@ def _split_last_bracket(indent: int, text: str, tokens: list[_Token]) -> list[st
     return _split_at(indent, text, tokens, open_, close, _split_head(indent, pad + text[: tokens[open_].end]))
 
 
-def _split_at(indent: int, text: str, tokens: list[_Token], open_: int, close: int, first: list[str]) -> list[str]:
+def _split_at(indent: int, text: str, tokens: list[Token], open_: int, close: int, first: list[str]) -> list[str]:
     body, tail = text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
     lines = list(first)
     lines += _bracket_body(indent + 4, body.strip(), collection=tokens[open_].text != "(" and _is_display(tokens, open_))
@@ -275,14 +203,14 @@ def _split_at(indent: int, text: str, tokens: list[_Token], open_: int, close: i
     return lines
 
 
-def _trailer_pairs(indent: int, text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
+def _trailer_pairs(indent: int, text: str, tokens: list[Token]) -> list[tuple[int, int]]:
     """The top-level bracket pairs black's right-hand split tries, last first (its
     ``generate_trailers_to_omit``): the last pair, then each earlier non-empty one while the text
     from it to the end fits on a line, up to one after a trailing comma."""
     pairs: list[tuple[int, int]] = []
     for close in range(len(tokens) - 1, -1, -1):
         token = tokens[close]
-        if token.text not in _CLOSE or token.depth != 0:
+        if token.text not in CLOSE or token.depth != 0:
             continue
         open_ = _opening(tokens, close)
         if open_ == close - 1 and pairs:
@@ -295,24 +223,24 @@ def _trailer_pairs(indent: int, text: str, tokens: list[_Token]) -> list[tuple[i
     return pairs
 
 
-def _is_display(tokens: list[_Token], open_: int) -> bool:
+def _is_display(tokens: list[Token], open_: int) -> bool:
     """Whether the bracket at ``open_`` starts a list, set or dict display, not a subscript."""
     if open_ == 0:
         return True
     before = tokens[open_ - 1].text
-    return not (before.isidentifier() or before in _CLOSE) or before in ("in", "and", "or", "not", "if", "else", "return")
+    return not (before.isidentifier() or before in CLOSE) or before in ("in", "and", "or", "not", "if", "else", "return")
 
 
 def _bracket_body(indent: int, body: str, *, collection: bool = False) -> list[str]:
     """The content of a bracket pair black has split, at ``indent``: a collection display with
     more than one item goes one item a line (black's magic of an added trailing comma)."""
-    tokens = _tokens(body)
-    if collection and max(_delimiters(tokens).values(), default=0) == COMMA:  # a comprehension's ``for`` ranks above
+    tokens = line_tokens(body)
+    if collection and max(delimiter_priorities(tokens).values(), default=0) == COMMA:  # a comprehension's ``for`` ranks above
         return _one_a_line(indent, _top_level_items(body, tokens), body).split("\n")
     return inside(indent, body)
 
 
-def _top_level_items(text: str, tokens: list[_Token]) -> list[str]:
+def _top_level_items(text: str, tokens: list[Token]) -> list[str]:
     items, begin = [], 0
     for token in tokens:
         if token.text == "," and token.depth == 0:
@@ -340,12 +268,12 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
         wrapped: list[str] | None = [f"{pad}{head}(", *inside(indent + 4, value), f"{pad}){tail}"]
     except Unfitted:
         wrapped = None  # no layout inside the parentheses
-    tokens = _tokens(value)
-    if not _can_omit_parentheses(indent, tokens, _delimiters(tokens)):
+    tokens = line_tokens(value)
+    if not _can_omit_parentheses(indent, tokens, delimiter_priorities(tokens)):
         if wrapped is None:
             raise Unfitted(line)
         return wrapped
-    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in CLOSE and tokens[i].depth == 0), None)
     if close is None:  # nothing to split at but the parentheses (or the left side's brackets)
         name, colon, annotation = head.partition(": ")
         if colon and name.isidentifier() and head.endswith(" = ") and len(pad + head) > LINE_LENGTH - 1:
@@ -355,7 +283,7 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
         if wrapped is None or (len(tokens) == 1 and len(pad + "    " + value) > LINE_LENGTH):
             return [line]  # a lone name too long: black leaves the line so
         return wrapped
-    open_ = max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == 0)
+    open_ = max(i for i in range(close) if tokens[i].text in OPEN and tokens[i].depth == 0)
     first = f"{pad}{head}{value[: tokens[open_].end]}"
     body = value[tokens[open_].end : tokens[close].start].strip()
     if not body and len(value[tokens[close].start :].strip()) < 3:  # black does not split empty brackets
@@ -363,7 +291,7 @@ def statement(indent: int, head: str, value: str, tail: str = "") -> list[str]:
             return _split_head(indent, pad + head, lambda rest: statement(indent, rest, value, tail), force=True)
         if wrapped is not None:
             return wrapped
-    split = _omitting_value(indent, head + value + tail) if len(first) > LINE_LENGTH and any(c in head for c in _OPEN) else None
+    split = _omitting_value(indent, head + value + tail) if len(first) > LINE_LENGTH and any(c in head for c in OPEN) else None
     if split is None:
         split = [
             *_split_head(indent, first),
@@ -381,7 +309,7 @@ def _omitting_value(indent: int, whole: str) -> list[str] | None:
     """The statement ``whole`` split at a bracket pair before its value's last one, as black's
     right-hand split tries when the line before the value's brackets is too long; ``None`` when no
     such split has a first line that fits."""
-    tokens = _tokens(whole)
+    tokens = line_tokens(whole)
     for at, end in _trailer_pairs(indent, whole, tokens)[1:]:
         if len(" " * indent + whole[: tokens[at].end]) <= LINE_LENGTH:
             return _split_at(indent, whole, tokens, at, end, [" " * indent + whole[: tokens[at].end]])
@@ -392,13 +320,13 @@ def _bracket_pair(text: str) -> tuple[int, int] | None:
     """The offsets of the last top-level bracket pair of ``text`` (which may end in an opening
     bracket or an ``=``): its opening bracket's end and its closing bracket's start."""
     cut = text.rstrip()
-    cut = cut[:-1] if cut.endswith((*_OPEN, "=")) else cut
+    cut = cut[:-1] if cut.endswith((*OPEN, "=")) else cut
     try:
-        tokens = _tokens(cut.strip())
+        tokens = line_tokens(cut.strip())
     except Unfitted:
         return None
     offset = len(cut) - len(cut.lstrip())
-    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in _CLOSE and tokens[i].depth == 0), None)
+    close = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].text in CLOSE and tokens[i].depth == 0), None)
     if close is None:
         return None
     open_ = _opening(tokens, close)
@@ -421,7 +349,7 @@ def _split_head(indent: int, first: str, rest: Callable[[str], list[str]] | None
         return [first]
     start, end = pair
     inner = first[start:end].strip()
-    tokens = _tokens(first[: start].strip() + inner + first[end:end + 1])
+    tokens = line_tokens(first[: start].strip() + inner + first[end:end + 1])
     after = first[end:]
     body = _bracket_body(indent + 4, inner, collection=_is_display(tokens, _opening(tokens, len(tokens) - 1)))
     return [first[:start], *body, *(rest(after) if rest else [" " * indent + after])]
@@ -436,7 +364,7 @@ def _assigns_to_brackets(head: str) -> bool:
     return any(c in target for c in "([{") or ":" in target
 
 
-def _can_omit_parentheses(indent: int, tokens: list[_Token], delimiters: dict[int, int]) -> bool:
+def _can_omit_parentheses(indent: int, tokens: list[Token], delimiters: dict[int, int]) -> bool:
     """black's ``can_omit_invisible_parens`` for a value alone: no delimiter, a single dot, or one
     delimiter and a last bracket pair whose opening fits (or that follows other brackets)."""
     if not delimiters:
@@ -452,11 +380,11 @@ def _can_omit_parentheses(indent: int, tokens: list[_Token], delimiters: dict[in
     open_ = _opening(tokens, len(tokens) - 1)
     if open_ == len(tokens) - 2:
         return False  # empty brackets do not help
-    if any(t.text in _OPEN for t in tokens[:open_]):
+    if any(t.text in OPEN for t in tokens[:open_]):
         return True
     return 4 * (indent // 4 + 1) + tokens[open_].end <= LINE_LENGTH
 
 
-def _opening(tokens: list[_Token], close: int) -> int:
+def _opening(tokens: list[Token], close: int) -> int:
     depth = tokens[close].depth
-    return max(i for i in range(close) if tokens[i].text in _OPEN and tokens[i].depth == depth)
+    return max(i for i in range(close) if tokens[i].text in OPEN and tokens[i].depth == depth)

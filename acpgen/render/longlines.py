@@ -18,19 +18,14 @@ import io
 import tokenize
 
 from .layout import (
-    _CLOSE,
     LINE_LENGTH,
-    Unfitted,
     _split_head,
     _split_last_bracket,
-    _Token,
-    _tokens,
     closing_lines,
     inside,
     statement,
 )
-
-_OPEN = "([{"
+from .tokens import CLOSE, OPEN, Token, Unfitted, line_tokens
 
 
 def overlong_line(text: str) -> tuple[int, str] | None:
@@ -41,17 +36,17 @@ def overlong_line(text: str) -> tuple[int, str] | None:
     for number, line in enumerate(text.split("\n"), 1):
         inside_string = quotes % 2 == 1
         quotes += line.count('"""')
-        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in _OPEN):
+        if len(line) <= LINE_LENGTH or inside_string or not any(c in line for c in OPEN):
             continue
-        tokens = [t for t in _line_tokens(line.strip()) if t.string.strip()]
+        tokens = [t for t in _lineline_tokens(line.strip()) if t.string.strip()]
         # a split line's first closing and last opening bracket are not ones black could split at
-        tokens = tokens[1:] if tokens and tokens[0].string in _CLOSE else tokens
-        if _has_bracket(tokens[:-1] if tokens and tokens[-1].string in _OPEN else tokens):
+        tokens = tokens[1:] if tokens and tokens[0].string in CLOSE else tokens
+        if _has_bracket(tokens[:-1] if tokens and tokens[-1].string in OPEN else tokens):
             return number, line
     return None
 
 
-def _line_tokens(line: str) -> list[tokenize.TokenInfo]:
+def _lineline_tokens(line: str) -> list[tokenize.TokenInfo]:
     """The tokens of one physical line, which may open brackets it does not close."""
     tokens: list[tokenize.TokenInfo] = []
     try:
@@ -68,8 +63,8 @@ def _has_bracket(tokens: list[tokenize.TokenInfo]) -> bool:
     for token, after in zip(tokens, [*tokens[1:], None]):
         kind = tokenize.tok_name[token.type]
         strings += (kind == "FSTRING_START") - (kind == "FSTRING_END")
-        empty = after is not None and after.string == _CLOSE[_OPEN.index(token.string)] if token.string in _OPEN else False
-        if not strings and token.type == tokenize.OP and token.string in _OPEN and not empty:
+        empty = after is not None and after.string == CLOSE[OPEN.index(token.string)] if token.string in OPEN else False
+        if not strings and token.type == tokenize.OP and token.string in OPEN and not empty:
             return True
     return False
 
@@ -96,10 +91,10 @@ def relayout(text: str) -> str:
 def logical_line(indent: int, text: str) -> list[str]:
     """The lines black makes of the whole logical line ``text`` at ``indent`` spaces. Raises
     :class:`Unfitted` for one whose kind this does not know."""
-    if text.endswith(tuple(_OPEN)) and len(_split_head(indent, " " * indent + text)) > 1:
+    if text.endswith(tuple(OPEN)) and len(_split_head(indent, " " * indent + text)) > 1:
         return _split_head(indent, " " * indent + text)  # the first line of brackets the template split
-    tokens = _tokens(text)
-    if any(t.depth < 0 for t in tokens) or tokens[-1].depth != 0 or tokens[-1].text in _OPEN:
+    tokens = line_tokens(text)
+    if any(t.depth < 0 for t in tokens) or tokens[-1].depth != 0 or tokens[-1].text in OPEN:
         raise Unfitted(text)  # part of a bracket the template split: not a whole line
     first = tokens[0].text
     if text.endswith(","):
@@ -128,11 +123,11 @@ def logical_line(indent: int, text: str) -> list[str]:
     return _split_last_bracket(indent, text, tokens)
 
 
-def _top_level(tokens: list[_Token], wanted) -> int | None:  # type: ignore[no-untyped-def]
+def _top_level(tokens: list[Token], wanted) -> int | None:  # type: ignore[no-untyped-def]
     return next((i for i, t in enumerate(tokens) if t.depth == 0 and wanted(t)), None)
 
 
-def _def(indent: int, text: str, tokens: list[_Token]) -> list[str]:
+def _def(indent: int, text: str, tokens: list[Token]) -> list[str]:
     """black's left-hand split of a ``def``: at its first bracket; the parameters together on a
     line when they fit, else one a line with a trailing comma."""
     open_ = next(i for i, t in enumerate(tokens) if t.text == "(")
@@ -146,7 +141,7 @@ def _def(indent: int, text: str, tokens: list[_Token]) -> list[str]:
         lines = [inner + body + ("," if lone else "")]
     else:
         items, begin = [], 0
-        body_tokens = _tokens(body)
+        body_tokens = line_tokens(body)
         for t in body_tokens:
             if t.text == "," and t.depth == 0:
                 items.append(body[begin : t.start].strip())

@@ -17,8 +17,9 @@ from acpgen.output.manifest import sha256_text
 from acpgen.pipeline import Options, generate
 from acpgen.render import layout
 from acpgen.render.expressions import fit_chain, fit_ternary
-from acpgen.render.layout import LINE_LENGTH, Unfitted, fit
+from acpgen.render.layout import LINE_LENGTH, fit
 from acpgen.render.modules import Source, module_names
+from acpgen.render.tokens import Unfitted
 
 PKG = "acp_bindings"
 #: The modules whose text depends on the schema's methods (models.py has tests of its own).
