@@ -1,4 +1,11 @@
-"""Fixtures for every test; shared helpers are in ``support`` (``tests/support/``)."""
+"""Fixtures for every test, and the order of the modules; shared helpers are in ``support``
+(``tests/support/``).
+
+In parallel workers (pytest-xdist, ``-n auto --dist loadfile --no-loadscope-reorder``) each test
+module is one unit of work, so its module fixtures are built once, in one worker; the modules of
+:data:`SAME_WORKER` share a unit; and the longest modules (:data:`LONGEST`) come first, so the
+workers end together instead of one finishing a long module alone.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,62 @@ import support  # noqa: F401  (generates the fresh bindings and puts them on sys
 from click.testing import CliRunner
 
 from acpgen.cli import main
+
+#: The modules that take longest, longest first; the rest keep pytest's order after them.
+LONGEST = (
+    "tests/releases/test_releases_corpus.py",
+    "tests/models/test_pydantic_models.py",
+    "tests/workflow/test_pydantic_v2.py",
+    "tests/diff/test_diff_corpus.py",
+    "tests/workflow/test_badinput_install.py",
+    "tests/workflow/test_badinput_errors.py",
+    "tests/docs/test_quick_start.py",
+    "tests/models/test_models_static.py",
+    "tests/docs/test_docs_blocks.py",
+    "tests/versions/test_negotiation.py",
+    "tests/versions/test_several_versions.py",
+    "tests/models/test_pydantic_leniency.py",
+    "tests/inspect/test_inspect_interop.py",
+    "tests/test_code_health.py",
+)
+#: Modules one worker runs one after another: unit name -> modules. These build acpgen from the
+#: checkout itself, where pip and setuptools write ``build/`` and ``acpgen.egg-info/``.
+SAME_WORKER = {
+    "builds-the-checkout": (
+        "tests/workflow/test_packaging.py",
+        "tests/workflow/test_workflow_ci.py",
+        "tests/workflow/test_badinput_install.py",
+    ),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    named = [*LONGEST, *(module for modules in SAME_WORKER.values() for module in modules)]
+    if missing := [module for module in named if not (config.rootpath / module).is_file()]:
+        raise pytest.UsageError(f"tests/conftest.py names modules that do not exist: {missing}")
+    rank = {module: i for i, module in enumerate(LONGEST)}
+    items.sort(key=lambda item: rank.get(_module(item), len(rank)))  # stable: each module keeps its order
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without it, pytest runs the tests in one process
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadfile``, a unit of work is a module or a unit of :data:`SAME_WORKER`."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    unit = {module: name for name, modules in SAME_WORKER.items() for module in modules}
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return unit.get(module, module)
+
+    return ModuleScheduling(config, log)
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
 
 
 @pytest.fixture
