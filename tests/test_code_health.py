@@ -22,9 +22,7 @@ TEMPLATE_MAX_LINES = 250
 #: The templates over the limit, with their line counts: a list that only shrinks. A template that
 #: grows, or shrinks without leaving the list, fails the test until its count here is made true;
 #: one that gets under the limit leaves the list.
-OVER_TEMPLATE_LIMIT = {
-    "_state_turns_agent.jinja": 344,
-}
+OVER_TEMPLATE_LIMIT: dict[str, int] = {}
 
 
 def test_ruff_finds_nothing_in_acpgen_and_the_tests():

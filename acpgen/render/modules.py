@@ -129,8 +129,13 @@ MODULES = (
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
-    # the stub servers' runtime, which their entry modules (``stub_client``) run: file access
-    # confined to a folder and terminals (shared), the stub clients (a version's own)
+    # the stub servers' runtime, which their entry modules (``stub_agent``, ``stub_client``) run:
+    # the network, the echo, file access confined to a folder and terminals (shared); the stub
+    # agents and clients (a version's own)
+    Module("_listen.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
+    Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
     Module("_sandbox.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_terminal.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_stub_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),

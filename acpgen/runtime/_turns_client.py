@@ -16,8 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import _stub_data as data
-from . import models
+from . import _stub_data, models
 from ._codec import decode, encode
 from ._rpc import ConnectionClosed, RequestError
 from ._stub_data import PermissionParams, PermissionResult, UpdateParams
@@ -97,9 +96,9 @@ class NoAuthMethod(Exception):
 
 def auth_method(methods: Any, wanted: str | None) -> str:
     """The id of the auth method to log in with: ``wanted`` if the agent advertises it (and it is
-    of the type the agent handles itself, ``data.LOGIN_TYPE``), else the first one it advertises
+    of the type the agent handles itself, ``_stub_data.LOGIN_TYPE``), else the first one it advertises
     of that type."""
-    key, kind, usable_kind = data.LOGIN_ID, data.LOGIN_TAG, data.LOGIN_TYPE
+    key, kind, usable_kind = _stub_data.LOGIN_ID, _stub_data.LOGIN_TAG, _stub_data.LOGIN_TYPE
     advertised = [m for m in methods or [] if isinstance(m, dict) and isinstance(m.get(key), str)]
     ids = ", ".join(f"{m[key]} ({m.get(kind)})" for m in advertised) or "none"
     usable = [m[key] for m in advertised if m.get(kind) == usable_kind]
@@ -129,11 +128,11 @@ async def run(
         info = {"name": "acp-bindings-stub-client", "version": str(PROTOCOL_VERSION)}
         request = {
             "protocolVersion": version,
-            data.REQUEST_INFO: info,
-            data.REQUEST_CAPABILITIES: {},
+            _stub_data.REQUEST_INFO: info,
+            _stub_data.REQUEST_CAPABILITIES: {},
         }
         # the version first: an answer of another version is not one of this package's models
-        params = encode(decode(data.InitializeParams, request))
+        params = encode(decode(_stub_data.InitializeParams, request))
         answer = await connection.rpc.request("initialize", params)
         answered = answer.get("protocolVersion") if isinstance(answer, dict) else None
         if answered != PROTOCOL_VERSION:
@@ -141,23 +140,23 @@ async def run(
                 f"the agent answered protocol version {answered}; this client speaks"
                 f" {PROTOCOL_VERSION} (it asked for {version})"
             )
-        decode(data.InitializeResult, answer)  # ValueError for an invalid answer
-        servers: dict[str, Any] = {"mcpServers": []} if data.MCP_SERVERS_REQUIRED else {}
-        new_session = decode(data.NewSessionParams, {"cwd": client.cwd, **servers})
+        decode(_stub_data.InitializeResult, answer)  # ValueError for an invalid answer
+        servers: dict[str, Any] = {"mcpServers": []} if _stub_data.MCP_SERVERS_REQUIRED else {}
+        new_session = decode(_stub_data.NewSessionParams, {"cwd": client.cwd, **servers})
         try:
             session = await connection.agent.session_new(new_session)
         except RequestError as exc:
-            if exc.code != -32000 or data.LOGIN is None:  # not "authentication required"
+            if exc.code != -32000 or _stub_data.LOGIN is None:  # not "authentication required"
                 raise
             method_id = auth_method(answer.get("authMethods"), client.auth)
-            login = decode(getattr(models, data.LOGIN_PARAMS), {"methodId": method_id})
-            await getattr(connection.agent, data.LOGIN_HANDLER)(login)
+            login = decode(getattr(models, _stub_data.LOGIN_PARAMS), {"methodId": method_id})
+            await getattr(connection.agent, _stub_data.LOGIN_HANDLER)(login)
             session = await connection.agent.session_new(new_session)
         session_id = encode(session)["sessionId"]
         turn = client.turns[session_id] = Turn()
         blocks = [{"type": "text", "text": prompt}]
         request = {"sessionId": session_id, "prompt": blocks}
-        await connection.agent.session_prompt(decode(data.PromptParams, request))
+        await connection.agent.session_prompt(decode(_stub_data.PromptParams, request))
         turn.answered = True
         closed = asyncio.ensure_future(connection.wait_closed())
         waiting: set[asyncio.Future[Any]] = {turn.ended, closed}
@@ -187,12 +186,12 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         metavar="N",
         help=f"the protocol version to ask for (default: {PROTOCOL_VERSION})",
     )
-    if data.LOGIN is not None:
+    if _stub_data.LOGIN is not None:
         parser.add_argument(
             "--auth",
             metavar="METHOD_ID",
             help="the auth method to log in with if the agent requires authentication (default:"
-            f" the first {data.LOGIN_TYPE} method it advertises)",
+            f" the first {_stub_data.LOGIN_TYPE} method it advertises)",
         )
     parser.add_argument(
         "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"

@@ -1,8 +1,10 @@
-"""The stub client's schema-free machinery unit-tested where it lives (acpgen/runtime/): file
-access confined to a folder (``_sandbox``) and the terminals it runs (``_terminal``)."""
+"""The stubs' schema-free machinery unit-tested where it lives (acpgen/runtime/): the stub
+client's file access confined to a folder (``_sandbox``) and the terminals it runs
+(``_terminal``); the stub agents' echo (``_echo``) and their network flags (``_listen``)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.runtime import _sandbox, _terminal
+from acpgen.runtime import _echo, _listen, _sandbox, _terminal
 
 
 @pytest.fixture
@@ -85,3 +87,72 @@ def test_a_terminal_keeps_the_last_bytes_of_its_output_in_whole_characters():
 
     output, truncated, status = asyncio.run(run())
     assert (output.decode("utf-8"), truncated, status) == ("éé", True, {"exitCode": 3, "signal": None})
+
+
+@pytest.mark.parametrize("text", ["", "one", "one two  three ", " lead", "a " * 500, "x" * 1000])
+def test_text_chunks_are_runs_of_whole_words_that_join_back(text):
+    chunks = _echo.text_chunks(text)
+    assert "".join(chunks) == text
+    assert len(chunks) <= _echo.MAX_CHUNKS_PER_BLOCK
+    assert all(chunk for chunk in chunks)
+    assert _echo.text_chunks("a b c d", most=2) == ["a b ", "c d"]
+
+
+def test_echoes_split_text_blocks_and_keep_the_others():
+    image = {"type": "image", "data": "AA==", "mimeType": "image/png"}
+    assert list(_echo.echoes([{"type": "text", "text": "hi there"}, image])) == [
+        {"type": "text", "text": "hi "}, {"type": "text", "text": "there"}, image]
+
+
+def test_listen_addresses_and_seconds_are_checked():
+    assert _listen.listen_address("127.0.0.1:8080") == ("127.0.0.1", 8080)
+    assert _listen.listen_address("[::1]:9") == ("::1", 9)
+    assert _listen.listen_address("localhost:0") == ("localhost", 0)  # any free port
+    for bad in ("8080", ":80", "host:-1", "host:65536", "host:x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected HOST:PORT"):
+            _listen.listen_address(bad)
+    assert _listen.seconds("0.5") == 0.5
+    for bad in ("0", "-1", "soon", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected seconds above 0"):
+            _listen.seconds(bad)
+
+
+def test_the_environment_sets_the_apps_delay_token_and_stall_timeout(monkeypatch):
+    monkeypatch.setenv("ACP_STUB_DELAY", "0.25")
+    monkeypatch.setenv("ACP_TOKEN", "")
+    monkeypatch.setenv("ACP_STALL_TIMEOUT", "not a number")
+    assert (_listen.env_delay(), _listen.env_token()) == (0.25, None)
+
+    class App:
+        stall_timeout = 0.0
+
+    assert _listen.stalling(App()).stall_timeout == _listen._asgi.STALL_TIMEOUT
+    monkeypatch.setenv("ACP_STALL_TIMEOUT", "5")
+    monkeypatch.setenv("ACP_TOKEN", "s3cret")
+    assert (_listen.stalling(App()).stall_timeout, _listen.env_token()) == (5.0, "s3cret")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--token", "t"], "argument --token: only with --listen"),
+        (["--stall-timeout", "3"], "argument --stall-timeout: only with --listen"),
+        (["--listen", "192.0.2.1:8080"], "argument --listen: 192.0.2.1 is beyond loopback: give a --token"),
+    ],
+)
+def test_serve_refuses_flags_that_do_not_go_together(argv, message, capsys):
+    parser = argparse.ArgumentParser(prog="stub")
+    _listen.add_arguments(parser)
+    served: list[str] = []
+    with pytest.raises(SystemExit):
+        _listen.serve(parser, parser.parse_args(argv), lambda: served.append("stdio"), lambda: served.append("app"))
+    assert served == []
+    assert capsys.readouterr().err.splitlines()[-1] == f"stub: error: {message}"
+
+
+def test_serve_without_listen_serves_stdio():
+    parser = argparse.ArgumentParser(prog="stub")
+    _listen.add_arguments(parser)
+    served: list[str] = []
+    _listen.serve(parser, parser.parse_args([]), lambda: served.append("stdio"), lambda: served.append("app"))
+    assert served == ["stdio"]

@@ -1,0 +1,264 @@
+"""The stub agent of a protocol version whose turns end through state updates (ACP v2): it
+negotiates, creates sessions, takes a prompt and reports its turn (``running``, the echo,
+``idle``), asks permission when told to, requires a login when given auth methods, and serves
+stdio or the network (``_listen``). What its draft names differently (types, fields, the login
+and logout requests, which updates and fields it has) it reads from ``_stub_data``.
+``stub_agent`` is its entry module (``python -m <package>.stub_agent``, and its ``app``), whose
+docstring says what it does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import itertools
+import logging
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from . import _listen, _stub_data, models
+from ._codec import decode, encode
+from ._echo import echoes
+from ._rpc import ConnectionClosed, RequestError
+from ._stub_data import (
+    CancelParams,
+    InitializeParams,
+    InitializeResult,
+    NewSessionParams,
+    NewSessionResult,
+    PromptParams,
+    PromptResult,
+    UpdateParams,
+)
+from .agent import Agent, asgi_app, run_agent
+from .methods import PROTOCOL_VERSION
+
+__all__ = ["SUPPORTED_VERSIONS", "UNSUPPORTED_PROTOCOL_VERSION", "StubAgent", "app", "main"]
+
+logger = logging.getLogger(__name__)
+
+#: The protocol versions this stub speaks.
+SUPPORTED_VERSIONS = (PROTOCOL_VERSION,)
+#: The error code of an ``initialize`` asking for a version the agent does not speak.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+class StubAgent(Agent):
+    """The stub's behaviour: negotiate, create sessions, echo prompts, honour cancellation."""
+
+    def __init__(
+        self, delay: float = 0.0, ask_permission: bool = False, auth_methods: Sequence[str] = ()
+    ) -> None:
+        self.delay = delay
+        self.ask_permission = ask_permission
+        # the ids of the auth methods it requires a login with (none: it requires none)
+        self.auth_methods = tuple(auth_methods)
+        self.logged_in = False
+        self.initialized = False
+        self._ids = itertools.count(1)
+        # session id -> the cancel event of its latest turn
+        self._sessions: dict[str, asyncio.Event] = {}
+        self._turns: set[asyncio.Task[None]] = set()
+
+    async def initialize(self, params: InitializeParams) -> InitializeResult:
+        requested = encode(params)["protocolVersion"]
+        spoken = [version for version in SUPPORTED_VERSIONS if version <= requested]
+        if not spoken:
+            raise RequestError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"requested": requested, "supported": list(SUPPORTED_VERSIONS)},
+            )
+        info = {"name": "acp-bindings-stub-agent", "version": str(PROTOCOL_VERSION)}
+        answer = {
+            "protocolVersion": max(spoken),
+            _stub_data.RESPONSE_INFO: info,
+            _stub_data.RESPONSE_CAPABILITIES: {},
+            "authMethods": [_advertised(method_id) for method_id in self.auth_methods],
+        }
+        response: InitializeResult = decode(InitializeResult, answer)
+        self.initialized = True
+        return response
+
+    async def _login(self, params: Any) -> Any:
+        """The draft's login request (``_stub_data.LOGIN``): it names an advertised auth method."""
+        if not self.auth_methods:  # it requires no login: as if it had no handler
+            return await getattr(super(), _stub_data.LOGIN_HANDLER)(params)
+        method_id = encode(params)["methodId"]
+        if method_id not in self.auth_methods:
+            advertised = ", ".join(self.auth_methods)
+            message = f"{method_id} is not an auth method this agent advertises ({advertised})"
+            raise RequestError.invalid_params({"methodId": method_id, "message": message})
+        self.logged_in = True
+        return decode(getattr(models, _stub_data.LOGIN_RESULT), {})
+
+    async def _logout(self, params: Any) -> Any:
+        """The draft's logout request (``_stub_data.LOGOUT``): a login is needed again."""
+        if not self.auth_methods:
+            return await getattr(super(), _stub_data.LOGOUT_HANDLER)(params)
+        self.logged_in = False
+        return decode(getattr(models, _stub_data.LOGOUT_RESULT), {})
+
+    async def session_new(self, params: NewSessionParams) -> NewSessionResult:
+        if not self.initialized:
+            raise RequestError.invalid_request({"details": "call initialize first"})
+        if self.auth_methods and not self.logged_in:
+            raise RequestError.auth_required()
+        if not os.path.isabs(params.cwd):
+            raise RequestError.invalid_params(
+                {"path": "/cwd", "message": "cwd must be an absolute path"}
+            )
+        session_id = f"stub-session-{next(self._ids)}"
+        self._sessions[session_id] = asyncio.Event()
+        response: NewSessionResult = decode(NewSessionResult, {"sessionId": session_id})
+        return response
+
+    async def session_cancel(self, params: CancelParams) -> None:
+        event = self._sessions.get(encode(params)["sessionId"])
+        if event is not None:
+            event.set()
+
+    async def session_prompt(self, params: PromptParams) -> PromptResult:
+        request = encode(params)
+        session_id = request["sessionId"]
+        if session_id not in self._sessions:
+            raise RequestError.invalid_params(
+                {"sessionId": session_id, "message": "unknown session"}
+            )
+        message_id = f"user-message-{next(self._ids)}"
+        cancelled = self._sessions[session_id] = asyncio.Event()
+        turn = asyncio.ensure_future(
+            self._turn(session_id, message_id, request["prompt"], cancelled)
+        )
+        self._turns.add(turn)
+        turn.add_done_callback(self._turns.discard)
+        answer = {"messageId": message_id} if _stub_data.PROMPT_MESSAGE_ID else {}
+        response: PromptResult = decode(PromptResult, answer)
+        return response
+
+    async def _update(self, session_id: str, update: dict[str, Any]) -> None:
+        notification = {"sessionId": session_id, "update": update}
+        await self.client.session_update(decode(UpdateParams, notification))
+
+    async def _turn(
+        self,
+        session_id: str,
+        message_id: str,
+        prompt: list[dict[str, Any]],
+        cancelled: asyncio.Event,
+    ) -> None:
+        """Report one turn: running, the prompt, its echo, idle."""
+        try:
+            await self._update(session_id, {"sessionUpdate": "state_update", "state": "running"})
+            if _stub_data.ECHOES_USER_MESSAGE:
+                await self._update(
+                    session_id,
+                    {"sessionUpdate": "user_message", "messageId": message_id, "content": prompt},
+                )
+            allowed = not self.ask_permission or await self._permission(session_id)
+            reply = f"agent-message-{next(self._ids)}"
+            for content in echoes(prompt) if allowed else ():
+                if cancelled.is_set():
+                    break
+                update = {"sessionUpdate": "agent_message_chunk", "content": content}
+                if _stub_data.CHUNK_MESSAGE_ID:
+                    update["messageId"] = reply
+                await self._update(session_id, update)
+                if self.delay:
+                    waiter = asyncio.ensure_future(cancelled.wait())
+                    await asyncio.wait({waiter}, timeout=self.delay)
+                    waiter.cancel()
+            reason = "cancelled" if cancelled.is_set() else "end_turn"
+            await self._update(
+                session_id, {"sessionUpdate": "state_update", "state": "idle", "stopReason": reason}
+            )
+        except ConnectionClosed:
+            logger.debug("the client went away during a turn of %s", session_id)
+
+    async def _permission(self, session_id: str) -> bool:
+        """Ask the client whether to echo the prompt; True when it allows it."""
+        if not _stub_data.PERMISSION:
+            return False
+        if _stub_data.REQUIRES_ACTION:
+            await self._update(
+                session_id, {"sessionUpdate": "state_update", "state": "requires_action"}
+            )
+        title = "Echo the prompt back"
+        subject = (
+            {"title": title}
+            if _stub_data.PERMISSION_TITLE
+            else {"toolCall": {"toolCallId": "echo", "title": title}}
+        )
+        request: dict[str, Any] = {
+            "sessionId": session_id,
+            **subject,
+            "options": [
+                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            ],
+        }
+        asking = decode(getattr(models, _stub_data.PERMISSION_PARAMS), request)
+        answer = await self.client.session_request_permission(asking)
+        if _stub_data.REQUIRES_ACTION:
+            await self._update(session_id, {"sessionUpdate": "state_update", "state": "running"})
+        outcome = encode(answer)["outcome"]
+        return bool(outcome.get("outcome") == "selected" and outcome.get("optionId") == "allow")
+
+
+def _advertised(method_id: str) -> dict[str, str]:
+    """An auth method of the type the agent handles itself, as ``initialize`` advertises it."""
+    method = {_stub_data.LOGIN_TAG: _stub_data.LOGIN_TYPE, _stub_data.LOGIN_ID: method_id}
+    return {**method, "name": method_id} if _stub_data.LOGIN_NAMED else method
+
+
+# the login and logout requests' handlers are named after the draft's wire names
+if _stub_data.LOGIN is not None:
+    setattr(StubAgent, _stub_data.LOGIN_HANDLER, StubAgent._login)
+if _stub_data.LOGOUT is not None:
+    setattr(StubAgent, _stub_data.LOGOUT_HANDLER, StubAgent._logout)
+
+#: The stub agent as an ASGI application: ``uvicorn <package>.stub_agent:app``.
+app = _listen.stalling(
+    asgi_app(lambda: StubAgent(delay=_listen.env_delay()), token=_listen.env_token())
+)
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
+    in its help."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="A stub ACP agent on stdio, or over the network with --listen."
+    )
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait between updates")
+    parser.add_argument(
+        "--ask-permission",
+        action="store_true",
+        help="ask session/request_permission before echoing the prompt",
+    )
+    if _stub_data.LOGIN is not None:
+        parser.add_argument(
+            "--auth-method",
+            action="append",
+            default=[],
+            metavar="ID",
+            help=f"advertise an auth method of type {_stub_data.LOGIN_TYPE} and require a login with it"
+            " (repeatable)",
+        )
+    _listen.add_arguments(parser)
+    args = parser.parse_args(argv)
+    methods: list[str] = getattr(args, "auth_method", [])
+    twice = [i for n, i in enumerate(methods) if i in methods[:n]]
+    if twice:
+        parser.error(f"argument --auth-method: {twice[0]} is given twice")
+    logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
+    stub = functools.partial(
+        StubAgent, delay=args.delay, ask_permission=args.ask_permission, auth_methods=methods
+    )
+    _listen.serve(
+        parser,
+        args,
+        lambda: asyncio.run(run_agent(stub())),
+        lambda: asgi_app(stub, token=args.token),
+    )
