@@ -129,8 +129,8 @@ def test_the_runtime_imports_nothing_of_acpgen():
 def test_the_runtime_imports_one_way_down_its_layers():
     """Each runtime module with a layer imports only those before it in the table of modules, and
     of its own layer or a lower one: the codec, the connection (up to the facade ``_rpc``), the
-    router of versions, the remote transports on top of them; the stub servers on top of all,
-    beside their version's own modules."""
+    router of versions, the remote transports on top of them; the v2 session state and the stub
+    servers on top of all, beside their version's own modules."""
     from acpgen.render.modules import MODULES, Layer
 
     chain = sorted((m for m in MODULES if m.layer is not None), key=lambda m: m.layer.value)
@@ -141,7 +141,7 @@ def test_the_runtime_imports_one_way_down_its_layers():
     assert modules == sorted(f"{name}.py" for name in layers)
     own = {"agent", "client", "methods", "models", "_stub_data"}  # a version's modules, beside the stubs
     for index, module in enumerate(chain):
-        below = set(layers[:index]) | (own if module.layer is Layer.STUBS else set())
+        below = set(layers[:index]) | (own if module.layer in (Layer.SESSION, Layer.STUBS) else set())
         tree = ast.parse((runtime / module.name).read_text())
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
         assert imported <= below, (module.stem, sorted(imported - below))

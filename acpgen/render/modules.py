@@ -30,9 +30,12 @@ class Layer(enum.Enum):
     CONNECTION = 3  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
     VERSIONS = 4  # the router of several protocol versions, above the facade
     REMOTE = 5  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
+    #: the session state of a version whose turns end through state updates, under its entry
+    #: module (``session``), beside its version's own modules (``_stub_data``)
+    SESSION = 6
     #: the stub servers, on top of all, beside their version's own modules (``client``, ``models``,
     #: ``_stub_data``) and under their entry modules (``stub_client``)
-    STUBS = 6
+    STUBS = 7
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,9 @@ MODULES = (
     Module("agent.py", TEMPLATE, AGENT, peer=True),
     Module("client.py", TEMPLATE, CLIENT, peer=True),
     Module("pair.py", RUNTIME, BOTH, peer=True),  # imports a version's agent and client
-    # what a draft whose turns end through state updates names differently, for its stubs
-    Module("_stub_data.py", TEMPLATE, stub=True, turns=True),
+    # what a draft whose turns end through state updates names differently, for its stubs and its
+    # session state
+    Module("_stub_data.py", TEMPLATE, turns=True),
     Module("stub_agent.py", TEMPLATE, AGENT, peer=True, stub=True),
     Module("stub_client.py", TEMPLATE, CLIENT, peer=True, stub=True),
     _runtime("_checks.py", sides=BOTH),
@@ -129,6 +133,8 @@ MODULES = (
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+    # the session state of a draft whose turns end through state updates, which ``session`` runs
+    Module("_session_turns.py", RUNTIME, layer=Layer.SESSION, turns=True),
     # the stub servers' runtime, which their entry modules (``stub_agent``, ``stub_client``) run:
     # the network, the echo, file access confined to a folder and terminals (shared); the stub
     # agents and clients (a version's own)

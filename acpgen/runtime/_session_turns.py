@@ -1,13 +1,18 @@
-{% set f = spec.stub_flows %}
-{{ ("Session state folded from ``session/update`` notifications, with protocol version " ~ spec.protocol_version ~ "'s update semantics.\n\n:class:`SessionState` is what a client keeps per session: ``state.apply(notification)`` in its ``session_update`` handler, then read the messages, tool calls, the session's state and the rest. Updates patch what they name: a message or a tool call is created by its first update and patched by later ones with its id (upserts); in a patch an omitted field leaves the value as it was, ``null`` clears it and a value replaces it (``_meta`` is patched key by key). A turn ends with a ``state_update`` to ``idle``. The state holds each part as the wire sent it (JSON values), since a patch is about which keys were sent. An update of a kind this module does not fold is kept in ``other``, never dropped.") | wordwrap(96) | docstring }}
+"""The session state of a protocol version whose turns end through state updates (ACP v2),
+folded from ``session/update`` notifications with that version's update semantics. ``session``
+is its entry module, whose docstring says how to use it; the notification's type is the
+version's (``_stub_data.UpdateParams``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._codec import encode
-from .models import {{ f.params_type("session/update") }}
+
+if TYPE_CHECKING:
+    from ._stub_data import UpdateParams
 
 __all__ = ["MessageState", "SessionState", "patched"]
 
@@ -95,7 +100,7 @@ class SessionState:
         self.updates = 0
         """How many notifications were applied."""
 
-{{ fit(4, "def apply(", ["self", "notification: " ~ f.params_type("session/update")], ") -> bool:") }}
+    def apply(self, notification: UpdateParams) -> bool:
         """Fold one notification in; True when it ended a turn. Raises ValueError for another
         session's."""
         if self.session_id is None:
