@@ -138,6 +138,19 @@ class LoginFlow:
 
 
 @dataclass(frozen=True)
+class StubValue:
+    """One value of the ``_stub_data`` module the runtime's v2 stubs and session state read: its
+    name, the comment above it (none: it continues the one before) and its value, a literal, or
+    a type of the models (``models.<type_name>``)."""
+
+    name: str
+    doc: str
+    value: str | bool | None = None
+    type_name: str = ""  # the value is this type of the models: an alias, ``name = models.X``
+    annotation: str = ""  # the name's annotation, when its value could be another kind (``str | None``)
+
+
+@dataclass(frozen=True)
 class StubFlows:
     """The flows a schema's stubs run when turns end through state updates (ACP v2)."""
 
@@ -156,6 +169,8 @@ class StubFlows:
     permission_title: bool  # a permission request has a ``title`` (later drafts), not a ``toolCall``
     requires_action: bool  # the agent can report ``requires_action`` while it waits for the user
     login: LoginFlow | None = None  # how the client logs in when ``session/new`` needs it; None: it cannot
+    #: What ``_stub_data`` holds of all this, as the runtime reads it (see :func:`.stubs.stub_data`).
+    data: tuple[StubValue, ...] = ()
 
     def params_type(self, wire_name: str) -> str:
         return self.params[wire_name]

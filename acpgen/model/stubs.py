@@ -15,10 +15,11 @@ v2's rename) with the id of an advertised method of the type the agent handles i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from .classes import ClassDef
 from .decisions import Dispatch
-from .spec import LoginFlow, Method, StubFlows
+from .spec import LoginFlow, Method, StubFlows, StubValue
 from .typedefs import DefKind, TypeDef
 from .types import ListOf, Ref
 
@@ -56,7 +57,7 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
     chunk = variants["agent_message_chunk"]
     new_session = classes.get(params["session/new"])
     permission = classes.get(params.get(PERMISSION_METHOD, ""))
-    return StubFlows(
+    flows = StubFlows(
         params=params,
         handlers={name: m.py_name for name, m in table.items()},
         results=results,
@@ -72,6 +73,70 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
         permission_title=permission is not None and _required(permission, "title"),
         requires_action=_has_state(update, unions, "requires_action"),
         login=_login(table, classes, unions, initialized),
+    )
+    return replace(flows, data=stub_data(flows))
+
+
+#: The types ``_stub_data`` names for the runtime, by the method they belong to: (alias, wire name,
+#: its params (True) or its result).
+_TYPES = (
+    ("InitializeParams", "initialize", True),
+    ("InitializeResult", "initialize", False),
+    ("NewSessionParams", "session/new", True),
+    ("NewSessionResult", "session/new", False),
+    ("PromptParams", "session/prompt", True),
+    ("PromptResult", "session/prompt", False),
+    ("CancelParams", "session/cancel", True),
+    ("UpdateParams", "session/update", True),
+)
+
+
+def stub_data(f: StubFlows) -> tuple[StubValue, ...]:
+    """What the ``_stub_data`` module of a schema with the flows ``f`` holds, in its order: the
+    types the runtime's stubs and session state annotate with, then each difference of the draft
+    they follow, as a value they read. A new difference is a field of :class:`StubFlows`, a row
+    here and the runtime module that reads it."""
+    types = [StubValue(alias, "", type_name=f.params[wire] if params else f.results[wire]) for alias, wire, params in _TYPES]
+    if f.permission:
+        types += [StubValue("PermissionParams", "", type_name=f.params[PERMISSION_METHOD]),
+                  StubValue("PermissionResult", "", type_name=f.results[PERMISSION_METHOD])]
+    types[0] = replace(types[0], doc="The params and result types of the methods every such draft has, which the stubs"
+                                     " answer and call.")
+    login, logout = f.login, f.login.logout if f.login else None
+    return (
+        *types,
+        StubValue("REQUEST_INFO", "The fields of ``initialize``'s params naming the client and its capabilities, and"
+                  " of its result naming the agent and its capabilities.", f.request_info),
+        StubValue("REQUEST_CAPABILITIES", "", f.request_capabilities),
+        StubValue("RESPONSE_INFO", "", f.response_info),
+        StubValue("RESPONSE_CAPABILITIES", "", f.response_capabilities),
+        StubValue("MCP_SERVERS_REQUIRED", "``session/new`` must carry ``mcpServers``.", f.mcp_servers_required),
+        StubValue("PROMPT_MESSAGE_ID", "The prompt's response names the inserted user message (``messageId``).",
+                  f.prompt_message_id),
+        StubValue("CHUNK_MESSAGE_ID", "Every message chunk names its message (``messageId``).", f.chunk_message_id),
+        StubValue("ECHOES_USER_MESSAGE", "The draft has the ``user_message`` update the agent echoes a prompt with.",
+                  f.echoes_user_message),
+        StubValue("PERMISSION", "A client can answer ``session/request_permission`` (its params type), whose"
+                  " requests have a ``title`` (later drafts) rather than a ``toolCall``.", f.permission),
+        StubValue("PERMISSION_PARAMS", "", f.params[PERMISSION_METHOD] if f.permission else ""),
+        StubValue("PERMISSION_TITLE", "", f.permission_title),
+        StubValue("REQUIRES_ACTION", "The agent can report ``requires_action`` while it waits for the user.",
+                  f.requires_action),
+        StubValue("LOGIN", "The request a client logs in with (None: it cannot log in), its handler, params and"
+                  " result types.", login.method if login else None, annotation="str | None"),
+        StubValue("LOGIN_HANDLER", "", f.handlers[login.method] if login else ""),
+        StubValue("LOGIN_PARAMS", "", f.params[login.method] if login else ""),
+        StubValue("LOGIN_RESULT", "", f.results[login.method] if login else ""),
+        StubValue("LOGIN_ID", "The fields of an advertised auth method holding its id and its type, the type of a"
+                  " method the agent handles itself (through the login request), and whether an advertised one has"
+                  " a ``name``.", login.id_field if login else ""),
+        StubValue("LOGIN_TAG", "", login.tag if login else ""),
+        StubValue("LOGIN_TYPE", "", login.login_type if login else ""),
+        StubValue("LOGIN_NAMED", "", login.named if login else False),
+        StubValue("LOGOUT", "The request that undoes a login (None: none), its handler and result type.", logout,
+                  annotation="str | None"),
+        StubValue("LOGOUT_HANDLER", "", f.handlers[logout] if logout else ""),
+        StubValue("LOGOUT_RESULT", "", f.results[logout] if logout else ""),
     )
 
 
