@@ -159,7 +159,15 @@ def _by_rules(value: Any) -> Expect:
         return _answer(request_id, frozenset({-32600}))
     if not has_id:
         return NOTHING
+    if method == "initialize" and _another_version(params):
+        return _answer(request_id, HANDLED | {-32022})  # may not decode, as another version's shape
     return _answer(request_id, HANDLED)
+
+
+def _another_version(params: Any) -> bool:
+    """An ``initialize`` asking for a protocol version the package does not speak."""
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    return isinstance(requested, int) and not isinstance(requested, bool) and requested != acp.PROTOCOL_VERSION
 
 
 # -- the lines ------------------------------------------------------------------------------------
