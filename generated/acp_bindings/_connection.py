@@ -27,6 +27,7 @@ from ._framing import (
     encode_json,
     find_id,
     is_stray_text,
+    msgspec_reader,
     noise_text,
     notification_text,
     orjson_reader,
@@ -58,11 +59,11 @@ class Connection(Incoming):
     :class:`~._transports.MessageTransport` (``Connection(transport, None, dispatcher)``).
 
     Call :meth:`start` to begin reading (the typed connections do this for you).
-    ``json_backend="orjson"`` reads messages with orjson (installed separately), and with the
-    standard library whenever orjson refuses one or could read it differently; messages are
-    written by the standard library either way, so the wire carries the same bytes.
-    ``json_backend="auto"`` (the fast path) is ``"orjson"`` where orjson is importable and
-    ``"json"`` otherwise; ``"json"``, the standard library alone, is the default.
+    ``json_backend="msgspec"`` or ``"orjson"`` reads messages with that library (installed
+    separately), and with the standard library whenever it refuses one or could read it
+    differently; the standard library writes either way, so the wire carries the same bytes.
+    ``"auto"`` (the fast path) is the first of msgspec and orjson that is importable, else
+    ``"json"``; ``"json"``, the standard library alone, is the default.
 
     ``tracing``: carry OpenTelemetry's trace context in ``params._meta`` and make spans (see
     :mod:`._tracing`); ``None`` (the default) traces when ``opentelemetry-api`` is importable and
@@ -83,18 +84,21 @@ class Connection(Incoming):
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
-        if json_backend not in ("json", "orjson", "auto"):
+        readers = {"orjson": [orjson_reader], "msgspec": [msgspec_reader]}
+        readers["auto"] = [msgspec_reader, orjson_reader]  # the first importable, else json
+        if json_backend not in ("json", *readers):
             raise ValueError(
-                f"json_backend must be 'json', 'orjson' or 'auto', got {json_backend!r}"
+                "json_backend must be 'json', 'orjson', 'msgspec' or 'auto', "
+                f"got {json_backend!r}"
             )
         self._fast_decode = None
-        if json_backend == "orjson":
-            self._fast_decode = orjson_reader()
-        elif json_backend == "auto":
+        for fast_reader in readers.get(json_backend, []):
             try:
-                self._fast_decode = orjson_reader()
-            except ImportError:  # not installed: the standard library, as with "json"
-                pass
+                self._fast_decode = fast_reader()
+                break
+            except ImportError:  # not installed: "auto" tries the next; else it is an error
+                if json_backend != "auto":
+                    raise
         self._wire = make_wire(reader, writer)
         self._dispatcher = dispatcher
         self._max = max_message_size

@@ -1,4 +1,4 @@
-"""``json_backend="orjson"``: the same answers, byte for byte, as the standard library's reader,
+"""``json_backend="orjson"`` / ``"msgspec"``: the same answers, byte for byte, as the standard library's reader,
 for every kind of line (orjson refuses, or reads differently, some that JSON-RPC still answers)."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ async def _answers(backend: str) -> bytes:
     return b"".join(sorted(out))  # requests run as tasks: compare the set of answers
 
 
-@pytest.mark.parametrize("backend", ["orjson", "auto"])
+@pytest.mark.parametrize("backend", ["orjson", "msgspec", "auto"])
 async def test_the_fast_path_answers_every_line_with_the_bytes_the_standard_library_gives(backend) -> None:
     standard, fast = await _answers("json"), await _answers(backend)
     assert fast == standard
@@ -101,7 +101,7 @@ async def test_orjson_writes_the_same_bytes_for_the_same_values() -> None:
 
 async def test_an_unknown_backend_is_refused() -> None:
     (agent_reader, agent_writer), _ = _rpc.memory_pipe()
-    with pytest.raises(ValueError, match="json_backend must be 'json', 'orjson' or 'auto'"):
+    with pytest.raises(ValueError, match="json_backend must be 'json', 'orjson', 'msgspec' or 'auto'"):
         acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend="simplejson")
 
 
@@ -122,29 +122,33 @@ def test_orjson_is_used_only_when_asked_for() -> None:
     assert out.split() == ["False", "True"]
 
 
-@pytest.mark.parametrize("importable", [True, False], ids=["orjson-installed", "orjson-missing"])
-def test_auto_reads_with_orjson_where_it_is_importable_and_the_standard_library_otherwise(importable) -> None:
+@pytest.mark.parametrize(
+    ("blocked", "used"),
+    [((), "msgspec"), (("msgspec",), "orjson"), (("msgspec", "orjson"), None)],
+    ids=["both-installed", "orjson-alone", "neither"],
+)
+def test_auto_reads_with_msgspec_else_orjson_where_importable_and_the_standard_library_otherwise(blocked, used) -> None:
     code = (
         "import asyncio, importlib.abc, sys\n"
         "class Blocker(importlib.abc.MetaPathFinder):\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'orjson':\n"
+        f"        if name in {blocked!r}:\n"
         "            raise ImportError(name)\n"
-        f"if not {importable}:\n"
-        "    sys.meta_path.insert(0, Blocker())\n"
+        "sys.meta_path.insert(0, Blocker())\n"
         f"sys.path.insert(0, {str(BINDINGS)!r})\n"
         "import acp_bindings as acp\nfrom acp_bindings import _rpc\n"
         "async def main():\n"
         "    (r, w), (pr, pw) = _rpc.memory_pipe()\n"
         "    connection = acp.AgentSideConnection(acp.Agent(), r, w, json_backend='auto')\n"
         "    pw.write(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"_x\"}\\n')\n"
-        "    print(connection.rpc._fast_decode is not None, 'orjson' in sys.modules, (await pr.readline()).decode().strip())\n"
+        "    print(connection.rpc._fast_decode is not None, 'msgspec' in sys.modules, 'orjson' in sys.modules,"
+        " (await pr.readline()).decode().strip())\n"
         "    await connection.close()\n"
         "asyncio.run(main())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     answer = '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":{"method":"_x"}}}'
-    assert out.split(" ", 2) == [str(importable), str(importable), answer + "\n"]
+    assert out.split(" ", 3) == [str(used is not None), str(used == "msgspec"), str(used == "orjson"), answer + "\n"]
 
 
 run_async_tests(globals())
