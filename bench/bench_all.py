@@ -1,5 +1,5 @@
 """Every floor benchmark in one run, one table: the runtime over OS pipes, a client's receive
-path per update line on the stdlib and the fast (orjson) path against a msgspec client
+path per update line on the stdlib and the fast (msgspec, else orjson) path against a msgspec client
 (bench_receive.py, whose floor column is that client), the prompt turn
 (bench_prompt.py), the codec line pipeline and import cost, each candidate against the
 hand-written floor and the official SDK;
