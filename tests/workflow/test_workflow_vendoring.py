@@ -130,8 +130,8 @@ def test_the_package_imports_only_itself_and_the_standard_library(project):
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top == "orjson" and module.name == "_framing.py" and node not in tree.body:
-                    continue  # json_backend="orjson" only: imported when a connection asks for it
+                if top in ("orjson", "msgspec") and module.name == "_framing.py" and node not in tree.body:
+                    continue  # json_backend="orjson", "msgspec" or "auto" only: imported when a connection asks for it
                 if top == "opentelemetry" and module.name == "_tracing.py" and node not in tree.body:
                     continue  # tracing: imported only where it is installed (tests/runtime/test_tracing.py)
                 assert top in sys.stdlib_module_names or top == "__future__", f"{module.name} imports {name}"
