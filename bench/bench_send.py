@@ -1,0 +1,109 @@
+"""Benchmark: an agent's send path, CPU per streamed ``agent_message_chunk`` line written.
+
+An agent writes N ``session/update`` notifications to a child process over an OS pipe (the child
+reads and drops them, so that its cost does not count). The figure is this process's CPU per line,
+median of interleaved rounds:
+
+* ``json``: the generated agent (``generated/``), ``conn.client.session_update(notification)``
+  with a typed ``SessionNotification`` made from its JSON by the codec's ``decode`` (so the figure
+  includes building the typed value, as the msgspec writer's includes building its Structs); the
+  standard library writes, on every ``json_backend``;
+* ``msgspec``: a hand-written asyncio writer that encodes msgspec Structs and writes each line.
+
+Run: ``python bench/bench_send.py [--rounds N] [--lines N]``; needs msgspec.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "generated"))
+sys.path.insert(0, str(HERE))
+
+from _rounds import Figure, Row, rotated  # noqa: E402
+from bench_receive import AgentMessageChunk, SessionNotification, TextContent  # noqa: E402
+
+LINES = 20_000
+ROUNDS = 7
+DRAIN = [sys.executable, "-c", "import sys\nwhile sys.stdin.buffer.read(1 << 16): pass"]
+
+
+class Notification(msgspec.Struct):
+    jsonrpc: str
+    method: str
+    params: SessionNotification
+
+
+async def _sink() -> Any:
+    return await asyncio.create_subprocess_exec(*DRAIN, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+
+async def measure(rounds: int, lines: int) -> dict[str, Figure]:
+    import acp_bindings as acp
+    from acp_bindings import models
+    from acp_bindings._codec import decode
+
+    generated_sink, msgspec_sink = await _sink(), await _sink()
+    conn = acp.AgentSideConnection(acp.Agent(), generated_sink.stdout, generated_sink.stdin)
+    encode = msgspec.json.Encoder().encode
+    stdin = msgspec_sink.stdin
+
+    async def generated(i: int) -> None:
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"chunk {i} of the answer "}}
+        await conn.client.session_update(decode(models.SessionNotification, {"sessionId": "bench", "update": update}))
+
+    async def hand_written(i: int) -> None:
+        chunk = AgentMessageChunk(content=TextContent(text=f"chunk {i} of the answer "))
+        stdin.write(encode(Notification("2.0", "session/update", SessionNotification("bench", chunk))) + b"\n")
+        if stdin.transport.get_write_buffer_size() > 1 << 16:
+            await stdin.drain()
+
+    senders = {"json": generated, "msgspec": hand_written}
+    samples: dict[str, list[float]] = {name: [] for name in senders}
+    try:
+        for r in range(rounds + 1):  # the first round warms up
+            for name in rotated(list(senders), r):
+                send = senders[name]
+                start = time.process_time()
+                for i in range(lines):
+                    await send(i)
+                if r:
+                    samples[name].append((time.process_time() - start) * 1e6 / lines)
+        return {name: Figure.of(values) for name, values in samples.items()}
+    finally:
+        await conn.close()
+        for sink in (generated_sink, msgspec_sink):
+            sink.stdin.close()
+            await sink.wait()
+
+
+def rows(rounds: int = ROUNDS, lines: int = LINES) -> list[Row]:
+    """One row in ``make bench``'s table: the generated agent's send path, the msgspec writer as its floor."""
+    figures = asyncio.run(measure(rounds, lines))
+    label = "agent send, per agent_message_chunk line (json)"
+    return [Row(label, "us CPU/line", {"floor": figures["msgspec"], "acpgen": figures["json"]})]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
+    parser.add_argument("--lines", type=int, default=LINES, help="update lines per round (default %(default)s)")
+    args = parser.parse_args()
+    figures = asyncio.run(measure(args.rounds, args.lines))
+    print(f"{sys.version.split()[0]}: agent send path, CPU per agent_message_chunk line, {args.lines} lines,")
+    print(f"median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
+    for name, figure in figures.items():
+        print(f"  {name:<8} {figure.median:7.3f} us ±{figure.spread * 100:3.0f}%")
+    print(f"  json / msgspec: {figures['json'].median / figures['msgspec'].median:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
