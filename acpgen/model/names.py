@@ -52,7 +52,7 @@ RUNTIME_NAMES = frozenset(
         "METHODS", "PROTOCOL_VERSION", "MethodInfo", "DEFAULT_MAX_MESSAGE_SIZE", "ConnectionClosed", "RequestError",
         "Salvage", "decode_salvaging", "encode_text",
         "Agent", "AgentSideConnection", "AgentProxy", "AGENT_ROUTES", "run_agent",
-        "Client", "ClientSideConnection", "ClientProxy", "CLIENT_ROUTES", "spawn_agent",
+        "Client", "ClientSideConnection", "ClientProxy", "CLIENT_ROUTES", "spawn_agent", "connect_agent", "asgi_app",
         "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
         "in_memory_pair", "models", "methods", "agent", "client", "proxy", "pair", "stub_agent", "stub_client",
         "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
