@@ -66,8 +66,10 @@ $(BROWSER_STAMP): | $(BIN)/python
 
 browser: $(BROWSER_STAMP)
 
+# The suite in parallel workers, one per core (at most 4): each test module is one unit of work, the
+# longest first (tests/conftest.py).
 test: $(TEST_STAMP) check $(NODE_STAMP) $(BROWSER_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 # Every release of tests/data/corpus and tests/data/sdk-schemas, one row each (see tests/support/corpus_harness.py).
 corpus: $(STAMP)
