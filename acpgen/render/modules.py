@@ -142,6 +142,8 @@ MODULES = (
     Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
+    # what the stub clients' command lines share: the parser's head, the exit status of a turn
+    Module("_client_cli.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_sandbox.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_terminal.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_stub_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),

@@ -7,20 +7,18 @@ whose docstring says what it does.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import itertools
 import json
-import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import models
+from . import _client_cli, models
 from ._codec import decode, encode
-from ._rpc import ConnectionClosed, RequestError
+from ._rpc import RequestError
 from ._sandbox import PATH_ERRORS, Refused, read_text, write_text
 from ._terminal import Terminal
 from .client import Client, connect_agent, spawn_agent
@@ -350,13 +348,7 @@ async def run(
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
     in its help."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description="A stub ACP client: one prompt turn against an agent."
-    )
-    parser.add_argument("--prompt", default="Hello from the stub client.", help="the prompt's text")
-    parser.add_argument(
-        "--reject", action="store_true", help="answer permission requests with a reject option"
-    )
+    parser = _client_cli.parser(prog)
     parser.add_argument("--allow-terminal", action="store_true", help="run terminal/* requests")
     parser.add_argument(
         "--auth",
@@ -375,43 +367,8 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         parser.error("give either --url URL or an agent command (after --)")
     if args.url is None and (args.token is not None or args.http2):
         parser.error("--token and --http2 go with --url")
-    logging.basicConfig(level=logging.WARNING, format="stub_client: %(levelname)s %(message)s")
     client = StubClient(
         os.getcwd(), reject=args.reject, allow_terminal=args.allow_terminal, auth=args.auth
     )
-    try:
-        asyncio.run(
-            run(
-                client,
-                args.command,
-                args.prompt,
-                url=args.url,
-                token=args.token,
-                http2=args.http2,
-            )
-        )
-    except NoAuthMethod as exc:
-        print(f"stub_client: {exc}", file=sys.stderr)
-        return 1
-    except RequestError as exc:
-        print(
-            f"stub_client: the agent answered with an error: {exc}",
-            file=sys.stderr,
-        )
-        return 1
-    except ConnectionClosed as exc:
-        print(f"stub_client: the agent went away: {exc}", file=sys.stderr)
-        return 1
-    except ConnectionError as exc:
-        print(f"stub_client: cannot reach the agent: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"stub_client: cannot start the agent: {exc}", file=sys.stderr)
-        return 1
-    except ImportError as exc:  # a remote URL's client library is missing
-        print(f"stub_client: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # a response that does not decode
-        print(f"stub_client: the agent sent an invalid response: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    turn = run(client, args.command, args.prompt, url=args.url, token=args.token, http2=args.http2)
+    return _client_cli.exit_status(turn, (NoAuthMethod,))

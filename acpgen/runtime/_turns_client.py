@@ -7,16 +7,14 @@ its entry module (``python -m <package>.stub_client``), whose docstring says wha
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import _stub_data, models
+from . import _client_cli, _stub_data, models
 from ._codec import decode, encode
 from ._rpc import ConnectionClosed, RequestError
 from ._stub_data import PermissionParams, PermissionResult, UpdateParams
@@ -172,13 +170,7 @@ async def run(
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
     in its help."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description="A stub ACP client: one prompt turn against an agent."
-    )
-    parser.add_argument("--prompt", default="Hello from the stub client.", help="the prompt's text")
-    parser.add_argument(
-        "--reject", action="store_true", help="answer permission requests with a reject option"
-    )
+    parser = _client_cli.parser(prog)
     parser.add_argument(
         "--protocol-version",
         type=int,
@@ -197,23 +189,6 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
     )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="stub_client: %(levelname)s %(message)s")
     client = StubClient(os.getcwd(), reject=args.reject, auth=getattr(args, "auth", None))
-    try:
-        asyncio.run(run(client, args.command, args.prompt, args.protocol_version))
-    except (UnsupportedVersion, NoAuthMethod) as exc:
-        print(f"stub_client: {exc}", file=sys.stderr)
-        return 1
-    except RequestError as exc:
-        print(f"stub_client: the agent answered with an error: {exc}", file=sys.stderr)
-        return 1
-    except ConnectionClosed as exc:
-        print(f"stub_client: the agent went away: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"stub_client: cannot start the agent: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # a response that does not decode
-        print(f"stub_client: the agent sent an invalid response: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    turn = run(client, args.command, args.prompt, args.protocol_version)
+    return _client_cli.exit_status(turn, (UnsupportedVersion, NoAuthMethod))

@@ -1,6 +1,7 @@
 """The stubs' schema-free machinery unit-tested where it lives (acpgen/runtime/): the stub
 client's file access confined to a folder (``_sandbox``) and the terminals it runs
-(``_terminal``); the stub agents' echo (``_echo``) and their network flags (``_listen``)."""
+(``_terminal``); the stub agents' echo (``_echo``) and their network flags (``_listen``); the
+stub clients' command line (``_client_cli``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.runtime import _echo, _listen, _sandbox, _terminal
+from acpgen.runtime import _client_cli, _echo, _listen, _sandbox, _terminal
+from acpgen.runtime._rpc import ConnectionClosed, RequestError
 
 
 @pytest.fixture
@@ -156,3 +158,36 @@ def test_serve_without_listen_serves_stdio():
     served: list[str] = []
     _listen.serve(parser, parser.parse_args([]), lambda: served.append("stdio"), lambda: served.append("app"))
     assert served == ["stdio"]
+
+
+class _Told(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (None, None),
+        (_Told("no auth method"), "stub_client: no auth method"),
+        (RequestError(-32603, "boom"), "stub_client: the agent answered with an error: "),
+        (ConnectionClosed("gone"), "stub_client: the agent went away: gone"),
+        (ConnectionRefusedError("refused"), "stub_client: cannot reach the agent: refused"),
+        (FileNotFoundError("no-such-agent"), "stub_client: cannot start the agent: no-such-agent"),
+        (ImportError("install websockets"), "stub_client: install websockets"),
+        (ValueError("bad"), "stub_client: the agent sent an invalid response: bad"),
+    ],
+)
+def test_a_stub_clients_turn_ends_in_an_exit_status_and_one_line(error, line, capsys):
+    async def turn() -> None:
+        if error is not None:
+            raise error
+
+    status = _client_cli.exit_status(turn(), (_Told,))
+    err = capsys.readouterr().err
+    assert (status, err.count("\n")) == ((0, 0) if line is None else (1, 1))
+    assert line is None or err.startswith(line)
+
+
+def test_a_stub_clients_parser_has_the_options_every_stub_client_has():
+    args = _client_cli.parser("stub_client").parse_args(["--reject"])
+    assert (args.prompt, args.reject) == ("Hello from the stub client.", True)
