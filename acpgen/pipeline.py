@@ -22,6 +22,7 @@ from .model.session import session_updates
 from .model.spec import Method, SchemaSource, Spec
 from .model.stubs import stub_flows
 from .model.typebuild import build_types
+from .model.wire import wire_rules
 from .output.formatting import ensure_parses, format_python
 from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
@@ -151,6 +152,7 @@ def spec_of(
         session_updates=updates,
         variant_hints=variant_hints(schema.document, spec.types),
         stub_flows=stub_flows(methods, spec.types),
+        wire=wire_rules(schema.document),
     )
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)

@@ -18,6 +18,7 @@ from .literals import py_literal
 from .naming import import_order, with_article
 from .typedefs import DefKind, TypeDef, type_aliases, type_classes, type_helpers
 from .types import ListOf, Ref, TypeExpr
+from .wire import NO_BATCHES, WireRules
 
 
 class Side(str, enum.Enum):
@@ -222,6 +223,7 @@ class Spec:
     capabilities: tuple[tuple[str, str], ...] = ()  # (wire name, pointer): see acpgen.model.capabilities
     variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
     stub_flows: StubFlows | None = None  # the stubs' flows when turns end through state updates (ACP v2)
+    wire: WireRules = NO_BATCHES  # the draft's batches and unsupported-version error (acpgen.model.wire)
     session_updates: session.SessionUpdates = session.NONE  # what the session module folds and sends
     #: The runtime modules the package imports from its parent package, which has them for the
     #: versions of a package of several (``{"_rpc", ...}``; see acpgen.versioned).

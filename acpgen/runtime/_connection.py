@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ._errors import ConnectionClosed, RequestError
@@ -32,7 +32,7 @@ from ._framing import (
     request_text,
     valid_id,
 )
-from ._incoming import Dispatcher, Incoming, in_notification
+from ._incoming import Batch, Dispatcher, Incoming, in_notification
 from ._sender import FLUSH_AT, Sender
 from ._tracing import tracing_for
 from ._transports import MessageTransport, MessageWriter, PipeReader, Wire, make_wire
@@ -67,6 +67,12 @@ class Connection(Incoming):
     :mod:`._tracing`); ``None`` (the default) traces when ``opentelemetry-api`` is importable and
     the environment variable ``ACP_TRACING`` is not ``0``/``false``/``off``/``no``; ``True``
     requires the API. :attr:`tracing` turns it on or off later.
+
+    ``batches``: the protocol's draft defines JSON-RPC batches (the generated ``methods.BATCHES``).
+    A batch the peer sends is then handled entry by entry, its requests at once, and answered with
+    one array (nothing for notifications alone; ``-32600`` with id null for an invalid entry, one
+    ``-32600`` for an empty array), and :meth:`batch` sends one. Without them, a batch gets one
+    ``-32600`` ("batches are not supported").
     """
 
     def __init__(
@@ -79,6 +85,7 @@ class Connection(Incoming):
         name: str = "acp",
         json_backend: str = "json",
         tracing: bool | None = None,
+        batches: bool = False,
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
@@ -99,6 +106,7 @@ class Connection(Incoming):
                     raise
         self._wire = make_wire(reader, writer)
         self._dispatcher = dispatcher
+        self.batches = batches
         self._max = max_message_size
         self._name = name
         self._loop = asyncio.get_running_loop()
@@ -171,7 +179,9 @@ class Connection(Incoming):
             self._observed_sessions.clear()
 
     def _saw_sent(self, text: str) -> None:
-        self._saw("sent", decode_json(text))
+        message = decode_json(text)
+        for entry in message if isinstance(message, list) else [message]:  # a batch: each entry
+            self._saw("sent", entry)
 
     def _saw(self, direction: str, message: dict[str, Any]) -> None:
         observer = self._observer
@@ -270,6 +280,62 @@ class Connection(Incoming):
                     pass
             raise
 
+    async def batch(
+        self,
+        requests: Sequence[tuple[str, Any]],
+        *,
+        notifications: Sequence[tuple[str, Any]] = (),
+    ) -> list[Any]:
+        """Send one JSON-RPC batch: ``requests`` as ``(method, params)`` pairs, then
+        ``notifications`` the same way, in one array; return each request's answer in the order
+        of ``requests``: its JSON result, or the :class:`RequestError` the peer answered it with
+        (returned, not raised). Only where the protocol's draft defines batches (``batches``);
+        raises :class:`ConnectionClosed` if the connection is gone, and ``ValueError`` for an
+        empty batch. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
+        if not self.batches:
+            raise ValueError("this protocol's draft defines no JSON-RPC batches")
+        if not requests and not notifications:
+            raise ValueError("a batch must not be empty")
+        if self._eof is not None and not self._closed.done():
+            raise ConnectionClosed(self._eof)
+        if self._closed.done():
+            raise ConnectionClosed(self._sender.reason)
+        carry = self._tracing.carry if self._tracing is not None else None
+        ids = list(range(self._next_id, self._next_id + len(requests)))
+        self._next_id += len(requests)
+        texts = [
+            request_text(i, method, carry(params) if carry else params)
+            for i, (method, params) in zip(ids, requests)
+        ]
+        texts += [
+            notification_text(method, carry(params) if carry else params)
+            for method, params in notifications
+        ]
+        batch_text = "[" + ",".join(texts) + "]"  # ValueError for NaN: never sent
+        futures: list[asyncio.Future[Any]] = [self._loop.create_future() for _ in ids]
+        self._sender.write_text(batch_text)
+        exempt = in_notification.get()
+        for request_id, future in zip(ids, futures):
+            self._pending[request_id] = (future, exempt)
+        try:
+            if self._sender.buffered() >= FLUSH_AT:
+                await self._sender.wait_drained()  # back pressure
+            answers = await asyncio.gather(*futures, return_exceptions=True)
+        except asyncio.CancelledError:
+            for request_id in ids:
+                if self._pending.pop(request_id, None) is not None and not self._closed.done():
+                    self._cancelled_by_us.add(request_id)
+                    try:
+                        params = {"requestId": request_id}
+                        self._write({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": params})
+                    except ConnectionClosed:
+                        pass
+            raise
+        for answer in answers:
+            if isinstance(answer, BaseException) and not isinstance(answer, RequestError):
+                raise answer
+        return list(answers)
+
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises :class:`ConnectionClosed` if the connection is gone."""
         if self._closed.done():
@@ -281,13 +347,22 @@ class Connection(Incoming):
             await self._sender.wait_drained()  # back pressure
 
     def _reply(
-        self, request_id: Any, result: Any = None, error: RequestError | None = None
+        self,
+        request_id: Any,
+        result: Any = None,
+        error: RequestError | None = None,
+        batch: Batch | None = None,
     ) -> None:
+        """Answer a request; ``batch``: the batch it came in (its answer goes in the array). An
+        answer while a batch is read (to an invalid entry of it) goes in that batch's array."""
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
         if error is None:
             message["result"] = result
         else:
             message["error"] = error.to_json()
+        if batch is not None or self._batch is not None:
+            self._reply_in_batch(message, error, batch)
+            return
         try:
             try:
                 self._write(message)
@@ -300,6 +375,24 @@ class Connection(Incoming):
             logger.debug(
                 "%s: dropped the response to %r: connection closed", self._name, request_id
             )
+
+    def _reply_in_batch(
+        self, message: dict[str, Any], error: RequestError | None, batch: Batch | None
+    ) -> None:
+        text: str | None
+        try:
+            text = encode_json(message)
+        except (ValueError, TypeError, RecursionError):  # data that cannot be sent as JSON
+            if error is None:
+                raise
+            message["error"] = {"code": error.code, "message": error.message}
+            text = encode_json(message)
+        if self._closed.done():
+            text = None  # dropped: nothing more is sent
+        if batch is not None:
+            batch.answered(text)
+        elif self._batch is not None and text is not None:
+            self._batch.answer(text)
 
     # -- receiving (what the wire calls) -----------------------------------------------------
 
@@ -396,6 +489,9 @@ class Connection(Incoming):
                     self._reply(None, error=RequestError.parse_error({"details": str(exc)[:200]}))
             return
         self._seen_message = True
+        if isinstance(message, list) and self.batches:
+            self._on_batch(message)
+            return
         if not isinstance(message, dict):
             what = (
                 "batches are not supported"
@@ -405,6 +501,31 @@ class Connection(Incoming):
             self._reply(None, error=RequestError.invalid_request({"details": what}))
             return
         self._on_value(message)
+
+    def _on_batch(self, entries: list[Any]) -> None:
+        """A batch (the draft defines them): each entry handled as if alone, each request at
+        once in a task of its own; their answers, and those to invalid entries, in one array."""
+        if not entries:
+            details = "a batch must not be empty"
+            self._reply(None, error=RequestError.invalid_request({"details": details}))
+            return
+        batch = Batch(self._write_batch)
+        self._batch = batch
+        try:
+            for entry in entries:
+                if isinstance(entry, dict):
+                    self._on_value(entry)
+                else:
+                    details = "a batch entry must be a JSON-RPC object"
+                    self._reply(None, error=RequestError.invalid_request({"details": details}))
+        finally:
+            self._batch = None
+        batch.answered()  # read: the array is written once its requests are answered
+
+    def _write_batch(self, text: str) -> None:
+        if self._closed.done():
+            return
+        self._sender.write_text(text)
 
     def _on_value(self, message: dict[str, Any]) -> None:
         if self._observer is not None:

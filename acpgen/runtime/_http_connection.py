@@ -121,32 +121,41 @@ class HttpConnection:
         if self.closed:
             raise ConnectionError("the connection is closed")
         value = json.loads(message)
-        if not isinstance(value, dict):  # never from our own runtime
-            self.stream.push(message)
-            return
-        if "method" not in value:  # an answer
-            request_id = value.get("id")
-            if self.initialize is not None and self.initialize[0] == request_id:
-                future = self.initialize[1]
+        session: str | None = None
+        if isinstance(value, dict):
+            initialize = self.initialize
+            if (
+                "method" not in value
+                and initialize is not None
+                and initialize[0] == value.get("id")
+            ):
                 self.initialize = None
-                if not future.done():
-                    future.set_result(message)
+                if not initialize[1].done():
+                    initialize[1].set_result(message)
                 return
-            session = self.routes.pop(request_key(request_id), None)
-            result = value.get("result")
-            opened = session_of(result)
-            if opened is not None:  # session/new, session/load, ...: the session is known now
-                self.session(opened)
-        else:
-            session = session_of(value.get("params"))
-            if session is not None and "id" in value:
-                self.asked[request_key(value["id"])] = session
+            session = self._route(value)
+        elif isinstance(value, list):  # a batch's answers: on their session's stream, if one
+            sessions = {self._route(entry) if isinstance(entry, dict) else None for entry in value}
+            session = sessions.pop() if len(sessions) == 1 else None
         target = self.stream if session is None else self.session(session)
         target.push(message)
         self.buffered += len(message)
         while self.buffered > self.max_buffered and not self.closed:
             self.room.clear()
             await self.room.wait()
+
+    def _route(self, value: dict[str, Any]) -> str | None:
+        """The session whose stream a message of the agent's goes on (None: the connection's)."""
+        if "method" not in value:  # an answer
+            session = self.routes.pop(request_key(value.get("id")), None)
+            opened = session_of(value.get("result"))
+            if opened is not None:  # session/new, session/load, ...: the session is known now
+                self.session(opened)
+            return session
+        session = session_of(value.get("params"))
+        if session is not None and "id" in value:
+            self.asked[request_key(value["id"])] = session
+        return session
 
     async def close(self) -> None:
         self.end()

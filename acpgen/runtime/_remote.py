@@ -197,20 +197,19 @@ class _StreamableHttp:
             "Acp-Connection-Id": self._id,
             **self._headers,
         }
-        method = value.get("method")
-        if method is None:
-            session = self._asked.pop(_key(value.get("id")), None)
-        else:
-            params = value.get("params")
-            session = params.get("sessionId") if isinstance(params, dict) else None
-            session = session if isinstance(session, str) else None
+        # a batch (where the draft defines them) goes as one POST, under the session its entries
+        # name when they name one
+        entries = [e for e in value if isinstance(e, dict)] if isinstance(value, list) else [value]
+        named = {self._session_of(entry) for entry in entries} - {None}
+        session = named.pop() if len(named) == 1 else None
+        attaching = any(entry.get("method") in _ATTACHING for entry in entries)
         opened = True
         if session is not None:
             headers["Acp-Session-Id"] = session
             opened = await self._open(session)
         response = await self._post(message, headers)
         if response.status_code in (200, 202):
-            if not opened and method in _ATTACHING:  # the server knows the session now
+            if not opened and attaching:  # the server knows the session now
                 await self._open(session)
             return
         text = response.text[:200]
@@ -218,17 +217,26 @@ class _StreamableHttp:
         if status in (401, 403) or (status == 404 and session is None):  # the connection is gone
             self._end(RemoteError(f"{self._url}: the connection was refused: {status} {text}"))
             return
-        if method is not None and "id" in value:  # answer the request here: nobody else will
+        requests = [e["id"] for e in entries if e.get("method") is not None and "id" in e]
+        for request_id in requests:  # answer the requests here: nobody else will
             error = {
                 "code": -32603,
                 "message": f"HTTP {status}",
                 "data": {"status": status, "body": text},
             }
             await self._inbox.put(
-                json.dumps({"jsonrpc": "2.0", "id": value["id"], "error": error}).encode()
+                json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
             )
-        else:
+        if not requests:
             logger.warning("%s: a message was refused: %s %s", self._url, status, text)
+
+    def _session_of(self, value: dict[str, Any]) -> str | None:
+        """The session a message is about: an answer's, that of the request it answers."""
+        if value.get("method") is None:
+            return self._asked.pop(_key(value.get("id")), None)
+        params = value.get("params")
+        session = params.get("sessionId") if isinstance(params, dict) else None
+        return session if isinstance(session, str) else None
 
     async def _post(self, message: bytes, headers: dict[str, str]) -> Any:
         """POST ``message``; a failure to reach the server ends the connection and is raised."""
@@ -305,13 +313,15 @@ class _StreamableHttp:
             value = json.loads(message)
         except ValueError:
             value = None  # the connection answers it as not JSON
-        if isinstance(value, dict):
-            result = value.get("result")
+        for entry in value if isinstance(value, list) else [value]:  # a batch: each entry
+            if not isinstance(entry, dict):
+                continue
+            result = entry.get("result")
             opened = result.get("sessionId") if isinstance(result, dict) else None
             if isinstance(opened, str) and opened not in self._streams:
                 asyncio.ensure_future(self._open(opened))
-            if session is not None and "method" in value and "id" in value:
-                self._asked[_key(value["id"])] = session
+            if session is not None and "method" in entry and "id" in entry:
+                self._asked[_key(entry["id"])] = session
         await self._inbox.put(message)
 
     async def close(self) -> None:

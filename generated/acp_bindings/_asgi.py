@@ -18,7 +18,13 @@ connection with no reader and no request for 60 s (a client gone without ``DELET
 ``DELETE`` ends the connection. Errors, as the transport RFD's decision tree gives them: 400 (bad
 JSON, a missing ``Acp-Connection-Id``, a request naming a session without ``Acp-Session-Id``, a
 mismatched header, ``initialize`` on a connection), 404 (unknown connection or session, other
-paths), 405, 406, 413, 415, 501 (a batch).
+paths), 405, 406, 413, 415, 501 (a batch, where the protocol's draft defines none).
+
+Where the draft defines JSON-RPC batches (``batches``), a ``POST`` may carry one: each entry is
+checked as a message alone would be, against the request's headers (so the entries that name a
+session name the one of ``Acp-Session-Id``), the batch goes to the agent as one message (202), and
+the array that answers it comes on the session's stream when every answer in it belongs to that
+session, else on the connection's. An empty array is answered 400 with one ``-32600``.
 
 WebSocket, on the same endpoint: one JSON-RPC message per text frame; binary frames are ignored.
 
@@ -136,8 +142,11 @@ class AcpApp:
         keepalive: float = KEEPALIVE,
         idle_timeout: float = IDLE_TIMEOUT,
         stall_timeout: float = STALL_TIMEOUT,
+        batches: bool = False,
     ) -> None:
         self.serve = serve
+        #: The protocol's draft defines JSON-RPC batches: a POST may carry one (else 501).
+        self.batches = batches
         self.idle_timeout = idle_timeout
         self.stall_timeout = stall_timeout
         self.path = path
@@ -275,54 +284,38 @@ class AcpApp:
             error = {"code": -32700, "message": "Parse error", "data": {"details": str(exc)[:200]}}
             await _respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
             return
-        if isinstance(message, list):
+        if isinstance(message, list) and not self.batches:
             await _respond(send, 501, "JSON-RPC batches are not supported")
             return
-        if not isinstance(message, dict):
+        if message == []:
+            error = {"code": -32600, "message": "Invalid request", "data": "empty batch"}
+            await _respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+            return
+        if not isinstance(message, (dict, list)):
             await _respond(send, 400, "not a JSON-RPC object")
             return
-        method = message.get("method")
-        if method == "initialize" and "id" in message and CONNECTION_HEADER not in headers:
-            await self._initialize(message["id"], body, receive, send)
-            return
+        if isinstance(message, list):
+            entries = [entry for entry in message if isinstance(entry, dict)]
+        else:
+            entries = [message]
+            opening = message.get("method") == "initialize" and "id" in message
+            if opening and CONNECTION_HEADER not in headers:
+                await self._initialize(message["id"], body, receive, send)
+                return
         connection = await self._connection(headers, send)
         if connection is None:
             return
-        if method == "initialize":
-            await _respond(send, 400, "initialize is not allowed on an existing connection")
-            return
         header = headers.get(SESSION_HEADER)
         session = None if header is None else header.decode("latin-1")
-        named = session_of(message.get("params")) if method is not None else None
-        if session is not None and named is not None and session != named:
-            await _respond(send, 400, "Acp-Session-Id does not match params.sessionId")
-            return
-        if method is None:  # an answer to the agent: it goes where the request came from
-            asked = connection.asked.pop(request_key(message.get("id")), None)
-            if session is not None and asked is not None and session != asked:
-                await _respond(send, 400, "Acp-Session-Id does not match the request's session")
+        for entry in entries:  # a batch is refused as its first entry refused alone would be
+            refusal = _refusal(connection, entry, session)
+            if refusal is not None:
+                await _respond(send, *refusal)
                 return
-        else:
-            if named is not None and session is None and method not in _ANY_SESSION:
-                await _respond(send, 400, "Missing Acp-Session-Id")
-                return
-            session = session or named
-            if session is not None and method in _ATTACHING:
-                connection.session(session)  # its stream may be opened before the agent answers
-            elif (
-                session is not None
-                and session not in connection.sessions
-                and method not in _ANY_SESSION
-            ):
-                await _respond(send, 404, "Unknown Acp-Session-Id")
-                return
-            if "id" in message:
-                if session is not None and method not in _ANY_SESSION:
-                    connection.routes[request_key(message["id"])] = session
-                if not connection.room.is_set() and not await _until(
-                    connection.room.wait(), receive
-                ):
-                    return  # the client went away while the agent's output waited for readers
+        requests = [_admit(connection, entry, session) for entry in entries]
+        waiting = any(requests) and not connection.room.is_set()
+        if waiting and not await _until(connection.room.wait(), receive):
+            return  # the client went away while the agent's output waited for readers
         try:
             await connection.deliver(body)
         except ConnectionError:
@@ -577,3 +570,49 @@ def listening_line(addresses: Collection[Any]) -> str:
     ws = ", ".join(f"ws://{host}/acp" for host in hosts)
     http = ", ".join(f"http://{host}/acp" for host in hosts)
     return f"listening on {ws} (WebSocket) and {http} (Streamable HTTP)"
+
+
+def _refusal(
+    connection: HttpConnection, message: dict[str, Any], session: str | None
+) -> tuple[int, str] | None:
+    """Why a POSTed message (or a batch's entry) is refused, with its status; None: it is not.
+    ``session``: the request's ``Acp-Session-Id``."""
+    method = message.get("method")
+    if method == "initialize":
+        return 400, "initialize is not allowed on an existing connection"
+    named = session_of(message.get("params")) if method is not None else None
+    if session is not None and named is not None and session != named:
+        return 400, "Acp-Session-Id does not match params.sessionId"
+    if method is None:  # an answer to the agent: it goes where the request came from
+        asked = connection.asked.get(request_key(message.get("id")))
+        if session is not None and asked is not None and session != asked:
+            return 400, "Acp-Session-Id does not match the request's session"
+        return None
+    if named is not None and session is None and method not in _ANY_SESSION:
+        return 400, "Missing Acp-Session-Id"
+    session = session or named
+    if (
+        session is not None
+        and method not in _ATTACHING
+        and session not in connection.sessions
+        and method not in _ANY_SESSION
+    ):
+        return 404, "Unknown Acp-Session-Id"
+    return None
+
+
+def _admit(connection: HttpConnection, message: dict[str, Any], session: str | None) -> bool:
+    """Note what a message that is not refused means for the connection's routing; True for a
+    request (it waits while the agent's output waits for readers)."""
+    method = message.get("method")
+    if method is None:
+        connection.asked.pop(request_key(message.get("id")), None)
+        return False
+    session = session or session_of(message.get("params"))
+    if session is not None and method in _ATTACHING:
+        connection.session(session)  # its stream may be opened before the agent answers
+    if "id" not in message:
+        return False
+    if session is not None and method not in _ANY_SESSION:
+        connection.routes[request_key(message["id"])] = session
+    return True

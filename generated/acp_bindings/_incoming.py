@@ -2,7 +2,8 @@
 # Do not edit: regenerate with `acpgen generate`.
 """What a connection does with what the peer sends it: each request in a task of its own
 (cancellable by ``$/cancel_request``), notifications handled in order per session, and answers
-held until the notifications that arrived before them are handled.
+held until the notifications that arrived before them are handled. The requests of a batch run
+the same way, at once, and their answers are gathered into one array (:class:`Batch`).
 
 :class:`Incoming` is the part of :class:`~._connection.Connection` that does it; the connection
 supplies the dispatcher, the replies and the shutdown.
@@ -24,7 +25,7 @@ from ._framing import WIRE_LOG, result_text, valid_id
 from ._sender import FLUSH_AT, Sender
 from ._tracing import Tracing
 
-__all__ = ["Dispatcher", "Incoming"]
+__all__ = ["Batch", "Dispatcher", "Incoming"]
 
 logger = logging.getLogger(WIRE_LOG)
 
@@ -62,6 +63,36 @@ if sys.version_info >= (3, 12):
     eager_task = _task_started_at_once
 
 
+class Batch:
+    """The answers to one batch the peer sent, gathered into the one array that answers it: it is
+    written once every request of the batch is answered (a batch of notifications alone is never
+    answered). Entries are handled as they would be alone, each request in a task of its own."""
+
+    __slots__ = ("_answers", "_waiting", "_write")
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._answers: list[str] = []
+        self._waiting = 1  # the requests not answered yet, and the batch while it is read
+        self._write = write
+
+    def expect(self) -> None:
+        """A request of the batch started: the array waits for its answer."""
+        self._waiting += 1
+
+    def answer(self, text: str) -> None:
+        """The JSON text of an answer that goes in the array (a request's, an invalid entry's)."""
+        self._answers.append(text)
+
+    def answered(self, text: str | None = None) -> None:
+        """One request of the batch is answered (``text``; None: no answer can be sent), or,
+        called once with nothing, the batch is read: the array is written when nothing waits."""
+        if text is not None:
+            self._answers.append(text)
+        self._waiting -= 1
+        if not self._waiting and self._answers:
+            self._write("[" + ",".join(self._answers) + "]")
+
+
 class Incoming:
     """Request tasks, cancellation and per-session order (see the module's docstring)."""
 
@@ -74,7 +105,11 @@ class Incoming:
     _name: str
 
     def _reply(
-        self, request_id: Any, result: Any = None, error: RequestError | None = None
+        self,
+        request_id: Any,
+        result: Any = None,
+        error: RequestError | None = None,
+        batch: Batch | None = None,
     ) -> None:
         raise NotImplementedError
 
@@ -93,6 +128,8 @@ class Incoming:
             collections.deque()
         )
         self._eager = eager_task if self._loop.get_task_factory() is None else None
+        self._batch: Batch | None = None  # the batch being read, while it is read
+        self._batch_of: dict[Any, Batch] = {}  # a request of a batch, not yet answered -> it
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         """Run ``coroutine`` in a task the connection cancels when it closes."""
@@ -119,8 +156,9 @@ class Incoming:
         del self._incoming[request_id]
         self._unstarted -= 1
         self._cancelled_by_peer.discard(request_id)
+        batch = self._batch_of.pop(request_id, None) if self._batch_of else None
         if not self._closed.done():
-            self._reply(request_id, error=RequestError.request_cancelled())
+            self._reply(request_id, error=RequestError.request_cancelled(), batch=batch)
         if self._eof is not None and not self._incoming:
             self._shutdown(self._eof)
 
@@ -132,6 +170,9 @@ class Incoming:
         and no message overtakes one that arrived before it. Otherwise (before 3.12 always) the
         task starts on the loop's next turn, and what its first step writes is gathered into one
         write, as it would have been."""
+        if self._batch is not None:  # its answer goes in the batch's array
+            self._batch.expect()
+            self._batch_of[request_id] = self._batch
         eager = self._eager
         read_by_transport = _current_task(self._loop) is None  # not by a task
         if eager is not None and not self._unfinished and not self._unstarted and read_by_transport:
@@ -150,6 +191,7 @@ class Incoming:
             task = _current_task(self._loop)
             if task is not None:
                 self._incoming[request_id] = task
+        batch = self._batch_of.pop(request_id, None) if self._batch_of else None
         try:
             tracing = self._tracing
             if tracing is None or not tracing.serves(params):
@@ -159,22 +201,26 @@ class Incoming:
                 result = await tracing.serve(handle, request_id, method, params)
             if self._closed.done():
                 raise ConnectionClosed(self._sender.reason)
-            self._sender.write_text(result_text(request_id, result))
+            if batch is None:
+                self._sender.write_text(result_text(request_id, result))
+            else:
+                batch.answered(result_text(request_id, result))
         except RequestError as exc:
-            self._reply(request_id, error=exc)
+            self._reply(request_id, error=exc, batch=batch)
         except asyncio.CancelledError:
             if request_id in self._cancelled_by_peer and not self._closed.done():
-                self._reply(request_id, error=RequestError.request_cancelled())
+                self._reply(request_id, error=RequestError.request_cancelled(), batch=batch)
             else:
                 raise
         except ConnectionClosed as exc:
             if self._closed.done():
                 logger.debug("%s: no response to %r: connection closed", self._name, request_id)
             else:  # the handler's own call to the peer failed: the peer stopped writing
-                self._reply(request_id, error=RequestError.internal_error({"details": str(exc)}))
+                error = RequestError.internal_error({"details": str(exc)})
+                self._reply(request_id, error=error, batch=batch)
         except Exception as exc:
             logger.exception("%s: handler for %s failed", self._name, method)
-            self._reply(request_id, error=RequestError.from_exception(exc))
+            self._reply(request_id, error=RequestError.from_exception(exc), batch=batch)
         finally:
             self._incoming.pop(request_id, None)
             self._cancelled_by_peer.discard(request_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Collection, Coroutine
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from typing import Any, NamedTuple
 
 from ._connection import Connection, Observer
@@ -185,6 +185,27 @@ class Proxy:
                 f" {self._protocol_version}"
             )
         return answer
+
+    async def batch(
+        self,
+        requests: Sequence[tuple[str, Any]],
+        *,
+        notifications: Sequence[tuple[str, Any]] = (),
+    ) -> list[Any]:
+        """Send one JSON-RPC batch, where the protocol's draft defines them (``methods.BATCHES``):
+        ``requests`` and then ``notifications`` as ``(wire name, params)`` pairs, params a typed
+        params object or JSON. Returns each request's answer in order: its JSON result, or the
+        :class:`RequestError` it was answered with (see :meth:`Connection.batch`)."""
+        as_json = self._as_json
+        return await self._connection.batch(
+            [(method, as_json(params)) for method, params in requests],
+            notifications=[(method, as_json(params)) for method, params in notifications],
+        )
+
+    def _as_json(self, params: Any) -> Any:
+        if params is None or isinstance(params, (dict, list)):
+            return params
+        return self._as_text(params)
 
     def _notify(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
         return self._connection.notify(method, self._as_text(params))

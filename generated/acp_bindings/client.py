@@ -14,6 +14,7 @@ from typing import Any, final, overload
 from . import _remote, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
+from .methods import BATCHES
 from .models import (
     AcceptNesNotification,
     AuthenticateRequest,
@@ -982,6 +983,7 @@ class ClientSideConnection(_rpc.PeerConnection):
                 max_message_size=max_message_size,
                 name="client",
                 json_backend=json_backend,
+                batches=BATCHES,
             )
         )
         self.client = client

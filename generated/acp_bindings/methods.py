@@ -7,6 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PROTOCOL_VERSION = 1
+#: The schema's draft defines JSON-RPC batches (arrays of requests and notifications): a connection
+#: answers them entry by entry, in one array; without them, a batch gets one ``-32600``.
+BATCHES = False
+#: The error code the draft answers an ``initialize`` asking for a version no agent of it speaks;
+#: None: the draft defines none, and such an ``initialize`` is answered the latest version spoken.
+UNSUPPORTED_VERSION_ERROR: int | None = None
 
 
 @dataclass(frozen=True)

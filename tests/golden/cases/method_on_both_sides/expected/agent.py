@@ -13,6 +13,7 @@ from typing import Any, final, overload
 from . import _asgi, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
+from .methods import BATCHES
 from .models import (
     LogNotification,
     PingRequest,
@@ -133,6 +134,7 @@ class AgentSideConnection(_rpc.PeerConnection):
                 max_message_size=max_message_size,
                 name="agent",
                 json_backend=json_backend,
+                batches=BATCHES,
             )
         )
         self.agent = agent
@@ -197,4 +199,5 @@ def asgi_app(
         allowed_origins=allowed_origins,
         allowed_hosts=allowed_hosts,
         max_message_size=max_message_size,
+        batches=BATCHES,
     )
