@@ -17,7 +17,6 @@ from ._errors import ConnectionClosed, RequestError
 from ._framing import (
     DEFAULT_MAX_MESSAGE_SIZE,
     HEAD_KEPT,
-    UNREAD,
     WIRE_LOG,
     NotJson,
     Unrepresentable,
@@ -401,10 +400,20 @@ class Connection(Incoming):
 
     def message_received(self, message: bytes | str) -> None:
         try:
-            if self._fast_decode is None:
+            fast = self._fast_decode
+            if fast is None or type(message) is not bytes:
                 self._on_message(message)
-            else:
-                self._on_fast(message)
+                return
+            try:
+                value = fast(message)
+            except ValueError:  # the standard library's reader says what is wrong
+                self._on_message(message)
+                return
+            if value.__class__ is dict:
+                self._seen_message = True
+                self._on_value(value)
+            else:  # an array or a scalar: the careful path answers it
+                self._on_message(message)
         except Exception:  # a bug here must not stop the connection, nor lose the next messages
             logger.exception("%s: a message could not be handled", self._name)
 
@@ -458,18 +467,6 @@ class Connection(Incoming):
             self._release(future, exempt, None, RequestError.internal_error(error.to_json()))
         else:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
-
-    def _on_fast(self, line: bytes | str) -> None:
-        message: Any = UNREAD
-        if self._fast_decode is not None and isinstance(line, bytes):
-            try:
-                message = self._fast_decode(line)
-            except ValueError:  # the standard library's reader says what is wrong
-                pass
-        if message is UNREAD or not isinstance(message, dict):  # the careful path
-            self._on_message(line)
-        else:
-            self._on_value(message)
 
     def _on_message(self, line: bytes | str) -> None:
         try:
@@ -531,6 +528,11 @@ class Connection(Incoming):
         if self._observer is not None:
             self._saw("received", message)
         method = message.get("method")
+        if method.__class__ is str and "id" not in message and message.get("jsonrpc") == "2.0":
+            params = message.get("params")  # a notification, as most messages of a stream are
+            if params.__class__ is dict and method != CANCEL_REQUEST:
+                self._enqueue(method, params)
+                return
         has_id = "id" in message
         request_id = message.get("id")
         if has_id and type(request_id) is not int and not valid_id(request_id):

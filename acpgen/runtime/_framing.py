@@ -209,7 +209,6 @@ def _no_constant(name: str) -> Any:
     raise NotJson(f"{name} is not JSON")
 
 
-UNREAD = object()
 _DIGITS = b"0123456789"
 _LONG_NUMBER = re.compile(rb"\d{19}")
 
@@ -249,7 +248,10 @@ def msgspec_reader() -> Callable[[bytes], Any]:
     error: type[Exception] = msgspec.DecodeError
 
     def read(line: bytes) -> Any:
-        if line.count(b"[") + line.count(b"{") >= _BRACKETS_READ_FAST:
+        if (
+            len(line) >= _BRACKETS_READ_FAST
+            and line.count(b"[") + line.count(b"{") >= _BRACKETS_READ_FAST
+        ):
             raise ValueError("enough brackets to nest deeply")
         try:
             return loads(line)

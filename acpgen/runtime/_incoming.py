@@ -236,8 +236,8 @@ class Incoming:
         seq = self._seq
         self._seq += 1
         self._unfinished[seq] = None
-        key = params.get("sessionId") if isinstance(params, dict) else None
-        if not isinstance(key, str):
+        key = params.get("sessionId") if params.__class__ is dict else None
+        if key.__class__ is not str:
             key = None
         queue = self._queues.get(key)
         if queue is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import subprocess
 import sys
 
@@ -97,6 +98,19 @@ async def test_orjson_writes_the_same_bytes_for_the_same_values() -> None:
         line = await asyncio.wait_for(peer_reader.readline(), 10)
         assert line == b'{"jsonrpc":"2.0","method":"_x","params":{"s":"\\u00e9\\u2028","n":[1e+16,1180591620717411303424,-0.0]}}\n'
         await connection.close()
+
+
+@pytest.mark.parametrize("backend", ["json", "orjson", "msgspec"])
+async def test_text_after_a_message_read_on_any_backend_is_noise_between_messages(backend, caplog) -> None:
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.AgentSideConnection(Echo(), agent_reader, agent_writer, json_backend=backend)
+    peer = RawPeer(peer_reader, peer_writer)
+    with caplog.at_level(logging.WARNING, logger="acp_bindings._rpc"):
+        peer.send_bytes(b'{"jsonrpc":"2.0","method":"_note","params":{}}\nLoading...\n' + _ext(1, "{}") + b"\n")
+        await asyncio.wait_for(peer_reader.readline(), 10)
+    noise = [r.getMessage() for r in caplog.records if "not JSON" in r.getMessage()]
+    assert noise == ["agent: the peer wrote 10 bytes that are not JSON between messages (a stray print?): b'Loading...'"]
+    await connection.close()
 
 
 async def test_an_unknown_backend_is_refused() -> None:
