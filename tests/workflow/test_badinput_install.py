@@ -46,6 +46,18 @@ def test_each_extra_lists_each_package_once():
         assert len(names) == len(set(names)), (extra, names)
 
 
+def test_the_fast_extra_is_what_the_fast_path_reads_with_and_the_tests_run_it():
+    fast = PYPROJECT["project"]["optional-dependencies"]["fast"]
+    assert {requirement_name(r) for r in fast} == {"msgspec", "orjson"}  # json_backend="auto"'s
+    assert set(fast) <= set(PYPROJECT["project"]["optional-dependencies"]["test"])
+
+
+def test_the_readme_names_every_extra():
+    readme = (ROOT / "README.md").read_text()
+    for extra in PYPROJECT["project"]["optional-dependencies"]:
+        assert f"| `{extra}` |" in readme, extra
+
+
 def test_the_tests_use_the_black_the_extra_pins():
     test_extra = PYPROJECT["project"]["optional-dependencies"]["test"]
     assert set(PYPROJECT["project"]["optional-dependencies"]["black"]) <= set(test_extra)
