@@ -12,7 +12,8 @@
 #   make corpus-noblack -- every spec release generated with and without black: the same bytes?
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
-#   make bench-receive -- a client's receive path per update line: stdlib, orjson, a msgspec client
+#   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
+#   make bench-send -- an agent's send path per update line: stdlib, fast, a msgspec writer
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
@@ -22,7 +23,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: scale bench-remote bench-receive bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -112,10 +113,15 @@ bench-diff: $(STAMP)
 bench-remote: $(TEST_STAMP)
 	$(BIN)/python bench/bench_remote.py
 
-# A client's receive path, CPU per streamed update line: the stdlib path, the fast path (orjson) and
-# a hand-written msgspec client, interleaved in one run.
+# A client's receive path, CPU per streamed update line: the stdlib path, the fast path (msgspec,
+# else orjson) and a hand-written msgspec client, interleaved in one run.
 bench-receive: $(TEST_STAMP)
 	$(BIN)/python bench/bench_receive.py
+
+# An agent's send path, CPU per streamed update line: the stdlib path, the fast path (the same
+# writer) and a hand-written msgspec writer, interleaved in one run.
+bench-send: $(TEST_STAMP)
+	$(BIN)/python bench/bench_send.py
 
 # CPU per message over OS pipes: generated runtime against a hand-written floor and the official SDK.
 bench-rpc: $(TEST_STAMP)

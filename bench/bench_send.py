@@ -6,8 +6,11 @@ median of interleaved rounds:
 
 * ``json``: the generated agent (``generated/``), ``conn.client.session_update(notification)``
   with a typed ``SessionNotification`` made from its JSON by the codec's ``decode`` (so the figure
-  includes building the typed value, as the msgspec writer's includes building its Structs); the
-  standard library writes, on every ``json_backend``;
+  includes building the typed value, as the msgspec writer's includes building its Structs);
+* ``fast``: the same agent with ``json_backend="auto"``. The standard library writes on every
+  backend: each typed value writes its own JSON text, which no C writer beats, as it would first
+  need the value's ``to_json()`` dict (``msgspec.json.encode(value.to_json())`` costs more than
+  ``encode_text(value)``); the row shows the fast path costs the send path nothing;
 * ``msgspec``: a hand-written asyncio writer that encodes msgspec Structs and writes each line.
 
 Run: ``python bench/bench_send.py [--rounds N] [--lines N]``; needs msgspec.
@@ -19,6 +22,7 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,14 +55,18 @@ async def measure(rounds: int, lines: int) -> dict[str, Figure]:
     from acp_bindings import models
     from acp_bindings._codec import decode
 
-    generated_sink, msgspec_sink = await _sink(), await _sink()
+    generated_sink, fast_sink, msgspec_sink = await _sink(), await _sink(), await _sink()
     conn = acp.AgentSideConnection(acp.Agent(), generated_sink.stdout, generated_sink.stdin)
+    fast_conn = acp.AgentSideConnection(acp.Agent(), fast_sink.stdout, fast_sink.stdin, json_backend="auto")
     encode = msgspec.json.Encoder().encode
     stdin = msgspec_sink.stdin
 
-    async def generated(i: int) -> None:
-        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"chunk {i} of the answer "}}
-        await conn.client.session_update(decode(models.SessionNotification, {"sessionId": "bench", "update": update}))
+    def generated(connection: Any) -> Callable[[int], Awaitable[None]]:
+        async def send(i: int) -> None:
+            update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"chunk {i} of the answer "}}
+            await connection.client.session_update(decode(models.SessionNotification, {"sessionId": "bench", "update": update}))
+
+        return send
 
     async def hand_written(i: int) -> None:
         chunk = AgentMessageChunk(content=TextContent(text=f"chunk {i} of the answer "))
@@ -66,7 +74,7 @@ async def measure(rounds: int, lines: int) -> dict[str, Figure]:
         if stdin.transport.get_write_buffer_size() > 1 << 16:
             await stdin.drain()
 
-    senders = {"json": generated, "msgspec": hand_written}
+    senders = {"json": generated(conn), "fast": generated(fast_conn), "msgspec": hand_written}
     samples: dict[str, list[float]] = {name: [] for name in senders}
     try:
         for r in range(rounds + 1):  # the first round warms up
@@ -80,16 +88,21 @@ async def measure(rounds: int, lines: int) -> dict[str, Figure]:
         return {name: Figure.of(values) for name, values in samples.items()}
     finally:
         await conn.close()
-        for sink in (generated_sink, msgspec_sink):
+        await fast_conn.close()
+        for sink in (generated_sink, fast_sink, msgspec_sink):
             sink.stdin.close()
             await sink.wait()
 
 
 def rows(rounds: int = ROUNDS, lines: int = LINES) -> list[Row]:
-    """One row in ``make bench``'s table: the generated agent's send path, the msgspec writer as its floor."""
+    """Two rows in ``make bench``'s table: the generated agent's send path on the stdlib and the
+    fast path, the msgspec writer as their floor."""
     figures = asyncio.run(measure(rounds, lines))
-    label = "agent send, per agent_message_chunk line (json)"
-    return [Row(label, "us CPU/line", {"floor": figures["msgspec"], "acpgen": figures["json"]})]
+    label = "agent send, per agent_message_chunk line"
+    return [
+        Row(f"{label} ({name})", "us CPU/line", {"floor": figures["msgspec"], "acpgen": figures[name]})
+        for name in ("json", "fast")
+    ]
 
 
 def main() -> None:
@@ -102,7 +115,8 @@ def main() -> None:
     print(f"median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
     for name, figure in figures.items():
         print(f"  {name:<8} {figure.median:7.3f} us ±{figure.spread * 100:3.0f}%")
-    print(f"  json / msgspec: {figures['json'].median / figures['msgspec'].median:.2f}x")
+    msgspec = figures["msgspec"].median
+    print(f"  json / msgspec: {figures['json'].median / msgspec:.2f}x; fast / msgspec: {figures['fast'].median / msgspec:.2f}x")
 
 
 if __name__ == "__main__":
