@@ -21,7 +21,15 @@ class Change(str, enum.Enum):
 class Drift:
     path: str  # relative to the output folder
     change: Change
-    diff: str  # unified diff from the disk to the generated text
+    shown: str  # the path as the diff's headers name it
+    disk: str | None  # the text on disk; None: missing
+    generated: str | None  # what generation writes; None: stale or stray
+
+    @property
+    def diff(self) -> str:
+        """The unified diff from the disk to the generated text, worked out when it is shown: on a
+        module of tens of thousands of lines it takes seconds, and ``check --summary`` shows none."""
+        return _diff(self.shown, self.disk, self.generated)
 
 
 def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Drift, ...]:
@@ -37,17 +45,17 @@ def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Dri
     for rel, text in sorted(files.items()):
         target = out / rel
         if not target.is_file():
-            found.append(Drift(rel, Change.MISSING, _diff(out, rel, None, text)))
+            found.append(Drift(rel, Change.MISSING, _shown(out, rel), None, text))
             continue
         data = target.read_bytes()
         if data != text.encode("utf-8"):
-            found.append(Drift(rel, Change.CHANGED, _diff(out, rel, data.decode("utf-8", "replace"), text)))
+            found.append(Drift(rel, Change.CHANGED, _shown(out, rel), data.decode("utf-8", "replace"), text))
     for rel in sorted(owned - files.keys()):
         target = out / rel
         if target.is_file():
-            found.append(Drift(rel, Change.STALE, _diff(out, rel, target.read_bytes().decode("utf-8", "replace"), None)))
+            found.append(Drift(rel, Change.STALE, _shown(out, rel), target.read_bytes().decode("utf-8", "replace"), None))
     for rel in stray_files(out, files):
-        found.append(Drift(rel, Change.STRAY, _diff(out, rel, (out / rel).read_bytes().decode("utf-8", "replace"), None)))
+        found.append(Drift(rel, Change.STRAY, _shown(out, rel), (out / rel).read_bytes().decode("utf-8", "replace"), None))
     return tuple(sorted(found, key=lambda d: d.path))
 
 
@@ -56,8 +64,11 @@ def summary(drift: tuple[Drift, ...]) -> str:
     return f"{len(drift)} file(s) differ from what acpgen generate would write ({counts})"
 
 
-def _diff(out: Path, rel: str, disk: str | None, generated: str | None) -> str:
-    shown = (out / rel).as_posix()
+def _shown(out: Path, rel: str) -> str:
+    return (out / rel).as_posix()
+
+
+def _diff(shown: str, disk: str | None, generated: str | None) -> str:
     old_name = f"{shown} (on disk)" if disk is not None else f"{shown} (missing)"
     new_name = f"{shown} (generated)" if generated is not None else f"{shown} (stale: no longer generated)"
     if shown.endswith(TMP_SUFFIX):

@@ -12,7 +12,12 @@ a user's template's too, and changes nothing but those import statements.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Iterator
+
+#: A line that may start a relative import of the package's own modules: ``from .x import`` or
+#: ``from . import``.
+_RELATIVE = re.compile(r"^[ \t]*from \.(\w*) import\b", re.MULTILINE)
 
 
 def import_from_parent(text: str, shared: Collection[str]) -> str:
@@ -23,14 +28,15 @@ def import_from_parent(text: str, shared: Collection[str]) -> str:
     were in, as isort orders them. ``text`` that does not parse is returned as it is (its error
     is reported where it is parsed).
     """
+    if not any(module in shared or not module for module in _RELATIVE.findall(text)):
+        return text  # no import of a shared module (nor a ``from . import``): nothing to parse
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
     lines = text.split("\n")
     blocks: list[list[ast.ImportFrom]] = []
-    bodies = [getattr(node, f, None) for node in ast.walk(tree) for f in ("body", "orelse", "finalbody")]
-    for body in (b for b in bodies if isinstance(b, list)):
+    for body in _bodies(tree.body):
         previous: ast.stmt | None = None
         for node in body:
             if isinstance(node, ast.ImportFrom) and node.level == 1:
@@ -50,6 +56,21 @@ def import_from_parent(text: str, shared: Collection[str]) -> str:
             for node, (parent, here) in reversed(list(zip(block, moved))):
                 lines[node.lineno - 1 : node.end_lineno or node.lineno] = [*parent, *here]
     return "\n".join(lines)
+
+
+def _bodies(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
+    """``body`` and every statement list nested in it (an ``if``'s, a function's, a handler's), but
+    no expression: imports are statements."""
+    yield body
+    for node in body:
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            nested = getattr(node, field, None)
+            if isinstance(nested, list) and nested and isinstance(nested[0], ast.stmt):
+                yield from _bodies(nested)
+            elif isinstance(nested, list):  # handlers and cases hold statement lists of their own
+                for part in nested:
+                    if isinstance(part, (ast.ExceptHandler, ast.match_case)):
+                        yield from _bodies(part.body)
 
 
 def _moved(node: ast.ImportFrom, lines: list[str], shared: Collection[str]) -> tuple[list[str], list[str]]:

@@ -39,3 +39,18 @@ def test_nothing_else_changes():
     text = "from .models import A\nfrom .. import elsewhere\nimport _rpc\nx = 'from ._rpc import RequestError'\n"
     assert import_from_parent(text, SHARED) == text  # a local, a parent's, an absolute import, a string
     assert import_from_parent("from ._rpc import (\n", SHARED) == "from ._rpc import (\n"  # does not parse
+
+
+def test_imports_in_a_handler_a_loop_a_class_and_a_match_case_are_moved():
+    text = (
+        "try:\n    pass\nexcept ImportError:\n    from ._codec import decode\n"
+        "for x in y:\n    from ._rpc import A\n"
+        "class C:\n    def f(self):\n        from ._asgi import app\n"
+        "match v:\n    case 1:\n        from ._rpc import B\n"
+    )
+    assert import_from_parent(text, SHARED) == text.replace("from ._", "from .._")
+
+
+def test_a_module_importing_no_shared_module_is_returned_as_it_is():
+    text = "from .models import A\nfrom .agent import (\n    Agent,\n)\nx = 1 +\n"  # not even parsed
+    assert import_from_parent(text, SHARED) is text
