@@ -3,12 +3,12 @@ and its models module is already in black's style (generate() does not format it
 
 from __future__ import annotations
 
-import itertools
 import subprocess
 import sys
 import textwrap
 
 from support import BINDINGS, ROOT, schema_with, write_package
+from support.blackstyle import models_sample, unchanged_by_black
 from support.typecheck import mypy_strict
 
 from acpgen.output.formatting import format_python
@@ -82,38 +82,14 @@ def test_package_ships_py_typed():
     assert (PACKAGE / "py.typed").read_text() == ""
 
 
-def _top_level_chunks(text: str) -> list[str]:
-    """Split a module into its top-level statements (with their decorators and docstrings)."""
-    import ast
-
-    lines = text.split("\n")
-    starts = []
-    for node in ast.parse(text).body:
-        decorators = getattr(node, "decorator_list", [])
-        starts.append(min([node.lineno] + [d.lineno for d in decorators]) - 1)
-    starts.append(len(lines))
-    chunks: list[str] = []
-    for begin, end in itertools.pairwise(starts):
-        chunk = "\n".join(lines[begin:end]).strip("\n") + "\n"
-        if chunks and chunk.startswith('"""'):  # a docstring belongs to the statement before it
-            chunks[-1] += "\n" + chunk
-        else:
-            chunks.append(chunk)
-    return chunks
-
-
 def test_models_module_of_the_bundled_schema_is_in_black_style():
     """Black leaves every union, alias, helper and table alone, every class or decoder with a line
     near the limit, and a deterministic sample of the other (very regular) classes and decoders:
     formatting all 36,000 lines would take half a minute."""
     text = (PACKAGE / "models.py").read_text()
-    chunks = _top_level_chunks(text)
-    regular = [c for c in chunks if c.startswith(("@dataclass", "_K_")) or "    o = _new(" in c]
-    long_lines = [c for c in regular if any(len(line) > 88 for line in c.splitlines())]  # near the limit
-    sample = [c for c in chunks if c not in regular] + regular[::12] + long_lines
-    assert len(sample) > 200 and long_lines
-    for chunk in sample:
-        assert format_python(chunk) == chunk, chunk[:200]
+    sample = models_sample(text)
+    assert len(sample) > 200 and any(len(line) > 88 for chunk in sample for line in chunk.splitlines())
+    assert unchanged_by_black(text, "models.py") == []
 
 
 def test_models_module_of_a_small_schema_with_every_shape_is_in_black_style(tmp_path):
