@@ -60,6 +60,7 @@ from ._typed import (
     Route,
     TypedDispatcher,
     log_unhandled,
+    negotiated_version,
     params_of,
 )
 
@@ -88,6 +89,7 @@ __all__ = [
     "log_unhandled",
     "memory_pipe",
     "memory_transports",
+    "negotiated_version",
     "params_of",
     "spawn",
     "stdio_streams",

@@ -20,6 +20,7 @@ __all__ = [
     "Route",
     "TypedDispatcher",
     "log_unhandled",
+    "negotiated_version",
     "params_of",
 ]
 
@@ -66,6 +67,7 @@ class TypedDispatcher:
         codec: Codec,
         name: str = "acp",
         protocol_version: int | None = None,
+        unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
     ) -> None:
         self._requests = {
             r.method: (getattr(target, r.handler), r.params_type) for r in routes if r.is_request
@@ -84,6 +86,9 @@ class TypedDispatcher:
         self._as_text = codec.writer()
         self._name = name
         self._protocol_version = protocol_version  # the one the side speaks; None: not said
+        #: The draft's own error for a version no agent of it speaks (``methods.UNSUPPORTED_
+        #: VERSION_ERROR``); None: the draft has none, and the latest version spoken is answered.
+        self._unsupported = unsupported_version_error
 
     def _decode(self, method: str, params_type: Any, params: Any) -> Any:
         try:
@@ -92,10 +97,8 @@ class TypedDispatcher:
             raise self._invalid(method, params, exc) from exc
 
     def _invalid(self, method: str, params: Any, exc: Exception) -> RequestError:
-        """The error that answers params that do not decode (``-32602``, or ``-32022`` for an
-        ``initialize`` of another protocol version, raised)."""
-        if method == "initialize":
-            _refuse_another_version(params, self._protocol_version)
+        """The error that answers params that do not decode (``-32602``; an ``initialize`` of
+        another protocol version is answered by :meth:`_initialize_params`)."""
         path = getattr(exc, "path", "")
         return RequestError.invalid_params({"method": method, "path": path, "message": str(exc)})
 
@@ -106,8 +109,45 @@ class TypedDispatcher:
                 return await self._ext_method(method, {} if params is None else params)
             raise RequestError.method_not_found(method)
         handler, params_type = entry
-        result = await handler(self._decode(method, params_type, params))
+        if method == "initialize" and self._protocol_version is not None:
+            value = self._initialize_params(params_type, params)
+        else:
+            value = self._decode(method, params_type, params)
+        result = await handler(value)
         return {} if result is None else self._as_text(result)
+
+    def _initialize_params(self, params_type: Any, params: Any) -> Any:
+        try:
+            negotiated = self._negotiate(params)
+        except RequestError:  # the draft's own error, naming both versions
+            _refuse_another_version(params, self._protocol_version, self._unsupported)
+            raise
+        try:
+            return self._decode("initialize", params_type, negotiated)
+        except RequestError as exc:
+            if self._unsupported is not None:  # its params are of the version it asks for
+                _refuse_another_version(params, self._protocol_version, self._unsupported)
+            elif negotiated is not params and isinstance(exc.data, dict):  # say what it speaks
+                requested = params["protocolVersion"]
+                exc.data = {
+                    **exc.data,
+                    "requested": requested,
+                    "supported": [negotiated["protocolVersion"]],
+                }
+            raise
+
+    def _negotiate(self, params: Any) -> Any:
+        """An ``initialize`` asking for another version than the one this side speaks, by the
+        draft's rule (:func:`negotiated_version`): refused, or handed to the handler asking for
+        the version this side speaks, which it answers (as a router of one version would)."""
+        requested = params.get("protocolVersion") if isinstance(params, dict) else None
+        spoken = self._protocol_version
+        if spoken is None or not isinstance(requested, int) or isinstance(requested, bool):
+            return params
+        if requested == spoken or not 0 <= requested <= _HIGHEST_VERSION:
+            return params  # not a protocol version: its params do not decode
+        version = negotiated_version(requested, (spoken,), self._unsupported)
+        return {**params, "protocolVersion": version}
 
     def handle_notification(self, method: str, params: Any) -> Coroutine[Any, Any, None]:
         """The handler's coroutine, called with the decoded params, for the connection to await
@@ -128,14 +168,50 @@ class TypedDispatcher:
         return handler(value)
 
 
-def _refuse_another_version(params: Any, spoken: int | None) -> None:
-    """Raise ``-32022`` for an ``initialize`` that does not decode because the client asks for
-    another protocol version (so its params are of that version's shape), naming both versions."""
+#: The highest ``ProtocolVersion`` (``uint16``).
+_HIGHEST_VERSION = 0xFFFF
+
+
+def negotiated_version(
+    requested: int,
+    supported: Collection[int],
+    unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+) -> int:
+    """The protocol version an agent speaking ``supported`` answers a client that asks for
+    ``requested``, by its draft's rule.
+
+    A draft that defines an error of its own for it (``unsupported_version_error``: the
+    TypeScript SDK's v2 draft's ``-32022``, "no protocol version supported by the Agent is at or
+    below the requested version") serves the highest version at or below the one requested, and
+    raises that error, data ``{"requested": N, "supported": [...]}``, when there is none. A draft
+    that defines none (the spec's releases: "If the Agent supports the requested version, it MUST
+    respond with the same version. Otherwise, the Agent MUST respond with the latest version it
+    supports.") answers ``requested`` when it is supported, else the latest supported. An agent
+    of version 1 alone serves every request with it, as v1 agents always have."""
+    spoken = sorted(supported)
+    if requested in spoken or spoken == [1]:
+        return requested if requested in spoken else 1
+    if unsupported_version_error is None:
+        return spoken[-1]
+    fitting = [version for version in spoken if version <= requested]
+    if fitting:
+        return fitting[-1]
+    raise RequestError(
+        unsupported_version_error,
+        "Unsupported protocol version",
+        {"requested": requested, "supported": spoken},
+    )
+
+
+def _refuse_another_version(params: Any, spoken: int | None, code: int | None) -> None:
+    """Raise the draft's unsupported-version error for an ``initialize`` that does not decode
+    because the client asks for another protocol version (so its params are of that version's
+    shape), naming both versions."""
     requested = params.get("protocolVersion") if isinstance(params, dict) else None
-    if spoken is None or not _is_version(requested) or requested == spoken:
+    if spoken is None or code is None or not _is_version(requested) or requested == spoken:
         return
     raise RequestError(
-        UNSUPPORTED_PROTOCOL_VERSION,
+        code,
         "Unsupported protocol version",
         {
             "requested": requested,

@@ -5,11 +5,16 @@ until the first valid ``initialize`` request, picks the version to serve, and ha
 connection to that version's agent connection, which answers the ``initialize`` and everything
 after. Traffic is never converted between versions: the one change the router makes is the
 ``protocolVersion`` of that first ``initialize``, set to the version it picked (what the picked
-agent speaks). The policy is the TypeScript SDK's (``agentProtocolRouter``):
+agent speaks). The version is the package's draft's to pick (:func:`negotiated_version`, given
+the draft's ``UNSUPPORTED_VERSION_ERROR``; a router of version 1 alone serves every request with
+it, as v1 agents always have):
 
-* the highest configured version at or below the one requested (a router of version 1 alone
-  serves every request with it, as v1 agents always have);
-* none: ``-32022`` "Unsupported protocol version", data ``{"requested": N, "supported": [...]}``;
+* a draft with an error of its own for it (the TypeScript SDK's v2 draft; the default, the
+  TypeScript SDK's ``agentProtocolRouter``): the highest configured version at or below the one
+  requested, and none: ``-32022`` "Unsupported protocol version", data ``{"requested": N,
+  "supported": [...]}``;
+* a draft without one (the spec's releases): the version requested when it is configured, else
+  the latest configured;
 * before ``initialize``: a notification or a response is ignored; another request gets
   ``-32600`` (data ``"first ACP request must be initialize"``); a batch (a JSON array) gets one
   ``-32600`` with id null ("JSON-RPC batches are not supported"); an ``initialize`` without a
@@ -47,6 +52,7 @@ from ._rpc import (
     PipeReader,
     RequestError,
     UnsupportedVersion,
+    negotiated_version,
     stdio_streams,
 )
 
@@ -112,7 +118,11 @@ _Started = tuple[dict[str, Any] | None, tuple[int, dict[str, Any]] | None]
 _NOT_INITIALIZE = "first ACP message must be an initialize request"
 
 
-def _start(line: bytes, supported: tuple[int, ...]) -> _Started:
+def _start(
+    line: bytes,
+    supported: tuple[int, ...],
+    unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+) -> _Started:
     """The router's policy for one message (a line, or a transport's message) before
     ``initialize``; every router, whatever it reads, decides through it."""
     try:
@@ -139,11 +149,10 @@ def _start(line: bytes, supported: tuple[int, ...]) -> _Started:
     if type(requested) is not int or not 0 <= requested <= _HIGHEST:
         detail = "initialize.protocolVersion must be a valid ACP protocol version"
         return _error(request_id, -32602, "Invalid params", detail), None
-    version = select_version(requested, supported)
-    if version is None:
-        data = {"requested": requested, "supported": list(supported)}
-        refusal = "Unsupported protocol version"
-        return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, refusal, data), None
+    try:
+        version = negotiated_version(requested, supported, unsupported_version_error)
+    except RequestError as refused:
+        return _error(request_id, refused.code, refused.message, refused.data), None
     integral = isinstance(request_id, float) and request_id.is_integer()
     if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
         message_text = "Invalid request: ACP v2 request IDs must be strings or integers"
@@ -189,6 +198,9 @@ class AgentRouter(_Fed):
     ``versions``: version -> :data:`Connector`. ``AgentRouter({1: v1, 2: v2}, reader, writer)``
     starts reading at once (inside a running event loop); :meth:`wait_closed` waits for the
     connection to end, :attr:`version` and :attr:`connection` say what it was routed to.
+    ``unsupported_version_error``: the package's draft's error for a version none of its agents
+    speaks (its newest version's ``methods.UNSUPPORTED_VERSION_ERROR``; the default is the
+    TypeScript SDK's ``-32022``); None: the draft defines none, and the latest version is served.
     """
 
     def __init__(
@@ -198,9 +210,11 @@ class AgentRouter(_Fed):
         writer: MessageWriter,
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
     ) -> None:
         if not versions:
             raise ValueError("an AgentRouter needs at least one version")
+        self._unsupported = unsupported_version_error
         self.versions = tuple(sorted(versions))
         self._connectors = dict(versions)
         self._writer = writer
@@ -254,7 +268,7 @@ class AgentRouter(_Fed):
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
-        answer, routed = _start(line, self.versions)
+        answer, routed = _start(line, self.versions, self._unsupported)
         if answer is not None:
             self._send(answer)
         if routed is None:
@@ -294,12 +308,22 @@ class AgentRouter(_Fed):
 
 
 async def serve_versions(
-    versions: Mapping[int, Connector], *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    versions: Mapping[int, Connector],
+    *,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
 ) -> None:
     """Serve one client on this process's stdin and stdout, in the version its ``initialize``
-    asks for, until it goes away: ``asyncio.run(serve_versions({1: ..., 2: ...}))``."""
+    asks for, until it goes away: ``asyncio.run(serve_versions({1: ..., 2: ...}))``;
+    ``unsupported_version_error``: the draft's (see :class:`AgentRouter`)."""
     reader, writer = await stdio_streams()
-    router = AgentRouter(versions, reader, writer, max_message_size=max_message_size)
+    router = AgentRouter(
+        versions,
+        reader,
+        writer,
+        max_message_size=max_message_size,
+        unsupported_version_error=unsupported_version_error,
+    )
     try:
         await router.wait_closed()
     finally:
@@ -330,6 +354,7 @@ async def route_transport(
     transport: MessageTransport,
     *,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
 ) -> None:
     """Serve one connection over ``transport`` (a WebSocket, a Streamable HTTP connection) in
     the version its first ``initialize`` asks for, until it ends, with :class:`AgentRouter`'s
@@ -346,7 +371,7 @@ async def route_transport(
         if len(message) > max_message_size:
             started: _Started = (_error(None, -32600, "Invalid request", "message too large"), None)
         else:
-            started = _start(message, supported)
+            started = _start(message, supported, unsupported_version_error)
         answer, routed = started
         if answer is not None:
             try:

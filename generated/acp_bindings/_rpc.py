@@ -62,6 +62,7 @@ from ._typed import (
     Route,
     TypedDispatcher,
     log_unhandled,
+    negotiated_version,
     params_of,
 )
 
@@ -90,6 +91,7 @@ __all__ = [
     "log_unhandled",
     "memory_pipe",
     "memory_transports",
+    "negotiated_version",
     "params_of",
     "spawn",
     "stdio_streams",

@@ -13,7 +13,7 @@ from typing import Any, final, overload
 from . import _asgi, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
-from .methods import BATCHES
+from .methods import BATCHES, UNSUPPORTED_VERSION_ERROR
 from .models import (
     AcceptNesNotification,
     AuthenticateRequest,
@@ -676,7 +676,12 @@ class AgentSideConnection(_rpc.PeerConnection):
         json_backend: str = "json",
     ) -> None:
         dispatcher = _rpc.TypedDispatcher(
-            agent, AGENT_ROUTES, _CODEC, name="agent", protocol_version=1
+            agent,
+            AGENT_ROUTES,
+            _CODEC,
+            name="agent",
+            protocol_version=1,
+            unsupported_version_error=UNSUPPORTED_VERSION_ERROR,
         )
         super().__init__(
             _rpc.Connection(

@@ -467,7 +467,8 @@ print("starting up")  # before run_agent guards the wire: it reaches stdout
 
 class Sloppy(acp.Agent):
     async def initialize(self, params):
-        return models.InitializeResponse(protocol_version=params.protocol_version)
+        # a version it does not speak (the connection hands it the one negotiated, its own)
+        return models.InitializeResponse(protocol_version=params.protocol_version + 1)
 
     async def session_new(self, params):
         return models.NewSessionResponse(session_id="s-1")

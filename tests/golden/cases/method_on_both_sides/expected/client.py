@@ -14,7 +14,7 @@ from typing import Any, final, overload
 from . import _remote, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
-from .methods import BATCHES
+from .methods import BATCHES, UNSUPPORTED_VERSION_ERROR
 from .models import (
     LogNotification,
     PingRequest,
@@ -126,7 +126,12 @@ class ClientSideConnection(_rpc.PeerConnection):
         json_backend: str = "json",
     ) -> None:
         dispatcher = _rpc.TypedDispatcher(
-            client, CLIENT_ROUTES, _CODEC, name="client", protocol_version=1
+            client,
+            CLIENT_ROUTES,
+            _CODEC,
+            name="client",
+            protocol_version=1,
+            unsupported_version_error=UNSUPPORTED_VERSION_ERROR,
         )
         super().__init__(
             _rpc.Connection(
