@@ -121,8 +121,11 @@ class TypedDispatcher:
     def _initialize_params(self, params_type: Any, params: Any) -> Any:
         try:
             negotiated = self._negotiate(params)
-        except RequestError:  # the draft's own error, naming both versions
-            _refuse_another_version(params, self._protocol_version, self._unsupported)
+        except RequestError:  # the draft's own error; in another version's shape, it says so
+            try:
+                self._decode_value(params_type, params)
+            except self._codec.error:
+                _refuse_another_version(params, self._protocol_version, self._unsupported)
             raise
         try:
             return self._decode("initialize", params_type, negotiated)
