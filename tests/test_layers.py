@@ -129,7 +129,7 @@ def test_the_runtime_imports_nothing_of_acpgen():
 def test_the_runtime_imports_one_way_down_its_layers():
     """Each runtime module with a layer imports only those before it in the table of modules, and
     of its own layer or a lower one: the codec, the connection (up to the facade ``_rpc``), the
-    router of versions, the remote transports on top of them; the v2 session state and the stub
+    router of versions, the remote transports on top of them; the session states and the stub
     servers on top of all, beside their version's own modules."""
     from acpgen.render.modules import MODULES, Layer
 
@@ -139,7 +139,7 @@ def test_the_runtime_imports_one_way_down_its_layers():
     runtime = PACKAGE / "runtime"
     modules = sorted(p.name for p in runtime.glob("_*.py") if p.name not in ("__init__.py", "_checks.py", "_session_page.py"))
     assert modules == sorted(f"{name}.py" for name in layers)
-    own = {"agent", "client", "methods", "models", "_stub_data"}  # a version's modules, beside the stubs
+    own = {"agent", "client", "methods", "models", "_stub_data", "_session_data"}  # a version's modules, beside the stubs
     for index, module in enumerate(chain):
         below = set(layers[:index]) | (own if module.layer in (Layer.SESSION, Layer.STUBS) else set())
         tree = ast.parse((runtime / module.name).read_text())

@@ -14,6 +14,8 @@ older release gets a smaller :class:`SessionState` and maybe no tracker, never c
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -149,6 +151,55 @@ class SessionUpdates:
                 if self.field(part, name) and (part != "tool_call" or self.tracker):
                     names |= annotation_names(self._field(part, name).type)
         return import_order(names - TYPING_NAMES)
+
+    @property
+    def folded(self) -> dict[str, str]:
+        """The variant class the state folds each part with, in the order it tries them: the
+        tool calls' two only when it can fold tool calls."""
+        return {
+            part: cls.name for part, cls in self.parts.items() if self.tool_calls or part not in ("tool_call", "tool_call_update")
+        }
+
+    @property
+    def target(self) -> str | None:
+        """The type the tracker names a tool call by for a permission request, when it has one."""
+        return self.tool_call_update_class if self.tracker else None
+
+    @property
+    def aliases(self) -> tuple[tuple[str, str], ...]:
+        """The types the runtime's session state and tracker annotate with, as this schema names
+        them (``Any`` for a part it lacks): (alias, annotation), for ``_session_data``."""
+        def printed(part: str, name: str, missing: str = "Any") -> str:
+            return self.annotation(part, name) if self.field(part, name) else missing
+
+        aliases = (
+            ("Notification", self.notification or "Any"),
+            ("Content", printed("user_message", "content")),
+            ("ToolCall", self.cls("tool_call") if self.tool_calls else "Any"),
+            ("ToolCallStatus", self.annotation("tool_call", "status") if self.tracker else "Any"),
+            ("ToolCallTarget", self.target or "Any"),
+            ("PlanEntries", printed("plan", "entries", "list[Any]")),
+            ("AvailableCommands", printed("available_commands", "available_commands", "list[Any]")),
+            ("ModeId", printed("current_mode", "current_mode_id")),
+            ("ConfigOptions", printed("config_options", "config_options", "list[Any]")),
+            ("SessionInfo", self.cls("session_info") if self.has("session_info") else "Any"),
+            ("Usage", self.cls("usage") if self.has("usage") else "Any"),
+        )
+        return tuple((name, qualified(annotation, self.imports)) for name, annotation in aliases)
+
+
+def qualified(annotation: str, names: Iterable[str]) -> str:
+    """``annotation`` with each of the models' ``names`` in it read from the module ``models``
+    (``list[models.PlanEntry]``), so that no name of the schema's meets a name of the module
+    that prints it; a name inside a string (a ``Literal``'s value) stays as it is."""
+    wanted = set(names)
+    out, end = [], 0
+    for token in tokenize.generate_tokens(io.StringIO(annotation).readline):
+        if token.type == tokenize.NAME and token.string in wanted:
+            start = token.start[1]
+            out += [annotation[end:start], "models.", token.string]
+            end = token.end[1]
+    return "".join(out) + annotation[end:]
 
 
 NONE = SessionUpdates(None, None, {}, None)

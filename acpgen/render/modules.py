@@ -30,8 +30,8 @@ class Layer(enum.Enum):
     CONNECTION = 3  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
     VERSIONS = 4  # the router of several protocol versions, above the facade
     REMOTE = 5  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
-    #: the session state of a version whose turns end through state updates, under its entry
-    #: module (``session``), beside its version's own modules (``_stub_data``)
+    #: the session state of a version, under its entry module (``session``), beside its version's
+    #: own modules (``_session_data``, ``_stub_data``)
     SESSION = 6
     #: the stub servers, on top of all, beside their version's own modules (``client``, ``models``,
     #: ``_stub_data``) and under their entry modules (``stub_client``)
@@ -124,6 +124,9 @@ MODULES = (
     # what a draft whose turns end through state updates names differently, for its stubs and its
     # session state
     Module("_stub_data.py", TEMPLATE, turns=True),
+    # what the session state of a draft whose turns end with the prompt's response takes from its
+    # schema: the variants it folds, the wire names an update replaces, its types
+    Module("_session_data.py", TEMPLATE, turns=False),
     Module("stub_agent.py", TEMPLATE, AGENT, peer=True, stub=True),
     Module("stub_client.py", TEMPLATE, CLIENT, peer=True, stub=True),
     _runtime("_checks.py", sides=BOTH),
@@ -133,6 +136,9 @@ MODULES = (
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+    # the session state and the tool-call tracker of a draft whose turns end with the prompt's
+    # response, which ``session`` runs
+    Module("_session_state.py", RUNTIME, layer=Layer.SESSION, turns=False),
     # the session state of a draft whose turns end through state updates, which ``session`` runs
     Module("_session_turns.py", RUNTIME, layer=Layer.SESSION, turns=True),
     # the stub servers' runtime, which their entry modules (``stub_agent``, ``stub_client``) run:

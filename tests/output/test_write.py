@@ -209,6 +209,23 @@ def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp
     assert v2[f"{PKG}/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_turns_client.py").read_text()
 
 
+def test_a_user_template_replaces_the_session_entry_module_or_the_runtime_it_runs(tmp_path):
+    """The session module is an entry module (``session.py``) over a runtime copy
+    (``_session_state.py``) and the values it reads (``_session_data.py``): a template of any of
+    the names replaces it."""
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    names = ("session.py", "_session_state.py", "_session_data.py")
+    for name in names:
+        (templates / f"{name}.jinja").write_text(f'{{{{ header.text }}}}\nMINE = {{{{ {name!r} | py }}}}\n')
+    files = generate(Options(templates=templates), only=set(names)).files
+    for name in names:
+        assert files[f"{PKG}/{name}"].endswith(f'\nMINE = "{name}"\n'), name
+    ours = generate(Options(), only=set(names)).files
+    assert ours[f"{PKG}/_session_state.py"].split("\n", 2)[2] == (ROOT / "acpgen/runtime/_session_state.py").read_text()
+    assert "from ._session_state import MessageState, SessionState, ToolCallTracker" in ours[f"{PKG}/session.py"]
+
+
 def test_a_foreign_file_in_the_way_is_refused_and_force_takes_it_over(cli, tmp_path, write_schema):
     schema, out = write_schema(mini_schema()), tmp_path / "out"
     (out / PKG).mkdir(parents=True)

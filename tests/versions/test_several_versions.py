@@ -59,8 +59,8 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         assert (package / f"v{version}" / "acpgen-schema.json").read_bytes() == (
             SDK_SCHEMAS / (V1 if version == 1 else V2)).read_bytes()
         # the stubs and session state of a version whose turns end through state updates read its
-        # draft's names from _stub_data
-        versioned = ["_stub_agent.py", "_stub_client.py"] if version == 1 else [
+        # draft's names from _stub_data; the session state of the other, from _session_data
+        versioned = ["_session_data.py", "_session_state.py", "_stub_agent.py", "_stub_client.py"] if version == 1 else [
             "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py"]
         assert sorted(p.name for p in (package / f"v{version}").iterdir()) == sorted([
             "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "inspect.py",
@@ -128,7 +128,7 @@ def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, projec
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 64 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 66 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest
