@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import models
-
 #: The params type of ``session/update`` (None: the schema has no such notification) and its
 #: field of the union of updates.
 NOTIFICATION: type[Any] | None = None
