@@ -11,9 +11,8 @@ import jinja2.meta
 from ..model.literals import py_literal
 from ..model.typedefs import DefKind
 from ..model.types import DecodeStep, Form, JsonKind
-from .expressions import Bracketed, fit_chain, fit_ternary, fit_union
 from .layout import fit, fit_import
-from .unsplit import one_line, one_line_chain, one_line_ternary, one_line_union
+from .unsplit import one_line
 
 #: The built-in templates, one per generated module (``models.py.jinja``); ``_*.jinja`` are shared.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -67,10 +66,6 @@ def make_environment(user_templates: Path | None = None, *, black_style: bool = 
     env.filters["comment"] = comment
     env.globals["fit"] = fit if black_style else one_line
     env.globals["fit_import"] = fit_import  # isort's layout, which black keeps
-    env.globals["fit_union"] = fit_union if black_style else one_line_union
-    env.globals["fit_chain"] = fit_chain if black_style else one_line_chain
-    env.globals["fit_ternary"] = fit_ternary if black_style else one_line_ternary
-    env.globals["Bracketed"] = Bracketed
     env.globals.update(MODEL_ENUMS)
     return env
 

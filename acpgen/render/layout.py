@@ -1,9 +1,9 @@
 """Lay out a bracketed line the way black does, so the built-in templates emit black's style.
 
 Formatting the generated runtime with black costs seconds on every cold run, so the built-in
-templates emit black's output directly; the lines whose length depends on the schema (a method's
-name, its types) go through :func:`fit` and its siblings, and the lines a template writes whole
-through :func:`.longlines.relayout`. Black's rules for them: a statement whose value sits in
+templates emit black's output directly: the lines a template writes whole go through
+:func:`.longlines.relayout`, and the few collection displays black explodes one item a line
+through :func:`fit`. Black's rules for them: a statement whose value sits in
 invisible parentheses (:func:`statement`) splits at the value's last bracket pair, at a bracket
 pair of its left side, or in those parentheses; a line inside brackets (:func:`inside`) splits at
 its delimiters of the highest priority, else at its last bracket pair (or an earlier one, when

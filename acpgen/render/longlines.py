@@ -1,9 +1,9 @@
 """Lines a template wrote whole that are too long, laid out as black lays them out.
 
-The built-in templates print most schema-dependent lines through :mod:`.layout`'s ``fit`` and its
-siblings; some lines they print whole (``class X(Model):``, ``def from_json(...) -> X:``, an
-annotation, ``out["key"] = self.x``, ``return X(...)``) fit only while the names in them are
-short. :func:`relayout` is the one pass over a rendered module that lays out each such line too
+The built-in templates print each logical line whole (``class X(Model):``, ``async def
+session_prompt(self, params: X) -> Y:``, an annotation, ``out = a + b``, ``return X(...)``), which
+fits only while the names in it are short; a few collection displays black explodes one item a
+line (``frozenset({...})``, ``Literal[...]``) go through :mod:`.layout`'s ``fit``. :func:`relayout` is the one pass over a rendered module that lays out each such line too
 long as black would: it tells the statement's kind from its tokens (a ``def``: split at its first
 bracket, the parameters one a line when they do not fit together; a value black puts in
 invisible parentheses, after ``return``, ``=``, an annotation's ``:`` or before an ``if``'s

@@ -16,8 +16,8 @@ from acpgen.output.formatting import format_python
 from acpgen.output.manifest import sha256_text
 from acpgen.pipeline import Options, generate
 from acpgen.render import layout
-from acpgen.render.expressions import fit_chain, fit_ternary
 from acpgen.render.layout import LINE_LENGTH, fit
+from acpgen.render.longlines import logical_line
 from acpgen.render.modules import Source, module_names
 from acpgen.render.tokens import Unfitted
 
@@ -143,10 +143,21 @@ def test_fit_lays_out_every_length_as_black_does():
         assert len(fit(indent, head, items, tail)) > 0
 
 
+def fit_chain(indent: int, head: str, operator: str, operands: list[str], tail: str = "") -> str:
+    """A chain of one operator as a template prints it, on one line, laid out by the relayout
+    pass (:func:`logical_line`)."""
+    return "\n".join(logical_line(indent, head + f" {operator} ".join(operands) + tail))
+
+
+def fit_ternary(indent: int, head: str, value: str, test: str, other: str) -> str:
+    """A conditional expression as a template prints it, laid out by the relayout pass."""
+    return "\n".join(logical_line(indent, f"{head}{value} if {test} else {other}"))
+
+
 def test_fit_chain_lays_out_every_length_as_black_does():
     """A decoder's guard (``if len(d) == 2 and "key" in d:``) and a writer's sum (``out = '{"k":' +
-    _str(self.k)``), with names from 0 to 110 characters: `fit_chain` either matches black
-    exactly or says it cannot."""
+    _str(self.k)``), with names from 0 to 110 characters: the relayout pass either matches
+    black exactly or says it cannot."""
     snippets, unfitted = [], 0
     for n in range(111):
         for count in (1, 2, 5):
