@@ -222,6 +222,10 @@ async def _route_one(acp: Any, examples: Examples, proxy: Any, method: Any, call
                      results: dict[str, Any]) -> None:
     models = acp.models
     params_json = examples.minimal(method.params)
+    # initialize asks for the version the package speaks and is answered with it: the handler sees
+    # the version negotiated, and a client refuses an answer of a version it did not ask for
+    speaks = {"protocolVersion": acp.PROTOCOL_VERSION} if method.method == "initialize" else {}
+    params_json = {**params_json, **speaks} if "protocolVersion" in params_json else params_json
     params = acp.decode(getattr(models, type_name(method.params)), params_json)
     expected: Any = None
     if method.kind == "request":
@@ -229,6 +233,7 @@ async def _route_one(acp: Any, examples: Examples, proxy: Any, method: Any, call
             expected = results[method.py_name] = {"untyped": "result"}
         else:
             expected = examples.minimal(method.result)
+            expected = {**expected, **speaks} if "protocolVersion" in expected else expected
             results[method.py_name] = acp.decode(getattr(models, type_name(method.result)), expected)
     returned = await getattr(proxy, method.py_name)(params)
     received = await asyncio.wait_for(calls.get(), 30)  # a notification is handled in the background
