@@ -20,6 +20,7 @@ from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
 from .model.session import session_updates
 from .model.spec import Method, SchemaSource, Spec
+from .model.stub_features import v1_stub_data
 from .model.stubs import stub_flows
 from .model.typebuild import build_types
 from .model.wire import wire_rules
@@ -154,6 +155,7 @@ def spec_of(
         stub_flows=stub_flows(methods, spec.types),
         wire=wire_rules(schema.document),
     )
+    spec = replace(spec, stub_data=spec.stub_flows.data if spec.stub_flows else v1_stub_data(methods, spec.types))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")

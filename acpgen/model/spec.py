@@ -140,14 +140,16 @@ class LoginFlow:
 
 @dataclass(frozen=True)
 class StubValue:
-    """One value of the ``_stub_data`` module the runtime's v2 stubs and session state read: its
+    """One value of the ``_stub_data`` module the runtime's stubs and v2 session state read: its
     name, the comment above it (none: it continues the one before) and its value, a literal, or
     a type of the models (``models.<type_name>``)."""
 
     name: str
     doc: str
-    value: str | bool | None = None
+    value: str | bool | list[str] | None = None
     type_name: str = ""  # the value is this type of the models: an alias, ``name = models.X``
+    #: the value is a dict of these (key, value) pairs, written one a line
+    entries: tuple[tuple[str, str | list[str]], ...] | None = None
     annotation: str = ""  # the name's annotation, when its value could be another kind (``str | None``)
 
 
@@ -224,6 +226,9 @@ class Spec:
     variant_hints: tuple[tuple[str, str, str], ...] = ()  # (union, class, variant extending it): acpgen.model.calls
     stub_flows: StubFlows | None = None  # the stubs' flows when turns end through state updates (ACP v2)
     wire: WireRules = NO_BATCHES  # the draft's batches and unsupported-version error (acpgen.model.wire)
+    #: What the package's ``_stub_data`` module holds: ``stub_flows.data`` (v2), else what the v1 stub
+    #: agent serves beyond the baseline (see acpgen.model.stub_features).
+    stub_data: tuple[StubValue, ...] = ()
     session_updates: session.SessionUpdates = session.NONE  # what the session module folds and sends
     #: The runtime modules the package imports from its parent package, which has them for the
     #: versions of a package of several (``{"_rpc", ...}``; see acpgen.versioned).

@@ -51,7 +51,7 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
         return None
     if _required(prompted, "stopReason"):  # turns end with the prompt's response: the v1 flow
         return None
-    variants = _update_variants(update, unions)
+    variants = update_variants(update, unions)
     if not _ends_turns(update, unions) or "agent_message_chunk" not in variants:
         return None
     chunk = variants["agent_message_chunk"]
@@ -172,7 +172,7 @@ def _first_of(cls: ClassDef, *wire_names: str) -> str:
     return next((name for name in wire_names if _has(cls, name)), wire_names[-1])
 
 
-def _update_variants(update: ClassDef, unions: Mapping[str, TypeDef]) -> dict[str, ClassDef]:
+def update_variants(update: ClassDef, unions: Mapping[str, TypeDef]) -> dict[str, ClassDef]:
     """The variants of the notification's ``update`` union, by their ``sessionUpdate`` tag (a
     variant of a nested union, ``state_update``'s states, by its first)."""
     union = next((unions.get(f.type.name) for f in update.fields if f.wire_name == "update" and isinstance(f.type, Ref)),

@@ -121,9 +121,9 @@ MODULES = (
     Module("agent.py", TEMPLATE, AGENT, peer=True),
     Module("client.py", TEMPLATE, CLIENT, peer=True),
     Module("pair.py", RUNTIME, BOTH, peer=True),  # imports a version's agent and client
-    # what a draft whose turns end through state updates names differently, for its stubs and its
-    # session state
-    Module("_stub_data.py", TEMPLATE, turns=True),
+    # what the stubs take from the schema: what a draft whose turns end through state updates names
+    # differently, for its stubs and its session state; the features a v1 stub agent serves
+    Module("_stub_data.py", TEMPLATE),
     # what the session state of a draft whose turns end with the prompt's response takes from its
     # schema: the variants it folds, the wire names an update replaces, its types
     Module("_session_data.py", TEMPLATE, turns=False),
@@ -142,10 +142,11 @@ MODULES = (
     # the session state of a draft whose turns end through state updates, which ``session`` runs
     Module("_session_turns.py", RUNTIME, layer=Layer.SESSION, turns=True),
     # the stub servers' runtime, which their entry modules (``stub_agent``, ``stub_client``) run:
-    # the network, the echo, file access confined to a folder and terminals (shared); the stub
-    # agents and clients (a version's own)
+    # the network, the echo, the v1 stub agent's sessions, file access confined to a folder and
+    # terminals (shared); the stub agents and clients (a version's own)
     Module("_listen.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_stub_sessions.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
     # what the stub clients' command lines share: the parser's head, the exit status of a turn

@@ -9,22 +9,27 @@ token, if any, is the environment variable ``ACP_TOKEN``, its delay ``ACP_STUB_D
 timeout ``ACP_STALL_TIMEOUT``).
 
 * ``initialize`` answers the client's protocol version if it is supported, else the latest one,
-  and advertises what this stub really does: it echoes every kind of content block back, it
-  cannot load sessions and it needs no authentication;
+  names the agent (``agentInfo``), lists one auth method and advertises what this stub really
+  does: it echoes every kind of content block back, and serves each optional feature below;
+* ``authenticate`` with the advertised method logs the client in (``--require-auth``: session
+  requests answer -32000, authentication required, until it has);
 * ``session/new`` returns a fresh session id, once ``initialize`` has succeeded (before: -32600);
   a relative ``cwd`` is refused (-32602);
 * ``session/prompt`` streams the prompt back as ``agent_message_chunk`` updates (text in runs of
   whole words, at most 64 updates per block; other blocks as they came; a ``resource_link`` to a
-  ``file://`` URI is read through ``fs/read_text_file`` when the client can read files) and ends
-  with ``end_turn``;
-* ``session/cancel`` makes a running prompt end with ``cancelled``;
-* ``authenticate`` is refused (-32602): this stub advertises no authentication method;
-* every other request is answered -32601: this stub advertises none of the capabilities they
-  need (``session/load``, ``session/resume``, ``session/close``, ``session/set_mode``, ``logout``,
-  ...).
+  ``file://`` URI is read through ``fs/read_text_file`` when the client can read files), waiting
+  ``--delay`` seconds (0.1 by default) before each and after the last, and ends with
+  ``end_turn``; ``session/cancel`` makes it end with ``cancelled``;
+* the optional features this package's schema defines, each advertised in ``initialize`` (or
+  offered in ``session/new``'s answer) and served: load, resume, list, close, fork,
+  additional-directories, modes, config-options, logout (``--help`` says what each does).
+  ``--disable FEATURE`` neither advertises nor serves one: its request answers -32601, as does
+  every request of a feature the schema lacks;
+* a request for a session this agent does not know (never created, closed or deleted) answers
+  -32602.
 
-``--delay SECONDS`` waits between updates (to test cancellation). Over the network every
-connection gets a stub agent of its own. ``--listen`` beyond loopback needs ``--token``.
+Over the network every connection gets a stub agent of its own; they share their sessions.
+``--listen`` beyond loopback needs ``--token``.
 """
 
 from __future__ import annotations

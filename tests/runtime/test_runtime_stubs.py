@@ -12,6 +12,7 @@ import acp_bindings as acp
 import pytest
 from acp_bindings import models
 from acp_bindings._codec import decode, encode
+from acp_bindings._stub_data import FEATURES
 from acp_bindings.stub_agent import text_chunks
 from acp_bindings.stub_client import StubClient
 from support import docs
@@ -79,14 +80,17 @@ async def test_stub_agent_negotiates_the_protocol_version(requested, answered):
         response = await connection.agent.initialize(models.InitializeRequest(protocol_version=requested))
     assert response.protocol_version == answered
     capabilities = encode(response)["agentCapabilities"]
-    assert capabilities["loadSession"] is False
+    assert capabilities["loadSession"] is True
     assert capabilities["promptCapabilities"] == {"image": True, "audio": True, "embeddedContext": True}
 
 
 async def test_stub_agent_refuses_the_methods_it_does_not_advertise():
+    """Every optional feature disabled, each request beyond the baseline answers -32601 (but
+    ``authenticate`` of a method it does not list: -32602)."""
     special = {"initialize", "session/new", "session/prompt"}
     checked = 0
-    async with await _with_stub_agent(acp.Client()) as connection:
+    disabled = [arg for feature in FEATURES for arg in ("--disable", feature)]
+    async with await _with_stub_agent(acp.Client(), *disabled) as connection:
         await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         for method in acp.METHODS:
             if method.side != "agent" or method.kind != "request" or method.method in special:
@@ -94,7 +98,7 @@ async def test_stub_agent_refuses_the_methods_it_does_not_advertise():
             params = decode(getattr(models, method.params), minimal(method.params))
             with pytest.raises(acp.RequestError) as caught:
                 await getattr(connection.agent, method.py_name)(params)
-            # no auth method is advertised: authenticate names an unknown one
+            # the minimal params name no auth method the agent lists
             assert caught.value.code == (-32602 if method.method == "authenticate" else -32601), method.method
             checked += 1
     assert checked >= 10

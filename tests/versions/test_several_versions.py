@@ -58,9 +58,11 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         assert f"PROTOCOL_VERSION = {version}\n" in (package / f"v{version}" / "methods.py").read_text()
         assert (package / f"v{version}" / "acpgen-schema.json").read_bytes() == (
             SDK_SCHEMAS / (V1 if version == 1 else V2)).read_bytes()
-        # the stubs and session state of a version whose turns end through state updates read its
-        # draft's names from _stub_data; the session state of the other, from _session_data
-        versioned = ["_session_data.py", "_session_state.py", "_stub_agent.py", "_stub_client.py"] if version == 1 else [
+        # the stubs read what they take from the schema from _stub_data (and the session state of a
+        # version whose turns end through state updates too); the session state of the other, from
+        # _session_data
+        versioned = ["_session_data.py", "_session_state.py", "_stub_agent.py", "_stub_client.py",
+                     "_stub_data.py"] if version == 1 else [
             "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py"]
         assert sorted(p.name for p in (package / f"v{version}").iterdir()) == sorted([
             "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "inspect.py",

@@ -1,0 +1,104 @@
+"""The sessions of a stub agent: what each one holds (its working directory, its additional
+directories, the updates of its conversation, its mode and config values) and the store that
+creates, finds, pages through and forgets them. Nothing here depends on the schema: the stub
+agent (``_stub_agent``) turns sessions into the messages of its protocol version.
+
+A store outlives a connection: the stub agents a network server makes for its connections share
+one, so a client that reconnects can load, resume or list the sessions it made before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._rpc import RequestError
+
+__all__ = ["Session", "SessionStore"]
+
+
+def _now() -> str:
+    """The time now, as ISO 8601 in UTC."""
+    moment = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+@dataclass
+class Session:
+    """One session: where it works, what was said, and what it is set to."""
+
+    session_id: str
+    cwd: str
+    #: the additional directories it may work in, besides ``cwd``
+    directories: list[str] = field(default_factory=list)
+    #: the ``update`` objects of its conversation, in order: what ``session/load`` replays
+    history: list[dict[str, Any]] = field(default_factory=list)
+    mode: str = ""  # the current mode's id ("": the session has no modes)
+    config: dict[str, Any] = field(default_factory=dict)  # config option id -> its current value
+    title: str | None = None  # from its first prompt
+    updated_at: str = field(default_factory=_now)
+    #: set by ``session/cancel`` (and by closing the session): the running turn ends ``cancelled``
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    serial: int = 0  # its place in the order of creation: what a list's cursor counts
+
+    def touch(self) -> None:
+        self.updated_at = _now()
+
+
+class SessionStore:
+    """The sessions of one stub agent, or of all the agents of one server."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, Session] = {}
+        self._serials = itertools.count(1)
+
+    def create(self, cwd: str, directories: list[str], **settings: Any) -> Session:
+        """A new session, with a fresh id (``stub-session-N``)."""
+        serial = next(self._serials)
+        session = Session(
+            f"stub-session-{serial}", cwd, list(directories), serial=serial, **settings
+        )
+        self._sessions[session.session_id] = session
+        return session
+
+    def get(self, session_id: Any) -> Session | None:
+        return self._sessions.get(session_id) if isinstance(session_id, str) else None
+
+    def require(self, session_id: Any) -> Session:
+        """The session of that id; else -32602 (invalid params: an unknown session)."""
+        session = self.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params(
+                {"sessionId": session_id, "message": "unknown session"}
+            )
+        return session
+
+    def forget(self, session_id: str) -> None:
+        """Drop the session: later requests for it answer as for an unknown one."""
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            session.cancelled.set()
+
+    def page(
+        self, cursor: Any, size: int, cwd: str | None = None
+    ) -> tuple[list[Session], str | None]:
+        """Up to ``size`` sessions (of ``cwd``, when given) after ``cursor``, in the order they
+        were created, and the cursor of the next page (None: that was the last). A cursor is
+        opaque to the client; one this store did not give is -32602 (invalid params)."""
+        after = 0
+        if cursor is not None:
+            if not isinstance(cursor, str) or not cursor.startswith("after-"):
+                raise RequestError.invalid_params({"cursor": cursor, "message": "unknown cursor"})
+            try:
+                after = int(cursor.removeprefix("after-"))
+            except ValueError:
+                raise RequestError.invalid_params(
+                    {"cursor": cursor, "message": "unknown cursor"}
+                ) from None
+        matching = [s for s in self._sessions.values() if s.serial > after and cwd in (None, s.cwd)]
+        shown = matching[: max(1, size)]
+        more = len(matching) > len(shown)
+        return shown, f"after-{shown[-1].serial}" if more else None
