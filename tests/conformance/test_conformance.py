@@ -1,8 +1,8 @@
 """Our own agents held to the spec's rules, over real pipes, by a test client written from its text.
 
-The agents: the stub agent of the bundled schema's package (with ``--delay``, so a turn lasts long
-enough to cancel), ``examples/echo_agent.py``, the README's quick-start agent, the agent of
-"Writing an agent", and the stub agent of a package of the TypeScript SDK's v2 schema. Each check
+The agents: the stub agent of the bundled schema's package (whose turns last long enough to
+cancel), ``examples/echo_agent.py``, the README's quick-start agent, the agent of "Writing an
+agent", and the stub agent of a package of the TypeScript SDK's v2 schema. Each check
 is one function below whose docstring names the requirement and the spec page and heading it comes
 from (the spec's ``docs/protocol/v1/*.mdx``; ``v2/`` where v2 says otherwise); each runs against
 every agent it applies to. A capability the agent does not advertise holds it to the "off"
@@ -60,7 +60,7 @@ def _v2_stub() -> tuple[list[str], dict[str, str]]:
 
 
 AGENTS = [
-    AgentUnderTest("stub-agent", _v1((*STUB_AGENT, "--delay", "0.5")), hold="updates"),
+    AgentUnderTest("stub-agent", _v1(STUB_AGENT), hold="updates"),  # slow enough to cancel by default
     AgentUnderTest("echo-example", _v1((sys.executable, str(ROOT / "examples" / "echo_agent.py"))),
                    hold="permission"),
     AgentUnderTest("readme-quick-start", _v1(_docs_agent("my_agent.py", _README_AGENT.group(1)))),
@@ -208,6 +208,9 @@ V1_GATES = [
     (("agentCapabilities", "sessionCapabilities", "resume"), "session/resume"),
     (("agentCapabilities", "sessionCapabilities", "list"), "session/list"),
     (("agentCapabilities", "sessionCapabilities", "close"), "session/close"),
+    (("agentCapabilities", "sessionCapabilities", "delete"), "session/delete"),
+    (("agentCapabilities", "sessionCapabilities", "fork"), "session/fork"),
+    (("agentCapabilities", "auth", "logout"), "logout"),
 ]
 #: v2's: ``session`` advertises list, resume and close together; ``session.delete`` delete.
 V2_GATES = [
@@ -243,7 +246,7 @@ def check_capability_gating(peer: Peer, agent: AgentUnderTest) -> None:
         if advertised and method == "session/load":
             turn = peer.result("session/prompt", prompt("hello again", session_id))
             assert turn.get("stopReason") == "end_turn", f"a turn ended with {turn}"
-        params = {"session/list": {}, "session/close": {"sessionId": session_id},
+        params = {"session/list": {}, "session/close": {"sessionId": session_id}, "logout": {},
                   "session/delete": {"sessionId": session_id},
                   "session/load": {"sessionId": session_id, "cwd": cwd, "mcpServers": []}}
         before = len(peer.updates(session_id))
@@ -254,15 +257,117 @@ def check_capability_gating(peer: Peer, agent: AgentUnderTest) -> None:
                 f"{capability} is not advertised, yet {method} answered {answer}, not -32601")
             continue
         assert "result" in answer, f"{capability} is advertised, yet {method} answered {answer}"
-        if method == "session/list":
-            listed = answer["result"].get("sessions")
-            assert isinstance(listed, list) and session_id in [s.get("sessionId") for s in listed], (
-                f"session/list does not list the session {session_id!r}: {answer}")
+        if method == "session/list":  # page by page (session-list.mdx, "Pagination")
+            listed, page = [], answer["result"]
+            for _ in range(100):
+                assert isinstance(page.get("sessions"), list), f"session/list answered {page}"
+                listed += [s.get("sessionId") for s in page["sessions"]]
+                if page.get("nextCursor") is None:
+                    break
+                page = peer.result("session/list", {"cursor": page["nextCursor"]})
+            assert session_id in listed, f"session/list does not list the session {session_id!r}: {listed}"
         if method == "session/load":
             assert len(peer.updates(session_id)) > before, "session/load answered before replaying the turn"
     if agent.version == 1 and not peer.hello.get("authMethods"):
         answer = peer.request("authenticate", {"methodId": "no-such-method"})
         assert "error" in answer, f"no auth method is advertised, yet authenticate answered {answer}"
+
+
+def _capable(peer: Peer, *path: str) -> bool:
+    return _advertised(peer.hello, ("agentCapabilities", *path))
+
+
+def check_session_list_pages_with_its_cursor(peer: Peer, agent: AgentUnderTest) -> None:
+    """Where ``session/list`` is advertised, it lists the sessions of a ``cwd`` page by page,
+    following ``nextCursor`` until it is absent; a cursor it never gave is an error; a ``cwd`` no
+    session has lists none.
+
+    session-list.mdx, "Pagination": "the response includes `nextCursor` when more results are
+    available", "Agents SHOULD return an error if the cursor is invalid"; "Listing Sessions":
+    "When no sessions match the criteria, the Agent MUST return an empty `sessions` array".
+    """
+    if not _capable(peer, "sessionCapabilities", "list"):
+        return
+    cwd = tempfile.mkdtemp(dir=_DOCS_AGENTS)
+    created = [peer.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"] for _ in range(3)]
+    listed: list[str] = []
+    cursor = None
+    for _ in range(len(created) + 1):
+        page = peer.result("session/list", {"cwd": cwd, **({"cursor": cursor} if cursor else {})})
+        listed += [s.get("sessionId") for s in page.get("sessions", [])]
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            break
+    assert sorted(listed) == sorted(created), f"session/list of {cwd} listed {listed}, not {created}"
+    answer = peer.request("session/list", {"cursor": "no such cursor, surely"})
+    assert "error" in answer, f"an invalid cursor was answered {answer}"
+    empty = peer.result("session/list", {"cwd": tempfile.mkdtemp(dir=_DOCS_AGENTS)})
+    assert empty.get("sessions") == [], f"a cwd with no session listed {empty}"
+
+
+def check_closed_session_is_unknown(peer: Peer, agent: AgentUnderTest) -> None:
+    """Where ``session/close`` (``session/delete``) is advertised, a session closed (deleted) is
+    gone: a prompt for it is answered an error, as for a session never created.
+
+    session-setup.mdx, "Closing Active Sessions" (and session-delete.mdx): the session ends and
+    the Agent frees it; "Session ID": clients send prompts with the id of a session; the
+    schema's ``ErrorCode`` -32602 (invalid params) and -32002 (resource not found).
+    """
+    for capability, method in (("close", "session/close"), ("delete", "session/delete")):
+        if not _capable(peer, "sessionCapabilities", capability):
+            continue
+        session_id = new_session(peer)
+        assert "result" in peer.request(method, {"sessionId": session_id}), f"{method} failed"
+        answer = peer.request("session/prompt", prompt("hello again", session_id))
+        assert error_code(answer) in UNKNOWN_SESSION_ERRORS, (
+            f"after {method} a prompt for the session answered {answer}, not an error")
+
+
+def check_session_modes(peer: Peer, agent: AgentUnderTest) -> None:
+    """Where ``session/new`` offers modes, the current one is among them, ``session/set_mode``
+    switches to another listed one, and a mode not listed is refused.
+
+    session-modes.mdx, "Initial state": "`currentModeId` ... The ID of the mode that is currently
+    active", "availableModes"; "Setting the current mode": the ``modeId`` "Must be one of the
+    modes listed in `availableModes`".
+    """
+    answer = peer.result("session/new", {"cwd": str(_DOCS_AGENTS), "mcpServers": []})
+    modes = answer.get("modes")
+    if modes is None:
+        return
+    offered = [mode["id"] for mode in modes["availableModes"]]
+    assert modes["currentModeId"] in offered, f"the current mode is not one offered: {modes}"
+    session_id = answer["sessionId"]
+    switched = peer.request("session/set_mode", {"sessionId": session_id, "modeId": offered[-1]})
+    assert "result" in switched, f"session/set_mode to the offered mode {offered[-1]} answered {switched}"
+    refused = peer.request("session/set_mode", {"sessionId": session_id, "modeId": "no-such-mode"})
+    assert "error" in refused, f"session/set_mode to a mode never offered answered {refused}"
+
+
+def check_config_options(peer: Peer, agent: AgentUnderTest) -> None:
+    """Where ``session/new`` offers config options, ``session/set_config_option`` to a listed
+    value answers every option with its current value, the one set included.
+
+    session-config-options.mdx, "Setting a Config Option": "The Agent MUST respond with the
+    complete list of all configuration options and their current values"; "Default Values and
+    Graceful Degradation": "Agents MUST always provide a default value for every configuration
+    option".
+    """
+    answer = peer.result("session/new", {"cwd": str(_DOCS_AGENTS), "mcpServers": []})
+    options = answer.get("configOptions")
+    if not options:
+        return
+    assert all("currentValue" in option for option in options), f"an option has no current value: {options}"
+    select = next((o for o in options if o.get("type") == "select" and len(o.get("options", [])) > 1), None)
+    if select is None:
+        return
+    value = next(v["value"] for v in select["options"] if v["value"] != select["currentValue"])
+    params = {"sessionId": answer["sessionId"], "configId": select["id"], "value": value}
+    result = peer.result("session/set_config_option", params)
+    ids = [o.get("id") for o in result.get("configOptions", [])]
+    assert sorted(ids) == sorted(o["id"] for o in options), f"the answer does not list every option: {result}"
+    current = next(o for o in result["configOptions"] if o["id"] == select["id"])["currentValue"]
+    assert current == value, f"{select['id']} was set to {value!r}, the answer says {current!r}"
 
 
 def check_parse_error(peer: Peer, agent: AgentUnderTest) -> None:
@@ -389,6 +494,10 @@ CHECKS: list[tuple[Callable[[Peer, AgentUnderTest], None], tuple[int, ...]]] = [
     (check_cancel_ends_the_turn_cancelled, (1,)),
     (check_unknown_session_is_an_error, (1, 2)),
     (check_capability_gating, (1, 2)),
+    (check_session_list_pages_with_its_cursor, (1,)),
+    (check_closed_session_is_unknown, (1,)),
+    (check_session_modes, (1,)),
+    (check_config_options, (1,)),
     (check_parse_error, (1, 2)),
     (check_invalid_request, (1, 2)),
     (check_unknown_method, (1, 2)),
@@ -508,51 +617,24 @@ def test_the_checks_fail_an_agent_that_breaks_their_rules():
     assert "b'starting up\\n'" in broken["stdout_hygiene"] and "session/load" in broken["capability_gating"]
 
 
-CAPABLE_AGENT = '''
-import asyncio
-import acp_bindings as acp
-from acp_bindings import models
-from acp_bindings._codec import decode, encode
-from acp_bindings.builders import content_block as content, session_update as update
-from acp_bindings.stub_agent import StubAgent
+def test_capability_gating_holds_the_stub_agent_to_each_half():
+    """The stub agent advertises and serves every v1 capability its schema defines (the "on"
+    half of the check); with each one disabled, it advertises none and answers -32601 (the "off"
+    half)."""
+    from acp_bindings._stub_data import FEATURES
 
-
-class Capable(StubAgent):
-    """The stub agent, with every session capability of v1 advertised and served."""
-
-    async def initialize(self, params):
-        answer = encode(await super().initialize(params))
-        answer["agentCapabilities"].update(loadSession=True,
-                                           sessionCapabilities={"list": {}, "resume": {}, "close": {}})
-        return decode(models.InitializeResponse, answer)
-
-    async def session_load(self, params):
-        await self.client.session_update(session_id=params.session_id,
-                                         update=update.user_message_chunk(content.text("hello again")))
-        return models.LoadSessionResponse()
-
-    async def session_list(self, params):
-        return decode(models.ListSessionsResponse, {"sessions": [{"sessionId": sid, "cwd": "/"} for sid in self._sessions]})
-
-    async def session_resume(self, params):
-        return models.ResumeSessionResponse()
-
-    async def session_close(self, params):
-        return models.CloseSessionResponse()
-
-
-asyncio.run(acp.run_agent(Capable()))
-'''
-
-
-def test_capability_gating_holds_an_agent_that_advertises_each_capability_to_the_on_behaviour():
-    """With every capability advertised, the gated methods must serve: the check's other half."""
-    agent = AgentUnderTest("capable", _v1(_docs_agent("capable_agent.py", CAPABLE_AGENT)))
-    peer = connect(agent)
-    try:
-        peer.hello = initialize(peer, agent)["result"]
-        assert all(_advertised(peer.hello, path) for path, _ in V1_GATES)
-        check_capability_gating(peer, agent)
-        assert {"session/load", "session/list", "session/resume", "session/close"} <= set(peer.requested)
-    finally:
-        peer.close()
+    everything = AgentUnderTest("stub-agent-all-on", _v1(STUB_AGENT))
+    nothing = AgentUnderTest("stub-agent-all-off", _v1((*STUB_AGENT, *(a for f in FEATURES for a in ("--disable", f)))))
+    for agent, expected in ((everything, True), (nothing, False)):
+        peer = connect(agent)
+        try:
+            peer.hello = initialize(peer, agent)["result"]
+            defined = [(path, method) for path, method in V1_GATES if method != "session/delete"]
+            assert [_advertised(peer.hello, path) for path, _ in defined] == [expected] * len(defined), peer.hello
+            for check in (check_capability_gating, check_session_list_pages_with_its_cursor,
+                          check_closed_session_is_unknown, check_session_modes, check_config_options):
+                check(peer, agent)
+            assert {method for _, method in defined} <= set(peer.requested)
+            assert ("session/set_mode" in peer.requested) == expected, agent.name
+        finally:
+            peer.close()

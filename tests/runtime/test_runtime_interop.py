@@ -54,7 +54,7 @@ def test_official_sdk_client_drives_the_stub_agent(tmp_path, client):
     cwd = make_workspace(tmp_path)
     summary = json.loads(_run([*client, str(cwd), *STUB_AGENT], cwd))
     assert summary["initialize"]["protocolVersion"] == 1
-    assert summary["initialize"]["agentCapabilities"]["loadSession"] is False
+    assert summary["initialize"]["agentCapabilities"]["loadSession"] is True
     assert summary["sessionId"].startswith("stub-session-")
     texts = _texts(summary["updates"])
     sdk = "TypeScript" if client is TS_CLIENT else "Python SDK"

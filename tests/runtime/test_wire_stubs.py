@@ -236,7 +236,7 @@ async def test_the_stub_agent_needs_initialize_and_an_absolute_cwd():
         relative = models.NewSessionRequest(cwd="some/where", mcp_servers=[])
         assert await _code(connection.agent.session_new(relative)) == -32602
         load = models.LoadSessionRequest(session_id="s", cwd="/", mcp_servers=[])
-        assert await _code(connection.agent.session_load(load)) == -32601
+        assert await _code(connection.agent.session_load(load)) == -32602  # no session "s"
         assert (await connection.agent.session_new(new)).session_id == "stub-session-1"
 
 
