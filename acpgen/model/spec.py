@@ -172,6 +172,11 @@ class StubFlows:
     permission_title: bool  # a permission request has a ``title`` (later drafts), not a ``toolCall``
     requires_action: bool  # the agent can report ``requires_action`` while it waits for the user
     login: LoginFlow | None = None  # how the client logs in when ``session/new`` needs it; None: it cannot
+    #: The session features beyond the baseline the stub agent serves (``list``, ``resume``, ...), each
+    #: with where ``initialize`` advertises it, below its capabilities: ``("session", "list")``, or
+    #: ``("session",)`` in a draft where the ``session`` capability itself commits to the method.
+    session_features: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    session_info: tuple[str, ...] = ()  # the fields of a session ``session/list`` lists
     #: What ``_stub_data`` holds of all this, as the runtime reads it (see :func:`.stubs.stub_data`).
     data: tuple[StubValue, ...] = ()
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from .classes import ClassDef
 from .spec import Method, StubValue
+from .stubs import field_class as _field_class
 from .stubs import update_variants
 from .typedefs import DefKind, TypeDef
-from .types import ListOf, Nullable, Ref, TypeExpr
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ def v1_stub_data(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> tup
                   " offered in ``session/new``'s result).",
                   entries=tuple((f.name, list(f.advertised)) for f in found if f.advertised),
                   annotation="dict[str, list[str]]"),
+        StubValue("FLAGS", "The features advertised by a boolean (the others by an object, ``{}``).",
+                  [f.name for f in found if f.advertised and _leaf_class(f, capabilities, classes) is None],
+                  annotation="list[str]"),
         StubValue("MODE_UPDATE", "The session updates that report a new current mode, new config options.",
                   "current_mode_update" in variants),
         StubValue("CONFIG_UPDATE", "", "config_option_update" in variants),
@@ -91,20 +94,22 @@ def _defines(feature: Feature, agent: Mapping[str, Method], capabilities: ClassD
         return False
     if feature.offered and (created is None or not _has(created, feature.offered)):
         return False
+    holder = _holder(feature, capabilities, classes)
+    return not feature.advertised or (holder is not None and _has(holder, feature.advertised[-1]))
+
+
+def _holder(feature: Feature, capabilities: ClassDef | None, classes: Mapping[str, ClassDef]) -> ClassDef | None:
+    """The class of ``agentCapabilities`` (or of a group in it) that holds the feature's capability."""
     holder = capabilities
     for name in feature.advertised[:-1]:
         holder = _field_class(holder, name, classes)
-    return not feature.advertised or (holder is not None and _has(holder, feature.advertised[-1]))
+    return holder
+
+
+def _leaf_class(feature: Feature, capabilities: ClassDef | None, classes: Mapping[str, ClassDef]) -> ClassDef | None:
+    """The class of the feature's capability (None: a boolean)."""
+    return _field_class(_holder(feature, capabilities, classes), feature.advertised[-1], classes)
 
 
 def _has(cls: ClassDef, wire_name: str) -> bool:
     return any(f.wire_name == wire_name for f in cls.fields)
-
-
-def _field_class(cls: ClassDef | None, wire_name: str, classes: Mapping[str, ClassDef]) -> ClassDef | None:
-    """The class of ``cls``'s field ``wire_name`` (of its items, for a list; None: not a class)."""
-    field = next((f for f in cls.fields if f.wire_name == wire_name), None) if cls is not None else None
-    kind: TypeExpr | None = field.type if field is not None else None
-    while isinstance(kind, (Nullable, ListOf)):
-        kind = kind.inner if isinstance(kind, Nullable) else kind.item
-    return classes.get(kind.name) if isinstance(kind, Ref) else None

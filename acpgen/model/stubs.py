@@ -21,7 +21,7 @@ from .classes import ClassDef
 from .decisions import Dispatch
 from .spec import LoginFlow, Method, StubFlows, StubValue
 from .typedefs import DefKind, TypeDef
-from .types import ListOf, Ref
+from .types import ListOf, Nullable, Ref, TypeExpr
 
 #: The methods both state-turn stubs use, by wire name; the client's stub also answers permission requests.
 CORE_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/update")
@@ -73,6 +73,10 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
         permission_title=permission is not None and _required(permission, "title"),
         requires_action=_has_state(update, unions, "requires_action"),
         login=_login(table, classes, unions, initialized),
+        session_features=_session_features(table, field_class(initialized, _first_of(initialized, "capabilities",
+                                                                                      "agentCapabilities"), classes),
+                                           classes),
+        session_info=_session_info(table, classes),
     )
     return replace(flows, data=stub_data(flows))
 
@@ -137,6 +141,12 @@ def stub_data(f: StubFlows) -> tuple[StubValue, ...]:
                   annotation="str | None"),
         StubValue("LOGOUT_HANDLER", "", f.handlers[logout] if logout else ""),
         StubValue("LOGOUT_RESULT", "", f.results[logout] if logout else ""),
+        StubValue("SESSION_FEATURES", "The session features beyond the baseline the draft defines, by the name"
+                  " ``--disable`` takes: where ``initialize`` advertises each, below its capabilities.",
+                  entries=tuple((name, list(path)) for name, path in f.session_features),
+                  annotation="dict[str, list[str]]"),
+        StubValue("SESSION_INFO", "The fields of a session ``session/list`` lists.", list(f.session_info),
+                  annotation="list[str]"),
     )
 
 
@@ -157,6 +167,44 @@ def _login(table: Mapping[str, Method], classes: Mapping[str, ClassDef], unions:
     logout = next((name for name in LOGOUT_METHODS if name in table and table[name].is_request), None)
     return LoginFlow(method=method, id_field=_first_of(variant, "methodId", "id"), tag=variant.tags[0].wire_name,
                      login_type=LOGIN_TYPE, logout=logout, named=_has(variant, "name"))
+
+
+#: The session methods beyond the baseline the v2 stub agent serves, by the name of the feature
+#: (``--disable``) and of the capability that advertises each where the draft has one.
+SESSION_METHODS = (("load", "session/load"), ("list", "session/list"), ("resume", "session/resume"),
+                   ("close", "session/close"), ("delete", "session/delete"))
+
+
+def _session_features(table: Mapping[str, Method], capabilities: ClassDef | None,
+                      classes: Mapping[str, ClassDef]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each session method of :data:`SESSION_METHODS` the draft has, and where it is advertised: by
+    a capability of its name in the ``session`` capability, or else by the ``session`` capability
+    itself (later drafts: ``session: {}`` commits to ``session/list``, ``resume`` and ``close``);
+    then additional directories, where the ``session`` capability has them."""
+    session = field_class(capabilities, "session", classes)
+    if session is None:
+        return ()
+    found: list[tuple[str, tuple[str, ...]]] = [
+        (name, ("session", name) if _has(session, name) else ("session",))
+        for name, method in SESSION_METHODS if method in table and table[method].is_request]
+    if _has(session, "additionalDirectories"):
+        found.append(("additional-directories", ("session", "additionalDirectories")))
+    return tuple(found)
+
+
+def _session_info(table: Mapping[str, Method], classes: Mapping[str, ClassDef]) -> tuple[str, ...]:
+    listed = classes.get(table["session/list"].result_type or "") if "session/list" in table else None
+    info = field_class(listed, "sessions", classes)
+    return tuple(f.wire_name for f in info.fields if not f.wire_name.startswith("_")) if info else ()
+
+
+def field_class(cls: ClassDef | None, wire_name: str, classes: Mapping[str, ClassDef]) -> ClassDef | None:
+    """The class of ``cls``'s field ``wire_name`` (of its items, for a list; None: not a class)."""
+    field = next((f for f in cls.fields if f.wire_name == wire_name), None) if cls is not None else None
+    kind: TypeExpr | None = field.type if field is not None else None
+    while isinstance(kind, (Nullable, ListOf)):
+        kind = kind.inner if isinstance(kind, Nullable) else kind.item
+    return classes.get(kind.name) if isinstance(kind, Ref) else None
 
 
 def _has(cls: ClassDef, wire_name: str) -> bool:

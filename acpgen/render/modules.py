@@ -142,11 +142,11 @@ MODULES = (
     # the session state of a draft whose turns end through state updates, which ``session`` runs
     Module("_session_turns.py", RUNTIME, layer=Layer.SESSION, turns=True),
     # the stub servers' runtime, which their entry modules (``stub_agent``, ``stub_client``) run:
-    # the network, the echo, the v1 stub agent's sessions, file access confined to a folder and
+    # the network, the echo, the stub agents' sessions, file access confined to a folder and
     # terminals (shared); the stub agents and clients (a version's own)
     Module("_listen.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
-    Module("_stub_sessions.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
+    Module("_stub_sessions.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
     # what the stub clients' command lines share: the parser's head, the exit status of a turn

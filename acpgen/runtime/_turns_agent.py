@@ -1,10 +1,12 @@
 """The stub agent of a protocol version whose turns end through state updates (ACP v2): it
 negotiates, creates sessions, takes a prompt and reports its turn (``running``, the echo,
-``idle``), asks permission when told to, requires a login when given auth methods, and serves
-stdio or the network (``_listen``). What its draft names differently (types, fields, the login
-and logout requests, which updates and fields it has) it reads from ``_stub_data``.
-``stub_agent`` is its entry module (``python -m <package>.stub_agent``, and its ``app``), whose
-docstring says what it does.
+``idle``), asks permission when told to, requires a login when given auth methods, serves the
+session methods its draft defines beyond the baseline (listing, resuming, closing, deleting,
+loading; each advertised as the draft says, in the ``session`` capability), and serves stdio or
+the network (``_listen``); its sessions live in ``_stub_sessions``. What its draft names
+differently (types, fields, the login and logout requests, which updates, fields and session
+methods it has) it reads from ``_stub_data``. ``stub_agent`` is its entry module
+(``python -m <package>.stub_agent``, and its ``app``), whose docstring says what it does.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from ._stub_data import (
     PromptResult,
     UpdateParams,
 )
+from ._stub_sessions import Session, SessionStore
 from .agent import Agent, asgi_app, run_agent
-from .methods import PROTOCOL_VERSION
+from .methods import METHODS, PROTOCOL_VERSION
 
 __all__ = ["SUPPORTED_VERSIONS", "UNSUPPORTED_PROTOCOL_VERSION", "StubAgent", "app", "main"]
 
@@ -43,13 +46,33 @@ logger = logging.getLogger(__name__)
 SUPPORTED_VERSIONS = (PROTOCOL_VERSION,)
 #: The error code of an ``initialize`` asking for a version the agent does not speak.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: Sessions per page of ``session/list``: small, so that a client meets the cursor.
+DEFAULT_PAGE_SIZE = 2
+#: What each session feature does, by the name ``--disable`` takes; the draft has those of
+#: ``_stub_data.SESSION_FEATURES``.
+SESSION_FEATURES = {
+    "load": "session/load replays the session's conversation as session/update notifications",
+    "list": "session/list lists the sessions, a page at a time (its cursor: --page-size)",
+    "resume": "session/resume takes a session back (replaying it, from replayFrom's start)",
+    "close": "session/close ends a session's turn and forgets the session",
+    "delete": "session/delete forgets a session",
+    "additional-directories": "additionalDirectories (absolute paths) are kept per session",
+}
+#: The result type of each request the agent answers, by its wire name.
+_RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
 
 class StubAgent(Agent):
     """The stub's behaviour: negotiate, create sessions, echo prompts, honour cancellation."""
 
     def __init__(
-        self, delay: float = 0.0, ask_permission: bool = False, auth_methods: Sequence[str] = ()
+        self,
+        delay: float = 0.0,
+        ask_permission: bool = False,
+        auth_methods: Sequence[str] = (),
+        disabled: Sequence[str] = (),
+        page_size: int = DEFAULT_PAGE_SIZE,
+        store: SessionStore | None = None,
     ) -> None:
         self.delay = delay
         self.ask_permission = ask_permission
@@ -58,8 +81,9 @@ class StubAgent(Agent):
         self.logged_in = False
         self.initialized = False
         self._ids = itertools.count(1)
-        # session id -> the cancel event of its latest turn
-        self._sessions: dict[str, asyncio.Event] = {}
+        self.sessions = store if store is not None else SessionStore()
+        self.page_size = page_size
+        self.features = _served(frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled))
         self._turns: set[asyncio.Task[None]] = set()
 
     async def initialize(self, params: InitializeParams) -> InitializeResult:
@@ -75,7 +99,7 @@ class StubAgent(Agent):
         answer = {
             "protocolVersion": max(spoken),
             _stub_data.RESPONSE_INFO: info,
-            _stub_data.RESPONSE_CAPABILITIES: {},
+            _stub_data.RESPONSE_CAPABILITIES: self._capabilities(),
             "authMethods": [_advertised(method_id) for method_id in self.auth_methods],
         }
         response: InitializeResult = decode(InitializeResult, answer)
@@ -110,52 +134,138 @@ class StubAgent(Agent):
             raise RequestError.invalid_params(
                 {"path": "/cwd", "message": "cwd must be an absolute path"}
             )
-        session_id = f"stub-session-{next(self._ids)}"
-        self._sessions[session_id] = asyncio.Event()
-        response: NewSessionResult = decode(NewSessionResult, {"sessionId": session_id})
+        session = self.sessions.create(params.cwd, self._directories(encode(params)))
+        response: NewSessionResult = decode(NewSessionResult, {"sessionId": session.session_id})
         return response
 
     async def session_cancel(self, params: CancelParams) -> None:
-        event = self._sessions.get(encode(params)["sessionId"])
-        if event is not None:
-            event.set()
+        session = self.sessions.get(encode(params)["sessionId"])
+        if session is not None:
+            session.cancelled.set()
 
     async def session_prompt(self, params: PromptParams) -> PromptResult:
         request = encode(params)
-        session_id = request["sessionId"]
-        if session_id not in self._sessions:
-            raise RequestError.invalid_params(
-                {"sessionId": session_id, "message": "unknown session"}
-            )
+        session = self.sessions.require(request["sessionId"])
         message_id = f"user-message-{next(self._ids)}"
-        cancelled = self._sessions[session_id] = asyncio.Event()
-        turn = asyncio.ensure_future(
-            self._turn(session_id, message_id, request["prompt"], cancelled)
-        )
+        cancelled = session.cancelled = asyncio.Event()
+        session.touch()
+        turn = asyncio.ensure_future(self._turn(session, message_id, request["prompt"], cancelled))
         self._turns.add(turn)
         turn.add_done_callback(self._turns.discard)
         answer = {"messageId": message_id} if _stub_data.PROMPT_MESSAGE_ID else {}
         response: PromptResult = decode(PromptResult, answer)
         return response
 
-    async def _update(self, session_id: str, update: dict[str, Any]) -> None:
+    # -- the session features beyond the baseline -----------------------------------------------
+
+    async def session_load(self, params: Any) -> Any:
+        self._serves("load")
+        session = self._restored(params)
+        for update in list(session.history):
+            await self._update(session.session_id, update)
+        return _result("session/load", {})
+
+    async def session_resume(self, params: Any) -> Any:
+        self._serves("resume")
+        replay = encode(params).get("replayFrom")
+        if replay is not None and replay != {"type": "start"}:
+            message = "this agent replays from the start only"
+            raise RequestError.invalid_params({"replayFrom": replay, "message": message})
+        session = self._restored(params)
+        for update in list(session.history) if replay else ():
+            await self._update(session.session_id, update)
+        return _result("session/resume", {})
+
+    async def session_list(self, params: Any) -> Any:
+        self._serves("list")
+        request = encode(params)
+        listed, cursor = self.sessions.page(
+            request.get("cursor"), self.page_size, request.get("cwd")
+        )
+        answer: dict[str, Any] = {"sessions": [_info(s) for s in listed]}
+        if cursor is not None:
+            answer["nextCursor"] = cursor
+        return _result("session/list", answer)
+
+    async def session_close(self, params: Any) -> Any:
+        self._serves("close")
+        self.sessions.forget(self.sessions.require(encode(params)["sessionId"]).session_id)
+        return _result("session/close", {})
+
+    async def session_delete(self, params: Any) -> Any:
+        self._serves("delete")
+        self.sessions.forget(self.sessions.require(encode(params)["sessionId"]).session_id)
+        return _result("session/delete", {})
+
+    def _serves(self, feature: str) -> None:
+        """-32601 (method not found) unless the agent serves ``feature``."""
+        if feature not in self.features:
+            raise RequestError.method_not_found(f"session/{feature}")
+
+    def _capabilities(self) -> dict[str, Any]:
+        """What ``initialize`` advertises: the ``session`` capability and those below it, where
+        the agent serves their features."""
+        if not self.features:
+            return {}
+        session: dict[str, Any] = {}
+        for feature in sorted(self.features):
+            path = _stub_data.SESSION_FEATURES[feature]
+            if len(path) > 1:
+                session[path[1]] = {}
+        return {"session": session}
+
+    def _directories(self, request: dict[str, Any]) -> list[str]:
+        """The request's additional directories (absolute paths), where the agent takes them."""
+        if "additional-directories" not in self.features:
+            return []
+        directories: list[str] = request.get("additionalDirectories") or []
+        if not all(os.path.isabs(path) for path in directories):
+            message = "an additional directory must be an absolute path"
+            raise RequestError.invalid_params(
+                {"path": "/additionalDirectories", "message": message}
+            )
+        return list(directories)
+
+    def _restored(self, params: Any) -> Session:
+        """The session a ``session/load`` or ``session/resume`` names, in its new directories."""
+        if self.auth_methods and not self.logged_in:
+            raise RequestError.auth_required()
+        request = encode(params)
+        session = self.sessions.require(request["sessionId"])
+        if not os.path.isabs(request["cwd"]):
+            raise RequestError.invalid_params(
+                {"path": "/cwd", "message": "cwd must be an absolute path"}
+            )
+        session.cwd = request["cwd"]
+        session.directories = self._directories(request)
+        session.touch()
+        return session
+
+    async def _update(
+        self, session_id: str, update: dict[str, Any], keep: Session | None = None
+    ) -> None:
+        """Send a ``session/update`` (and keep it in the history of the session ``keep``)."""
+        if keep is not None:
+            keep.history.append(update)
         notification = {"sessionId": session_id, "update": update}
         await self.client.session_update(decode(UpdateParams, notification))
 
     async def _turn(
         self,
-        session_id: str,
+        session: Session,
         message_id: str,
         prompt: list[dict[str, Any]],
         cancelled: asyncio.Event,
     ) -> None:
         """Report one turn: running, the prompt, its echo, idle."""
+        session_id = session.session_id
         try:
             await self._update(session_id, {"sessionUpdate": "state_update", "state": "running"})
             if _stub_data.ECHOES_USER_MESSAGE:
                 await self._update(
                     session_id,
                     {"sessionUpdate": "user_message", "messageId": message_id, "content": prompt},
+                    keep=session,
                 )
             allowed = not self.ask_permission or await self._permission(session_id)
             reply = f"agent-message-{next(self._ids)}"
@@ -165,7 +275,7 @@ class StubAgent(Agent):
                 update = {"sessionUpdate": "agent_message_chunk", "content": content}
                 if _stub_data.CHUNK_MESSAGE_ID:
                     update["messageId"] = reply
-                await self._update(session_id, update)
+                await self._update(session_id, update, keep=session)
                 if self.delay:
                     waiter = asyncio.ensure_future(cancelled.wait())
                     await asyncio.wait({waiter}, timeout=self.delay)
@@ -207,6 +317,30 @@ class StubAgent(Agent):
         return bool(outcome.get("outcome") == "selected" and outcome.get("optionId") == "allow")
 
 
+def _served(enabled: frozenset[str]) -> frozenset[str]:
+    """The session features the agent serves of those ``enabled``: none, when one that the bare
+    ``session`` capability commits to is not (it cannot advertise ``session``, nor what is below).
+    """
+    bare = [f for f, path in _stub_data.SESSION_FEATURES.items() if len(path) == 1]
+    return enabled if all(f in enabled for f in bare) else frozenset()
+
+
+def _result(method: str, value: dict[str, Any]) -> Any:
+    return decode(getattr(models, str(_RESULTS[method])), value)
+
+
+def _info(session: Session) -> dict[str, Any]:
+    """A session as ``session/list`` lists it: the fields its draft has."""
+    info: dict[str, Any] = {
+        "sessionId": session.session_id,
+        "cwd": session.cwd,
+        "updatedAt": session.updated_at,
+    }
+    if session.directories:
+        info["additionalDirectories"] = session.directories
+    return {k: v for k, v in info.items() if k in _stub_data.SESSION_INFO}
+
+
 def _advertised(method_id: str) -> dict[str, str]:
     """An auth method of the type the agent handles itself, as ``initialize`` advertises it."""
     method = {_stub_data.LOGIN_TAG: _stub_data.LOGIN_TYPE, _stub_data.LOGIN_ID: method_id}
@@ -220,16 +354,25 @@ if _stub_data.LOGOUT is not None:
     setattr(StubAgent, _stub_data.LOGOUT_HANDLER, StubAgent._logout)
 
 #: The stub agent as an ASGI application: ``uvicorn <package>.stub_agent:app``.
+#: Its agents share one store of sessions.
 app = _listen.stalling(
-    asgi_app(lambda: StubAgent(delay=_listen.env_delay()), token=_listen.env_token())
+    asgi_app(
+        functools.partial(StubAgent, delay=_listen.env_delay(), store=SessionStore()),
+        token=_listen.env_token(),
+    )
 )
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
     in its help."""
+    served = [f"  {name}: {SESSION_FEATURES[name]}" for name in _stub_data.SESSION_FEATURES]
     parser = argparse.ArgumentParser(
-        prog=prog, description="A stub ACP agent on stdio, or over the network with --listen."
+        prog=prog,
+        description="A stub ACP agent on stdio, or over the network with --listen.",
+        epilog="session features (each advertised in initialize, unless disabled):\n"
+        + "\n".join(served),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait between updates")
     parser.add_argument(
@@ -246,19 +389,44 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"advertise an auth method of type {_stub_data.LOGIN_TYPE} and require a login with it"
             " (repeatable)",
         )
+    if _stub_data.SESSION_FEATURES:
+        parser.add_argument(
+            "--disable",
+            action="append",
+            default=[],
+            choices=list(_stub_data.SESSION_FEATURES),
+            metavar="FEATURE",
+            help="neither advertise nor serve FEATURE: its request answers -32601 (repeatable;"
+            " those the bare session capability commits to go together)",
+        )
+    if "list" in _stub_data.SESSION_FEATURES:
+        parser.add_argument(
+            "--page-size",
+            type=int,
+            default=DEFAULT_PAGE_SIZE,
+            metavar="N",
+            help=f"sessions per page of session/list (default: {DEFAULT_PAGE_SIZE})",
+        )
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
+    if getattr(args, "page_size", 1) < 1:
+        parser.error("argument --page-size: must be at least 1")
     methods: list[str] = getattr(args, "auth_method", [])
     twice = [i for n, i in enumerate(methods) if i in methods[:n]]
     if twice:
         parser.error(f"argument --auth-method: {twice[0]} is given twice")
     logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
     stub = functools.partial(
-        StubAgent, delay=args.delay, ask_permission=args.ask_permission, auth_methods=methods
+        StubAgent,
+        delay=args.delay,
+        ask_permission=args.ask_permission,
+        auth_methods=methods,
+        disabled=getattr(args, "disable", []),
+        page_size=getattr(args, "page_size", DEFAULT_PAGE_SIZE),
     )
     _listen.serve(
         parser,
         args,
         lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(stub, token=args.token),
+        lambda: asgi_app(functools.partial(stub, store=SessionStore()), token=args.token),
     )

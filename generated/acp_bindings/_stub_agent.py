@@ -96,16 +96,17 @@ class StubAgent(Agent):
         fs = (request.get("clientCapabilities") or {}).get("fs") or {}
         self.can_read_files = fs.get("readTextFile") is True
         capabilities: dict[str, Any] = {
-            "loadSession": False,
             "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
         }
         for feature, path in _stub_data.ADVERTISED.items():
-            if feature in self.features:
-                *groups, leaf = path
-                holder = capabilities
-                for group in groups:
-                    holder = holder.setdefault(group, {})
-                holder[leaf] = True if leaf == "loadSession" else {}
+            *groups, leaf = path
+            holder = capabilities
+            for group in groups:
+                holder = holder.setdefault(group, {})
+            if feature in _stub_data.FLAGS:
+                holder[leaf] = feature in self.features
+            elif feature in self.features:
+                holder[leaf] = {}
         answer = {
             "protocolVersion": version,
             "agentCapabilities": capabilities,

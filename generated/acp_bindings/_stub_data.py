@@ -31,6 +31,8 @@ ADVERTISED: dict[str, list[str]] = {
     "additional-directories": ["sessionCapabilities", "additionalDirectories"],
     "logout": ["auth", "logout"],
 }
+#: The features advertised by a boolean (the others by an object, ``{}``).
+FLAGS: list[str] = ["load"]
 #: The session updates that report a new current mode, new config options.
 MODE_UPDATE = True
 CONFIG_UPDATE = True

@@ -273,8 +273,10 @@ def check_capability_gating(peer: Peer, agent: AgentUnderTest) -> None:
         assert "error" in answer, f"no auth method is advertised, yet authenticate answered {answer}"
 
 
-def _capable(peer: Peer, *path: str) -> bool:
-    return _advertised(peer.hello, ("agentCapabilities", *path))
+def _gated(peer: Peer, agent: AgentUnderTest, method: str) -> bool:
+    """The agent advertised the capability that gates ``method``."""
+    return any(_advertised(peer.hello, path) for path, gated in (V1_GATES if agent.version == 1 else V2_GATES)
+               if gated == method)
 
 
 def check_session_list_pages_with_its_cursor(peer: Peer, agent: AgentUnderTest) -> None:
@@ -286,7 +288,7 @@ def check_session_list_pages_with_its_cursor(peer: Peer, agent: AgentUnderTest) 
     available", "Agents SHOULD return an error if the cursor is invalid"; "Listing Sessions":
     "When no sessions match the criteria, the Agent MUST return an empty `sessions` array".
     """
-    if not _capable(peer, "sessionCapabilities", "list"):
+    if not _gated(peer, agent, "session/list"):
         return
     cwd = tempfile.mkdtemp(dir=_DOCS_AGENTS)
     created = [peer.result("session/new", {"cwd": cwd, "mcpServers": []})["sessionId"] for _ in range(3)]
@@ -313,8 +315,8 @@ def check_closed_session_is_unknown(peer: Peer, agent: AgentUnderTest) -> None:
     the Agent frees it; "Session ID": clients send prompts with the id of a session; the
     schema's ``ErrorCode`` -32602 (invalid params) and -32002 (resource not found).
     """
-    for capability, method in (("close", "session/close"), ("delete", "session/delete")):
-        if not _capable(peer, "sessionCapabilities", capability):
+    for method in ("session/close", "session/delete"):
+        if not _gated(peer, agent, method):
             continue
         session_id = new_session(peer)
         assert "result" in peer.request(method, {"sessionId": session_id}), f"{method} failed"
@@ -494,8 +496,8 @@ CHECKS: list[tuple[Callable[[Peer, AgentUnderTest], None], tuple[int, ...]]] = [
     (check_cancel_ends_the_turn_cancelled, (1,)),
     (check_unknown_session_is_an_error, (1, 2)),
     (check_capability_gating, (1, 2)),
-    (check_session_list_pages_with_its_cursor, (1,)),
-    (check_closed_session_is_unknown, (1,)),
+    (check_session_list_pages_with_its_cursor, (1, 2)),
+    (check_closed_session_is_unknown, (1, 2)),
     (check_session_modes, (1,)),
     (check_config_options, (1,)),
     (check_parse_error, (1, 2)),
