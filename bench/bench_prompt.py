@@ -85,7 +85,7 @@ async def run_generated(hold: Callable[[Turns], Awaitable[None]]) -> None:
         async def session_update(self, params: models.SessionNotification) -> None:
             work.received += 1
 
-    command = (sys.executable, "-m", "acp_bindings.stub_agent")
+    command = (sys.executable, "-m", "acp_bindings.stub_agent", "--delay", "0")
     async with acp.spawn_agent(Counting(), *command, env=bench_rpc._env()) as conn:
         assert conn.process is not None
         work.pid = conn.process.pid

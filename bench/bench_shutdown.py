@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STUB_AGENT = (sys.executable, "-m", "acp_bindings.stub_agent")
+STUB_AGENT = (sys.executable, "-m", "acp_bindings.stub_agent", "--delay", "0")
 
 
 def run_seconds(count: int) -> tuple[float, int]:

@@ -44,10 +44,10 @@ def test_a_reader_that_stops_reading_is_cut_off_and_its_connection_lives_on(tmp_
     port = free_port()
     log = (tmp_path / "server.log").open("wb")
     if server == "listen":
-        command = [*STUB_AGENT, "--listen", f"127.0.0.1:{port}", "--stall-timeout", "0.5"]
+        command = [*STUB_AGENT, "--listen", f"127.0.0.1:{port}", "--stall-timeout", "0.5", "--delay", "0"]
     else:
         command = server_command(server, "acp_bindings.stub_agent:app", port)
-    process = subprocess.Popen(command, env={**child_env(), "ACP_STALL_TIMEOUT": "0.5"}, stdout=log, stderr=log)
+    process = subprocess.Popen(command, env={**child_env(), "ACP_STALL_TIMEOUT": "0.5", "ACP_STUB_DELAY": "0"}, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}/acp"
     try:
         wait_listening(port, process)

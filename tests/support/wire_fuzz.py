@@ -589,8 +589,8 @@ def fuzz_agent(lines: int, seed: int, per_process: int = 5000, huge: bool = True
 
 
 def _one_agent(batch: list[tuple[bytes, Expect]], counts: Counts) -> None:
-    process = subprocess.Popen(
-        STUB_AGENT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env()
+    process = subprocess.Popen(  # turns at full speed: the fuzz times the wire, not the echo
+        [*STUB_AGENT, "--delay", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env()
     )
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
     errors: list[bytes] = []
