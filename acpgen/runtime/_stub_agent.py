@@ -360,15 +360,10 @@ def _stop(reason: str) -> models.PromptResponse:
     return response
 
 
-#: The stub agent as an ASGI application: ``uvicorn <package>.stub_agent:app``; its agents share
-#: one store of sessions.
+#: The stub agent as an ASGI application: ``uvicorn <package>.stub_agent:app``.
 app = _listen.stalling(
     asgi_app(
-        functools.partial(
-            StubAgent,
-            delay=_listen.env_seconds("ACP_STUB_DELAY", DEFAULT_DELAY),
-            store=SessionStore(),
-        ),
+        functools.partial(StubAgent, delay=_listen.env_seconds("ACP_STUB_DELAY", DEFAULT_DELAY)),
         token=_listen.env_token(),
     )
 )
@@ -433,5 +428,5 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         parser,
         args,
         lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(functools.partial(stub, store=SessionStore()), token=args.token),
+        lambda: asgi_app(stub, token=args.token),
     )

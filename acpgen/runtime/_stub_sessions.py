@@ -3,8 +3,8 @@ directories, the updates of its conversation, its mode and config values) and th
 creates, finds, pages through and forgets them. Nothing here depends on the schema: the stub
 agent (``_stub_agent``) turns sessions into the messages of its protocol version.
 
-A store outlives a connection: the stub agents a network server makes for its connections share
-one, so a client that reconnects can load, resume or list the sessions it made before.
+Each stub agent has a store of its own unless given one: agents that share a store (``store=``)
+let a client that reconnects load, resume or list the sessions it made before.
 """
 
 from __future__ import annotations

@@ -354,12 +354,8 @@ if _stub_data.LOGOUT is not None:
     setattr(StubAgent, _stub_data.LOGOUT_HANDLER, StubAgent._logout)
 
 #: The stub agent as an ASGI application: ``uvicorn <package>.stub_agent:app``.
-#: Its agents share one store of sessions.
 app = _listen.stalling(
-    asgi_app(
-        functools.partial(StubAgent, delay=_listen.env_delay(), store=SessionStore()),
-        token=_listen.env_token(),
-    )
+    asgi_app(functools.partial(StubAgent, delay=_listen.env_delay()), token=_listen.env_token())
 )
 
 
@@ -428,5 +424,5 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         parser,
         args,
         lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(functools.partial(stub, store=SessionStore()), token=args.token),
+        lambda: asgi_app(stub, token=args.token),
     )

@@ -28,7 +28,7 @@ timeout ``ACP_STALL_TIMEOUT``).
 * a request for a session this agent does not know (never created, closed or deleted) answers
   -32602.
 
-Over the network every connection gets a stub agent of its own; they share their sessions.
+Over the network every connection gets a stub agent of its own, with sessions of its own.
 ``--listen`` beyond loopback needs ``--token``.
 """
 
