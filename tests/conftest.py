@@ -21,20 +21,22 @@ from acpgen.cli import main
 
 #: The modules that take longest, longest first; the rest keep pytest's order after them.
 LONGEST = (
-    "tests/releases/test_releases_corpus.py",
+    "tests/workflow/test_loop_projects.py",
     "tests/models/test_pydantic_models.py",
-    "tests/workflow/test_pydantic_v2.py",
-    "tests/diff/test_diff_corpus.py",
-    "tests/workflow/test_badinput_install.py",
-    "tests/workflow/test_badinput_errors.py",
-    "tests/docs/test_quick_start.py",
-    "tests/models/test_models_static.py",
-    "tests/docs/test_docs_blocks.py",
+    "tests/render/test_no_black.py",
+    "tests/models/test_corpus_models.py",
+    "tests/models/test_models_roundtrip.py",
     "tests/versions/test_negotiation.py",
     "tests/versions/test_several_versions.py",
-    "tests/models/test_pydantic_leniency.py",
-    "tests/inspect/test_inspect_interop.py",
-    "tests/test_code_health.py",
+    "tests/versions/test_versions_per_schema.py",
+    "tests/releases/test_releases_corpus.py",
+    "tests/render/test_black_style.py",
+    "tests/workflow/test_badinput_errors.py",
+    "tests/runtime/test_remote_interop.py",
+    "tests/workflow/test_pydantic_v2.py",
+    "tests/diff/test_diff_corpus.py",
+    "tests/docs/test_docs_flavours.py",
+    "tests/versions/test_version_rule_per_draft.py",
 )
 #: Modules one worker runs one after another: unit name -> modules. These build acpgen from the
 #: checkout itself, where pip and setuptools write ``build/`` and ``acpgen.egg-info/``.

@@ -208,7 +208,7 @@ async def test_ten_megabyte_prompt_is_echoed_over_os_pipes():
         async def session_update(self, params: models.SessionNotification) -> None:
             received.append(encode(params)["update"]["content"]["text"])
 
-    async with acp.spawn_agent(Collect(), *STUB_AGENT, env=child_env()) as connection:
+    async with acp.spawn_agent(Collect(), *STUB_AGENT, "--delay", "0", env=child_env()) as connection:
         await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
         response = await connection.agent.session_prompt(
@@ -274,7 +274,7 @@ async def test_peer_killed_mid_request_fails_the_pending_call_within_a_second():
 
 
 async def test_a_thousand_concurrent_requests_are_all_answered():
-    async with acp.spawn_agent(acp.Client(), *STUB_AGENT, env=child_env()) as connection:
+    async with acp.spawn_agent(acp.Client(), *STUB_AGENT, "--delay", "0", env=child_env()) as connection:
         await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         calls = [
             connection.agent.session_new(models.NewSessionRequest(cwd=f"/{i}", mcp_servers=[])) for i in range(1000)
@@ -310,7 +310,7 @@ async def test_updates_are_handled_before_the_prompt_response_over_many_runs():
             await asyncio.sleep(random.random() / 1000)  # a handler that takes its time
             order.append(encode(params)["update"]["content"]["text"])
 
-    async with acp.spawn_agent(Slow(), *STUB_AGENT, env=child_env()) as connection:
+    async with acp.spawn_agent(Slow(), *STUB_AGENT, "--delay", "0", env=child_env()) as connection:
         await connection.agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await connection.agent.session_new(models.NewSessionRequest(cwd="/", mcp_servers=[]))
         for run in range(50):
