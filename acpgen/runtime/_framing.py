@@ -13,7 +13,7 @@ import logging
 import math
 import re
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ._codec import dump_json, json_string
 
@@ -93,6 +93,9 @@ class MessageSink(Protocol):
         """A message above the maximum size, known by its first and last bytes."""
         ...
 
+    # A sink may also have ``lines_received(lines)``: whole messages of at most the maximum size,
+    # in order, as ``message_received`` for each of them would take them (while ``accepting``).
+
 
 class LineFramer:
     """Splits a byte stream into newline-delimited messages for a :class:`MessageSink`, keeping
@@ -100,6 +103,8 @@ class LineFramer:
 
     def __init__(self, sink: MessageSink, max_size: int) -> None:
         self._sink = sink
+        #: the sink's way to take many whole lines at once, if it has one (see MessageSink)
+        self._lines: Callable[[list[bytes]], None] | None = getattr(sink, "lines_received", None)
         self._max = max_size
         self._parts: list[bytes] = []  # the incomplete line read so far
         self._size = 0
@@ -121,11 +126,14 @@ class LineFramer:
             self._take(lines[0])
             self._end_of_line()
             del lines[0]
-        handle = sink.message_received
-        for line in lines:
-            if not sink.accepting:
-                return
-            handle(line)
+        if self._lines is not None:
+            self._lines(lines)
+        else:
+            handle = sink.message_received
+            for line in lines:
+                if not sink.accepting:
+                    return
+                handle(line)
         if rest and sink.accepting:
             self._take(rest)
 
@@ -213,21 +221,39 @@ _DIGITS = b"0123456789"
 _LONG_NUMBER = re.compile(rb"\d{19}")
 
 
-def orjson_reader() -> Callable[[bytes], Any]:
-    """orjson's ``loads`` where it reads what the standard library reads (``ValueError`` else)."""
+class FastReader(NamedTuple):
+    """A C library's JSON parser as the fast path reads a line with it: ``loads(line)``, unless
+    the line has at least ``check_from`` bytes and ``suspect(line)`` says the library could read
+    it differently from the standard library; ``loads`` raises one of ``errors`` for a line it
+    refuses. Either way the standard library reads the line instead, and its answer is the rule.
+    Calling it reads a line so (``ValueError`` where the standard library is to read it)."""
+
+    loads: Callable[[bytes], Any]
+    errors: tuple[type[Exception], ...]
+    check_from: int
+    suspect: Callable[[bytes], bool]
+
+    def __call__(self, line: bytes) -> Any:
+        if len(line) >= self.check_from and self.suspect(line):
+            raise ValueError("a line the standard library reads")
+        try:
+            return self.loads(line)
+        except self.errors as exc:
+            raise ValueError(str(exc)) from None
+
+
+def _long_number(line: bytes) -> bool:
+    """A line that may hold an integer beyond 64 bits (orjson reads one as a float)."""
+    return len(line) - len(line.translate(None, _DIGITS)) >= 19 and bool(_LONG_NUMBER.search(line))
+
+
+def orjson_reader() -> FastReader:
+    """orjson's ``loads`` where it reads what the standard library reads."""
     try:
         import orjson  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError("json_backend='orjson' needs orjson: pip install orjson") from None
-    loads: Callable[[bytes], Any] = orjson.loads
-
-    def read(line: bytes) -> Any:
-        # orjson reads an integer beyond 64 bits as a float: such lines go to the standard library
-        if len(line) - len(line.translate(None, _DIGITS)) >= 19 and _LONG_NUMBER.search(line):
-            raise ValueError("a long number")
-        return loads(line)
-
-    return read
+    return FastReader(orjson.loads, (ValueError,), 19, _long_number)
 
 
 #: A line with this many brackets could be nested deeper than the standard library reads (it
@@ -235,30 +261,22 @@ def orjson_reader() -> Callable[[bytes], Any]:
 _BRACKETS_READ_FAST = 256
 
 
-def msgspec_reader() -> Callable[[bytes], Any]:
-    """msgspec's JSON parser, untyped, where it reads what the standard library reads
-    (``ValueError`` else): integers of any size exactly; ``NaN``, numbers beyond the float range
-    and invalid UTF-8 refused; the last of duplicate keys kept. It has no nesting limit: a line
-    that could be nested deeply goes to the standard library."""
+def _deep(line: bytes) -> bool:
+    """A line with enough brackets to be nested deeper than the standard library reads."""
+    return line.count(b"[") + line.count(b"{") >= _BRACKETS_READ_FAST
+
+
+def msgspec_reader() -> FastReader:
+    """msgspec's JSON parser, untyped, where it reads what the standard library reads: integers
+    of any size exactly; ``NaN``, numbers beyond the float range and invalid UTF-8 refused; the
+    last of duplicate keys kept. It has no nesting limit: a line that could be nested deeply goes
+    to the standard library."""
     try:
         import msgspec  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError("json_backend='msgspec' needs msgspec: pip install msgspec") from None
-    loads: Callable[[bytes], Any] = msgspec.json.Decoder().decode
-    error: type[Exception] = msgspec.DecodeError
-
-    def read(line: bytes) -> Any:
-        if (
-            len(line) >= _BRACKETS_READ_FAST
-            and line.count(b"[") + line.count(b"{") >= _BRACKETS_READ_FAST
-        ):
-            raise ValueError("enough brackets to nest deeply")
-        try:
-            return loads(line)
-        except error as exc:  # refused: the standard library says what is wrong
-            raise ValueError(str(exc)) from None
-
-    return read
+    errors: tuple[type[Exception], ...] = (msgspec.DecodeError, ValueError)
+    return FastReader(msgspec.json.Decoder().decode, errors, _BRACKETS_READ_FAST, _deep)
 
 
 def _finite_float(text: str) -> float:

@@ -20,6 +20,7 @@ from ._framing import (
     DEFAULT_MAX_MESSAGE_SIZE,
     HEAD_KEPT,
     WIRE_LOG,
+    FastReader,
     NotJson,
     Unrepresentable,
     decode_json,
@@ -51,6 +52,10 @@ _ = NotJson  # what decode_json raises for NaN: a ValueError like any text that 
 #: message as parsed JSON (a dict; not to be modified) and ``session_id`` the ACP session it
 #: belongs to (its params' ``sessionId``; for a response, its request's, or its result's), or None.
 Observer = Callable[[str, dict[str, Any], "str | None"], None]
+
+
+def _never(line: bytes) -> bool:
+    return False
 
 
 class Connection(Incoming):
@@ -97,7 +102,7 @@ class Connection(Incoming):
                 "json_backend must be 'json', 'orjson', 'msgspec' or 'auto', "
                 f"got {json_backend!r}"
             )
-        self._fast_decode = None
+        self._fast_decode: FastReader | None = None
         for fast_reader in readers.get(json_backend, []):
             try:
                 self._fast_decode = fast_reader()
@@ -105,6 +110,12 @@ class Connection(Incoming):
             except ImportError:  # not installed: "auto" tries the next; else it is an error
                 if json_backend != "auto":
                     raise
+        # the fast reader's parts, read by message_received without a call in between
+        fast = self._fast_decode
+        self._fast_loads = None if fast is None else fast.loads
+        self._fast_errors: tuple[type[Exception], ...] = () if fast is None else fast.errors
+        self._fast_check_from = 0 if fast is None else fast.check_from
+        self._fast_suspect = _never if fast is None else fast.suspect
         self._wire = make_wire(reader, writer)
         self._dispatcher = dispatcher
         self.batches = batches
@@ -402,22 +413,80 @@ class Connection(Incoming):
 
     def message_received(self, message: bytes | str) -> None:
         try:
-            fast = self._fast_decode
-            if fast is None or type(message) is not bytes:
+            loads = self._fast_loads
+            if (
+                loads is None
+                or message.__class__ is not bytes
+                or (len(message) >= self._fast_check_from and self._fast_suspect(message))
+            ):
                 self._on_message(message)
                 return
             try:
-                value = fast(message)
-            except ValueError:  # the standard library's reader says what is wrong
+                value = loads(message)
+            except self._fast_errors:  # the standard library's reader says what is wrong
                 self._on_message(message)
                 return
-            if value.__class__ is dict:
-                self._seen_message = True
-                self._on_value(value)
-            else:  # an array or a scalar: the careful path answers it
-                self._on_message(message)
+            self._on_fast_value(value, message)
         except Exception:  # a bug here must not stop the connection, nor lose the next messages
             logger.exception("%s: a message could not be handled", self._name)
+
+    def lines_received(self, lines: list[bytes]) -> None:
+        """Whole lines read at once, in order: :meth:`message_received` for each, with the fast
+        path's reading and queueing of a notification written out (no call per line)."""
+        loads = self._fast_loads
+        if loads is None or self._observer is not None:
+            for line in lines:
+                if not self.accepting:
+                    return
+                self.message_received(line)
+            return
+        check_from, suspect, errors = self._fast_check_from, self._fast_suspect, self._fast_errors
+        queues = self._queues
+        for line in lines:
+            if not self.accepting:
+                return
+            try:
+                if len(line) >= check_from and suspect(line):
+                    self._on_message(line)
+                    continue
+                try:
+                    value = loads(line)
+                except errors:  # the standard library's reader says what is wrong
+                    self._on_message(line)
+                    continue
+                if value.__class__ is dict:
+                    # a notification, as most messages of a stream are: queued (see _enqueue)
+                    method = value.get("method")
+                    params = value.get("params")
+                    if (
+                        params.__class__ is dict
+                        and method.__class__ is str
+                        and "id" not in value
+                        and value.get("jsonrpc") == "2.0"
+                        and method != CANCEL_REQUEST
+                    ):
+                        self._seen_message = True
+                        key = params.get("sessionId")
+                        queue = queues.get(key if key.__class__ is str else None)
+                        if queue is None:
+                            self._enqueue(method, params)
+                        else:
+                            seq = self._seq
+                            self._seq = seq + 1
+                            queue.append((seq, method, params))
+                        continue
+                self._on_fast_value(value, line)
+            except Exception:  # a bug here must not stop the connection, nor lose the next
+                logger.exception("%s: a message could not be handled", self._name)
+
+    def _on_fast_value(self, value: Any, line: bytes) -> None:
+        """What the fast path read from ``line``: an object is handled, anything else answered
+        by the careful path."""
+        if value.__class__ is not dict:  # an array or a scalar: the careful path answers it
+            self._on_message(line)
+            return
+        self._seen_message = True
+        self._on_value(value)
 
     def message_too_large(self, head: bytes, tail: bytes, size: int) -> None:
         text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
@@ -535,6 +604,11 @@ class Connection(Incoming):
             if params.__class__ is dict and method != CANCEL_REQUEST:
                 self._enqueue(method, params)
                 return
+        self._on_envelope(message)
+
+    def _on_envelope(self, message: dict[str, Any]) -> None:
+        """A message that is not a notification with object params: every check of the envelope."""
+        method = message.get("method")
         has_id = "id" in message
         request_id = message.get("id")
         if has_id and type(request_id) is not int and not valid_id(request_id):

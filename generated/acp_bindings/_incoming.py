@@ -17,7 +17,7 @@ import contextvars
 import functools
 import logging
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from ._errors import ConnectionClosed, RequestError
@@ -35,6 +35,8 @@ in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_in_notification", default=False
 )
 _current_task = asyncio.current_task
+#: How many methods' notification handlers a connection keeps looked up.
+_HANDLERS_KEPT = 64
 
 
 class Dispatcher(Protocol):
@@ -45,6 +47,9 @@ class Dispatcher(Protocol):
         ...
 
     async def handle_notification(self, method: str, params: Any) -> None: ...
+
+    # A dispatcher may also have ``notification_handler(method)``: ``handle_notification(method,
+    # params)`` as a function of the params alone, which the connection looks up once per method.
 
 
 Start = Callable[[Coroutine[Any, Any, None], Any], "asyncio.Task[None]"]
@@ -120,10 +125,13 @@ class Incoming:
         self._incoming: dict[Any, asyncio.Task[Any]] = {}
         self._unstarted = 0  # request tasks made but not yet run
         self._cancelled_by_peer: set[Any] = set()
+        #: The notifications not yet handled, by session (key None: no session), each queue in
+        #: the order they arrived, the one being handled first (seq: the order of arrival).
         self._queues: dict[Any, collections.deque[tuple[int, str, Any]]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._seq = 0  # notifications received so far
-        self._unfinished: dict[int, None] = {}  # seq of notifications not yet handled, in order
+        #: method -> what handles its notifications (see Dispatcher), looked up once
+        self._notification_handlers: dict[str, Callable[[Any], Awaitable[None]]] = {}
         self._held: collections.deque[tuple[int, asyncio.Future[Any], Any, RequestError | None]] = (
             collections.deque()
         )
@@ -175,7 +183,7 @@ class Incoming:
             self._batch_of[request_id] = self._batch
         eager = self._eager
         read_by_transport = _current_task(self._loop) is None  # not by a task
-        if eager is not None and not self._unfinished and not self._unstarted and read_by_transport:
+        if eager is not None and not self._queues and not self._unstarted and read_by_transport:
             eager(self._run_request(request_id, method, params, False), self._loop)
             return
         self._unstarted += 1
@@ -235,12 +243,11 @@ class Incoming:
     # -- notifications, in order per session ---------------------------------------------------
 
     def _enqueue(self, method: str, params: Any) -> None:
-        seq = self._seq
-        self._seq += 1
-        self._unfinished[seq] = None
         key = params.get("sessionId") if params.__class__ is dict else None
         if key.__class__ is not str:
             key = None
+        seq = self._seq
+        self._seq = seq + 1
         queue = self._queues.get(key)
         if queue is not None:
             queue.append((seq, method, params))
@@ -252,29 +259,44 @@ class Incoming:
         in_notification.set(True)
         queue = self._queues[key]
         handle = self._dispatcher.handle_notification
-        unfinished, held = self._unfinished, self._held
+        handlers = self._notification_handlers
+        held = self._held
         try:
             while queue:
-                seq, method, params = queue[0]
+                _, method, params = queue[0]
                 try:
                     tracing = self._tracing
                     if tracing is None or (carried := tracing.extracted(params)) is None:
-                        await handle(method, params)
+                        handler = handlers.get(method)
+                        if handler is None:
+                            handler = self._notification_handler(method)
+                        await handler(params)
                     else:
                         await tracing.notified(handle, method, params, carried)
                 except Exception:
                     logger.exception("%s: notification handler for %s failed", self._name, method)
                 finally:
                     queue.popleft()
-                    del unfinished[seq]
                     if held:
                         self._release_held()
         finally:
             del self._queues[key]
 
+    def _notification_handler(self, method: str) -> Callable[[Any], Awaitable[None]]:
+        """The dispatcher's handling of notifications of ``method``, kept for the next ones."""
+        of_method = getattr(self._dispatcher, "notification_handler", None)
+        handler: Callable[[Any], Awaitable[None]] = (
+            functools.partial(self._dispatcher.handle_notification, method)
+            if of_method is None
+            else of_method(method)
+        )
+        if len(self._notification_handlers) < _HANDLERS_KEPT:  # a peer may send any method names
+            self._notification_handlers[method] = handler
+        return handler
+
     def _release_held(self) -> None:
         """Settle the held answers that no notification still unhandled arrived before."""
-        first = next(iter(self._unfinished), self._seq)
+        first = min((queue[0][0] for queue in self._queues.values() if queue), default=self._seq)
         while self._held and self._held[0][0] <= first:
             _, future, result, error = self._held.popleft()
             settle(future, result, error)
@@ -284,7 +306,7 @@ class Incoming:
     ) -> None:
         """Settle a call's future, or hold it until every notification that arrived before its
         answer has been handled (``exempt``: a call made inside a notification's handler)."""
-        if exempt or not self._unfinished:
+        if exempt or not self._queues:
             settle(future, result, error)
         else:
             self._held.append((self._seq, future, result, error))

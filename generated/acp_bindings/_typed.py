@@ -7,6 +7,7 @@ share. The generated ``agent.py`` and ``client.py`` are written against these.""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Collection, Coroutine, Sequence
 from typing import Any, NamedTuple
@@ -171,6 +172,26 @@ class TypedDispatcher:
             logger.warning("%s: dropped notification %s: %s", self._name, method, details)
             return _nothing()
         return handler(value)
+
+    def notification_handler(self, method: str) -> Callable[[Any], Coroutine[Any, Any, None]]:
+        """:meth:`handle_notification` of ``method`` as a function of the params alone: what
+        the connection calls for each notification of a method it has looked up once."""
+        entry = self._notifications.get(method)
+        if entry is None:
+            return functools.partial(self.handle_notification, method)
+        handler, params_type = entry
+        decode, error = self._decode_value, self._codec.error
+
+        def handle(params: Any) -> Coroutine[Any, Any, None]:
+            try:
+                value = decode(params_type, params)
+            except error as exc:
+                details = self._invalid(method, params, exc).data
+                logger.warning("%s: dropped notification %s: %s", self._name, method, details)
+                return _nothing()
+            return handler(value)
+
+        return handle
 
 
 #: The highest ``ProtocolVersion`` (``uint16``).

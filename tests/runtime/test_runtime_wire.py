@@ -343,6 +343,37 @@ async def test_notifications_of_one_session_are_handled_in_arrival_order():
     assert handled == {"a": list(range(100)), "b": list(range(100))}
 
 
+async def test_an_answer_waits_for_the_notifications_of_every_session_that_came_before_it():
+    release = asyncio.Event()
+    handled: list[str] = []
+
+    class Held(acp.Client):
+        async def session_update(self, params: models.SessionNotification) -> None:
+            if params.session_id == "slow":
+                await release.wait()
+            handled.append(params.session_id)
+
+    (client_reader, client_writer), (peer_reader, peer_writer) = _rpc.memory_pipe()
+    connection = acp.ClientSideConnection(Held(), client_reader, client_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    call = asyncio.ensure_future(connection.rpc.request("_x", {}))
+    request = await peer.receive()
+    for session in ("slow", "fast"):
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+        peer.send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}})
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
+    for _ in range(100):
+        if handled:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    assert handled == ["fast"] and not call.done()  # the slow session's update is not handled yet
+    release.set()
+    assert await asyncio.wait_for(call, 5) == {"ok": True}
+    assert handled == ["fast", "slow"]
+    await connection.close()
+
+
 async def test_a_notification_handler_may_call_the_peer_and_await_the_answer():
     answers: list[str] = []
 
