@@ -375,11 +375,11 @@ class Spec:
         return tuple(tables)
 
     def inline_dispatch(self, helper: TypeExpr) -> InlineDispatch | None:
-        """How a list helper dispatches its items inline, if it does: a list of a union whose
-        decoder dispatches on a tag with no default, when no decode repairs anything (a repair
-        made before the general decoder took over would be made twice)."""
-        item = getattr(helper, "item", None)
-        if not isinstance(helper, ListOf) or helper.skip_invalid or not isinstance(item, Ref) or self.lenient:
+        """How a list helper dispatches its items inline, or a field of a union type its value,
+        if it does: a union whose decoder dispatches on a tag with no default, when no decode
+        repairs anything (a repair made before the general decoder took over would be made twice)."""
+        item = helper.item if isinstance(helper, ListOf) and not helper.skip_invalid else helper
+        if not isinstance(item, Ref) or self.lenient:
             return None
         root = self._union_roots.get(item.name)
         if not isinstance(root, Dispatch) or root.default is not None:

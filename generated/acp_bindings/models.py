@@ -874,7 +874,10 @@ def _du_AgentMessageChunk(d: Any) -> AgentMessageChunk:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(AgentMessageChunk)
@@ -901,7 +904,10 @@ def _du_AgentMessageChunk(d: Any) -> AgentMessageChunk:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
         k = "messageId"
         v3 = d.get("messageId", _ABSENT)
         if v3 is _ABSENT:
@@ -1241,7 +1247,10 @@ def _du_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(AgentThoughtChunk)
@@ -1268,7 +1277,10 @@ def _du_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
         k = "messageId"
         v3 = d.get("messageId", _ABSENT)
         if v3 is _ABSENT:
@@ -6101,7 +6113,10 @@ def _d_Content(d: Any) -> Content:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(Content)
@@ -6127,7 +6142,10 @@ def _d_Content(d: Any) -> Content:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
@@ -6231,7 +6249,10 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(ContentChunk)
@@ -6258,7 +6279,10 @@ def _d_ContentChunk(d: Any) -> ContentChunk:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
         k = "messageId"
         v3 = d.get("messageId", _ABSENT)
         if v3 is _ABSENT:
@@ -6365,7 +6389,10 @@ def _du_ContentToolCallContent(d: Any) -> ContentToolCallContent:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(ContentToolCallContent)
@@ -6391,7 +6418,10 @@ def _du_ContentToolCallContent(d: Any) -> ContentToolCallContent:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
@@ -22308,7 +22338,10 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
         try:
             k = "outcome"
             v2 = d["outcome"]
-            v2 = _d_RequestPermissionOutcome(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_RequestPermissionOutcome[v2["outcome"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_RequestPermissionOutcome(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(RequestPermissionResponse)
@@ -22334,7 +22367,10 @@ def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
                 raise _codec.expected("an object", v1)
         k = "outcome"
         v2 = d["outcome"]
-        v2 = _d_RequestPermissionOutcome(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_RequestPermissionOutcome[v2["outcome"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_RequestPermissionOutcome(v2)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
@@ -26495,7 +26531,10 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
                 raise _codec.expected("a string", v2)
             k = "update"
             v3 = d["update"]
-            v3 = _d_SessionUpdate(v3)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v3 = _T_d_SessionUpdate[v3["sessionUpdate"]](v3)
+            except (KeyError, TypeError):
+                v3 = _d_SessionUpdate(v3)
         except DecodeError as error:
             raise error.at(k)
         o = _new(SessionNotification)
@@ -26526,7 +26565,10 @@ def _d_SessionNotification(d: Any) -> SessionNotification:
             raise _codec.expected("a string", v2)
         k = "update"
         v3 = d["update"]
-        v3 = _d_SessionUpdate(v3)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v3 = _T_d_SessionUpdate[v3["sessionUpdate"]](v3)
+        except (KeyError, TypeError):
+            v3 = _d_SessionUpdate(v3)
     except KeyError:
         raise _codec.missing(k) from None
     except DecodeError as error:
@@ -32844,7 +32886,10 @@ def _du_UserMessageChunk(d: Any) -> UserMessageChunk:
         try:
             k = "content"
             v2 = d["content"]
-            v2 = _d_ContentBlock(v2)
+            try:  # the variant's decoder by its tag; else the union's says why
+                v2 = _T_d_ContentBlock[v2["type"]](v2)
+            except (KeyError, TypeError):
+                v2 = _d_ContentBlock(v2)
         except DecodeError as error:
             raise error.at(k)
         o = _new(UserMessageChunk)
@@ -32871,7 +32916,10 @@ def _du_UserMessageChunk(d: Any) -> UserMessageChunk:
                 raise _codec.expected("an object", v1)
         k = "content"
         v2 = d["content"]
-        v2 = _d_ContentBlock(v2)
+        try:  # the variant's decoder by its tag; else the union's says why
+            v2 = _T_d_ContentBlock[v2["type"]](v2)
+        except (KeyError, TypeError):
+            v2 = _d_ContentBlock(v2)
         k = "messageId"
         v3 = d.get("messageId", _ABSENT)
         if v3 is _ABSENT:

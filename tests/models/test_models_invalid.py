@@ -60,6 +60,16 @@ def test_paths_inside_lists_and_maps():
     assert error.path == "/properties/b~1c~0/type"
 
 
+def test_a_field_of_tagged_union_values_takes_no_value_of_another_shape():
+    # one variant where an array of them is expected, an array where one is
+    block = {"type": "text", "text": "a"}
+    error = _error(acp.PromptRequest, {"sessionId": "s", "prompt": block})
+    assert (error.path, error.message[:18]) == ("/prompt", "expected an array,")
+    error = _error(acp.SessionNotification, {**NOTE, "update": [NOTE["update"]]})
+    assert (error.path, error.message[:19]) == ("/update", "expected an object,")
+    assert acp.decode(acp.PromptRequest, {"sessionId": "s", "prompt": [block]}).prompt[0].text == "a"
+
+
 def test_out_of_range_integers_and_wrong_scalars():
     assert _error(acp.InitializeRequest, {"protocolVersion": 70000}).path == "/protocolVersion"
     assert _error(acp.InitializeRequest, {"protocolVersion": True}).path == "/protocolVersion"
