@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from ._errors import ConnectionClosed, RequestError
@@ -435,49 +435,56 @@ class Connection(Incoming):
         path's reading and queueing of a notification written out (no call per line)."""
         loads = self._fast_loads
         if loads is None or self._observer is not None:
-            for line in lines:
-                if not self.accepting:
-                    return
-                self.message_received(line)
+            self._each_received(iter(lines))
             return
         check_from, suspect, errors = self._fast_check_from, self._fast_suspect, self._fast_errors
         queues = self._queues
-        for line in lines:
-            if not self.accepting:
-                return
+        rest = iter(lines)
+        for line in rest:
             try:
                 if len(line) >= check_from and suspect(line):
                     self._on_message(line)
-                    continue
-                try:
-                    value = loads(line)
-                except errors:  # the standard library's reader says what is wrong
-                    self._on_message(line)
-                    continue
-                if value.__class__ is dict:
-                    # a notification, as most messages of a stream are: queued (see _enqueue)
-                    method = value.get("method")
-                    params = value.get("params")
-                    if (
-                        params.__class__ is dict
-                        and method.__class__ is str
-                        and "id" not in value
-                        and value.get("jsonrpc") == "2.0"
-                        and method != CANCEL_REQUEST
-                    ):
-                        self._seen_message = True
-                        key = params.get("sessionId")
-                        queue = queues.get(key if key.__class__ is str else None)
-                        if queue is None:
-                            self._enqueue(method, params)
-                        else:
-                            seq = self._seq
-                            self._seq = seq + 1
-                            queue.append((seq, method, params))
-                        continue
-                self._on_fast_value(value, line)
+                else:
+                    try:
+                        value = loads(line)
+                    except errors:  # the standard library's reader says what is wrong
+                        self._on_message(line)
+                    else:
+                        if value.__class__ is dict:
+                            # a notification, as most messages of a stream are: queued, and
+                            # nothing else happens (see _enqueue)
+                            method = value.get("method")
+                            params = value.get("params")
+                            if (
+                                params.__class__ is dict
+                                and method.__class__ is str
+                                and "id" not in value
+                                and value.get("jsonrpc") == "2.0"
+                                and method != CANCEL_REQUEST
+                            ):
+                                self._seen_message = True
+                                key = params.get("sessionId")
+                                queue = queues.get(key if key.__class__ is str else None)
+                                if queue is None:
+                                    self._enqueue(method, params)
+                                else:
+                                    seq = self._seq
+                                    self._seq = seq + 1
+                                    queue.append((seq, method, params))
+                                continue
+                        self._on_fast_value(value, line)
             except Exception:  # a bug here must not stop the connection, nor lose the next
                 logger.exception("%s: a message could not be handled", self._name)
+            # what was handled may have closed the connection, or set an observer
+            if not self.accepting or self._observer is not None:
+                self._each_received(rest)
+                return
+
+    def _each_received(self, lines: Iterator[bytes]) -> None:
+        for line in lines:
+            if not self.accepting:
+                return
+            self.message_received(line)
 
     def _on_fast_value(self, value: Any, line: bytes) -> None:
         """What the fast path read from ``line``: an object is handled, anything else answered
