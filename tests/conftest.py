@@ -9,9 +9,38 @@ workers end together instead of one finishing a long module alone.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+
+def _cache_bytecode() -> None:
+    """Let every Python process of the run cache bytecode in one folder the run owns.
+
+    Most tests start Python processes that import a package generated moments before (the bundled
+    schema's ``models.py`` alone is ~37k lines). Where ``PYTHONDONTWRITEBYTECODE`` is set, as it is
+    on many CI machines, each of them compiled every module again: two thirds of some modules' CPU.
+    The run's processes (pytest-xdist workers and every process they start inherit the environment)
+    write bytecode under ``PYTHONPYCACHEPREFIX``, a temporary folder, never beside a source file, so
+    no generated package and no checkout gains a ``__pycache__``. The process that made the folder
+    removes it at exit; a nested run (the sdist's own suite) uses its parent's.
+    """
+    folder = os.environ.get("ACPGEN_TESTS_PYCACHE")
+    if not folder:  # the run's first process
+        folder = tempfile.mkdtemp(prefix="acpgen-pycache-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["ACPGEN_TESTS_PYCACHE"] = folder
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = folder
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+
+
+_cache_bytecode()
 
 import pytest
 import support  # noqa: F401  (generates the fresh bindings and puts them on sys.path before collection)
