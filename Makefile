@@ -10,6 +10,7 @@
 #   make bench-diff     -- time acpgen diff of two releases of the bundled schema's size
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 #   make corpus-noblack -- every spec release generated with and without black: the same bytes?
+#   make test-exhaustive -- the models' round trips with more examples, and every release's models
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
 #   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
@@ -23,7 +24,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-pydantic-exhaustive bench-build
+.PHONY: scale bench-remote bench-receive bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -147,9 +148,10 @@ fuzz: $(STAMP)
 bench-pydantic: $(TEST_STAMP)
 	$(BIN)/python bench/bench_pydantic.py
 
-# The pydantic flavour's round trips with ten times more examples per type.
-test-pydantic-exhaustive: $(TEST_STAMP)
-	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q tests/models/test_pydantic_models.py
+# The models' round trips with more examples per type (both flavours), and every corpus release's
+# models generated (the suite takes a spread of them).
+test-exhaustive: $(TEST_STAMP)
+	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests/models
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)

@@ -1,8 +1,9 @@
-"""The pydantic flavour (``--models pydantic``): every ``$def`` of the bundled schema and the
-corpus' lineage set round-trip exactly, bad data is refused with a JSON pointer, and the classes
-have the names of the dataclass flavour.
+"""The pydantic flavour (``--models pydantic``): the corpus' lineage set round-trips exactly, bad
+data is refused with a JSON pointer, and the classes have the names of the dataclass flavour.
+(Every ``$def`` of the bundled schema round-trips in tests/models/test_models_roundtrip.py, in
+both flavours.)
 
-``ACPGEN_EXHAUSTIVE=1`` (``make test-pydantic-exhaustive``) draws ten times more examples."""
+``ACPGEN_EXHAUSTIVE=1`` (``make test-exhaustive``) draws ten times more examples."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from typing import Any
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from models.test_corpus_models import ROUND_TRIPS, VALIDATED
 from support import CORPUS, bindings, bundled_document, write_package
 from support.flavours import pydantic_bindings
@@ -49,30 +49,8 @@ def test_every_def_is_a_pydantic_type():
     assert "pydantic" in acp.models.__doc__
 
 
-@pytest.mark.parametrize("name", DEF_NAMES)
-def test_round_trip_is_exact(name: str) -> None:
-    acp, dataclass_acp = pydantic_bindings(), bindings()
-    tp = getattr(acp, name)
-    check = validator(name)
-
-    @settings(max_examples=EXAMPLES_PER_TYPE, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def run(data: st.DataObject) -> None:
-        wire = json.loads(json.dumps(data.draw(STRATEGIES.for_def(name).filter(check.is_valid))))
-        value = acp.decode(tp, wire)
-        assert acp.encode(value) == wire
-        assert json.loads(json.dumps(acp.encode(value))) == wire
-        # the text pydantic-core writes is the JSON of encode's dict, compact and ASCII only
-        text = acp.encode_text(value)
-        assert text.isascii() and json.loads(text) == wire
-        if hasattr(value, "_json_text"):  # a class instance: pydantic-core wrote it, in encode's order
-            assert value._json_text() == text
-            assert list(json.loads(text)) == list(acp.encode(value))
-        # the same variant as the dataclass flavour picks
-        assert type(value).__name__ == type(dataclass_acp.decode(getattr(dataclass_acp, name), wire)).__name__
-
-    run()
+# Every $def's round trip in this flavour is checked beside the dataclass flavour's, on the same
+# drawn instances: tests/models/test_models_roundtrip.py.
 
 
 NOTE = {
