@@ -11,6 +11,7 @@ use; without it, such a module is an error naming the template or the line.
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any
 
 from ..render.layout import LINE_LENGTH
@@ -58,10 +59,19 @@ def format_python(source: str, filename: str = "<generated>", why: str = "") -> 
     return formatted
 
 
+#: sha256 of the texts :func:`ensure_parses` saw parse in this process (a runtime module every
+#: package carries, a package generated again by ``check``): each is compiled once.
+_PARSED: set[str] = set()
+
+
 def ensure_parses(source: str, filename: str = "<generated>") -> str:
     """``source`` unchanged, once it is known to parse (for output emitted in black's style)."""
+    digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    if digest in _PARSED:
+        return source
     try:
         compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise FormattingError(f"{filename}: generated code is not valid Python: {exc}") from exc
+    _PARSED.add(digest)
     return source

@@ -96,11 +96,22 @@ def parse_schema(raw: bytes, name: str, validated: frozenset[str] = frozenset(),
     if deep is not None:
         raise DiagnosticError([deep.in_source(shown)])
     sha256 = hashlib.sha256(raw).hexdigest()
-    meta_problems = [] if sha256 in validated else validate_meta_schema(document)
+    meta_problems = () if sha256 in validated else _meta_problems(sha256, document)
     problems = [*meta_problems, *check_refs(document)]
     if problems:
         raise DiagnosticError([d.in_source(shown) for d in problems])
     return LoadedSchema(name=name, sha256=sha256, document=document, text=text, shown=shown)
+
+
+#: sha256 of a document -> what the meta-schema found in it, for this process: a process that
+#: loads one schema several times (``check`` after ``generate``, a test session) validates it once.
+_META_PROBLEMS: dict[str, tuple[Diagnostic, ...]] = {}
+
+
+def _meta_problems(sha256: str, document: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    if sha256 not in _META_PROBLEMS:
+        _META_PROBLEMS[sha256] = tuple(validate_meta_schema(document))
+    return _META_PROBLEMS[sha256]
 
 
 def validate_meta_schema(document: dict[str, Any]) -> list[Diagnostic]:
