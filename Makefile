@@ -68,8 +68,8 @@ $(BROWSER_STAMP): | $(BIN)/python
 
 browser: $(BROWSER_STAMP)
 
-# The suite in parallel workers, one per core (at most 4): each test module is one unit of work, the
-# longest first (tests/conftest.py).
+# The suite in parallel workers, one per core and one more (at most 4; tests/conftest.py says why):
+# each test module is one unit of work, the longest first.
 test: $(TEST_STAMP) check $(NODE_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
