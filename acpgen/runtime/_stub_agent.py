@@ -19,11 +19,11 @@ import os
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from . import _listen, _stub_data, models
+from . import _listen, _stub_data, _stub_sessions, models
 from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
-from ._stub_sessions import Session, SessionStore
+from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
 from .agent import Agent, asgi_app, run_agent
 from .methods import METHODS, PROTOCOL_VERSION
 
@@ -33,8 +33,6 @@ __all__ = ["FEATURES", "SUPPORTED_VERSIONS", "StubAgent", "app", "main"]
 SUPPORTED_VERSIONS = (PROTOCOL_VERSION,)
 #: Seconds between two updates of a turn (and before the first): time for a ``session/cancel``.
 DEFAULT_DELAY = 0.1
-#: Sessions per page of ``session/list``: small, so that a client meets the cursor.
-DEFAULT_PAGE_SIZE = 2
 #: The auth method it advertises, which ``authenticate`` takes.
 AUTH_METHOD = {"id": "stub-login", "name": "Stub login", "description": "Any client may log in."}
 MODES = [
@@ -388,15 +386,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         help=f"seconds to wait before each update of a turn, and after the last: time to cancel"
         f" it (default: {DEFAULT_DELAY})",
     )
-    parser.add_argument(
-        "--disable",
-        action="append",
-        default=[],
-        choices=list(_stub_data.FEATURES),
-        metavar="FEATURE",
-        help="neither advertise nor serve FEATURE: its request answers -32601 (repeatable; the"
-        " features are listed below)",
-    )
+    _stub_sessions.add_arguments(parser, _stub_data.FEATURES, "the features are listed below")
     if _stub_data.AUTH:
         parser.add_argument(
             "--require-auth",
@@ -404,25 +394,16 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"answer session requests -32000 (authentication required) until authenticate"
             f" with {AUTH_METHOD['id']} succeeds",
         )
-    if "list" in _stub_data.FEATURES:
-        parser.add_argument(
-            "--page-size",
-            type=int,
-            default=DEFAULT_PAGE_SIZE,
-            metavar="N",
-            help=f"sessions per page of session/list (default: {DEFAULT_PAGE_SIZE})",
-        )
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
-    if getattr(args, "page_size", 1) < 1:
-        parser.error("argument --page-size: must be at least 1")
+    size = _stub_sessions.page_size(parser, args)
     logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
     stub = functools.partial(
         StubAgent,
         delay=args.delay,
-        disabled=args.disable,
+        disabled=getattr(args, "disable", []),
         require_auth=getattr(args, "require_auth", False),
-        page_size=getattr(args, "page_size", DEFAULT_PAGE_SIZE),
+        page_size=size,
     )
     _listen.serve(
         parser,

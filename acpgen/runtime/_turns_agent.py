@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from . import _listen, _stub_data, models
+from . import _listen, _stub_data, _stub_sessions, models
 from ._codec import decode, encode
 from ._echo import echoes
 from ._rpc import ConnectionClosed, RequestError
@@ -34,7 +34,7 @@ from ._stub_data import (
     PromptResult,
     UpdateParams,
 )
-from ._stub_sessions import Session, SessionStore
+from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
 from .agent import Agent, asgi_app, run_agent
 from .methods import METHODS, PROTOCOL_VERSION
 
@@ -46,8 +46,6 @@ logger = logging.getLogger(__name__)
 SUPPORTED_VERSIONS = (PROTOCOL_VERSION,)
 #: The error code of an ``initialize`` asking for a version the agent does not speak.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-#: Sessions per page of ``session/list``: small, so that a client meets the cursor.
-DEFAULT_PAGE_SIZE = 2
 #: What each session feature does, by the name ``--disable`` takes; the draft has those of
 #: ``_stub_data.SESSION_FEATURES``.
 SESSION_FEATURES = {
@@ -385,28 +383,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"advertise an auth method of type {_stub_data.LOGIN_TYPE} and require a login with it"
             " (repeatable)",
         )
-    if _stub_data.SESSION_FEATURES:
-        parser.add_argument(
-            "--disable",
-            action="append",
-            default=[],
-            choices=list(_stub_data.SESSION_FEATURES),
-            metavar="FEATURE",
-            help="neither advertise nor serve FEATURE: its request answers -32601 (repeatable;"
-            " those the bare session capability commits to go together)",
-        )
-    if "list" in _stub_data.SESSION_FEATURES:
-        parser.add_argument(
-            "--page-size",
-            type=int,
-            default=DEFAULT_PAGE_SIZE,
-            metavar="N",
-            help=f"sessions per page of session/list (default: {DEFAULT_PAGE_SIZE})",
-        )
+    _stub_sessions.add_arguments(
+        parser,
+        _stub_data.SESSION_FEATURES,
+        "those the bare session capability commits to go together",
+    )
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
-    if getattr(args, "page_size", 1) < 1:
-        parser.error("argument --page-size: must be at least 1")
+    size = _stub_sessions.page_size(parser, args)
     methods: list[str] = getattr(args, "auth_method", [])
     twice = [i for n, i in enumerate(methods) if i in methods[:n]]
     if twice:
@@ -418,7 +402,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         ask_permission=args.ask_permission,
         auth_methods=methods,
         disabled=getattr(args, "disable", []),
-        page_size=getattr(args, "page_size", DEFAULT_PAGE_SIZE),
+        page_size=size,
     )
     _listen.serve(
         parser,

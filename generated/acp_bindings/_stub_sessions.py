@@ -11,15 +11,53 @@ let a client that reconnects load, resume or list the sessions it made before.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import datetime
 import itertools
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._rpc import RequestError
 
-__all__ = ["Session", "SessionStore"]
+__all__ = ["DEFAULT_PAGE_SIZE", "Session", "SessionStore", "add_arguments", "page_size"]
+
+#: Sessions per page of ``session/list`` (``--page-size``): small, so that a client meets the cursor.
+DEFAULT_PAGE_SIZE = 2
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser, features: Collection[str], together: str
+) -> None:
+    """A stub agent's ``--disable FEATURE`` over ``features`` (none: no flag), and ``--page-size``
+    where ``session/list`` is one of them; ``together``: what the help adds to "repeatable"."""
+    if features:
+        parser.add_argument(
+            "--disable",
+            action="append",
+            default=[],
+            choices=list(features),
+            metavar="FEATURE",
+            help="neither advertise nor serve FEATURE: its request answers -32601"
+            f" (repeatable; {together})",
+        )
+    if "list" in features:
+        parser.add_argument(
+            "--page-size",
+            type=int,
+            default=DEFAULT_PAGE_SIZE,
+            metavar="N",
+            help=f"sessions per page of session/list (default: {DEFAULT_PAGE_SIZE})",
+        )
+
+
+def page_size(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--page-size`` of ``args`` (the default where the flag is not offered); below 1 is an error."""
+    size: int = getattr(args, "page_size", DEFAULT_PAGE_SIZE)
+    if size < 1:
+        parser.error("argument --page-size: must be at least 1")
+    return size
 
 
 def _now() -> str:
