@@ -48,23 +48,24 @@ from click.testing import CliRunner
 
 from acpgen.cli import main
 
-#: The modules that take longest, longest first; the rest keep pytest's order after them.
+#: The modules that take longest (CPU, in a run of the whole suite), longest first; the rest keep
+#: pytest's order after them.
 LONGEST = (
-    "tests/workflow/test_loop_projects.py",
-    "tests/models/test_pydantic_models.py",
-    "tests/render/test_no_black.py",
-    "tests/models/test_corpus_models.py",
     "tests/models/test_models_roundtrip.py",
-    "tests/versions/test_negotiation.py",
+    "tests/workflow/test_loop_projects.py",
+    "tests/render/test_no_black.py",
     "tests/versions/test_several_versions.py",
-    "tests/versions/test_versions_per_schema.py",
     "tests/releases/test_releases_corpus.py",
+    "tests/models/test_pydantic_models.py",
     "tests/render/test_black_style.py",
-    "tests/workflow/test_badinput_errors.py",
-    "tests/runtime/test_remote_interop.py",
     "tests/workflow/test_pydantic_v2.py",
+    "tests/workflow/test_badinput_errors.py",
     "tests/diff/test_diff_corpus.py",
+    "tests/versions/test_versions_per_schema.py",
+    "tests/versions/test_negotiation.py",
+    "tests/runtime/test_remote_interop.py",
     "tests/docs/test_docs_flavours.py",
+    "tests/docs/test_quick_start.py",
     "tests/versions/test_version_rule_per_draft.py",
 )
 #: Modules one worker runs one after another: unit name -> modules. These build acpgen from the
