@@ -164,14 +164,7 @@ class TypedDispatcher:
                 return self._ext_notification(method, {} if params is None else params)
             logger.debug("%s: ignored notification %s: no handler", self._name, method)
             return _nothing()
-        handler, params_type = entry
-        try:  # decoded here rather than by _decode: a call less on every notification
-            value = self._decode_value(params_type, params)
-        except self._codec.error as exc:
-            details = self._invalid(method, params, exc).data
-            logger.warning("%s: dropped notification %s: %s", self._name, method, details)
-            return _nothing()
-        return handler(value)
+        return self._notified(method, entry, params)
 
     def notification_handler(self, method: str) -> Callable[[Any], Coroutine[Any, Any, None]]:
         """:meth:`handle_notification` of ``method`` as a function of the params alone: what
@@ -179,19 +172,24 @@ class TypedDispatcher:
         entry = self._notifications.get(method)
         if entry is None:
             return functools.partial(self.handle_notification, method)
+        return functools.partial(self._notified, method, entry)
+
+    def _notified(
+        self,
+        method: str,
+        entry: tuple[Callable[[Any], Coroutine[Any, Any, None]], Any],
+        params: Any,
+    ) -> Coroutine[Any, Any, None]:
+        """The coroutine of ``entry``'s handler with the decoded params (decoded here rather than
+        by _decode: a call less on every notification); nothing but a warning if they do not."""
         handler, params_type = entry
-        decode, error = self._decode_value, self._codec.error
-
-        def handle(params: Any) -> Coroutine[Any, Any, None]:
-            try:
-                value = decode(params_type, params)
-            except error as exc:
-                details = self._invalid(method, params, exc).data
-                logger.warning("%s: dropped notification %s: %s", self._name, method, details)
-                return _nothing()
-            return handler(value)
-
-        return handle
+        try:
+            value = self._decode_value(params_type, params)
+        except self._codec.error as exc:
+            details = self._invalid(method, params, exc).data
+            logger.warning("%s: dropped notification %s: %s", self._name, method, details)
+            return _nothing()
+        return handler(value)
 
 
 #: The highest ``ProtocolVersion`` (``uint16``).
