@@ -15,8 +15,13 @@ the three connections open for the whole run:
   notification's params, the tagged ``update`` and its content block, validated) and awaits its
   handler, which counts it.
 
-Run: ``make bench-receive`` (or ``python bench/bench_receive.py [--rounds N] [--lines N]``); needs
-orjson and msgspec. ``make bench`` prints these rows with the others.
+The generated clients run with tracing off (``connection.tracing = False``): the figures are of
+the JSON path, as a user has it who installs the fast extra without OpenTelemetry's API.
+``--tracing`` leaves tracing as the environment makes it (on where the API is importable, with no
+SDK configured: what tracing costs when nothing records).
+
+Run: ``make bench-receive`` (or ``python bench/bench_receive.py [--rounds N] [--lines N]
+[--tracing]``); needs orjson and msgspec. ``make bench`` prints these rows with the others.
 """
 
 from __future__ import annotations
@@ -122,7 +127,9 @@ class Client:
     prompt: Callable[[], Awaitable[Any]]
 
 
-async def run_generated(backend: str, lines: int, hold: Callable[[Client], Awaitable[None]]) -> None:
+async def run_generated(
+    backend: str, lines: int, hold: Callable[[Client], Awaitable[None]], tracing: bool = False
+) -> None:
     import acp_bindings as acp
     from acp_bindings import builders, models
 
@@ -134,6 +141,8 @@ async def run_generated(backend: str, lines: int, hold: Callable[[Client], Await
             client.received += 1
 
     async with acp.spawn_agent(Counter(), *_command(lines), env=_env(), json_backend=backend) as conn:
+        if not tracing:
+            conn.rpc.tracing = False
         await conn.agent.initialize(models.InitializeRequest(protocol_version=1))
         request = models.PromptRequest(session_id="bench", prompt=[builders.content_block.text("go")])
 
@@ -200,7 +209,7 @@ async def _cpu_per_line(client: Client, lines: int) -> float:
     return (time.process_time() - start) * 1e6 / lines
 
 
-async def measure(rounds: int, lines: int) -> dict[str, Figure]:
+async def measure(rounds: int, lines: int, tracing: bool = False) -> dict[str, Figure]:
     clients: dict[str, Client] = {}
     done = asyncio.Event()
     ready: list[asyncio.Future[None]] = []
@@ -219,8 +228,8 @@ async def measure(rounds: int, lines: int) -> dict[str, Figure]:
         return hold
 
     runs = [
-        asyncio.ensure_future(run_generated("json", lines, holder(STDLIB))),
-        asyncio.ensure_future(run_generated("auto", lines, holder(FAST))),
+        asyncio.ensure_future(run_generated("json", lines, holder(STDLIB), tracing)),
+        asyncio.ensure_future(run_generated("auto", lines, holder(FAST), tracing)),
         asyncio.ensure_future(run_msgspec(lines, holder(MSGSPEC))),
     ]
     try:
@@ -258,12 +267,13 @@ def main() -> None:
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
     parser.add_argument("--lines", type=int, default=LINES, help="update lines per prompt (default %(default)s)")
+    parser.add_argument("--tracing", action="store_true", help="leave tracing on where OpenTelemetry's API is importable")
     args = parser.parse_args()
     if args.serve is not None:
         return serve(args.serve)
-    figures = asyncio.run(measure(args.rounds, args.lines))
+    figures = asyncio.run(measure(args.rounds, args.lines, args.tracing))
     print(f"{sys.version.split()[0]}: client receive path, CPU per agent_message_chunk line, {args.lines} lines,")
-    print(f"median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
+    print(f"tracing {'as the environment makes it' if args.tracing else 'off'}, median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
     for name, figure in figures.items():
         print(f"  {name:<8} {figure.median:7.3f} us ±{figure.spread * 100:3.0f}%")
     msgspec, stdlib, fast = figures[MSGSPEC].median, figures[STDLIB].median, figures[FAST].median

@@ -13,7 +13,10 @@ median of interleaved rounds:
   ``encode_text(value)``); the row shows the fast path costs the send path nothing;
 * ``msgspec``: a hand-written asyncio writer that encodes msgspec Structs and writes each line.
 
-Run: ``python bench/bench_send.py [--rounds N] [--lines N]``; needs msgspec.
+The generated agents run with tracing off (``connection.tracing = False``): the figures are of the
+JSON path; ``--tracing`` leaves tracing as the environment makes it (see ``bench_receive``).
+
+Run: ``python bench/bench_send.py [--rounds N] [--lines N] [--tracing]``; needs msgspec.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ async def _sink() -> Any:
     return await asyncio.create_subprocess_exec(*DRAIN, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
 
 
-async def measure(rounds: int, lines: int) -> dict[str, Figure]:
+async def measure(rounds: int, lines: int, tracing: bool = False) -> dict[str, Figure]:
     import acp_bindings as acp
     from acp_bindings import models
     from acp_bindings._codec import decode
@@ -58,6 +61,8 @@ async def measure(rounds: int, lines: int) -> dict[str, Figure]:
     generated_sink, fast_sink, msgspec_sink = await _sink(), await _sink(), await _sink()
     conn = acp.AgentSideConnection(acp.Agent(), generated_sink.stdout, generated_sink.stdin)
     fast_conn = acp.AgentSideConnection(acp.Agent(), fast_sink.stdout, fast_sink.stdin, json_backend="auto")
+    if not tracing:
+        conn.rpc.tracing = fast_conn.rpc.tracing = False
     encode = msgspec.json.Encoder().encode
     stdin = msgspec_sink.stdin
 
@@ -109,10 +114,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
     parser.add_argument("--lines", type=int, default=LINES, help="update lines per round (default %(default)s)")
+    parser.add_argument("--tracing", action="store_true", help="leave tracing on where OpenTelemetry's API is importable")
     args = parser.parse_args()
-    figures = asyncio.run(measure(args.rounds, args.lines))
+    figures = asyncio.run(measure(args.rounds, args.lines, args.tracing))
     print(f"{sys.version.split()[0]}: agent send path, CPU per agent_message_chunk line, {args.lines} lines,")
-    print(f"median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
+    print(f"tracing {'as the environment makes it' if args.tracing else 'off'}, median of {args.rounds} interleaved rounds (± spread: slowest - fastest)")
     for name, figure in figures.items():
         print(f"  {name:<8} {figure.median:7.3f} us ±{figure.spread * 100:3.0f}%")
     msgspec = figures["msgspec"].median

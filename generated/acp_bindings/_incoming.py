@@ -266,13 +266,18 @@ class Incoming:
                 _, method, params = queue[0]
                 try:
                     tracing = self._tracing
-                    if tracing is None or (carried := tracing.extracted(params)) is None:
+                    if (
+                        tracing is not None
+                        and params.__class__ is dict
+                        and "_meta" in params  # a call to read the context only where it may be
+                        and (carried := tracing.extracted(params)) is not None
+                    ):
+                        await tracing.notified(handle, method, params, carried)
+                    else:
                         handler = handlers.get(method)
                         if handler is None:
                             handler = self._notification_handler(method)
                         await handler(params)
-                    else:
-                        await tracing.notified(handle, method, params, carried)
                 except Exception:
                     logger.exception("%s: notification handler for %s failed", self._name, method)
                 finally:
