@@ -100,16 +100,15 @@ class Connection(Incoming):
                 "json_backend must be 'json', 'orjson', 'msgspec' or 'auto', "
                 f"got {json_backend!r}"
             )
-        self._fast_decode: FastReader | None = None
+        fast: FastReader | None = None
         for fast_reader in readers.get(json_backend, []):
             try:
-                self._fast_decode = fast_reader()
+                fast = fast_reader()
                 break
             except ImportError:  # not installed: "auto" tries the next; else it is an error
                 if json_backend != "auto":
                     raise
         # the fast reader's parts, read by message_received without a call in between
-        fast = self._fast_decode
         self._fast_loads = None if fast is None else fast.loads
         self._fast_errors: tuple[type[Exception], ...] = () if fast is None else fast.errors
         self._fast_check_from = 0 if fast is None else fast.check_from

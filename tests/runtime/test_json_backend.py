@@ -155,7 +155,7 @@ def test_auto_reads_with_msgspec_else_orjson_where_importable_and_the_standard_l
         "    (r, w), (pr, pw) = _rpc.memory_pipe()\n"
         "    connection = acp.AgentSideConnection(acp.Agent(), r, w, json_backend='auto')\n"
         "    pw.write(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"_x\"}\\n')\n"
-        "    print(connection.rpc._fast_decode is not None, 'msgspec' in sys.modules, 'orjson' in sys.modules,"
+        "    print(connection.rpc._fast_loads is not None, 'msgspec' in sys.modules, 'orjson' in sys.modules,"
         " (await pr.readline()).decode().strip())\n"
         "    await connection.close()\n"
         "asyncio.run(main())\n"
