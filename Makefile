@@ -24,7 +24,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
+.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -118,6 +118,11 @@ bench-remote: $(TEST_STAMP)
 # else orjson) and a hand-written msgspec client, interleaved in one run.
 bench-receive: $(TEST_STAMP)
 	$(BIN)/python bench/bench_receive.py
+
+# The same clients in instructions per line under callgrind (needs valgrind): steady where CPU time
+# on a shared machine is not.
+bench-receive-instructions: $(TEST_STAMP)
+	$(BIN)/python bench/bench_receive_instructions.py
 
 # An agent's send path, CPU per streamed update line: the stdlib path, the fast path (the same
 # writer) and a hand-written msgspec writer, interleaved in one run.
