@@ -40,7 +40,19 @@ def _cache_bytecode() -> None:
     sys.dont_write_bytecode = False
 
 
+def _share_outputs() -> None:
+    """Give the run a folder of generated packages its workers share (see ``support.run_cache``);
+    the process that made it removes it at exit. A nested run (the sdist's own suite) uses its
+    parent's: its outputs are keyed by its own copy of acpgen."""
+    if os.environ.get("ACPGEN_TESTS_OUTPUTS"):  # a worker, or a nested run
+        return
+    folder = tempfile.mkdtemp(prefix="acpgen-outputs-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["ACPGEN_TESTS_OUTPUTS"] = folder  # support.run_cache.FOLDER: support is not imported yet
+
+
 _cache_bytecode()
+_share_outputs()
 
 import pytest
 import support  # noqa: F401  (generates the fresh bindings and puts them on sys.path before collection)

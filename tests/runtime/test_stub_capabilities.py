@@ -25,9 +25,10 @@ import pytest
 from support import BINDINGS, CORPUS, write_package
 from support.conformance import Peer
 from support.flavours import PYDANTIC_PACKAGE, pydantic_folder
+from support.run_cache import generated_files
 from support.versions import env_for
 
-from acpgen.pipeline import Options, generate
+from acpgen.pipeline import Options
 
 METHOD_NOT_FOUND, INVALID_PARAMS, AUTH_REQUIRED = -32601, -32602, -32000
 _FOLDER = Path(tempfile.mkdtemp(prefix="acpgen-stub-matrix-"))
@@ -35,7 +36,7 @@ atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
 #: The older releases the matrix runs on, by the package generated from each.
 OLDER = {"acp_v0_13_6": CORPUS / "v0.13.6--schema.json", "acp_v0_4_1": CORPUS / "v0.4.1--schema.json"}
 for _name, _schema in OLDER.items():
-    write_package(generate(Options(schema=_schema, package=_name)).files, _FOLDER / _name)
+    write_package(generated_files(Options(schema=_schema, package=_name)), _FOLDER / _name)
 #: The packages: the bundled schema's in both flavours of models, and the older releases'.
 PACKAGES = {"acp_bindings": BINDINGS, PYDANTIC_PACKAGE: pydantic_folder(), **{name: _FOLDER / name for name in OLDER}}
 

@@ -2,8 +2,9 @@
 
 The tests never import the committed ``generated/`` folder: :data:`BINDINGS` is the bundled
 schema's package generated afresh from the source templates and runtime modules, once per test
-session, so an edit to acpgen is seen by every test at once. (``make check`` and
-``tests/workflow/test_generate.py`` hold ``generated/`` to the same bytes.)
+run (its workers share it: :mod:`support.run_cache`), so an edit to acpgen is seen by every test
+at once. (``make check`` and ``tests/workflow/test_generate.py`` hold ``generated/`` to the same
+bytes.)
 
 Submodules: :mod:`support.runtime` (processes, raw peers, async tests), :mod:`support.model_instances`
 (hypothesis strategies from the type model), :mod:`support.schema_instances` (instances from the
@@ -48,7 +49,9 @@ def _fresh_bindings() -> Path:
     temporary folder that lives as long as the test session."""
     folder = Path(tempfile.mkdtemp(prefix="acpgen-tests-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    write_package(generate(Options()).files, folder)
+    from .run_cache import generated_files
+
+    write_package(generated_files(Options()), folder)
     return folder
 
 

@@ -20,8 +20,9 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-from acpgen.pipeline import Options, generate
+from acpgen.pipeline import Options
 from support import BINDINGS, bindings, write_package
+from support.run_cache import generated_files
 
 PYDANTIC_PACKAGE = "acp_pydantic"
 #: The flavours of the models (``--models``).
@@ -33,7 +34,7 @@ def pydantic_folder() -> Path:
     """The folder holding the freshly generated ``acp_pydantic`` package; on ``sys.path``."""
     folder = Path(tempfile.mkdtemp(prefix="acpgen-pydantic-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    write_package(generate(Options(package=PYDANTIC_PACKAGE, models="pydantic")).files, folder)
+    write_package(generated_files(Options(package=PYDANTIC_PACKAGE, models="pydantic")), folder)
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
     return folder
@@ -61,7 +62,7 @@ def pydantic_as_bindings() -> Path:
     ``acp_bindings`` (not on this process's ``sys.path``: the dataclass one is)."""
     folder = Path(tempfile.mkdtemp(prefix="acpgen-pydantic-bindings-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    write_package(generate(Options(models="pydantic")).files, folder)
+    write_package(generated_files(Options(models="pydantic")), folder)
     return folder
 
 

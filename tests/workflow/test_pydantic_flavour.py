@@ -11,6 +11,7 @@ import sys
 
 from support import DATA, ROOT, docs, one_error_line
 from support.flavours import PYDANTIC_PACKAGE, pydantic_folder
+from support.run_cache import generated_files
 
 from acpgen.pipeline import Options, generate
 
@@ -118,7 +119,7 @@ def test_the_documented_example_runs_on_a_pydantic_package(tmp_path):
 
     code = FLAVOUR_EXAMPLE
     assert "--models pydantic" in code.text
-    write_package(generate(Options(models="pydantic")).files, tmp_path)
+    write_package(generated_files(Options(models="pydantic")), tmp_path)
     (tmp_path / "example.py").write_text(code.text)
     result = subprocess.run([sys.executable, "example.py"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0, result.stderr
