@@ -28,6 +28,8 @@ def _string_literal(text: str) -> str:
     if literal[0] == '"' or text.count('"') > text.count("'"):
         return literal
     body = literal[1:-1]
+    if "\\" not in body and '"' not in body:  # most: nothing to change but the quotes
+        return '"' + body + '"'
     out = []
     index = 0
     while index < len(body):

@@ -4,6 +4,7 @@ the delimiters a line inside brackets is split at: what :mod:`.layout` splits li
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -28,7 +29,62 @@ class Token:
 
 
 def line_tokens(text: str) -> list[Token]:
-    """``text``'s tokens with their bracket depth; :class:`Unfitted` when it does not tokenize."""
+    """``text``'s tokens with their bracket depth; :class:`Unfitted` when it does not tokenize.
+
+    A line of names, numbers, plain strings, operators and brackets (all but a few of the lines
+    the layout reads) is read by one regular expression; any other (an f-string, a triple quote,
+    a bracket left open or closed too often, a character the expression does not know) by
+    :mod:`tokenize`, which the expression gives the same tokens as where it reads a line at all
+    (``tests/render/test_tokens.py`` holds them to it). ``tokenize`` is pure Python: it was a third
+    of generating a package."""
+    tokens = _simple_tokens(text)
+    return tokens if tokens is not None else _tokenized(text)
+
+
+#: One token of a simple line, after its spaces: a comment, a plain string (no f-string, no
+#: triple quote), a number, a name or an operator.
+_SIMPLE = re.compile(
+    r"""[ \t\f]*(?:
+      (?P<comment>\#[^\r\n]*)
+    | (?P<string>(?:[rRbBuU]|[rR][bB]|[bB][rR])?(?:"[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"|'[^'\\\n\r]*(?:\\.[^'\\\n\r]*)*'))
+    | (?P<number>(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][-+]?\d(?:_?\d)*)?[jJ]?)
+    | (?P<name>\w+)
+    | (?P<op>\*\*=|//=|>>=|<<=|\.\.\.|->|:=|!=|%=|&=|\*\*|\*=|\+=|-=|//|/=|<<|<=|==|>=|>>|@=|\^=|\|=|[-+*/%&|^~<>=.,:;@()\[\]{}])
+    )""",
+    re.VERBOSE,
+)
+
+
+def _simple_tokens(text: str) -> list[Token] | None:
+    """The tokens of ``text`` by :data:`_SIMPLE`; None where :func:`_tokenized` must read it."""
+    if '"""' in text or "'''" in text or text != text.rstrip():
+        return None
+    tokens: list[Token] = []
+    depth, at = 0, 0
+    while at < len(text):
+        match = _SIMPLE.match(text, at)
+        if match is None or match.lastgroup is None:
+            return None  # a character no token starts with: tokenize's error, or its business
+        kind, word, start, at = match.lastgroup, match.group(match.lastgroup), match.start(match.lastgroup), match.end()
+        after = text[at : at + 1]
+        if kind == "name" and (not word.isidentifier() or after in ("'", '"')):
+            return None  # a name a digit starts, or a string's prefix (f"...")
+        if kind in ("number", "string") and (after.isalnum() or after in ("_", ".", "'", '"')):
+            return None  # ``1if``, ``1.real``, ``"a""b"``
+        if kind == "number" and word[0] == "0" and word[1:2] not in ("", ".", "e", "E", "j", "J"):
+            return None  # ``007``: no Python 3 integer
+        if word in CLOSE:
+            depth -= 1
+            if depth < 0:
+                return None
+        tokens.append(Token(word, start, at, depth))
+        if word in OPEN:
+            depth += 1
+    return tokens if depth == 0 else None
+
+
+def _tokenized(text: str) -> list[Token]:
+    """``text``'s tokens with their bracket depth, as :mod:`tokenize` reads them."""
     try:
         found = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.string and t.type not in SKIP]
     except (tokenize.TokenError, SyntaxError) as exc:

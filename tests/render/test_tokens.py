@@ -1,0 +1,76 @@
+"""The layout's tokens: one regular expression reads the lines it can, :mod:`tokenize` the rest,
+and both give the same tokens (text, offsets, bracket depth) for every line they both read."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from support import CORPUS, ROOT
+from support.run_cache import generated_files
+
+from acpgen.pipeline import Options, generate
+from acpgen.render import tokens as tokens_module
+from acpgen.render.tokens import Unfitted, _simple_tokens, _tokenized, line_tokens
+
+#: Lines where the expression must give way to tokenize, or agree with it on an edge.
+EDGES = [
+    'x = f"{a}" + "b"', "x = rf'{a}'", 'x = """doc"""', "x = '''doc'''", "call(a, b", "a)", "x = (1, 2))",
+    "x = 007", "x = 0x1F + 1", "x = 1_000.5e-3j", "x = 1.real", "x = 1if y else 2", 'x = "a" "b"', 'x = "a""b"',
+    'x = b"\\x00" + rb"\\d" + u"\\u00e9"', "x = ur'a'", "x = 'it\\'s' + \"say \\\"hi\\\"\"", "x = 'open",
+    "x = a²", "x = café(1)", "x = a $ b", "x = a ! b", "x = a @= b; y **= 2; z //= 3; w >>= 1; v <<= 2",
+    "x = [*a, **b] if a := c else ...", "def f(a, /, *, b) -> None: pass  # a comment (with brackets",
+    "x = 1  ", "\tx = {1: 2}", "    return (yield)", "x = a.b.c(d)[e]{f}", "x = -1 + ~2 ^ 3 | 4 & 5 % 6",
+    "x = 1 \\", "", "# only a comment", "x = 'a' # trailing",
+]
+
+
+@functools.cache
+def generated_lines() -> tuple[str, ...]:
+    """Every line, and every line stripped, of a spread of generated packages."""
+    lines: set[str] = set()
+    for options in (Options(), Options(models="pydantic"), Options(schema=CORPUS / "v0.0.33--schema.json"),
+                    Options(schema=CORPUS / "v1.7.0--v2-schema.unstable.json")):
+        for path, text in generated_files(options).items():
+            if path.endswith(".py"):
+                lines.update(line for raw in text.split("\n") for line in (raw, raw.strip()))
+    return tuple(sorted(lines))
+
+
+def source_lines() -> list[str]:
+    """Every line of acpgen's and the tests' own Python."""
+    files = sorted([*(ROOT / "acpgen").rglob("*.py"), *(ROOT / "tests").rglob("*.py")])
+    return sorted({line for f in files for line in Path(f).read_text(encoding="utf-8").split("\n")})
+
+
+def tokens_or_error(read, line: str):  # type: ignore[no-untyped-def]
+    try:
+        return read(line)
+    except Unfitted:
+        return "Unfitted"
+
+
+@pytest.mark.parametrize("lines", [EDGES, "generated", "source"])
+def test_the_expression_gives_tokenizes_tokens(lines):
+    lines = {"generated": generated_lines, "source": source_lines}[lines]() if isinstance(lines, str) else lines
+    differ = [line for line in lines if tokens_or_error(line_tokens, line) != tokens_or_error(_tokenized, line)]
+    assert differ == []
+
+
+def test_the_expression_reads_most_lines_the_layout_reads(monkeypatch):
+    read, given_way = [], []
+
+    def simple(line: str):  # type: ignore[no-untyped-def]
+        tokens = _simple_tokens(line)
+        (read if tokens is not None else given_way).append(line)
+        return tokens
+
+    monkeypatch.setattr(tokens_module, "_simple_tokens", simple)
+    generate(Options())
+    monkeypatch.undo()
+    assert len(read) > 1000 and len(read) > 0.9 * (len(read) + len(given_way))
+    lines = read + given_way
+    assert [tokens_or_error(line_tokens, line) for line in lines] == [tokens_or_error(_tokenized, line) for line in lines]
+    assert set(EDGES) - {line for line in EDGES if _simple_tokens(line) is not None} >= {
+        'x = f"{a}" + "b"', 'x = """doc"""', "call(a, b", "a)", "x = 007", "x = a²", "x = 1  "}
