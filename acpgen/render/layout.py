@@ -147,14 +147,14 @@ def inside(indent: int, text: str) -> list[str]:
     return _split_last_bracket(indent, text, tokens)
 
 
-def _is_parameter(tokens: list[Token]) -> bool:
+def _is_parameter(tokens: Sequence[Token]) -> bool:
     """Whether the tokens are a parameter with an annotation (``name: T = default,``), not a
     dict comprehension's ``key: value for ...``."""
     return (len(tokens) > 2 and tokens[0].text.isidentifier() and not keyword.iskeyword(tokens[0].text)
             and tokens[1].text == ":" and not any(t.text == "for" and not t.depth for t in tokens))
 
 
-def _ternary_value(tokens: list[Token]) -> int | None:
+def _ternary_value(tokens: Sequence[Token]) -> int | None:
     """Where a one-item line's conditional expression starts when it is a dict entry's value or a
     keyword argument's (``"key": a if b else c,``): black wraps such a value in invisible
     parentheses. None for any other line."""
@@ -168,7 +168,7 @@ def _ternary_value(tokens: list[Token]) -> int | None:
     return start if any(t.text == "else" for i, t in top if i > start) else None
 
 
-def _parameter(indent: int, text: str, tokens: list[Token]) -> list[str]:
+def _parameter(indent: int, text: str, tokens: Sequence[Token]) -> list[str]:
     """``name: annotation = default,`` on a line of its own: black puts the annotation in
     invisible parentheses (:func:`statement`)."""
     equals = next((i for i, t in enumerate(tokens) if t.depth == 0 and t.text == "="), None)
@@ -177,7 +177,7 @@ def _parameter(indent: int, text: str, tokens: list[Token]) -> list[str]:
     return statement(indent, text[: tokens[1].end] + " ", text[tokens[1].end : end].strip(), tail)
 
 
-def _split_last_bracket(indent: int, text: str, tokens: list[Token]) -> list[str]:
+def _split_last_bracket(indent: int, text: str, tokens: Sequence[Token]) -> list[str]:
     """black's right-hand split of a line inside brackets: at its last bracket pair, unless the
     line before it is too long and an earlier bracket pair (one of the trailers black tries to
     omit, see :func:`_trailer_pairs`) leaves a first line that fits; else at the last pair, its
@@ -195,7 +195,7 @@ def _split_last_bracket(indent: int, text: str, tokens: list[Token]) -> list[str
     return _split_at(indent, text, tokens, open_, close, _split_head(indent, pad + text[: tokens[open_].end]))
 
 
-def _split_at(indent: int, text: str, tokens: list[Token], open_: int, close: int, first: list[str]) -> list[str]:
+def _split_at(indent: int, text: str, tokens: Sequence[Token], open_: int, close: int, first: list[str]) -> list[str]:
     body, tail = text[tokens[open_].end : tokens[close].start], text[tokens[close].start :]
     lines = list(first)
     lines += _bracket_body(indent + 4, body.strip(), collection=tokens[open_].text != "(" and _is_display(tokens, open_))
@@ -203,7 +203,7 @@ def _split_at(indent: int, text: str, tokens: list[Token], open_: int, close: in
     return lines
 
 
-def _trailer_pairs(indent: int, text: str, tokens: list[Token]) -> list[tuple[int, int]]:
+def _trailer_pairs(indent: int, text: str, tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """The top-level bracket pairs black's right-hand split tries, last first (its
     ``generate_trailers_to_omit``): the last pair, then each earlier non-empty one while the text
     from it to the end fits on a line, up to one after a trailing comma."""
@@ -223,7 +223,7 @@ def _trailer_pairs(indent: int, text: str, tokens: list[Token]) -> list[tuple[in
     return pairs
 
 
-def _is_display(tokens: list[Token], open_: int) -> bool:
+def _is_display(tokens: Sequence[Token], open_: int) -> bool:
     """Whether the bracket at ``open_`` starts a list, set or dict display, not a subscript."""
     if open_ == 0:
         return True
@@ -240,7 +240,7 @@ def _bracket_body(indent: int, body: str, *, collection: bool = False) -> list[s
     return inside(indent, body)
 
 
-def _top_level_items(text: str, tokens: list[Token]) -> list[str]:
+def _top_level_items(text: str, tokens: Sequence[Token]) -> list[str]:
     items, begin = [], 0
     for token in tokens:
         if token.text == "," and token.depth == 0:
@@ -364,7 +364,7 @@ def _assigns_to_brackets(head: str) -> bool:
     return any(c in target for c in "([{") or ":" in target
 
 
-def _can_omit_parentheses(indent: int, tokens: list[Token], delimiters: dict[int, int]) -> bool:
+def _can_omit_parentheses(indent: int, tokens: Sequence[Token], delimiters: dict[int, int]) -> bool:
     """black's ``can_omit_invisible_parens`` for a value alone: no delimiter, a single dot, or one
     delimiter and a last bracket pair whose opening fits (or that follows other brackets)."""
     if not delimiters:
@@ -385,6 +385,6 @@ def _can_omit_parentheses(indent: int, tokens: list[Token], delimiters: dict[int
     return 4 * (indent // 4 + 1) + tokens[open_].end <= LINE_LENGTH
 
 
-def _opening(tokens: list[Token], close: int) -> int:
+def _opening(tokens: Sequence[Token], close: int) -> int:
     depth = tokens[close].depth
     return max(i for i in range(close) if tokens[i].text in OPEN and tokens[i].depth == depth)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import tokenize
+from collections.abc import Sequence
 
 from .layout import (
     LINE_LENGTH,
@@ -123,11 +124,11 @@ def logical_line(indent: int, text: str) -> list[str]:
     return _split_last_bracket(indent, text, tokens)
 
 
-def _top_level(tokens: list[Token], wanted) -> int | None:  # type: ignore[no-untyped-def]
+def _top_level(tokens: Sequence[Token], wanted) -> int | None:  # type: ignore[no-untyped-def]
     return next((i for i, t in enumerate(tokens) if t.depth == 0 and wanted(t)), None)
 
 
-def _def(indent: int, text: str, tokens: list[Token]) -> list[str]:
+def _def(indent: int, text: str, tokens: Sequence[Token]) -> list[str]:
     """black's left-hand split of a ``def``: at its first bracket; the parameters together on a
     line when they fit, else one a line with a trailing comma."""
     open_ = next(i for i, t in enumerate(tokens) if t.text == "(")

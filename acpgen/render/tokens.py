@@ -3,9 +3,11 @@ the delimiters a line inside brackets is split at: what :mod:`.layout` splits li
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -28,8 +30,10 @@ class Token:
     depth: int  # brackets open before it (an opening bracket counts itself out)
 
 
-def line_tokens(text: str) -> list[Token]:
+@functools.lru_cache(maxsize=4096)
+def line_tokens(text: str) -> tuple[Token, ...]:
     """``text``'s tokens with their bracket depth; :class:`Unfitted` when it does not tokenize.
+    The layout reads many a line twice (a whole line, then its bracket's body): each is read once.
 
     A line of names, numbers, plain strings, operators and brackets (all but a few of the lines
     the layout reads) is read by one regular expression; any other (an f-string, a triple quote,
@@ -38,7 +42,7 @@ def line_tokens(text: str) -> list[Token]:
     (``tests/render/test_tokens.py`` holds them to it). ``tokenize`` is pure Python: it was a third
     of generating a package."""
     tokens = _simple_tokens(text)
-    return tokens if tokens is not None else _tokenized(text)
+    return tuple(tokens if tokens is not None else _tokenized(text))
 
 
 #: One token of a simple line, after its spaces: a comment, a plain string (no f-string, no
@@ -102,7 +106,7 @@ def _tokenized(text: str) -> list[Token]:
 SKIP = {tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
 
 
-def delimiter_priorities(tokens: list[Token]) -> dict[int, int]:
+def delimiter_priorities(tokens: Sequence[Token]) -> dict[int, int]:
     """The priority of each top-level delimiter, keyed by the index of the token a line ends
     after (a comma; for the others, the token before them), as black's BracketTracker does."""
     found: dict[int, int] = {}
