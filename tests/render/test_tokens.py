@@ -46,7 +46,7 @@ def source_lines() -> list[str]:
 
 def tokens_or_error(read, line: str):  # type: ignore[no-untyped-def]
     try:
-        return read(line)
+        return list(read(line))
     except Unfitted:
         return "Unfitted"
 
@@ -67,9 +67,10 @@ def test_the_expression_reads_most_lines_the_layout_reads(monkeypatch):
         return tokens
 
     monkeypatch.setattr(tokens_module, "_simple_tokens", simple)
+    line_tokens.cache_clear()  # each line is read once, then kept
     generate(Options())
     monkeypatch.undo()
-    assert len(read) > 1000 and len(read) > 0.9 * (len(read) + len(given_way))
+    assert len(read) > 500 and len(read) > 0.9 * (len(read) + len(given_way))
     lines = read + given_way
     assert [tokens_or_error(line_tokens, line) for line in lines] == [tokens_or_error(_tokenized, line) for line in lines]
     assert set(EDGES) - {line for line in EDGES if _simple_tokens(line) is not None} >= {
