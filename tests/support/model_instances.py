@@ -38,9 +38,12 @@ class InstanceStrategies:
     def __init__(self, document: dict[str, Any], max_depth: int = 5) -> None:
         self.defs: dict[str, Any] = document.get("$defs", {})
         self.max_depth = max_depth
+        #: (``$ref``, depth) -> its strategy: built once, so a type many others refer to is one
+        #: strategy whose properties hypothesis works out once, not one per place it is used.
+        self._refs: dict[tuple[str, int], st.SearchStrategy[Any]] = {}
 
     def for_def(self, name: str) -> st.SearchStrategy[Any]:
-        return self.node(self.defs[name], 0)
+        return self.node({"$ref": f"#/$defs/{name}"}, 0)
 
     def resolve(self, ref: str) -> Any:
         return self.defs[ref.split("/")[-1]]
@@ -97,7 +100,10 @@ class InstanceStrategies:
         if node is True or node == {} or (isinstance(node, dict) and not {k for k in node if not k.startswith("x-")} - {"description", "title"}):
             return any_json
         if "$ref" in node and len(node) == 1:
-            return self.node(self.resolve(node["$ref"]), depth)
+            key = (node["$ref"], depth)
+            if key not in self._refs:
+                self._refs[key] = self.node(self.resolve(node["$ref"]), depth)
+            return self._refs[key]
         if "const" in node:
             return st.just(node["const"])
         if "enum" in node:
