@@ -60,25 +60,31 @@ from click.testing import CliRunner
 
 from acpgen.cli import main
 
-#: The modules that take longest (CPU, in a run of the whole suite), longest first; the rest keep
-#: pytest's order after them.
+#: The modules that take longest (wall time in a run of the whole suite, 2 cores), longest first;
+#: the rest keep pytest's order after them. A module of :data:`SAME_WORKER` stands for its unit.
 LONGEST = (
     "tests/models/test_models_roundtrip.py",
     "tests/workflow/test_loop_projects.py",
-    "tests/render/test_no_black.py",
     "tests/versions/test_several_versions.py",
     "tests/releases/test_releases_corpus.py",
-    "tests/models/test_pydantic_models.py",
     "tests/render/test_black_style.py",
-    "tests/workflow/test_pydantic_v2.py",
-    "tests/workflow/test_badinput_errors.py",
+    "tests/workflow/test_workflow_ci.py",
+    "tests/render/test_no_black.py",
+    "tests/models/test_pydantic_models.py",
     "tests/diff/test_diff_corpus.py",
     "tests/versions/test_versions_per_schema.py",
-    "tests/versions/test_negotiation.py",
+    "tests/workflow/test_badinput_errors.py",
+    "tests/workflow/test_pydantic_v2.py",
+    "tests/docs/test_quick_start.py",
     "tests/runtime/test_remote_interop.py",
     "tests/docs/test_docs_flavours.py",
-    "tests/docs/test_quick_start.py",
+    "tests/versions/test_negotiation.py",
+    "tests/versions/test_remote_versions.py",
+    "tests/models/test_models_static.py",
     "tests/versions/test_version_rule_per_draft.py",
+    "tests/versions/test_versions_tools.py",
+    "tests/workflow/test_pydantic_flavour.py",
+    "tests/models/test_pydantic_leniency.py",
 )
 #: Modules one worker runs one after another: unit name -> modules. These build acpgen from the
 #: checkout itself, where pip and setuptools write ``build/`` and ``acpgen.egg-info/``.

@@ -26,22 +26,27 @@ EDGES = [
 ]
 
 
+def worth_reading(line: str) -> bool:
+    """A line with more than names and operators in it: a bracket, a string, a number."""
+    return any(c in line for c in "([{'\"#0123456789")
+
+
 @functools.cache
 def generated_lines() -> tuple[str, ...]:
-    """Every line, and every line stripped, of a spread of generated packages."""
+    """Every line (stripped, as the layout reads it) of a spread of generated packages."""
     lines: set[str] = set()
     for options in (Options(), Options(models="pydantic"), Options(schema=CORPUS / "v0.0.33--schema.json"),
                     Options(schema=CORPUS / "v1.7.0--v2-schema.unstable.json")):
         for path, text in generated_files(options).items():
             if path.endswith(".py"):
-                lines.update(line for raw in text.split("\n") for line in (raw, raw.strip()))
+                lines.update(line.strip() for line in text.split("\n") if worth_reading(line))
     return tuple(sorted(lines))
 
 
 def source_lines() -> list[str]:
-    """Every line of acpgen's and the tests' own Python."""
+    """Every line of acpgen's and the tests' own Python, as it is (indented)."""
     files = sorted([*(ROOT / "acpgen").rglob("*.py"), *(ROOT / "tests").rglob("*.py")])
-    return sorted({line for f in files for line in Path(f).read_text(encoding="utf-8").split("\n")})
+    return sorted({line for f in files for line in Path(f).read_text(encoding="utf-8").split("\n") if worth_reading(line)})
 
 
 def tokens_or_error(read, line: str):  # type: ignore[no-untyped-def]
