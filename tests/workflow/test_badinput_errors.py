@@ -11,9 +11,17 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from support import BUNDLED, bundled_document, mini_schema, one_error_line, tree
+from support import (
+    BUNDLED,
+    bundled_document,
+    mini_schema,
+    one_error_line,
+    tree,
+    write_package,
+)
 
 from acpgen.cli import main
+from acpgen.pipeline import Options, generate
 
 MAX_DEPTH = 64  # acpgen.schema.depth.MAX_DEPTH; a test below holds the two equal
 
@@ -368,10 +376,9 @@ def test_a_method_whose_id_meets_the_generated_classes_internals_still_works(tmp
 
 
 def generate_and_import_all(schema, out, check: str = "") -> subprocess.CompletedProcess[str]:
-    """Generate with the CLI in a fresh process, then import every module of the package."""
-    made = subprocess.run([sys.executable, "-m", "acpgen", "generate", "--schema", str(schema), "--out", str(out)],
-                          check=False, capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
+    """Generate (here: the CLI's own runs are the other tests'), then import every module of the
+    package in a fresh process."""
+    write_package(generate(Options(schema=schema)).files, out)
     modules = sorted(p.stem for p in (out / "acp_bindings").glob("*.py") if p.stem != "__init__")
     code = "import acp_bindings\n" + "".join(f"import acp_bindings.{m}\n" for m in modules) + check + (
         "from acp_bindings import *\n"
