@@ -19,8 +19,9 @@ def interpreters() -> dict[tuple[int, int], str]:
     candidates += [found for minor in range(10, 20) if (found := shutil.which(f"python3.{minor}"))]
     found: dict[tuple[int, int], str] = {}
     for path in candidates:
-        if not re.fullmatch(r"python3\.\d+", Path(path).name):
-            continue
+        named = re.fullmatch(r"python3\.(\d+)", Path(path).name)
+        if not named or int(named[1]) < 10 or (3, int(named[1])) in found:
+            continue  # not one, too old by its name, or that version found already: no process to start
         probe = subprocess.run([path, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
                                text=True, check=False)
         if probe.returncode == 0:
