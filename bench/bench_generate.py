@@ -3,7 +3,9 @@
 Baseline: datamodel-code-generator producing only the dataclass models for the same schema
 (`--output-model-type dataclasses.dataclass`, black formatting). Every command runs as its own
 process, the way a user runs it, so interpreter start-up and imports count on both sides. Runs are
-interleaved and each figure is the median of --repeat runs.
+interleaved and each figure is the median of --repeat runs. The last row is the library's case:
+``generate()`` again in a process that has run it (``PYTHONPATH=<another checkout>`` times that
+checkout's acpgen, for a before and after).
 
     python bench/bench_generate.py [--repeat N] [--schema FILE]      (or: make bench-generate)
 """
@@ -34,6 +36,20 @@ def timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> floa
     return elapsed
 
 
+#: Time ``generate()`` of the schema ``argv[1]`` ``argv[2]`` times, in one process after a first run.
+IN_PROCESS = """
+import sys, time
+from pathlib import Path
+from acpgen.pipeline import Options, generate
+options = Options(schema=Path(sys.argv[1]))
+generate(options)
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    generate(options)
+    print(time.perf_counter() - start)
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -47,7 +63,7 @@ def main() -> None:
         "--output-model-type", "dataclasses.dataclass", "--formatters", "black", "--output", "models.py",
     ]
     times: dict[str, list[float]] = {
-        "baseline": [], "cold": [], "first": [], "user": [], "warm": [], "check": [], "change": []
+        "baseline": [], "cold": [], "first": [], "user": [], "warm": [], "check": [], "change": [], "library": []
     }
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -78,6 +94,10 @@ def main() -> None:
             times["change"].append(timed([*acpgen, "generate", "--schema", str(changed_schema), "--out", str(out)], work))
             shutil.rmtree(out)
         lines = (work / "models.py").read_text().count("\n")
+        # A library user's (and the test suite's) case: generate() again in a process that has run it.
+        library = subprocess.run([python, "-c", IN_PROCESS, str(user_schema), str(args.repeat)], cwd=work,
+                                 capture_output=True, text=True, check=True)
+        times["library"] = [float(line) for line in library.stdout.split()]
     median = {name: statistics.median(values) for name, values in times.items()}
     base = median["baseline"]
     print(f"schema: {schema.name}; median of {args.repeat} runs each, every run a fresh process")
@@ -89,6 +109,7 @@ def main() -> None:
         ("warm", "acpgen generate over an up-to-date folder", 0.5),
         ("check", "acpgen check on an up-to-date folder", 0.25),
         ("change", "acpgen generate after the schema gained one optional field", None),
+        ("library", "generate() in a process that has run it once (library, tests)", None),
     ]
     for name, label, goal in rows:
         ratio = median[name] / base
