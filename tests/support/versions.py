@@ -13,8 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acpgen.pipeline import Options, generate
+from acpgen.pipeline import Options
 from support import CORPUS, DATA, write_package
+from support.run_cache import generated_files
 
 SDK_SCHEMAS = DATA / "sdk-schemas"
 #: The v2 drafts the stub tests run: the first whose turns end through state updates, the first
@@ -46,7 +47,7 @@ def v2_package(release: str) -> tuple[Path, str]:
     version = 2 if schema.parent == SDK_SCHEMAS else None
     name = _package_name(release)
     folder = _FOLDER / name
-    write_package(generate(Options(schema=schema, package=name, protocol_version=version)).files, folder)
+    write_package(generated_files(Options(schema=schema, package=name, protocol_version=version)), folder)
     return folder, name
 
 
