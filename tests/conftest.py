@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,36 @@ def _cache_bytecode() -> None:
         folder = tempfile.mkdtemp(prefix="acpgen-pycache-")
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         os.environ["ACPGEN_TESTS_PYCACHE"] = folder
+        _seed_bytecode(Path(folder))
     os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = folder
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+
+
+#: Folders of the standard library no test imports from: not worth seeding.
+_UNUSED_STDLIB = frozenset({"test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "site-packages"})
+
+
+def _seed_bytecode(folder: Path) -> None:
+    """Give the run's folder the bytecode this interpreter's standard library and installed
+    packages already have (an interpreter reads bytecode only under ``PYTHONPYCACHEPREFIX`` once
+    it is set): without it, the first process to import each of them compiled it again, and the
+    workers, which start together, all did. Linked where the file system allows, else copied."""
+    tag = sys.implementation.cache_tag
+    for key in ("stdlib", "purelib", "platlib"):
+        root = sysconfig.get_paths()[key]
+        for where, folders, files in os.walk(root):
+            folders[:] = [name for name in folders if key != "stdlib" or name not in _UNUSED_STDLIB]
+            if os.path.basename(where) != "__pycache__":
+                continue
+            target = folder / os.path.dirname(where).lstrip(os.sep)
+            target.mkdir(parents=True, exist_ok=True)
+            for name in files:
+                if name.endswith(f".{tag}.pyc") and not (target / name).exists():
+                    try:
+                        os.link(os.path.join(where, name), target / name)
+                    except OSError:
+                        shutil.copyfile(os.path.join(where, name), target / name)
 
 
 def _share_outputs() -> None:
