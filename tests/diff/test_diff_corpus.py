@@ -14,7 +14,7 @@ from support import CORPUS
 from support.lineages import consecutive_pairs, lineages
 
 from acpgen.diff import KINDS, diff_schemas
-from acpgen.diff.changes import BREAKS, SEVERITIES, TIERS
+from acpgen.diff.changes import BREAKS, SEVERITIES, TIERS, Change
 from acpgen.diff.facts import read_facts
 from acpgen.diff.report import fails
 from acpgen.model.namelock import renamed
@@ -27,6 +27,17 @@ def schema(file: str) -> LoadedSchema:
     """A corpus schema; meta-schema validation is test_method_table's business (and slow)."""
     digest = hashlib.sha256((CORPUS / file).read_bytes()).hexdigest()
     return load_schema(CORPUS / file, validated=frozenset({digest}))
+
+
+@functools.cache
+def changes_between(old: str, new: str) -> tuple[Change, ...]:
+    """``diff_schemas`` of two corpus schemas, once per pair for the module's tests."""
+    return diff_schemas(schema(old), schema(new))
+
+
+@functools.cache
+def envelopes(file: str) -> frozenset[str]:
+    return read_facts(schema(file), None).envelopes
 
 
 def test_the_corpus_has_four_lineages_and_91_consecutive_pairs():
@@ -42,7 +53,7 @@ def test_every_consecutive_pair_of_the_corpus_diffs():
     order = {s: i for i, s in enumerate(SEVERITIES)}
     changed = 0
     for old, new in consecutive_pairs():
-        changes = diff_schemas(schema(old), schema(new))
+        changes = changes_between(old, new)
         assert all(c.kind in KINDS and c.breaks in BREAKS and c.tier in TIERS for c in changes), (old, new)
         assert [order[c.severity] for c in changes] == sorted(order[c.severity] for c in changes)
         changed += bool(changes)
@@ -59,10 +70,10 @@ def test_over_the_stable_releases_no_envelope_record_breaks_a_side():
     files = lineages()["schema.json"]
     breaking = failing = 0
     for old, new in pairwise(files):
-        envelopes = read_facts(schema(old), None).envelopes | read_facts(schema(new), None).envelopes
-        changes = diff_schemas(schema(old), schema(new))
+        either = envelopes(old) | envelopes(new)
+        changes = changes_between(old, new)
         harmful = [c for c in changes if c.severity == "breaking"]
-        assert not [c for c in harmful if c.subject.split("/")[0].split(".")[0] in envelopes], (old, new)
+        assert not [c for c in harmful if c.subject.split("/")[0].split(".")[0] in either], (old, new)
         breaking += bool(harmful)
         failing += fails(changes, "breaking")
     assert (len(files) - 1, breaking, failing) == (38, 15, 19)
@@ -90,7 +101,7 @@ PINNED = {
 @pytest.mark.parametrize("pair", list(PINNED), ids=lambda p: f"{p[0]}->{p[1]}")
 def test_counts_per_kind_of_pairs_checked_by_hand(pair):
     old, new = pair
-    assert dict(Counter(c.kind for c in diff_schemas(schema(old), schema(new)))) == PINNED[pair]
+    assert dict(Counter(c.kind for c in changes_between(old, new))) == PINNED[pair]
 
 
 def test_the_worst_pair_reports_the_renamed_id_as_removed_and_required():
