@@ -27,8 +27,9 @@ EDGES = [
 
 
 def worth_reading(line: str) -> bool:
-    """A line with more than names and operators in it: a bracket, a string, a number."""
-    return any(c in line for c in "([{'\"#0123456789")
+    """A line like those the layout reads: long, with more than names and operators in it (a
+    bracket, a string, a number)."""
+    return len(line.strip()) >= 30 and any(c in line for c in "([{'\"#0123456789")
 
 
 @functools.cache
