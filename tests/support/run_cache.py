@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import acpgen
@@ -83,7 +83,7 @@ def _acpgen_digest() -> str:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):  # type: ignore[no-untyped-def]
+def _locked(path: Path) -> Iterator[None]:
     try:
         import fcntl
     except ImportError:  # no advisory locks here: workers may both generate, and write the same
