@@ -37,6 +37,8 @@ def test_failure_while_renaming_into_place_restores_the_previous_output(cli, gen
     real_replace = os.replace
 
     def replace_failing_on_the_second(src, dst):
+        if not Path(dst).is_relative_to(out):  # another writer's (jinja's cache of compiled templates)
+            return real_replace(src, dst)
         calls.append(dst)
         if len(calls) == 2:
             raise OSError(28, "No space left on device", str(dst))
@@ -92,6 +94,8 @@ def test_a_file_that_cannot_be_put_back_is_named_and_nothing_staged_is_left(cli,
     real_replace, real_write_bytes = os.replace, Path.write_bytes
 
     def replace(src, dst):
+        if not Path(dst).is_relative_to(out):  # another writer's (jinja's cache of compiled templates)
+            return real_replace(src, dst)
         if len(replaced) == 2:
             raise OSError(28, "No space left on device", str(src), None, str(dst))
         replaced.append(Path(dst))
