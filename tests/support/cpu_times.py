@@ -3,7 +3,7 @@
 As a pytest plugin, each process of the run (each pytest-xdist worker) writes what it measured to
 ``FOLDER/<pid>.json``::
 
-    ACPGEN_CPU_TIMES=/tmp/cpu .venv/bin/python -m pytest -p support.cpu_times -n auto \\
+    ACPGEN_CPU_TIMES=FOLDER .venv/bin/python -m pytest -p support.cpu_times -n auto \\
         --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 and ``python tests/support/cpu_times.py FOLDER`` prints the modules by CPU, the most first, with the
