@@ -36,8 +36,10 @@ def test_the_key_changes_with_the_options_the_files_they_name_and_black(tmp_path
     ]
     assert base == _key(Options(schema=Path(str(OLD))), None)
     assert len({base, *others}) == len(others) + 1
-    copy.write_bytes(OLD.read_bytes() + b"\n")
+    (tmp_path / "v0.4.7--meta.json").write_text('{"version": 1}\n')  # the release's meta.json beside it
     assert _key(Options(schema=copy), None) != others[3]
+    copy.write_bytes(OLD.read_bytes() + b"\n")
+    assert _key(Options(schema=copy), None) not in others
     monkeypatch.setitem(sys.modules, "black", None)  # black cannot be imported
     assert _key(Options(schema=OLD), None) != base
 

@@ -4,8 +4,8 @@ The bundled schema's package in either flavour is what dozens of tests import, r
 each worker generated it again (the pydantic flavour takes seconds: datamodel-code-generator).
 :func:`generated_files` keeps each output in the run's folder (``tests/conftest.py`` makes it and
 removes it at exit), keyed by everything the output depends on: acpgen's own files (source,
-templates, runtime, bundled schema), the options with the bytes of every file they name, and
-whether black can be imported. A key that matches is the same output, so a test reads what
+templates, runtime, bundled schema), the options with the bytes of every file they name (and of
+a schema's ``meta.json``), and whether black can be imported. A key that matches is the same output, so a test reads what
 ``generate`` would have given it.
 
 Only for packages a test uses to check something else: a test of generation itself (the same
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import acpgen
 from acpgen.pipeline import Options, generate
+from acpgen.schema.protocol import meta_path
 
 #: The environment variable naming the run's folder of outputs (``tests/conftest.py`` sets it).
 FOLDER = "ACPGEN_TESTS_OUTPUTS"
@@ -57,9 +58,9 @@ def _key(options: Options, only: Collection[str] | None) -> str:
         if item.name == "origins":
             value = dict(value)
         elif isinstance(value, Path):
-            value = _digest(value)
+            value = _schema_digest(value) if item.name == "schema" else _digest(value)
         elif isinstance(value, tuple):
-            value = [_digest(v) if isinstance(v, Path) else v for v in value]
+            value = [_schema_digest(v) if isinstance(v, Path) else v for v in value]
         parts[item.name] = value
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -74,6 +75,12 @@ def _digest(path: Path) -> str:
     for file in files:
         digest.update(f"\0{file.relative_to(path) if path.is_dir() else ''}\0".encode() + file.read_bytes())
     return digest.hexdigest()
+
+
+def _schema_digest(path: Path) -> list[str | None]:
+    """A schema's digest and its release's ``meta.json``'s, which may give its protocol version."""
+    meta = meta_path(path)
+    return [_digest(path), _digest(meta) if meta.is_file() else None]
 
 
 @functools.cache
