@@ -35,9 +35,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
 
-# What the tests need besides: the test extra.
+# What the tests need besides: the test extra. uv installs it, the same versions as pip would, in
+# about 2 s where pip takes 20; where uv cannot be installed or fails, pip installs it.
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	($(BIN)/python -m pip install --quiet uv && $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[test,docs]') \
+		|| $(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP) $(TEST_STAMP)
 
 generate: $(STAMP)
