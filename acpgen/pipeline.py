@@ -38,12 +38,9 @@ from .render.modules import (
     Source,
     module_names,
 )
+from .render.pydantic_job import models_job, run_models_job
 from .render.pydantic_layout import black_where_needed
-from .render.pydantic_models import (
-    FLAVOURS,
-    INSTALL_HINT,
-    render_models,
-)
+from .render.pydantic_models import FLAVOURS, INSTALL_HINT
 from .render.relocate import import_from_parent
 from .render.tokens import Unfitted
 from .schema.bundled import bundled_schema
@@ -309,16 +306,25 @@ class Renderer:
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
-        layout is not black's."""
+        layout is not black's. Its render is the digest of the job (see
+        :mod:`.render.pydantic_job`) and of the modules it imports from the package's parent: a
+        module already made for it is reused without running datamodel-code-generator."""
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
-        body, footer = render_models(spec, self.header.text, self.env)
-        body = self._relocated(body)
-        render = sha256_text(body + footer)
-        known = self.reuse.outputs.get(render)
+        job = models_job(spec, self.header.text, self.env)
+        render = sha256_text(f"{job.digest} {sorted(self.parent)}")
+        known = self.reuse.outputs.get(render) or _MADE_MODELS.get(render)
         if known is None:
-            known = ensure_parses(black_where_needed(body, format_python) + footer, path)
+            body = self._relocated(run_models_job(job))
+            known = ensure_parses(black_where_needed(body, format_python) + job.footer, path)
+        _MADE_MODELS[render] = _MADE_MODELS.pop(render, known)
+        while len(_MADE_MODELS) > 4:  # the least recently used go: a module is a megabyte or two
+            del _MADE_MODELS[next(iter(_MADE_MODELS))]
         return known, render
+
+
+#: The pydantic flavour's ``models.py`` this process made or reused lately, by render; oldest first.
+_MADE_MODELS: dict[str, str] = {}
 
 
 def _excerpt(line: str, width: int = 60) -> str:

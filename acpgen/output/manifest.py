@@ -41,7 +41,7 @@ class ManifestError(Exception):
 @dataclass(frozen=True)
 class FileRecord:
     sha256: str  # of the file's text (UTF-8)
-    render_sha256: str  # of the template's output before formatting
+    render_sha256: str  # of the template's output before formatting; of its job for pydantic models (render/pydantic_job.py)
 
 
 @dataclass(frozen=True)

@@ -3,25 +3,19 @@
 acpgen's type model decides everything (names, fields, tags, unions, what ``null`` means). This
 module writes that model as a JSON Schema in which every class, union, literal set and alias is a
 ``$def`` of its final Python name and every property names its Python name (``aliases``), so
-datamodel-code-generator has nothing left to name or number. It runs through its Python API
-with acpgen's class template (``templates/pydantic/pydantic_v2/``), and a class-name hook that
-keeps each name as given. acpgen adds what it cannot write: the module's header and the footer
-that registers each type's decoder with ``_codec``.
+datamodel-code-generator has nothing left to name or number, and the data acpgen's class
+template reads (:mod:`.pydantic_job` runs it). acpgen adds what it cannot write: the module's
+header and the footer that registers each type's decoder with ``_codec``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-import jinja2
-
-from ..diagnostics import DiagnosticError, error
 from ..model.classes import ClassDef, Field, Tag
 from ..model.decisions import Decision, Dispatch, Leaf, TryEach
 from ..model.literals import py_literal
-from ..model.spec import Spec
 from ..model.typedefs import DefKind, TypeDef
 from ..model.types import (
     AnyValue,
@@ -35,7 +29,6 @@ from ..model.types import (
     TypeExpr,
 )
 from .environment import TEMPLATES, docstring
-from .pydantic_layout import sorted_imports
 
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
@@ -254,7 +247,7 @@ def bounded_name(t: Scalar) -> str:
     return "_" + (t.format or t.token).capitalize()
 
 
-def _aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
+def property_aliases(classes: tuple[ClassDef, ...]) -> dict[str, str]:
     """Every property's Python name, ``Class.wireName`` -> ``py_name``: acpgen's naming rules."""
     found: dict[str, str] = {}
     for cls in classes:
@@ -268,7 +261,7 @@ def _properties(cls: ClassDef) -> tuple[Tag | Field, ...]:
     return (*cls.tags, *cls.fields)
 
 
-def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
+def union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
     """Per union alias of classes, for its template: its annotation (:func:`union_annotation`),
     and the names of ``_pydantic`` it uses."""
     found = {}
@@ -280,7 +273,7 @@ def _union_data(types: tuple[TypeDef, ...]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _template_data(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
+def template_data_of(classes: tuple[ClassDef, ...]) -> dict[str, dict[str, Any]]:
     """Per class, for the class template, by wire name: each property's Python name and alias
     (a literal, or None when it is the Python name), the tags' values, the optional properties
     whose JSON ``null`` the schema refuses, the properties that may be ``null``, and the
@@ -317,11 +310,11 @@ def lenient_marker(f: Field) -> str:
     return f"lenient({', '.join(args)})"
 
 
-def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
-    """The names of ``_pydantic`` the class template (see :func:`_template_data`) and the unions
+def support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
+    """The names of ``_pydantic`` the class template (see :func:`template_data_of`) and the unions
     write, besides ``AcpModel`` and ``decoder``."""
     used = {name for data in unions.values() for name in data["acp_uses"]}
-    for data in _template_data(classes).values():
+    for data in template_data_of(classes).values():
         if data["acp_not_null"]:
             used.add("NotNull")
         if set(data["acp_nullable"]) - set(data["acp_not_null"]) - set(data["acp_tags"]):  # the template's order
@@ -331,11 +324,11 @@ def _support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any
     return used
 
 
-def _template_imports(classes: tuple[ClassDef, ...]) -> tuple[str, ...]:
+def template_imports(classes: tuple[ClassDef, ...]) -> tuple[str, ...]:
     """The imports of what the class template writes itself: ``Annotated`` around a field with an
     alias or a marker, and ``Field`` for an alias. datamodel-code-generator imports them only for
     its own fields' needs (with none of its own, a small schema's module would lack them)."""
-    data = _template_data(classes).values()
+    data = template_data_of(classes).values()
     aliased = any(alias is not None for d in data for _name, alias in d["acp_fields"].values())
     marked = any(d["acp_not_null"] or d["acp_lenient"] or set(d["acp_nullable"]) - set(d["acp_tags"]) for d in data)
     return (("from typing import Annotated",) if aliased or marked else ()) + (
@@ -360,51 +353,3 @@ def module_header(header_text: str, schema_name: str, uses: Iterable[str] = (), 
         + "".join(f"{statement}\n" for statement in imports)
         + f"from . import _codec\nfrom ._pydantic import {', '.join(support)}"
     )
-
-
-def render_models(spec: Spec, header_text: str, env: jinja2.Environment) -> tuple[str, str]:
-    """``models.py`` of the pydantic flavour: datamodel-code-generator's part (for
-    :func:`.pydantic_layout.black_where_needed`), and acpgen's footer, in black's style already."""
-    try:
-        from datamodel_code_generator import InputFileType, LiteralType, PythonVersion
-        from datamodel_code_generator import generate as dmcg_generate
-        from datamodel_code_generator.enums import DataModelType
-    except ImportError:
-        raise DiagnosticError([error("", INSTALL_HINT)]) from None
-    classes = spec.classes
-    unions = _union_data(spec.types)
-    body = dmcg_generate(
-        flavour_schema(spec.types),
-        input_file_type=InputFileType.JsonSchema,
-        output_model_type=DataModelType.PydanticV2BaseModel,
-        target_python_version=PythonVersion.PY_310,
-        custom_template_dir=PYDANTIC_TEMPLATES,
-        custom_class_name_generator=_same_name,
-        custom_file_header=module_header(
-            header_text, spec.source.name, _support_used(classes, unions), _template_imports(classes)
-        ),
-        disable_future_imports=True,  # the header has it: it must come first
-        aliases=_aliases(classes),
-        extra_template_data=defaultdict(dict, {**_template_data(classes), **unions}),
-        skip_root_model=True,
-        use_type_alias=True,
-        use_union_operator=True,
-        use_standard_collections=True,
-        use_annotated=True,
-        field_constraints=True,
-        enum_field_as_literal=LiteralType.All,
-        strict_nullable=True,
-        use_schema_description=True,
-        use_field_description=True,
-        use_double_quotes=True,
-        disable_timestamp=True,
-        formatters=[],  # its built-in formatter fails on some Python versions: acpgen formats
-    )
-    assert isinstance(body, str)
-    footer = env.get_template("pydantic/models_footer.jinja").render(spec=spec)
-    return sorted_imports(body).rstrip("\n") + "\n", "\n\n" + footer.lstrip("\n")
-
-
-def _same_name(name: str) -> str:
-    """datamodel-code-generator's class-name hook: every ``$def`` already has its final name."""
-    return name

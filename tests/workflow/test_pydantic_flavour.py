@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from support import DATA, ROOT, docs, one_error_line
 from support.flavours import PYDANTIC_PACKAGE, pydantic_folder
 from support.run_cache import generated_files
 
+from acpgen import pipeline
 from acpgen.pipeline import Options, generate
 
 if sys.version_info >= (3, 11):
@@ -50,8 +52,9 @@ schema: dict[str, object] = SessionNotification.model_json_schema()
 '''
 
 
-def test_same_bytes_twice():
+def test_same_bytes_twice(monkeypatch):
     folder = pydantic_folder()
+    monkeypatch.setattr(pipeline, "_MADE_MODELS", {})  # datamodel-code-generator runs again
     again = generate(Options(package=PYDANTIC_PACKAGE, models="pydantic")).files
     for rel, text in again.items():
         assert (folder / rel).read_text() == text, rel
@@ -147,3 +150,31 @@ def test_side_stable_only_names_and_check(cli, tmp_path):
     assert cli("check", *args).exit_code == 0
     (package / "models.py").write_text(models.replace("class TextBlock(", "class TextBlok("))
     assert cli("check", *args).exit_code == 1
+
+
+def test_datamodel_code_generator_runs_only_for_a_job_no_run_has_made(cli, tmp_path, monkeypatch):
+    """The module a job made (see ``acpgen.render.pydantic_job``) is reused by ``check`` and
+    ``generate`` through the manifest, and by the process that made it: datamodel-code-generator
+    runs again only for a new job, and an edited ``models.py`` is still drift."""
+    jobs: list[str] = []
+    run = pipeline.run_models_job
+    monkeypatch.setattr(pipeline, "run_models_job", lambda job: jobs.append(job.header) or run(job))
+    monkeypatch.setattr(pipeline, "_MADE_MODELS", {})
+    schema = tmp_path / "schema.json"
+    schema.write_text((DATA / "corpus" / "v0.0.33--schema.json").read_text())
+    args = ["--models", "pydantic", "--schema", str(schema), "--out", str(tmp_path / "gen")]
+    assert cli("generate", *args).exit_code == 0 and len(jobs) == 1
+    monkeypatch.setattr(pipeline, "_MADE_MODELS", {})  # as in a new process: only the manifest knows the module
+    assert cli("check", *args).exit_code == 0 and cli("generate", *args).exit_code == 0 and len(jobs) == 1
+    again = [*args[:-1], str(tmp_path / "again")]  # another --out: another header, another job
+    assert cli("generate", *again).exit_code == 0 and len(jobs) == 2
+    made = (tmp_path / "again" / "acp_bindings" / "models.py").read_text()
+    shutil.rmtree(tmp_path / "again")  # no manifest: the process's own memory
+    assert cli("generate", *again).exit_code == 0 and len(jobs) == 2
+    assert (tmp_path / "again" / "acp_bindings" / "models.py").read_text() == made
+    models = tmp_path / "gen" / "acp_bindings" / "models.py"
+    models.write_text(models.read_text().replace("class ", "class  ", 1))
+    result = cli("check", *args)
+    assert result.exit_code == 1 and "models.py" in result.output and len(jobs) == 2
+    schema.write_text(schema.read_text().replace('"description": "', '"description": "Now: ', 1))
+    assert cli("check", *args).exit_code == 1 and len(jobs) == 3
