@@ -266,31 +266,41 @@ class Renderer:
         self.plain_env: jinja2.Environment | None = None
 
     def module(self, name: str, path: str, template: str | None = None, **context: object) -> tuple[str, str]:
-        """The module's text and the sha256 of its render (the text before formatting).
+        """The module's text and the sha256 of its render.
 
-        ``template`` defaults to ``<name>.jinja``; ``context`` adds to the template's variables.
+        The render of a built-in template is what the template wrote, and the modules it imports
+        from the package's parent: a module an earlier run made from it (``self.reuse``) is
+        reused as it is, neither relocated, laid out nor parsed again. That of a user's template
+        is the text black formats. ``template`` defaults to ``<name>.jinja``; ``context`` adds
+        to the template's variables.
         """
         template = template or f"{name}.jinja"
         context = {**self.context, **context}
         if name == "models.py" and self.context["flavour"] == "pydantic":
             return self._pydantic_models(path)
         if name in BY_NAME and BY_NAME[name].source is Source.RUNTIME and not (self.templates and (self.templates / template).is_file()):
-            text = f"{self.header.text}\n{self._relocated(runtime_source(name))}"
-            return text, sha256_text(text)
+            source = runtime_source(name)
+            render = self._render_of(f"{self.header.text}\n{source}")
+            return self.reuse.outputs.get(render) or f"{self.header.text}\n{self._relocated(source)}", render
         mine = reads_user_templates(self.env, template, self.templates)
         unfitted = ""
         if mine is None:
+            written = self.env.get_template(template).render(context)
+            render = self._render_of(written)
+            known = self.reuse.outputs.get(render)
+            if known is not None:
+                return known, render
             try:
-                text = relayout(self._relocated(self.env.get_template(template).render(context)))
+                text = relayout(self._relocated(written))
             except Unfitted as exc:
                 unfitted = str(exc)
             else:
                 overlong = overlong_line(text)
                 if overlong is None:
-                    return self.reuse.parsed(text, path), sha256_text(text)
+                    return ensure_parses(text, path), render
                 number, line = overlong
                 why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(line)}` itself (it is left to black)"
-                return self.reuse.format(text, path, why), sha256_text(text)
+                return self.reuse.format(text, path, why), render
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
         text = self._relocated(self.plain_env.get_template(template).render(context))
         if mine is not None:
@@ -299,6 +309,11 @@ class Renderer:
             number = next((n for n, line in enumerate(text.split("\n"), 1) if line.strip() == unfitted.strip()), 0)
             why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(unfitted)}` itself (it is left to black)"
         return self.reuse.format(text, path, why), sha256_text(text)
+
+    def _render_of(self, written: str) -> str:
+        """The sha256 of a render: what a template or the runtime wrote, and the modules its
+        package's parent has."""
+        return sha256_text(f"{written}\n# from the parent: {', '.join(sorted(self.parent))}" if self.parent else written)
 
     def _relocated(self, text: str) -> str:
         """``text`` importing the modules its package's parent has from there."""

@@ -3,10 +3,12 @@
 Facts from the manifest of the output already on disk (written by this acpgen version):
 
 * the schema with the recorded sha256 passed meta-schema validation, so a schema with the same
-  bytes need not be validated again ($refs are still checked; that is cheap);
+  bytes need not be validated again ($refs are still checked; that is cheap); so did each schema
+  whose copy the output holds (a version's, in a package of several);
 * a file whose text still has the recorded sha256 is acpgen's output for the render with the
-  recorded render sha256: that render, once it parsed, or black's formatting of it. The same
-  render need not be parsed or formatted again. The pydantic flavour's ``models.py`` is recorded
+  recorded render sha256: that render (what a template wrote, see ``Renderer.module``) laid out,
+  once it parsed, or black's formatting of it. The same render need not be laid out, parsed or
+  formatted again. The pydantic flavour's ``models.py`` is recorded
   by the digest of datamodel-code-generator's job (:mod:`acpgen.render.pydantic_job`): the same
   job need not be run again.
 
@@ -27,8 +29,14 @@ from pathlib import Path
 
 from ..schema.bundled import bundled_schema_sha256
 from ..version import __version__
-from .formatting import ensure_parses, format_python
-from .manifest import ManifestError, manifest_path, parse_manifest, sha256_text
+from .formatting import format_python
+from .manifest import (
+    SCHEMA_COPY_NAME,
+    ManifestError,
+    manifest_path,
+    parse_manifest,
+    sha256_text,
+)
 
 
 @dataclass(frozen=True)
@@ -40,12 +48,6 @@ class Reuse:
         """Black's formatting of ``rendered`` (``why`` black is needed, for the error without it)."""
         known = self.outputs.get(sha256_text(rendered))
         return known if known is not None else format_python(rendered, path, why)
-
-    def parsed(self, rendered: str, path: str) -> str:
-        """``rendered`` once it is known to parse: output a template emits already formatted."""
-        if self.outputs.get(sha256_text(rendered)) == rendered:
-            return rendered
-        return ensure_parses(rendered, path)
 
 
 NOTHING = Reuse()
@@ -61,6 +63,7 @@ def reuse_from_output(out: Path, package: str) -> Reuse:
     if manifest.generator != f"acpgen {__version__}":
         return shipped
     outputs: dict[str, str] = {}
+    validated = {*shipped.validated_schemas, manifest.schema_sha256}
     for path, record in manifest.files.items():
         try:
             data = (out / path).read_bytes()
@@ -68,4 +71,6 @@ def reuse_from_output(out: Path, package: str) -> Reuse:
             continue
         if hashlib.sha256(data).hexdigest() == record.sha256:
             outputs[record.render_sha256] = data.decode("utf-8")
-    return Reuse(validated_schemas=shipped.validated_schemas | {manifest.schema_sha256}, outputs=outputs)
+            if path.endswith(f"/{SCHEMA_COPY_NAME}"):  # a version's schema, in a package of several
+                validated.add(record.sha256)
+    return Reuse(validated_schemas=frozenset(validated), outputs=outputs)

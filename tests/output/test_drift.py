@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support import ROOT, mini_schema, one_error_line, tree
+from support import DATA, ROOT, mini_schema, one_error_line, tree
 
 from acpgen.output import formatting
 from acpgen.output.reuse import reuse_from_output
@@ -129,11 +129,12 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
     def no_black(source, filename="<generated>", why=""):
         raise AssertionError(f"black ran on {filename}")
 
-    # Every file on disk is the output for the same render: nothing is parsed, formatted or
-    # validated again.
+    # Every file on disk is the output for the same render: nothing is laid out, parsed,
+    # formatted or validated again.
     monkeypatch.setattr(formatting, "format_python", no_black)
     monkeypatch.setattr("acpgen.output.reuse.format_python", no_black)
-    monkeypatch.setattr("acpgen.output.reuse.ensure_parses", no_black)
+    monkeypatch.setattr("acpgen.pipeline.ensure_parses", no_black)
+    monkeypatch.setattr("acpgen.pipeline.relayout", no_black)
     monkeypatch.setattr("acpgen.schema.loader.validate_meta_schema", no_black)
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0
     # A changed file cannot be reused: it is formatted afresh, and the drift is reported.
@@ -174,3 +175,25 @@ def test_a_user_schema_is_validated_even_with_a_manifest_from_another_schema(cli
     write_schema(doc)
     result = cli("check", "--schema", schema, "--out", out)
     assert result.exit_code == 2 and "#/$defs/PingRequest/required: meta-schema:" in result.stderr
+
+
+def test_check_of_a_package_of_several_versions_reuses_each_versions_modules(cli, tmp_path, monkeypatch):
+    """Each version's schema, whose copy the package holds, counts as validated, and each module
+    made from the same render is reused: neither relocated, laid out, parsed nor validated again.
+    An edited module of a version is still drift."""
+    schemas = [DATA / "sdk-schemas" / "v1-schema.json", DATA / "sdk-schemas" / "v2-schema.json"]
+    args = [a for s in schemas for a in ("--schema", s)] + ["--out", tmp_path / "out"]
+    assert cli("generate", *args).exit_code == 0
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("done again")
+
+    for name in ("validate_meta_schema", "relayout", "ensure_parses", "import_from_parent"):
+        where = "acpgen.schema.loader" if name == "validate_meta_schema" else "acpgen.pipeline"
+        monkeypatch.setattr(f"{where}.{name}", refuse)
+    assert cli("check", *args).exit_code == 0
+    monkeypatch.undo()
+    agent = tmp_path / "out" / PKG / "v2" / "agent.py"
+    agent.write_text(agent.read_text().replace("from .._rpc import RequestError", "from ._rpc import RequestError", 1))
+    result = cli("check", *args)
+    assert result.exit_code == 1 and "+from .._rpc import RequestError" in result.stdout
