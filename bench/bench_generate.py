@@ -3,7 +3,8 @@
 Baseline: datamodel-code-generator producing only the dataclass models for the same schema
 (`--output-model-type dataclasses.dataclass`, black formatting). Every command runs as its own
 process, the way a user runs it, so interpreter start-up and imports count on both sides. Runs are
-interleaved and each figure is the median of --repeat runs. The last row is the library's case:
+interleaved and each figure is the median of --repeat runs. Two rows check packages other than the
+bundled schema's: its pydantic flavour, and one of the SDK's v1 and v2. The last row is the library's case:
 ``generate()`` again in a process that has run it (``PYTHONPATH=<another checkout>`` times that
 checkout's acpgen, for a before and after).
 
@@ -25,6 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "acpgen" / "schema" / "schema.unstable.json"
+SDK_PAIR = (ROOT / "tests" / "data" / "sdk-schemas" / "v1-schema.unstable.json",
+            ROOT / "tests" / "data" / "sdk-schemas" / "v2-schema.unstable.json")
 
 
 def timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
@@ -63,7 +66,8 @@ def main() -> None:
         "--output-model-type", "dataclasses.dataclass", "--formatters", "black", "--output", "models.py",
     ]
     times: dict[str, list[float]] = {
-        "baseline": [], "cold": [], "first": [], "user": [], "warm": [], "check": [], "change": [], "library": []
+        "baseline": [], "cold": [], "first": [], "user": [], "warm": [], "check": [], "change": [], "pydantic": [],
+        "versions": [], "library": [],
     }
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -75,8 +79,15 @@ def main() -> None:
         changed["$defs"]["PromptRequest"]["properties"]["benchNote"] = {"type": "string"}
         changed_schema = work / schema.name
         changed_schema.write_text(json.dumps(changed, indent=2))
+        # Packages checked as they are: the pydantic flavour's, and one of the SDK's two versions.
+        pydantic = ["--schema", str(schema), "--models", "pydantic", "--out", str(work / "pydantic")]
+        versions = [*(a for s in SDK_PAIR for a in ("--schema", str(s))), "--out", str(work / "versions")]
+        timed([*acpgen, "generate", *pydantic], work)
+        timed([*acpgen, "generate", *versions], work)
         for i in range(args.repeat):
             times["baseline"].append(timed(baseline, work))
+            times["pydantic"].append(timed([*acpgen, "check", *pydantic], work))
+            times["versions"].append(timed([*acpgen, "check", *versions], work))
             out = work / f"out{i}"
             user = [*acpgen, "generate", "--schema", str(user_schema), "--out", str(work / f"user{i}")]
             times["user"].append(timed(user, work))
@@ -109,6 +120,8 @@ def main() -> None:
         ("warm", "acpgen generate over an up-to-date folder", 0.5),
         ("check", "acpgen check on an up-to-date folder", 0.25),
         ("change", "acpgen generate after the schema gained one optional field", None),
+        ("pydantic", "acpgen check on an up-to-date folder, --models pydantic", None),
+        ("versions", "acpgen check on an up-to-date package of the SDK's v1 and v2", None),
         ("library", "generate() in a process that has run it once (library, tests)", None),
     ]
     for name, label, goal in rows:
