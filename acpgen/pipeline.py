@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -332,14 +333,16 @@ class Renderer:
         if known is None:
             body = self._relocated(run_models_job(job))
             known = ensure_parses(black_where_needed(body, format_python) + job.footer, path)
-        _MADE_MODELS[render] = _MADE_MODELS.pop(render, known)
-        while len(_MADE_MODELS) > 4:  # the least recently used go: a module is a megabyte or two
-            del _MADE_MODELS[next(iter(_MADE_MODELS))]
+        with _MADE_LOCK:  # a library user may generate in several threads
+            _MADE_MODELS[render] = _MADE_MODELS.pop(render, known)
+            while len(_MADE_MODELS) > 4:  # the least recently used go: a module is a megabyte or two
+                del _MADE_MODELS[next(iter(_MADE_MODELS))]
         return known, render
 
 
 #: The pydantic flavour's ``models.py`` this process made or reused lately, by render; oldest first.
 _MADE_MODELS: dict[str, str] = {}
+_MADE_LOCK = threading.Lock()
 
 
 def _excerpt(line: str, width: int = 60) -> str:
