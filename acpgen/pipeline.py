@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 from collections.abc import Collection, Mapping
@@ -312,9 +313,10 @@ class Renderer:
         return self.reuse.format(text, path, why), sha256_text(text)
 
     def _render_of(self, written: str) -> str:
-        """The sha256 of a render: what a template or the runtime wrote, and the modules its
-        package's parent has."""
-        return sha256_text(f"{written}\n# from the parent: {', '.join(sorted(self.parent))}" if self.parent else written)
+        """The sha256 of a render: what a template or the runtime wrote, the modules its
+        package's parent has, and the code that makes the module of it."""
+        parent = f"\n# from the parent: {', '.join(sorted(self.parent))}" if self.parent else ""
+        return sha256_text(f"{written}{parent}\n# made by: {_after_the_template()}")
 
     def _relocated(self, text: str) -> str:
         """``text`` importing the modules its package's parent has from there."""
@@ -343,6 +345,15 @@ class Renderer:
 #: The pydantic flavour's ``models.py`` this process made or reused lately, by render; oldest first.
 _MADE_MODELS: dict[str, str] = {}
 _MADE_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _after_the_template() -> str:
+    """The sha256 of acpgen's modules that make a module of what its template wrote (relocation,
+    relayout): a render made by other code is not the same render."""
+    render = Path(__file__).with_name("render")
+    made_by = ("relocate.py", "longlines.py", "layout.py", "tokens.py")
+    return sha256_text("".join((render / name).read_text(encoding="utf-8") for name in made_by))
 
 
 def _excerpt(line: str, width: int = 60) -> str:

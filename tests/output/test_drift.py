@@ -197,3 +197,20 @@ def test_check_of_a_package_of_several_versions_reuses_each_versions_modules(cli
     agent.write_text(agent.read_text().replace("from .._rpc import RequestError", "from ._rpc import RequestError", 1))
     result = cli("check", *args)
     assert result.exit_code == 1 and "+from .._rpc import RequestError" in result.stdout
+
+
+def test_a_module_laid_out_by_other_code_is_not_reused(cli, tmp_path, write_schema, monkeypatch):
+    """A render names the code that makes a module of what its template wrote: an earlier run's
+    module made by other code (a checkout of acpgen that changed, under the same version) is
+    made afresh, and its manifest is drift."""
+    from acpgen import pipeline
+
+    schema, out = write_schema(mini_schema()), tmp_path / "out"
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    laid_out: list[str] = []
+    relayout = pipeline.relayout
+    monkeypatch.setattr(pipeline, "relayout", lambda text: laid_out.append(text) or relayout(text))
+    assert cli("check", "--schema", schema, "--out", out).exit_code == 0 and laid_out == []
+    monkeypatch.setattr(pipeline, "_after_the_template", lambda: "other code")
+    result = cli("check", "--schema", schema, "--out", out)
+    assert laid_out and result.exit_code == 1 and f"{PKG}/acpgen-manifest.json" in result.stdout + result.stderr
