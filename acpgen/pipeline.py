@@ -330,7 +330,7 @@ class Renderer:
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         job = models_job(spec, self.header.text, self.env)
-        render = sha256_text(f"{job.digest} {sorted(self.parent)}")
+        render = sha256_text(f"{job.digest} {sorted(self.parent)} {_after_the_template()}")
         known = self.reuse.outputs.get(render) or _MADE_MODELS.get(render)
         if known is None:
             body = self._relocated(run_models_job(job))
