@@ -8,9 +8,9 @@ Facts from the manifest of the output already on disk (written by this acpgen ve
 * a file whose text still has the recorded sha256 is acpgen's output for the render with the
   recorded render sha256: that render (what a template wrote, see ``Renderer.module``) laid out,
   once it parsed, or black's formatting of it. The same render need not be laid out, parsed or
-  formatted again. The pydantic flavour's ``models.py`` is recorded
-  by the digest of datamodel-code-generator's job (:mod:`acpgen.render.pydantic_job`): the same
-  job need not be run again.
+  formatted again. The pydantic flavour's ``models.py`` is recorded by the digest of
+  datamodel-code-generator's job (:mod:`acpgen.render.pydantic_job`): the same job need not be
+  run again.
 
 The bundled schema's digest (``schema/SOURCE.json``) counts as validated too: acpgen's tests
 validate that file, and other bytes have another digest. Every key is a content digest, so a
