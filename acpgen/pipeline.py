@@ -324,13 +324,13 @@ class Renderer:
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
-        layout is not black's. Its render is the digest of the job (see
-        :mod:`.render.pydantic_job`) and of the modules it imports from the package's parent: a
-        module already made for it is reused without running datamodel-code-generator."""
+        layout is not black's. What its render names of it is the digest of the job (see
+        :mod:`.render.pydantic_job`): a module already made for it is reused without running
+        datamodel-code-generator."""
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         job = models_job(spec, self.header.text, self.env)
-        render = sha256_text(f"{job.digest} {sorted(self.parent)} {_after_the_template()}")
+        render = self._render_of(job.digest)
         known = self.reuse.outputs.get(render) or _MADE_MODELS.get(render)
         if known is None:
             body = self._relocated(run_models_job(job))

@@ -24,10 +24,10 @@ import jinja2
 from ..diagnostics import DiagnosticError, error
 from ..model.spec import Spec
 from ..version import __version__
+from .environment import TEMPLATES
 from .pydantic_layout import sorted_imports
 from .pydantic_models import (
     INSTALL_HINT,
-    PYDANTIC_TEMPLATES,
     flavour_schema,
     module_header,
     property_aliases,
@@ -36,6 +36,9 @@ from .pydantic_models import (
     template_imports,
     union_data,
 )
+
+#: acpgen's templates for datamodel-code-generator (``pydantic_v2/BaseModel.jinja2``, ...).
+PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
 @dataclass(frozen=True)
@@ -117,11 +120,12 @@ def _tooling() -> dict[str, str]:
     """What shapes a job's output besides the job: the versions of datamodel-code-generator and
     black, and the text of acpgen's version, of this module, of the layout that follows
     datamodel-code-generator and of the class templates it is given."""
-    shaping = [Path(__file__), Path(__file__).with_name("pydantic_layout.py"), *sorted(PYDANTIC_TEMPLATES.rglob("*.jinja2"))]
+    here = Path(__file__).parent
+    shaping = [here / "pydantic_job.py", here / "pydantic_layout.py", *sorted(PYDANTIC_TEMPLATES.rglob("*.jinja2"))]
     found = {name: _installed(name) for name in ("datamodel-code-generator", "black")}
     found["acpgen"] = __version__
     for path in shaping:
-        found[path.relative_to(PYDANTIC_TEMPLATES.parent.parent).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+        found[path.relative_to(here).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
 

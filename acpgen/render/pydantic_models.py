@@ -28,7 +28,7 @@ from ..model.types import (
     Scalar,
     TypeExpr,
 )
-from .environment import TEMPLATES, docstring
+from .environment import docstring
 
 #: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
 FLAVOURS = ("dataclasses", "pydantic")
@@ -40,7 +40,6 @@ INSTALL_HINT = (
     f"--models pydantic needs datamodel-code-generator: python -m pip install '{REQUIREMENT}'"
     " (or, in acpgen's clone: python -m pip install '.[pydantic]')"
 )
-PYDANTIC_TEMPLATES = TEMPLATES / "pydantic"
 
 
 def flavour_schema(types: tuple[TypeDef, ...]) -> dict[str, Any]:

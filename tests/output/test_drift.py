@@ -188,9 +188,9 @@ def test_check_of_a_package_of_several_versions_reuses_each_versions_modules(cli
     def refuse(*args, **kwargs):
         raise AssertionError("done again")
 
-    for name in ("validate_meta_schema", "relayout", "ensure_parses", "import_from_parent"):
-        where = "acpgen.schema.loader" if name == "validate_meta_schema" else "acpgen.pipeline"
-        monkeypatch.setattr(f"{where}.{name}", refuse)
+    for done_again in ("acpgen.schema.loader.validate_meta_schema", "acpgen.pipeline.relayout",
+                       "acpgen.pipeline.ensure_parses", "acpgen.pipeline.import_from_parent"):
+        monkeypatch.setattr(done_again, refuse)
     assert cli("check", *args).exit_code == 0
     monkeypatch.undo()
     agent = tmp_path / "out" / PKG / "v2" / "agent.py"

@@ -5,8 +5,8 @@ each worker generated it again (the pydantic flavour takes seconds: datamodel-co
 :func:`generated_files` keeps each output in the run's folder (``tests/conftest.py`` makes it and
 removes it at exit), keyed by everything the output depends on: acpgen's own files (source,
 templates, runtime, bundled schema), the options with the bytes of every file they name (and of
-a schema's ``meta.json``), and whether black can be imported. A key that matches is the same output, so a test reads what
-``generate`` would have given it.
+a schema's ``meta.json``), and whether black can be imported. A key that matches is the same
+output, so a test reads what ``generate`` would have given it.
 
 Only for packages a test uses to check something else: a test of generation itself (the same
 bytes twice, an error, a warning) calls :func:`acpgen.pipeline.generate`. Outside a test run
