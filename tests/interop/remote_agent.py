@@ -2,7 +2,7 @@
 application (``uvicorn remote_agent:app``), one agent per connection.
 
 On ``session/prompt`` with the text ``cancel`` it streams ``tick N`` updates every 20 ms until
-``session/cancel`` arrives (then ends with ``cancelled``; after 500 ticks with ``end_turn``).
+``session/cancel`` arrives (then ends with ``cancelled``; after 1500 ticks, 30 s, with ``end_turn``).
 ``session/load`` replays the prompts the session was sent (``replay: <text>``), on any
 connection to the same server. ``flood N``: N updates of 2 KB each, then ``end_turn``. Any other prompt: an update ``start``, a permission request (options ``no``, ``yes``), an update
 ``permission: <optionId>``, ``fs/read_text_file`` of ``hello.txt`` in the session's cwd, an update
@@ -73,7 +73,7 @@ class ScenarioAgent(Agent):
             return decode(models.PromptResponse, {"stopReason": "end_turn"})
         if text == "cancel":
             event = self.cancelled[session_id] = asyncio.Event()
-            for tick in range(500):
+            for tick in range(1500):
                 await self.say(session_id, f"tick {tick}")
                 try:
                     await asyncio.wait_for(event.wait(), 0.02)

@@ -49,6 +49,15 @@ class ScenarioClient(Client):
         return decode(models.ReadTextFileResponse, {"content": content})
 
 
+async def outcome(turn: Any, texts: list[str]) -> Any:
+    """The cancelled turn's answer, which the agent gives within 30 s even if the cancel is lost;
+    if none comes, the updates seen say where it stopped: ticks still coming, the cancel was lost."""
+    try:
+        return await asyncio.wait_for(turn, 30)
+    except asyncio.TimeoutError:
+        raise SystemExit(f"no answer to the cancelled turn in 30 s; {len(texts)} updates seen, the last {texts[-1:]}") from None
+
+
 async def main(url: str, cwd: str, http2: bool) -> dict[str, Any]:
     client = ScenarioClient(cwd)
     capabilities = {"fs": {"readTextFile": True, "writeTextFile": False}, "terminal": False}
@@ -64,7 +73,7 @@ async def main(url: str, cwd: str, http2: bool) -> dict[str, Any]:
         turn = asyncio.ensure_future(conn.agent.session_prompt(decode(models.PromptRequest, prompt)))
         await asyncio.wait_for(client.ticked.wait(), 10)
         await conn.agent.session_cancel(decode(models.CancelNotification, {"sessionId": session_id}))
-        summary["cancelStopReason"] = encode(await asyncio.wait_for(turn, 10))["stopReason"]
+        summary["cancelStopReason"] = encode(await outcome(turn, client.texts))["stopReason"]
         summary["ticked"] = bool(client.texts) and all(t.startswith("tick") for t in client.texts)
         summary["httpVersion"] = getattr(conn.transport, "http_version", None)
     if "--reconnect" in sys.argv[3:]:  # a new connection, then session/load

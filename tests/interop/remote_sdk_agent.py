@@ -42,7 +42,7 @@ class ScenarioAgent:
         text = "".join(block.text for block in prompt if getattr(block, "type", None) == "text")
         if text == "cancel":
             event = self.cancelled[session_id] = asyncio.Event()
-            for tick in range(500):
+            for tick in range(1500):
                 await self.say(session_id, f"tick {tick}")
                 try:
                     await asyncio.wait_for(event.wait(), 0.02)

@@ -74,7 +74,10 @@ async def main(url: str, cwd: str, echo: bool = False) -> dict[str, Any]:
         turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("cancel")]))
         await asyncio.wait_for(client.ticked.wait(), 10)
         await conn.cancel(session_id=session.session_id)
-        summary["cancelStopReason"] = (await asyncio.wait_for(turn, 10)).stop_reason
+        try:
+            summary["cancelStopReason"] = (await asyncio.wait_for(turn, 30)).stop_reason
+        except asyncio.TimeoutError:  # the agent answers within 30 s even if the cancel is lost
+            raise SystemExit(f"no answer to the cancelled turn in 30 s; {len(client.texts)} updates seen, the last {client.texts[-1:]}") from None
         summary["ticked"] = bool(client.texts) and all(t.startswith("tick") for t in client.texts)
     finally:
         await conn.close()

@@ -45,7 +45,7 @@ function createAgent() {
       const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join("");
       if (text === "cancel") {
         cancelled.set(sessionId, false);
-        for (let tick = 0; tick < 500; tick++) {
+        for (let tick = 0; tick < 1500; tick++) {
           await say(client, sessionId, `tick ${tick}`);
           await sleep(20);
           if (cancelled.get(sessionId)) {

@@ -49,10 +49,16 @@ MATRIX = [
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, int]]:
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the servers' logs (``<agent>.log``): a failure shows its server's."""
+    return tmp_path_factory.mktemp("remote-logs")
+
+
+@pytest.fixture(scope="module")
+def servers(logs: Path) -> Iterator[dict[str, int]]:
     """Each agent's server, started once for the module: name -> port."""
     with contextlib.ExitStack() as stack:
-        yield {name: stack.enter_context(running(*AGENTS[name])) for name in AGENTS}
+        yield {name: stack.enter_context(running(*AGENTS[name], log=logs / f"{name}.log")) for name in AGENTS}
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +69,12 @@ def cwd(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("client", "agent", "scheme"), MATRIX, ids=["-".join(case) for case in MATRIX])
-def test_a_full_turn_then_a_cancelled_one(servers: dict[str, int], cwd: Path, client: str, agent: str, scheme: str) -> None:
+def test_a_full_turn_then_a_cancelled_one(servers: dict[str, int], logs: Path, cwd: Path, client: str, agent: str, scheme: str) -> None:
     url = f"{'ws' if scheme == 'ws' else 'http'}://127.0.0.1:{servers[agent]}/acp"
     extra = ["--http2"] if scheme == "http2" else []
-    result = run_client([*CLIENTS[client], url, str(cwd), *extra], timeout=60)
-    assert result.returncode == 0, result.stderr[-2000:]
+    result = run_client([*CLIENTS[client], url, str(cwd), *extra], timeout=90)
+    server_log = (logs / f"{agent}.log").read_text(errors="replace")[-2000:]
+    assert result.returncode == 0, f"{result.stderr[-3000:]}\n--- the server's log, its end:\n{server_log}"
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert summary["texts"] == EXPECTED_TEXTS
     assert summary["stopReason"] == "end_turn"

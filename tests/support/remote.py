@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -60,27 +61,29 @@ def server_command(kind: str, app: str, port: int) -> list[str]:
 @contextlib.contextmanager
 def running(kind: str, app: str, *, env: dict[str, str] | None = None, cwd: Path | None = None, log: Path | None = None) -> Iterator[int]:
     """Serve ``app`` with ``kind`` on a free port; yields the port, stops the server on exit.
-    With ``log``, the server's output (stdout and stderr) goes to that file."""
+    With ``log``, the server's output (stdout and stderr) goes to that file; without, its stderr
+    is written out when it stops. Never a pipe: a server that fills one would stop serving."""
     port = free_port()
-    out = log.open("wb") if log is not None else None
-    process = subprocess.Popen(
-        server_command(kind, app, port), env=env or environment(), cwd=cwd or INTEROP,
-        stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE,
-    )
-    try:
-        wait_listening(port, process)
-        yield port
-    finally:
-        process.terminate()
+    with log.open("wb") if log is not None else tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(
+            server_command(kind, app, port), env=env or environment(), cwd=cwd or INTEROP,
+            stdout=out if log is not None else subprocess.DEVNULL, stderr=out,
+        )
         try:
-            _, err = process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, err = process.communicate()
-        if out is not None:
-            out.close()
-        if err and err.strip():
-            sys.stderr.write(err.decode(errors="replace")[-4000:])
+            wait_listening(port, process)
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if log is None:
+                out.seek(0)
+                err = out.read().decode(errors="replace")
+                if err.strip():
+                    sys.stderr.write(err[-4000:])
 
 
 def run_client(command: Sequence[str], *, env: dict[str, str] | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
