@@ -66,13 +66,13 @@ class ModelsJob:
 def models_job(spec: Spec, header_text: str, env: jinja2.Environment) -> ModelsJob:
     """The job that makes ``spec``'s ``models.py`` of the pydantic flavour (``env`` renders the
     footer: a user's ``pydantic/models_footer.jinja`` replaces acpgen's)."""
-    classes = spec.classes
+    classes = template_data_of(spec.classes)
     unions = union_data(spec.types)
     return ModelsJob(
         schema=flavour_schema(spec.types),
         header=module_header(header_text, spec.source.name, support_used(classes, unions), template_imports(classes)),
-        aliases=property_aliases(classes),
-        template_data={**template_data_of(classes), **unions},
+        aliases=property_aliases(spec.classes),
+        template_data={**classes, **unions},
         footer="\n\n" + env.get_template("pydantic/models_footer.jinja").render(spec=spec).lstrip("\n"),
     )
 

@@ -309,11 +309,11 @@ def lenient_marker(f: Field) -> str:
     return f"lenient({', '.join(args)})"
 
 
-def support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]]) -> set[str]:
-    """The names of ``_pydantic`` the class template (see :func:`template_data_of`) and the unions
-    write, besides ``AcpModel`` and ``decoder``."""
+def support_used(classes: dict[str, dict[str, Any]], unions: dict[str, dict[str, Any]]) -> set[str]:
+    """The names of ``_pydantic`` the class template (``classes``: :func:`template_data_of`) and
+    the unions write, besides ``AcpModel`` and ``decoder``."""
     used = {name for data in unions.values() for name in data["acp_uses"]}
-    for data in template_data_of(classes).values():
+    for data in classes.values():
         if data["acp_not_null"]:
             used.add("NotNull")
         if set(data["acp_nullable"]) - set(data["acp_not_null"]) - set(data["acp_tags"]):  # the template's order
@@ -323,11 +323,12 @@ def support_used(classes: tuple[ClassDef, ...], unions: dict[str, dict[str, Any]
     return used
 
 
-def template_imports(classes: tuple[ClassDef, ...]) -> tuple[str, ...]:
-    """The imports of what the class template writes itself: ``Annotated`` around a field with an
-    alias or a marker, and ``Field`` for an alias. datamodel-code-generator imports them only for
-    its own fields' needs (with none of its own, a small schema's module would lack them)."""
-    data = template_data_of(classes).values()
+def template_imports(classes: dict[str, dict[str, Any]]) -> tuple[str, ...]:
+    """The imports of what the class template (``classes``: :func:`template_data_of`) writes
+    itself: ``Annotated`` around a field with an alias or a marker, and ``Field`` for an alias.
+    datamodel-code-generator imports them only for its own fields' needs (with none of its own, a
+    small schema's module would lack them)."""
+    data = classes.values()
     aliased = any(alias is not None for d in data for _name, alias in d["acp_fields"].values())
     marked = any(d["acp_not_null"] or d["acp_lenient"] or set(d["acp_nullable"]) - set(d["acp_tags"]) for d in data)
     return (("from typing import Annotated",) if aliased or marked else ()) + (
