@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from support.remote import free_port, server_command, wait_listening
+from support.remote import free_port, server_command, stop, wait_listening
 from support.runtime import STUB_AGENT, child_env
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
@@ -103,11 +103,6 @@ def test_a_reader_that_stops_reading_is_cut_off_and_its_connection_lives_on(tmp_
         http.delete(url, headers=scoped)
         http.close()
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
     assert "cut off an event stream's reader: it took nothing for 0.5 s" in (tmp_path / "server.log").read_text()

@@ -73,17 +73,22 @@ def running(kind: str, app: str, *, env: dict[str, str] | None = None, cwd: Path
             wait_listening(port, process)
             yield port
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
             if log is None:
                 out.seek(0)
                 err = out.read().decode(errors="replace")
                 if err.strip():
                     sys.stderr.write(err[-4000:])
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop a server: asked to end, then killed if it has not within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def run_client(command: Sequence[str], *, env: dict[str, str] | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
