@@ -144,6 +144,14 @@ def generate_versions(
 
 
 
+def root_version(configured: Sequence[int], previous: int | None) -> int:
+    """The protocol version whose API a package's root holds: the one it held before (``previous``,
+    from the package's manifest) while it is still configured, else the lowest configured. So adding
+    a version to a package keeps its root, as the TypeScript SDK's root export stays v1 beside v2;
+    removing the root's version moves the root to another one, a break ``acpgen diff`` reports."""
+    return previous if previous is not None and previous in configured else min(configured)
+
+
 def _one_version_twice(first: Path, second: Path, number: int, given: bool) -> str:
     """The line for two schemas of one protocol version: how each states it, and the flag that
     tells them apart when one states none."""

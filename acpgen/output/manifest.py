@@ -51,6 +51,8 @@ class Manifest:
     files: dict[str, FileRecord]  # path relative to the output folder (POSIX) -> record
     names: dict[str, str] = field(default_factory=dict)  # names-lock key -> Python name
     options: Recipe | None = None  # the options the output was generated with; None: not recorded
+    versions: tuple[int, ...] = ()  # the protocol versions the package speaks; (): not recorded (an earlier acpgen)
+    root_version: int | None = None  # the version whose API the package's root holds; None: not recorded
 
     def to_text(self) -> str:
         data = {
@@ -66,6 +68,10 @@ class Manifest:
             data["names"] = dict(sorted(self.names.items()))
         if self.options is not None:
             data["options"] = self.options.to_json()
+        if self.versions:
+            data["versions"] = list(self.versions)
+        if self.root_version is not None:
+            data["root_version"] = self.root_version
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
@@ -75,12 +81,15 @@ def manifest_for(
     schema_sha256: str,
     names: Mapping[str, str] | None = None,
     options: Recipe | None = None,
+    versions: tuple[int, ...] = (),
+    root_version: int | None = None,
 ) -> Manifest:
     """The manifest that records generated ``files`` (path -> text), each made from the render
-    whose sha256 ``renders`` gives, the ``names`` given and the ``options`` used."""
+    whose sha256 ``renders`` gives, the ``names`` given, the ``options`` used, the protocol
+    ``versions`` the package speaks and the ``root_version`` whose API its root holds."""
     records = {path: FileRecord(sha256_text(text), renders[path]) for path, text in files.items()}
     return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records,
-                    names=dict(names or {}), options=options)
+                    names=dict(names or {}), options=options, versions=versions, root_version=root_version)
 
 
 def manifest_path(package: str) -> str:
@@ -132,7 +141,14 @@ def parse_manifest(text: str) -> Manifest:
             options = recipe_from_json(data["options"])
         except ValueError as exc:
             raise ManifestError(str(exc)) from None
-    return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names, options=options)
+    versions = data.get("versions", [])
+    if not isinstance(versions, list) or not all(type(v) is int for v in versions):
+        raise ManifestError("bad 'versions'")
+    root = data.get("root_version")
+    if root is not None and (type(root) is not int or root not in versions):
+        raise ManifestError("bad 'root_version'")
+    return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names, options=options,
+                    versions=tuple(versions), root_version=root)
 
 
 def _safe_relative(path: object) -> bool:
