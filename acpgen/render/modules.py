@@ -134,6 +134,8 @@ MODULES = (
     Module("inspect.py", RUNTIME, BOTH),  # imports a version's models
     _runtime("_guard.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
+    _runtime("_asgi_messages.py", Layer.REMOTE, AGENT, peer=True),  # a request's ASGI events and responses
+    _runtime("_event_stream.py", Layer.REMOTE, AGENT, peer=True),  # a GET's server-sent events
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
     # the session state and the tool-call tracker of a draft whose turns end with the prompt's

@@ -46,15 +46,26 @@ import uuid
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+from ._asgi_messages import (
+    Receive,
+    Scope,
+    Send,
+    auth_header,
+    read_body,
+    respond,
+    respond_json,
+    start,
+    until,
+)
+from ._event_stream import stream_events
 from ._guard import Guard, headers_of, is_loopback
 from ._http_connection import (
     IDLE_TIMEOUT,
     MAX_BUFFERED,
     HttpConnection,
     KnownSessions,
-    Stream,
-    request_key,
-    session_of,
+    admit,
+    refusal,
 )
 from ._transports import MessageTransport
 
@@ -62,9 +73,6 @@ __all__ = ["AcpApp", "Guard", "is_loopback", "serve"]
 
 logger = logging.getLogger(__name__)
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
 #: Serves one ACP connection over a transport until it ends (e.g. an agent's connection).
 Serve = Callable[[MessageTransport], Awaitable[None]]
 
@@ -76,16 +84,6 @@ KEEPALIVE = 15.0
 STALL_TIMEOUT = 60.0
 #: Seconds ``initialize`` waits for the agent's answer.
 INITIALIZE_TIMEOUT = 30.0
-#: Methods that attach a session to the connection: once accepted, its stream may be opened.
-_ATTACHING = frozenset({"session/load", "session/resume"})
-#: Methods whose session need not be on the connection (they attach, copy or manage a stored
-#: session): ``Acp-Session-Id`` is optional, an unknown session is the agent's to answer, and
-#: their answers come on the connection's stream.
-_ANY_SESSION = _ATTACHING | frozenset(
-    {"session/fork", "session/delete", "session/archive", "session/unarchive", "session/status"}
-)
-
-
 class _WebSocketTransport:
     """The agent's transport over one accepted WebSocket (text frames; binary ones ignored)."""
 
@@ -233,10 +231,10 @@ class AcpApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self.guard.refusal(scope)
         if refusal is not None:
-            await _respond(send, refusal[0], refusal[1], _auth_header(refusal[0]))
+            await respond(send, refusal[0], refusal[1], auth_header(refusal[0]))
             return
         if scope.get("path") != self.path:
-            await _respond(send, 404, "Not Found")
+            await respond(send, 404, "Not Found")
             return
         method = scope.get("method")
         headers = headers_of(scope)
@@ -248,19 +246,19 @@ class AcpApp:
             connection = await self._connection(headers, send)
             if connection is not None:
                 connection.end()
-                await _respond(send, 202, "")
+                await respond(send, 202, "")
         else:
-            await _respond(send, 405, "Method Not Allowed", [(b"allow", b"GET, POST, DELETE")])
+            await respond(send, 405, "Method Not Allowed", [(b"allow", b"GET, POST, DELETE")])
 
     async def _connection(self, headers: dict[bytes, bytes], send: Send) -> HttpConnection | None:
         """The connection a request names, or None once it has been answered 400 or 404."""
         connection_id = headers.get(CONNECTION_HEADER)
         if connection_id is None:
-            await _respond(send, 400, "Missing Acp-Connection-Id")
+            await respond(send, 400, "Missing Acp-Connection-Id")
             return None
         connection = self.connections.get(connection_id.decode("latin-1"))
         if connection is None or connection.closed:
-            await _respond(send, 404, "Unknown Acp-Connection-Id")
+            await respond(send, 404, "Unknown Acp-Connection-Id")
             return None
         connection.seen = asyncio.get_running_loop().time()
         return connection
@@ -268,29 +266,29 @@ class AcpApp:
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         media = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if media != b"application/json":
-            await _respond(send, 415, "Content-Type must be application/json")
+            await respond(send, 415, "Content-Type must be application/json")
             return
-        body = await _read_body(receive, self.max_message_size)
+        body = await read_body(receive, self.max_message_size)
         if body is None:
             return  # the client went away
         if len(body) > self.max_message_size:
-            await _respond(send, 413, f"message exceeds {self.max_message_size} bytes")
+            await respond(send, 413, f"message exceeds {self.max_message_size} bytes")
             return
         try:
             message = json.loads(body)
         except (ValueError, RecursionError) as exc:
             error = {"code": -32700, "message": "Parse error", "data": {"details": str(exc)[:200]}}
-            await _respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+            await respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
             return
         if isinstance(message, list) and not self.batches:
-            await _respond(send, 501, "JSON-RPC batches are not supported")
+            await respond(send, 501, "JSON-RPC batches are not supported")
             return
         if message == []:
             error = {"code": -32600, "message": "Invalid request", "data": "empty batch"}
-            await _respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+            await respond_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
             return
         if not isinstance(message, (dict, list)):
-            await _respond(send, 400, "not a JSON-RPC object")
+            await respond(send, 400, "not a JSON-RPC object")
             return
         if isinstance(message, list):
             entries = [entry for entry in message if isinstance(entry, dict)]
@@ -306,20 +304,20 @@ class AcpApp:
         header = headers.get(SESSION_HEADER)
         session = None if header is None else header.decode("latin-1")
         for entry in entries:  # a batch is refused as its first entry refused alone would be
-            refusal = _refusal(connection, entry, session)
-            if refusal is not None:
-                await _respond(send, *refusal)
+            refused = refusal(connection, entry, session)
+            if refused is not None:
+                await respond(send, *refused)
                 return
-        requests = [_admit(connection, entry, session) for entry in entries]
+        requests = [admit(connection, entry, session) for entry in entries]
         waiting = any(requests) and not connection.room.is_set()
-        if waiting and not await _until(connection.room.wait(), receive):
+        if waiting and not await until(connection.room.wait(), receive):
             return  # the client went away while the agent's output waited for readers
         try:
             await connection.deliver(body)
         except ConnectionError:
-            await _respond(send, 404, "Unknown Acp-Connection-Id")
+            await respond(send, 404, "Unknown Acp-Connection-Id")
             return
-        await _respond(send, 202, "")
+        await respond(send, 202, "")
 
     async def _initialize(self, request_id: Any, body: bytes, receive: Receive, send: Send) -> None:
         connection = HttpConnection(
@@ -333,17 +331,17 @@ class AcpApp:
         await connection.deliver(body)
         try:
             answered = await asyncio.wait_for(
-                _until(asyncio.shield(future), receive), INITIALIZE_TIMEOUT
+                until(asyncio.shield(future), receive), INITIALIZE_TIMEOUT
             )
         except (asyncio.TimeoutError, ConnectionError) as exc:
             connection.end()
             reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else str(exc)
-            await _respond(send, 500, f"initialize failed: {reason}")
+            await respond(send, 500, f"initialize failed: {reason}")
             return
         if not answered:
             connection.end()
             return
-        await send(_start(200, b"application/json", [(CONNECTION_HEADER, connection.id.encode())]))
+        await send(start(200, b"application/json", [(CONNECTION_HEADER, connection.id.encode())]))
         await send({"type": "http.response.body", "body": future.result()})
 
     def _ended(self, connection: HttpConnection) -> None:
@@ -352,7 +350,7 @@ class AcpApp:
 
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
         if b"text/event-stream" not in headers.get(b"accept", b"").lower():
-            await _respond(send, 406, "Accept must include text/event-stream")
+            await respond(send, 406, "Accept must include text/event-stream")
             return
         connection = await self._connection(headers, send)
         if connection is None:
@@ -363,172 +361,23 @@ class AcpApp:
         else:
             session = header.decode("latin-1")
             if session not in connection.sessions and session not in self.known_sessions:
-                await _respond(send, 404, "Unknown Acp-Session-Id")
+                await respond(send, 404, "Unknown Acp-Session-Id")
                 return
             stream = connection.session(session)
         if stream.reader:
-            await _respond(send, 409, "this stream already has a reader")
+            await respond(send, 409, "this stream already has a reader")
             return
         stream.reader = True
         connection.readers += 1
         try:
-            await self._stream(connection, stream, receive, send)
+            await stream_events(
+                connection, stream, receive, send, keepalive=self.keepalive, stall_timeout=self.stall_timeout
+            )
         finally:
             stream.reader = False
             connection.readers -= 1
             connection.seen = asyncio.get_running_loop().time()
             connection.watch_idle(self.idle_timeout)
-
-    async def _stream(
-        self, connection: HttpConnection, stream: Stream, receive: Receive, send: Send
-    ) -> None:
-        headers = [(b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
-        await send(_start(200, b"text/event-stream", headers))
-        loop = asyncio.get_running_loop()
-        gone = asyncio.ensure_future(_disconnected(receive))
-        gone.add_done_callback(lambda _: stream.wake("gone"))
-        stall = _Stall(self.stall_timeout)
-        try:
-            while not gone.done():
-                if stream.queue:
-                    batch: list[bytes] = []
-                    size = 0
-                    while stream.queue and size < 1 << 16:
-                        message = stream.queue.popleft()
-                        batch.append(message)
-                        size += len(message)
-                    if not await stall.send(send, b"".join([b"data: %b\n\n" % m for m in batch])):
-                        stream.queue.extendleft(reversed(batch))  # for the stream's next reader
-                        break
-                    connection.taken(size)
-                    continue
-                if stream.finished:
-                    break
-                # One future, woken by a message, the end, the reader leaving or the keepalive timer.
-                waiter = stream.waiter = loop.create_future()
-                timer = loop.call_later(self.keepalive, stream.wake, "keepalive")
-                try:
-                    why = await waiter
-                finally:
-                    timer.cancel()
-                    stream.waiter = None
-                if why == "keepalive" and not await stall.send(send, b": keepalive\n\n"):
-                    break
-            if stall.stalled:  # the app returns, the server drops the response
-                logger.warning(
-                    "cut off an event stream's reader: it took nothing for %s s", self.stall_timeout
-                )
-            elif not gone.done():
-                await send({"type": "http.response.body", "body": b""})
-        finally:
-            stall.close()
-            gone.cancel()
-
-
-class _Stall:
-    """Gives up a send to an event stream that its reader has not taken for ``limit`` seconds. One
-    timer a stream, armed when a send starts and none is armed, so a send costs no timer."""
-
-    def __init__(self, limit: float) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self.task = task
-        self.limit = limit
-        self.loop = asyncio.get_running_loop()
-        self.since: float | None = None  # when the send in progress started
-        self.timer: asyncio.TimerHandle | None = None
-        self.stalled = False
-
-    async def send(self, send: Send, body: bytes) -> bool:
-        """Send a part of the stream; False, the send given up, once it has waited ``limit``."""
-        self.since = self.loop.time()
-        if self.timer is None:
-            self.timer = self.loop.call_at(self.since + self.limit, self._check)
-        try:
-            await send({"type": "http.response.body", "body": body, "more_body": True})
-        except asyncio.CancelledError:
-            if not self.stalled:
-                raise
-            if sys.version_info >= (3, 11):
-                self.task.uncancel()
-            return False
-        finally:
-            self.since = None
-        return True
-
-    def _check(self) -> None:
-        self.timer = None
-        if self.since is None:
-            return
-        due = self.since + self.limit
-        if due > self.loop.time():
-            self.timer = self.loop.call_at(due, self._check)
-        else:
-            self.stalled = True
-            self.task.cancel()
-
-    def close(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The request's body (reading stops a byte past ``limit``), or None if the client left."""
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        event = await receive()
-        if event["type"] == "http.disconnect":
-            return None
-        chunk = event.get("body", b"")
-        if size <= limit:
-            parts.append(chunk)
-        size += len(chunk)
-        if not event.get("more_body", False):
-            return b"".join(parts) if size <= limit else b"\0" * (limit + 1)
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _until(waited: Awaitable[Any], receive: Receive) -> bool:
-    """Wait for ``waited``; False if the client disconnects first."""
-    task = asyncio.ensure_future(waited)
-    gone = asyncio.ensure_future(_disconnected(receive))
-    try:
-        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-    if task.done():
-        task.result()
-        return True
-    task.cancel()
-    return False
-
-
-def _auth_header(status: int) -> list[tuple[bytes, bytes]]:
-    return [(b"www-authenticate", b"Bearer")] if status == 401 else []
-
-
-def _start(status: int, media: bytes, headers: list[tuple[bytes, bytes]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
-    return {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", media), *headers],
-    }
-
-
-async def _respond(send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
-    await send(_start(status, b"text/plain; charset=utf-8", list(headers)))
-    await send({"type": "http.response.body", "body": text.encode()})
-
-
-async def _respond_json(send: Send, status: int, value: Any) -> None:
-    await send(_start(status, b"application/json"))
-    await send({"type": "http.response.body", "body": json.dumps(value).encode()})
-
 
 def serve(
     app: AcpApp, host: str, port: int, *, log_level: str = "warning", name: str = "acp"
@@ -570,47 +419,3 @@ def listening_line(addresses: Collection[Any]) -> str:
     return f"listening on {ws} (WebSocket) and {http} (Streamable HTTP)"
 
 
-def _refusal(
-    connection: HttpConnection, message: dict[str, Any], session: str | None
-) -> tuple[int, str] | None:
-    """Why a POSTed message (or a batch's entry) is refused, with its status; None: it is not.
-    ``session``: the request's ``Acp-Session-Id``."""
-    method = message.get("method")
-    if method == "initialize":
-        return 400, "initialize is not allowed on an existing connection"
-    named = session_of(message.get("params")) if method is not None else None
-    if session is not None and named is not None and session != named:
-        return 400, "Acp-Session-Id does not match params.sessionId"
-    if method is None:  # an answer to the agent: it goes where the request came from
-        asked = connection.asked.get(request_key(message.get("id")))
-        if session is not None and asked is not None and session != asked:
-            return 400, "Acp-Session-Id does not match the request's session"
-        return None
-    if named is not None and session is None and method not in _ANY_SESSION:
-        return 400, "Missing Acp-Session-Id"
-    session = session or named
-    if (
-        session is not None
-        and method not in _ATTACHING
-        and session not in connection.sessions
-        and method not in _ANY_SESSION
-    ):
-        return 404, "Unknown Acp-Session-Id"
-    return None
-
-
-def _admit(connection: HttpConnection, message: dict[str, Any], session: str | None) -> bool:
-    """Note what a message that is not refused means for the connection's routing; True for a
-    request (it waits while the agent's output waits for readers)."""
-    method = message.get("method")
-    if method is None:
-        connection.asked.pop(request_key(message.get("id")), None)
-        return False
-    session = session or session_of(message.get("params"))
-    if session is not None and method in _ATTACHING:
-        connection.session(session)  # its stream may be opened before the agent answers
-    if "id" not in message:
-        return False
-    if session is not None and method not in _ANY_SESSION:
-        connection.routes[request_key(message["id"])] = session
-    return True

@@ -11,12 +11,16 @@ import logging
 from typing import Any
 
 __all__ = [
+    "ANY_SESSION",
+    "ATTACHING",
     "IDLE_TIMEOUT",
     "KNOWN_SESSIONS",
     "MAX_BUFFERED",
     "HttpConnection",
     "KnownSessions",
     "Stream",
+    "admit",
+    "refusal",
     "request_key",
     "session_of",
 ]
@@ -27,6 +31,14 @@ logger = logging.getLogger(__name__)
 MAX_BUFFERED = 4 * 1024 * 1024
 #: Seconds a Streamable HTTP connection lives with no reader and no request.
 IDLE_TIMEOUT = 60.0
+#: Methods that attach a session to the connection: once accepted, its stream may be opened.
+ATTACHING = frozenset({"session/load", "session/resume"})
+#: Methods whose session need not be on the connection (they attach, copy or manage a stored
+#: session): ``Acp-Session-Id`` is optional, an unknown session is the agent's to answer, and
+#: their answers come on the connection's stream.
+ANY_SESSION = ATTACHING | frozenset(
+    {"session/fork", "session/delete", "session/archive", "session/unarchive", "session/status"}
+)
 #: Session ids an app remembers (the most recently seen), so that a client reconnecting may open
 #: a session's stream before it loads the session on its new connection.
 KNOWN_SESSIONS = 100_000
@@ -205,3 +217,49 @@ def request_key(request_id: Any) -> Any:
 def session_of(params: Any) -> str | None:
     session = params.get("sessionId") if isinstance(params, dict) else None
     return session if isinstance(session, str) else None
+
+
+def refusal(
+    connection: HttpConnection, message: dict[str, Any], session: str | None
+) -> tuple[int, str] | None:
+    """Why a POSTed message (or a batch's entry) is refused, with its status; None: it is not.
+    ``session``: the request's ``Acp-Session-Id``."""
+    method = message.get("method")
+    if method == "initialize":
+        return 400, "initialize is not allowed on an existing connection"
+    named = session_of(message.get("params")) if method is not None else None
+    if session is not None and named is not None and session != named:
+        return 400, "Acp-Session-Id does not match params.sessionId"
+    if method is None:  # an answer to the agent: it goes where the request came from
+        asked = connection.asked.get(request_key(message.get("id")))
+        if session is not None and asked is not None and session != asked:
+            return 400, "Acp-Session-Id does not match the request's session"
+        return None
+    if named is not None and session is None and method not in ANY_SESSION:
+        return 400, "Missing Acp-Session-Id"
+    session = session or named
+    if (
+        session is not None
+        and method not in ATTACHING
+        and session not in connection.sessions
+        and method not in ANY_SESSION
+    ):
+        return 404, "Unknown Acp-Session-Id"
+    return None
+
+
+def admit(connection: HttpConnection, message: dict[str, Any], session: str | None) -> bool:
+    """Note what a message that is not refused means for the connection's routing; True for a
+    request (it waits while the agent's output waits for readers)."""
+    method = message.get("method")
+    if method is None:
+        connection.asked.pop(request_key(message.get("id")), None)
+        return False
+    session = session or session_of(message.get("params"))
+    if session is not None and method in ATTACHING:
+        connection.session(session)  # its stream may be opened before the agent answers
+    if "id" not in message:
+        return False
+    if session is not None and method not in ANY_SESSION:
+        connection.routes[request_key(message["id"])] = session
+    return True
