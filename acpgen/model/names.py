@@ -60,6 +60,7 @@ RUNTIME_NAMES = frozenset(
         "dataclasses", "itertools",
         # the runtime's private modules, which importing the package may bind at its root
         "_decode_errors", "_leniency", "_errors", "_framing", "_tracing", "_transports", "_memory", "_sender", "_incoming",
+        "_observing", "_batches", "_fast_reader",
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
         "_guard", "_http_connection", "_asgi_messages", "_event_stream", "_asgi", "_remote",
     }

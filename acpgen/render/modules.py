@@ -112,6 +112,9 @@ MODULES = (
     _runtime("_memory.py", Layer.CONNECTION),
     _runtime("_sender.py", Layer.CONNECTION),
     _runtime("_incoming.py", Layer.CONNECTION),
+    _runtime("_observing.py", Layer.CONNECTION),  # the observer of a connection's messages
+    _runtime("_batches.py", Layer.CONNECTION),  # sending a batch, answering one
+    _runtime("_fast_reader.py", Layer.CONNECTION),  # reading with msgspec or orjson, lines at once
     _runtime("_connection.py", Layer.CONNECTION),
     _runtime("_typed.py", Layer.CONNECTION),
     _runtime("_process.py", Layer.CONNECTION),

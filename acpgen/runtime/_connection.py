@@ -1,5 +1,7 @@
 """One JSON-RPC 2.0 connection: its lifecycle, calls and their answers, and the checks every
-incoming message passes before it is handled.
+incoming message passes before it is handled. Its other parts are modules of their own: what the
+peer sends (:mod:`._incoming`), reading on the fast path (:mod:`._fast_reader`), batches
+(:mod:`._batches`) and the observer (:mod:`._observing`).
 
 A :class:`Connection` reads messages from a wire (see :mod:`._transports`), hands requests and
 notifications to a dispatcher (the typed layer decodes params and calls handlers) and sends
@@ -10,29 +12,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ._batches import Batches
 from ._errors import ConnectionClosed, RequestError
+from ._fast_reader import FastReading
 from ._framing import (
     DEFAULT_MAX_MESSAGE_SIZE,
     HEAD_KEPT,
     WIRE_LOG,
-    FastReader,
     NotJson,
     Unrepresentable,
     decode_json,
     encode_json,
     find_id,
     is_stray_text,
-    msgspec_reader,
     noise_text,
     notification_text,
-    orjson_reader,
     request_text,
     valid_id,
 )
-from ._incoming import Batch, Dispatcher, Incoming, in_notification
+from ._incoming import CANCEL_REQUEST, Batch, Dispatcher, Incoming, in_notification
+from ._observing import Observer, Observing
 from ._sender import FLUSH_AT, Sender
 from ._tracing import tracing_for
 from ._transports import MessageTransport, MessageWriter, PipeReader, Wire, make_wire
@@ -41,22 +43,9 @@ __all__ = ["CANCEL_REQUEST", "Connection", "Observer"]
 
 logger = logging.getLogger(WIRE_LOG)
 
-#: The protocol-level notification that cancels an in-flight request.
-CANCEL_REQUEST = "$/cancel_request"
 _ = NotJson  # what decode_json raises for NaN: a ValueError like any text that is not JSON
 
-#: What :meth:`Connection.observe` calls for each message: ``observer(direction, message,
-#: session_id)``, with ``direction`` ``"sent"`` or ``"received"``, ``message`` the JSON-RPC
-#: message as parsed JSON (a dict; not to be modified) and ``session_id`` the ACP session it
-#: belongs to (its params' ``sessionId``; for a response, its request's, or its result's), or None.
-Observer = Callable[[str, dict[str, Any], "str | None"], None]
-
-
-def _never(line: bytes) -> bool:
-    return False
-
-
-class Connection(Incoming):
+class Connection(FastReading, Batches, Observing, Incoming):
     """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out), or over a
     :class:`~._transports.MessageTransport` (``Connection(transport, None, dispatcher)``).
 
@@ -93,26 +82,7 @@ class Connection(Incoming):
     ) -> None:
         if max_message_size <= 0:
             raise ValueError("max_message_size must be positive")
-        readers = {"orjson": [orjson_reader], "msgspec": [msgspec_reader]}
-        readers["auto"] = [msgspec_reader, orjson_reader]  # the first importable, else json
-        if json_backend not in ("json", *readers):
-            raise ValueError(
-                "json_backend must be 'json', 'orjson', 'msgspec' or 'auto', "
-                f"got {json_backend!r}"
-            )
-        fast: FastReader | None = None
-        for fast_reader in readers.get(json_backend, []):
-            try:
-                fast = fast_reader()
-                break
-            except ImportError:  # not installed: "auto" tries the next; else it is an error
-                if json_backend != "auto":
-                    raise
-        # the fast reader's parts, read by message_received without a call in between
-        self._fast_loads = None if fast is None else fast.loads
-        self._fast_errors: tuple[type[Exception], ...] = () if fast is None else fast.errors
-        self._fast_check_from = 0 if fast is None else fast.check_from
-        self._fast_suspect = _never if fast is None else fast.suspect
+        self._init_fast_reader(json_backend)
         self._wire = make_wire(reader, writer)
         self._dispatcher = dispatcher
         self.batches = batches
@@ -129,9 +99,8 @@ class Connection(Incoming):
         #: False once no more messages are taken in (closed, or the peer's input ended)
         self.accepting = True
         self._sender = Sender(self._wire, self._closed, self._shutdown, name)
-        self._observer: Observer | None = None
         self._tracing = tracing_for(tracing)
-        self._observed_sessions: dict[tuple[bool, Any], str] = {}  # (sent by us, id) -> session
+        self._init_observing()
         self.read_started = self._sender.read_started
         self.read_ended = self._sender.read_ended
         self._init_incoming()
@@ -174,52 +143,6 @@ class Connection(Incoming):
     @tracing.setter
     def tracing(self, enabled: bool) -> None:
         self._tracing = tracing_for(enabled)
-
-    def observe(self, observer: Observer | None) -> None:
-        """Call ``observer(direction, message, session_id)`` (see :data:`Observer`) for every
-        message this connection sends, as it is queued, and for every JSON object it reads, before
-        it is handled; ``None`` stops. It runs in the connection's own code: it must be quick and
-        must not block (log, count, put on a queue); what it raises is logged and ignored. A line
-        that is not JSON, or above the size limit, is answered as ever and not observed. Unobserved,
-        it costs nothing."""
-        self._observer = observer
-        self._sender.observe = None if observer is None else self._saw_sent
-        if observer is None:
-            self._observed_sessions.clear()
-
-    def _saw_sent(self, text: str) -> None:
-        message = decode_json(text)
-        for entry in message if isinstance(message, list) else [message]:  # a batch: each entry
-            self._saw("sent", entry)
-
-    def _saw(self, direction: str, message: dict[str, Any]) -> None:
-        observer = self._observer
-        if observer is None:
-            return
-        try:
-            observer(direction, message, self._session_of(direction == "sent", message))
-        except Exception:  # an observer's bug must not stop the connection
-            logger.exception("%s: the observer failed on a message", self._name)
-
-    def _session_of(self, sent: bool, message: dict[str, Any]) -> str | None:
-        """The session of an observed message; a request's is kept until its response is seen."""
-        request_id = message.get("id")
-        if "method" in message:
-            params = message.get("params")
-            session = params.get("sessionId") if isinstance(params, dict) else None
-            if not isinstance(session, str):
-                return None
-            if "id" in message and valid_id(request_id):
-                self._observed_sessions[(sent, request_id)] = session
-            return session
-        request_session = (
-            self._observed_sessions.pop((not sent, request_id), None)
-            if valid_id(request_id)
-            else None
-        )
-        result = message.get("result")
-        session = result.get("sessionId") if isinstance(result, dict) else None
-        return session if isinstance(session, str) else request_session
 
     def _peer_ended(self) -> bool:
         return self._eof is not None
@@ -289,62 +212,6 @@ class Connection(Incoming):
                     pass
             raise
 
-    async def batch(
-        self,
-        requests: Sequence[tuple[str, Any]],
-        *,
-        notifications: Sequence[tuple[str, Any]] = (),
-    ) -> list[Any]:
-        """Send one JSON-RPC batch: ``requests`` as ``(method, params)`` pairs, then
-        ``notifications`` the same way, in one array; return each request's answer in the order
-        of ``requests``: its JSON result, or the :class:`RequestError` the peer answered it with
-        (returned, not raised). Only where the protocol's draft defines batches (``batches``);
-        raises :class:`ConnectionClosed` if the connection is gone, and ``ValueError`` for an
-        empty batch. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
-        if not self.batches:
-            raise ValueError("this protocol's draft defines no JSON-RPC batches")
-        if not requests and not notifications:
-            raise ValueError("a batch must not be empty")
-        if self._eof is not None and not self._closed.done():
-            raise ConnectionClosed(self._eof)
-        if self._closed.done():
-            raise ConnectionClosed(self._sender.reason)
-        carry = self._tracing.carry if self._tracing is not None else None
-        ids = list(range(self._next_id, self._next_id + len(requests)))
-        self._next_id += len(requests)
-        texts = [
-            request_text(i, method, carry(params) if carry else params)
-            for i, (method, params) in zip(ids, requests)
-        ]
-        texts += [
-            notification_text(method, carry(params) if carry else params)
-            for method, params in notifications
-        ]
-        batch_text = "[" + ",".join(texts) + "]"  # ValueError for NaN: never sent
-        futures: list[asyncio.Future[Any]] = [self._loop.create_future() for _ in ids]
-        self._sender.write_text(batch_text)
-        exempt = in_notification.get()
-        for request_id, future in zip(ids, futures):
-            self._pending[request_id] = (future, exempt)
-        try:
-            if self._sender.buffered() >= FLUSH_AT:
-                await self._sender.wait_drained()  # back pressure
-            answers = await asyncio.gather(*futures, return_exceptions=True)
-        except asyncio.CancelledError:
-            for request_id in ids:
-                if self._pending.pop(request_id, None) is not None and not self._closed.done():
-                    self._cancelled_by_us.add(request_id)
-                    try:
-                        params = {"requestId": request_id}
-                        self._write({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": params})
-                    except ConnectionClosed:
-                        pass
-            raise
-        for answer in answers:
-            if isinstance(answer, BaseException) and not isinstance(answer, RequestError):
-                raise answer
-        return list(answers)
-
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises :class:`ConnectionClosed` if the connection is gone."""
         if self._closed.done():
@@ -385,112 +252,10 @@ class Connection(Incoming):
                 "%s: dropped the response to %r: connection closed", self._name, request_id
             )
 
-    def _reply_in_batch(
-        self, message: dict[str, Any], error: RequestError | None, batch: Batch | None
-    ) -> None:
-        text: str | None
-        try:
-            text = encode_json(message)
-        except (ValueError, TypeError, RecursionError):  # data that cannot be sent as JSON
-            if error is None:
-                raise
-            message["error"] = {"code": error.code, "message": error.message}
-            text = encode_json(message)
-        if self._closed.done():
-            text = None  # dropped: nothing more is sent
-        if batch is not None:
-            batch.answered(text)
-        elif self._batch is not None and text is not None:
-            self._batch.answer(text)
-
     # -- receiving (what the wire calls) -----------------------------------------------------
 
     read_started: Callable[[], None]
     read_ended: Callable[[], None]
-
-    def message_received(self, message: bytes | str) -> None:
-        try:
-            loads = self._fast_loads
-            if (
-                loads is None
-                or message.__class__ is not bytes
-                or (len(message) >= self._fast_check_from and self._fast_suspect(message))
-            ):
-                self._on_message(message)
-                return
-            try:
-                value = loads(message)
-            except self._fast_errors:  # the standard library's reader says what is wrong
-                self._on_message(message)
-                return
-            self._on_fast_value(value, message)
-        except Exception:  # a bug here must not stop the connection, nor lose the next messages
-            logger.exception("%s: a message could not be handled", self._name)
-
-    def lines_received(self, lines: list[bytes]) -> None:
-        """Whole lines read at once, in order: :meth:`message_received` for each, with the fast
-        path's reading and queueing of a notification written out (no call per line)."""
-        loads = self._fast_loads
-        if loads is None or self._observer is not None:
-            self._each_received(iter(lines))
-            return
-        check_from, suspect, errors = self._fast_check_from, self._fast_suspect, self._fast_errors
-        queues = self._queues
-        rest = iter(lines)
-        for line in rest:
-            try:
-                if len(line) >= check_from and suspect(line):
-                    self._on_message(line)
-                else:
-                    try:
-                        value = loads(line)
-                    except errors:  # the standard library's reader says what is wrong
-                        self._on_message(line)
-                    else:
-                        if value.__class__ is dict:
-                            # a notification, as most messages of a stream are: queued, and
-                            # nothing else happens (see _enqueue)
-                            method = value.get("method")
-                            params = value.get("params")
-                            if (
-                                params.__class__ is dict
-                                and method.__class__ is str
-                                and "id" not in value
-                                and value.get("jsonrpc") == "2.0"
-                                and method != CANCEL_REQUEST
-                            ):
-                                self._seen_message = True
-                                key = params.get("sessionId")
-                                queue = queues.get(key if key.__class__ is str else None)
-                                if queue is None:
-                                    self._enqueue(method, params)
-                                else:
-                                    seq = self._seq
-                                    self._seq = seq + 1
-                                    queue.append((seq, method, params))
-                                continue
-                        self._on_fast_value(value, line)
-            except Exception:  # a bug here must not stop the connection, nor lose the next
-                logger.exception("%s: a message could not be handled", self._name)
-            # what was handled may have closed the connection, or set an observer
-            if not self.accepting or self._observer is not None:
-                self._each_received(rest)
-                return
-
-    def _each_received(self, lines: Iterator[bytes]) -> None:
-        for line in lines:
-            if not self.accepting:
-                return
-            self.message_received(line)
-
-    def _on_fast_value(self, value: Any, line: bytes) -> None:
-        """What the fast path read from ``line``: an object is handled, anything else answered
-        by the careful path."""
-        if value.__class__ is not dict:  # an array or a scalar: the careful path answers it
-            self._on_message(line)
-            return
-        self._seen_message = True
-        self._on_value(value)
 
     def message_too_large(self, head: bytes, tail: bytes, size: int) -> None:
         text = f"message of {size} bytes exceeds the maximum of {self._max} bytes"
@@ -573,31 +338,6 @@ class Connection(Incoming):
             self._reply(None, error=RequestError.invalid_request({"details": what}))
             return
         self._on_value(message)
-
-    def _on_batch(self, entries: list[Any]) -> None:
-        """A batch (the draft defines them): each entry handled as if alone, each request at
-        once in a task of its own; their answers, and those to invalid entries, in one array."""
-        if not entries:
-            details = "a batch must not be empty"
-            self._reply(None, error=RequestError.invalid_request({"details": details}))
-            return
-        batch = Batch(self._write_batch)
-        self._batch = batch
-        try:
-            for entry in entries:
-                if isinstance(entry, dict):
-                    self._on_value(entry)
-                else:
-                    details = "a batch entry must be a JSON-RPC object"
-                    self._reply(None, error=RequestError.invalid_request({"details": details}))
-        finally:
-            self._batch = None
-        batch.answered()  # read: the array is written once its requests are answered
-
-    def _write_batch(self, text: str) -> None:
-        if self._closed.done():
-            return
-        self._sender.write_text(text)
 
     def _on_value(self, message: dict[str, Any]) -> None:
         if self._observer is not None:

@@ -23,10 +23,12 @@ from ._framing import WIRE_LOG, result_text, valid_id
 from ._sender import FLUSH_AT, Sender
 from ._tracing import Tracing
 
-__all__ = ["Batch", "Dispatcher", "Incoming"]
+__all__ = ["CANCEL_REQUEST", "Batch", "Dispatcher", "Incoming"]
 
 logger = logging.getLogger(WIRE_LOG)
 
+#: The protocol-level notification that cancels an in-flight request.
+CANCEL_REQUEST = "$/cancel_request"
 #: True inside a notification's handler: its calls to the peer are answered without waiting for
 #: the notifications before them (they are being handled).
 in_notification: contextvars.ContextVar[bool] = contextvars.ContextVar(
