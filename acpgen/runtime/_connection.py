@@ -122,6 +122,9 @@ class Connection(Incoming):
         self._next_id = 0
         self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
         self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
+        self._batches_out: list[list[int]] = []  # the request ids of each batch sent, unanswered
+        #: a batch's first request id -> the error with id null that answered the whole batch
+        self._refused_batches: dict[int, RequestError] = {}
         self._seen_message = False  # a message arrived: later garbage is not start-up output
         self._noise = b""  # the first line that was not JSON, when it came before any message
         self._eof: str | None = None  # why the peer stopped writing, once it has
@@ -300,7 +303,9 @@ class Connection(Incoming):
         of ``requests``: its JSON result, or the :class:`RequestError` the peer answered it with
         (returned, not raised). Only where the protocol's draft defines batches (``batches``);
         raises :class:`ConnectionClosed` if the connection is gone, and ``ValueError`` for an
-        empty batch. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
+        empty batch. A single error with id null while none of the batch's requests is answered
+        (a peer that takes no batches answers one so) answers the whole batch: it is raised at
+        once. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
         if not self.batches:
             raise ValueError("this protocol's draft defines no JSON-RPC batches")
         if not requests and not notifications:
@@ -326,6 +331,7 @@ class Connection(Incoming):
         exempt = in_notification.get()
         for request_id, future in zip(ids, futures):
             self._pending[request_id] = (future, exempt)
+        self._batches_out.append(ids)
         try:
             if self._sender.buffered() >= FLUSH_AT:
                 await self._sender.wait_drained()  # back pressure
@@ -340,6 +346,11 @@ class Connection(Incoming):
                     except ConnectionClosed:
                         pass
             raise
+        finally:
+            self._batches_out.remove(ids)
+        refused = self._refused_batches.pop(ids[0], None) if ids else None
+        if refused is not None:
+            raise refused
         for answer in answers:
             if isinstance(answer, BaseException) and not isinstance(answer, RequestError):
                 raise answer
@@ -668,6 +679,8 @@ class Connection(Incoming):
             logger.debug(
                 "%s: dropped the late response to cancelled request %r", self._name, request_id
             )
+        elif request_id is None and error is not None and self._refuse_batch(error):
+            return
         elif request_id is None and error is not None:
             data = f" ({error.data})" if error.data is not None else ""
             logger.warning(
@@ -679,3 +692,17 @@ class Connection(Incoming):
             )
         else:
             logger.warning("%s: dropped a response to unknown id %r", self._name, request_id)
+
+    def _refuse_batch(self, error: RequestError) -> bool:
+        """An error with id null answers the first batch sent none of whose requests is answered
+        yet (JSON-RPC answers a batch it cannot take with one error): each of its calls fails
+        with it. False: no batch waits so."""
+        for ids in self._batches_out:
+            if ids and all(request_id in self._pending for request_id in ids):
+                for request_id in ids:
+                    future, exempt = self._pending.pop(request_id)
+                    self._release(future, exempt, None, error)
+                self._refused_batches[ids[0]] = error
+                return True
+        return False
+
