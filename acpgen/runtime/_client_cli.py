@@ -148,4 +148,3 @@ def run_versions(stubs: Mapping[int, Any], argv: Sequence[str] | None, prog: str
 
     told = tuple({kind for stub in stubs.values() for kind in stub.TOLD}) + (UnsupportedVersion,)
     return exit_status(turn(), told)
-

@@ -707,4 +707,3 @@ class Connection(Incoming):
                 self._refused_batches[ids[0]] = error
                 return True
         return False
-
