@@ -1,8 +1,9 @@
 """Negotiation to the edges, and the root stub client of a package of several versions.
 
 The root stub client (``both``: the TypeScript SDK's v1 and v2 schemas) asks for the newest
-version and completes a turn with an agent of v1 alone and one of v2 alone, with no flags, on
-stdio and over ``--url`` (a WebSocket, Streamable HTTP: the stub agents' ``--listen``). The
+version and completes a turn with an agent of v1 alone and one of v2 alone, with no flags: on
+stdio the Python SDK's agent (v1) and the TypeScript SDK's v2 app, over ``--url`` (a WebSocket,
+Streamable HTTP) our stub agents of one version (``--listen``). The
 router of the spec's v1.7.0 pair (whose draft defines batches and no refusal) answers a v1
 ``initialize`` asking for version 0 with an error naming the versions it serves, a v2 one with
 the draft's answer (the latest version), and a batch before ``initialize`` entry by entry. Our
@@ -53,17 +54,28 @@ def _listening(module: str, env: dict[str, str]) -> Iterator[int]:
         stop(process)
 
 
+#: An agent of one version on stdio: the Python SDK's (v1), the TypeScript SDK's v2 app.
+LOCAL = {1: [sys.executable, str(INTEROP / "sdk_agent.py")], 2: ["node", str(INTEROP / "ts_versions_agent.mjs"), "v2"]}
+
+
 @pytest.mark.parametrize(("version", "remote"), [(1, None), (2, None), (1, "ws"), (2, "http")])
 def test_the_root_stub_client_completes_a_turn_with_an_agent_of_one_version(tmp_path, version, remote):
     env = env_for(several_versions_package())
-    agent = f"both.v{version}.stub_agent"
     if remote is None:
-        lines = _stub_client("--", sys.executable, "-m", agent, env=env, cwd=tmp_path)
+        lines = _stub_client("--", *LOCAL[version], env=env, cwd=tmp_path)
     else:
-        with _listening(agent, env) as port:
+        with _listening(f"both.v{version}.stub_agent", env) as port:
             lines = _stub_client("--url", f"{remote}://127.0.0.1:{port}/acp", env=env, cwd=tmp_path)
     assert lines[-1] == {"stopReason": "end_turn"}
-    assert _echoed(lines) == "one two"
+    expected = {
+        # the Python SDK's agent, after asking the client for a file (none there), one outside its cwd,
+        # a permission and a terminal (not allowed without --allow-terminal)
+        1: 'read: {"code": -32002, "message": "Resource not found"}outside: {"code": -32602, "message": "Invalid'
+           ' params"}permission: {"ok": {"outcome": {"optionId": "yes", "outcome": "selected"}}}missing: {"code":'
+           ' -32601, "message": "Method not found"}echo: one echo: two',
+        2: 'permission: {"optionId":"yes","outcome":"selected"}echo: one echo: two',  # the TypeScript app's, allowed
+    }
+    assert _echoed(lines) == (expected[version] if remote is None else "one two")
     states = [line["update"]["state"] for line in lines[:-1] if line["update"]["sessionUpdate"] == "state_update"]
     assert states == ([] if version == 1 else ["running", "idle"])
 
