@@ -348,7 +348,7 @@ class Connection(Incoming):
             raise
         finally:
             self._batches_out.remove(ids)
-        refused = self._refused_batches.pop(ids[0], None) if ids else None
+            refused = self._refused_batches.pop(ids[0], None) if ids else None
         if refused is not None:
             raise refused
         for answer in answers:
