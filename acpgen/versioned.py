@@ -8,8 +8,9 @@ it (``<package>/_rpc.py``, ...), which each version's modules import (``from .._
 classes whichever version it speaks. The models register their decoders with the shared codec by
 class, so two versions' types of the same name never meet. The root also has what ties the
 versions together: ``__init__.py`` (``VERSIONS``), ``stub_agent.py``, which serves every version
-on one connection through the router (``_versions.serve_versions``), ``stub_client.py``, whose
-``--protocol-version N`` picks the version it speaks, and ``inspect.py``, which checks a
+on one connection through the router (``versions.serve_versions``), ``stub_client.py``, which
+runs its turn in the version the agent answers (``--protocol-version N``: the version to ask
+for), and ``inspect.py``, which checks a
 connection against the version its first ``initialize`` asks for. The names lock records each
 version's names under ``v<N>/``.
 """

@@ -62,7 +62,7 @@ RUNTIME_NAMES = frozenset(
         "_decode_errors", "_leniency", "_errors", "_framing", "_tracing", "_transports", "_memory", "_sender", "_incoming",
         "_observing", "_batches", "_fast_reader",
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
-        "_guard", "_http_connection", "_asgi_messages", "_event_stream", "_asgi", "_remote",
+        "_guard", "_http_connection", "_asgi_messages", "_event_stream", "_asgi", "_remote", "versions",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

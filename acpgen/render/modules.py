@@ -141,6 +141,9 @@ MODULES = (
     _runtime("_event_stream.py", Layer.REMOTE, AGENT, peer=True),  # a GET's server-sent events
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+    # the public face of several versions on one connection: the router, its ASGI app, the
+    # client's connect (``serve_versions``, ``asgi_app``, ``spawn_versions``, ...)
+    _runtime("versions.py", Layer.REMOTE, BOTH, peer=True),
     # the session state and the tool-call tracker of a draft whose turns end with the prompt's
     # response, which ``session`` runs
     Module("_session_state.py", RUNTIME, layer=Layer.SESSION, turns=False),

@@ -92,6 +92,9 @@ class Connection(FastReading, Batches, Observing, Incoming):
         self._next_id = 0
         self._pending: dict[int, tuple[asyncio.Future[Any], bool]] = {}
         self._cancelled_by_us: set[int] = set()  # cancelled calls: late answers dropped quietly
+        self._batches_out: list[list[int]] = []  # the request ids of each batch sent, unanswered
+        #: a batch's first request id -> the error with id null that answered the whole batch
+        self._refused_batches: dict[int, RequestError] = {}
         self._seen_message = False  # a message arrived: later garbage is not start-up output
         self._noise = b""  # the first line that was not JSON, when it came before any message
         self._eof: str | None = None  # why the peer stopped writing, once it has
@@ -408,6 +411,8 @@ class Connection(FastReading, Batches, Observing, Incoming):
             logger.debug(
                 "%s: dropped the late response to cancelled request %r", self._name, request_id
             )
+        elif request_id is None and error is not None and self._refuse_batch(error):
+            return
         elif request_id is None and error is not None:
             data = f" ({error.data})" if error.data is not None else ""
             logger.warning(

@@ -7,6 +7,7 @@ its entry module (``python -m <package>.stub_client``), whose docstring says wha
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -18,10 +19,23 @@ from . import _client_cli, _stub_data, models
 from ._codec import decode, encode
 from ._rpc import ConnectionClosed, RequestError
 from ._stub_data import PermissionParams, PermissionResult, UpdateParams
-from .client import Client, spawn_agent
+from .client import Client, ClientSideConnection, connect_agent, spawn_agent
 from .methods import PROTOCOL_VERSION
 
-__all__ = ["NoAuthMethod", "StubClient", "Turn", "UnsupportedVersion", "auth_method", "main"]
+__all__ = [
+    "TOLD",
+    "ClientSideConnection",
+    "NoAuthMethod",
+    "StubClient",
+    "Turn",
+    "UnsupportedVersion",
+    "add_options",
+    "auth_method",
+    "initialize_params",
+    "main",
+    "make_client",
+    "turn",
+]
 
 
 class UnsupportedVersion(Exception):
@@ -118,19 +132,73 @@ def auth_method(methods: Any, wanted: str | None) -> str:
     return result
 
 
-async def run(
-    client: StubClient, command: Sequence[str], prompt: str, version: int = PROTOCOL_VERSION
+def initialize_params(client: StubClient, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    """The ``initialize`` params ``client`` sends asking for ``version``, as JSON."""
+    info = {"name": "acp-bindings-stub-client", "version": str(PROTOCOL_VERSION)}
+    request = {
+        "protocolVersion": version,
+        _stub_data.REQUEST_INFO: info,
+        _stub_data.REQUEST_CAPABILITIES: {},
+    }
+    params: dict[str, Any] = encode(decode(_stub_data.InitializeParams, request))
+    return params
+
+
+async def turn(
+    client: StubClient, connection: ClientSideConnection, initialized: Any, prompt: str
 ) -> str | None:
-    """Drive one prompt turn against the agent ``command``; returns the stop reason."""
-    async with spawn_agent(client, command[0], *command[1:]) as connection:
-        info = {"name": "acp-bindings-stub-client", "version": str(PROTOCOL_VERSION)}
-        request = {
-            "protocolVersion": version,
-            _stub_data.REQUEST_INFO: info,
-            _stub_data.REQUEST_CAPABILITIES: {},
-        }
+    """After ``initialize`` (the agent's answer in this version, as JSON): ``session/new``
+    (logging in when the agent requires it) and one prompt turn, to its ``idle`` state; prints
+    and returns the stop reason."""
+    decode(_stub_data.InitializeResult, initialized)  # ValueError for an invalid answer
+    servers: dict[str, Any] = {"mcpServers": []} if _stub_data.MCP_SERVERS_REQUIRED else {}
+    new_session = decode(_stub_data.NewSessionParams, {"cwd": client.cwd, **servers})
+    try:
+        session = await connection.agent.session_new(new_session)
+    except RequestError as exc:
+        if exc.code != -32000 or _stub_data.LOGIN is None:  # not "authentication required"
+            raise
+        method_id = auth_method(initialized.get("authMethods"), client.auth)
+        login = decode(getattr(models, _stub_data.LOGIN_PARAMS), {"methodId": method_id})
+        await getattr(connection.agent, _stub_data.LOGIN_HANDLER)(login)
+        session = await connection.agent.session_new(new_session)
+    session_id = encode(session)["sessionId"]
+    current = client.turns[session_id] = Turn()
+    blocks = [{"type": "text", "text": prompt}]
+    request = {"sessionId": session_id, "prompt": blocks}
+    await connection.agent.session_prompt(decode(_stub_data.PromptParams, request))
+    current.answered = True
+    closed = asyncio.ensure_future(connection.wait_closed())
+    waiting: set[asyncio.Future[Any]] = {current.ended, closed}
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    closed.cancel()
+    if not current.ended.done():
+        raise ConnectionClosed("the agent went away before the turn ended")
+    stop_reason = current.ended.result()
+    client.emit({"stopReason": stop_reason})
+    return stop_reason
+
+
+async def run(
+    client: StubClient,
+    command: Sequence[str],
+    prompt: str,
+    version: int = PROTOCOL_VERSION,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    http2: bool = False,
+) -> str | None:
+    """Drive one prompt turn against the agent ``command`` (or the one at ``url``); returns the
+    stop reason."""
+    connecting = (
+        spawn_agent(client, command[0], *command[1:])
+        if url is None
+        else connect_agent(client, url, token=token, http2=http2)
+    )
+    async with connecting as connection:
         # the version first: an answer of another version is not one of this package's models
-        params = encode(decode(_stub_data.InitializeParams, request))
+        params = initialize_params(client, version)
         answer = await connection.rpc.request("initialize", params)
         answered = answer.get("protocolVersion") if isinstance(answer, dict) else None
         if answered != PROTOCOL_VERSION:
@@ -138,33 +206,28 @@ async def run(
                 f"the agent answered protocol version {answered}; this client speaks"
                 f" {PROTOCOL_VERSION} (it asked for {version})"
             )
-        decode(_stub_data.InitializeResult, answer)  # ValueError for an invalid answer
-        servers: dict[str, Any] = {"mcpServers": []} if _stub_data.MCP_SERVERS_REQUIRED else {}
-        new_session = decode(_stub_data.NewSessionParams, {"cwd": client.cwd, **servers})
-        try:
-            session = await connection.agent.session_new(new_session)
-        except RequestError as exc:
-            if exc.code != -32000 or _stub_data.LOGIN is None:  # not "authentication required"
-                raise
-            method_id = auth_method(answer.get("authMethods"), client.auth)
-            login = decode(getattr(models, _stub_data.LOGIN_PARAMS), {"methodId": method_id})
-            await getattr(connection.agent, _stub_data.LOGIN_HANDLER)(login)
-            session = await connection.agent.session_new(new_session)
-        session_id = encode(session)["sessionId"]
-        turn = client.turns[session_id] = Turn()
-        blocks = [{"type": "text", "text": prompt}]
-        request = {"sessionId": session_id, "prompt": blocks}
-        await connection.agent.session_prompt(decode(_stub_data.PromptParams, request))
-        turn.answered = True
-        closed = asyncio.ensure_future(connection.wait_closed())
-        waiting: set[asyncio.Future[Any]] = {turn.ended, closed}
-        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-        closed.cancel()
-        if not turn.ended.done():
-            raise ConnectionClosed("the agent went away before the turn ended")
-    stop_reason = turn.ended.result()
-    client.emit({"stopReason": stop_reason})
-    return stop_reason
+        return await turn(client, connection, answer, prompt)
+
+
+#: The failures the command line tells in a line of their own.
+TOLD: tuple[type[Exception], ...] = (UnsupportedVersion, NoAuthMethod)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of this version's stub client beyond every stub client's (and the version to
+    ask for, which a package of several versions asks itself)."""
+    if _stub_data.LOGIN is not None:
+        parser.add_argument(
+            "--auth",
+            metavar="METHOD_ID",
+            help="the auth method to log in with if the agent requires authentication (default:"
+            f" the first {_stub_data.LOGIN_TYPE} method it advertises)",
+        )
+
+
+def make_client(args: argparse.Namespace) -> StubClient:
+    """The stub client the parsed command line asks for."""
+    return StubClient(os.getcwd(), reject=args.reject, auth=getattr(args, "auth", None))
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -178,17 +241,18 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         metavar="N",
         help=f"the protocol version to ask for (default: {PROTOCOL_VERSION})",
     )
-    if _stub_data.LOGIN is not None:
-        parser.add_argument(
-            "--auth",
-            metavar="METHOD_ID",
-            help="the auth method to log in with if the agent requires authentication (default:"
-            f" the first {_stub_data.LOGIN_TYPE} method it advertises)",
-        )
-    parser.add_argument(
-        "command", nargs="+", metavar="AGENT_CMD", help="the agent command, after --"
-    )
+    add_options(parser)
+    _client_cli.add_remote(parser)
     args = parser.parse_args(argv)
-    client = StubClient(os.getcwd(), reject=args.reject, auth=getattr(args, "auth", None))
-    turn = run(client, args.command, args.prompt, args.protocol_version)
-    return _client_cli.exit_status(turn, (UnsupportedVersion, NoAuthMethod))
+    _client_cli.check_remote(parser, args)
+    client = make_client(args)
+    running = run(
+        client,
+        args.command,
+        args.prompt,
+        args.protocol_version,
+        url=args.url,
+        token=args.token,
+        http2=args.http2,
+    )
+    return _client_cli.exit_status(running, TOLD)

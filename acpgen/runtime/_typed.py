@@ -5,6 +5,7 @@ share. The generated ``agent.py`` and ``client.py`` are written against these.""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 from collections.abc import Callable, Collection, Coroutine, Sequence
@@ -23,9 +24,19 @@ __all__ = [
     "log_unhandled",
     "negotiated_version",
     "params_of",
+    "routed_from",
 ]
 
 logger = logging.getLogger(WIRE_LOG)
+
+#: Set by a router of several protocol versions while it makes the connection of the version it
+#: picked for a client that asked for another (``_versions``): the version asked for and the
+#: versions the router serves, so that an ``initialize`` the picked version cannot read (its
+#: params in the shape of the version asked for) is answered naming them all. The connection's
+#: tasks, made then, keep it.
+routed_from: contextvars.ContextVar[tuple[int, tuple[int, ...]] | None] = contextvars.ContextVar(
+    "routed_from", default=None
+)
 
 
 class Codec(NamedTuple):
@@ -129,16 +140,21 @@ class TypedDispatcher:
         try:
             return self._decode("initialize", params_type, negotiated)
         except RequestError as exc:
+            asked = routed_from.get() or self._asked(params, negotiated)
+            if asked is None:  # it asks for the version spoken: its params are invalid
+                raise
+            requested, supported = asked
             if self._unsupported is not None:  # its params are of the version it asks for
-                _refuse_another_version(params, self._protocol_version, self._unsupported)
-            elif negotiated is not params and isinstance(exc.data, dict):  # say what it speaks
-                requested = params["protocolVersion"]
-                exc.data = {
-                    **exc.data,
-                    "requested": requested,
-                    "supported": [negotiated["protocolVersion"]],
-                }
+                raise _another_version(requested, supported, self._unsupported) from None
+            if isinstance(exc.data, dict):  # say what is spoken
+                exc.data = {**exc.data, "requested": requested, "supported": list(supported)}
             raise
+
+    def _asked(self, params: Any, negotiated: Any) -> tuple[int, tuple[int, ...]] | None:
+        """The version an ``initialize`` asks for and the one this side speaks, when they differ."""
+        if negotiated is params or self._protocol_version is None:
+            return None
+        return params["protocolVersion"], (self._protocol_version,)
 
     def _negotiate(self, params: Any) -> Any:
         """An ``initialize`` asking for another version than the one this side speaks, by the
@@ -232,12 +248,19 @@ def _refuse_another_version(params: Any, spoken: int | None, code: int | None) -
     requested = params.get("protocolVersion") if isinstance(params, dict) else None
     if spoken is None or code is None or not _is_version(requested) or requested == spoken:
         return
-    raise RequestError(
+    assert isinstance(requested, int)
+    raise _another_version(requested, (spoken,), code)
+
+
+def _another_version(requested: int, supported: Sequence[int], code: int) -> RequestError:
+    """The draft's unsupported-version error ``code`` for a client asking for ``requested``."""
+    spoken = ", ".join(map(str, supported))
+    return RequestError(
         code,
         "Unsupported protocol version",
         {
             "requested": requested,
-            "supported": [spoken],
+            "supported": list(supported),
             "message": f"the client speaks protocol version {requested}; this agent speaks {spoken}",
         },
     )

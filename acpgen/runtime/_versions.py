@@ -16,59 +16,56 @@ it, as v1 agents always have):
 * a draft without one (the spec's releases): the version requested when it is configured, else
   the latest configured;
 * before ``initialize``: a notification or a response is ignored; another request gets
-  ``-32600`` (data ``"first ACP request must be initialize"``); a batch (a JSON array) gets one
-  ``-32600`` with id null ("JSON-RPC batches are not supported"); an ``initialize`` without a
+  ``-32600`` (data ``"first ACP request must be initialize"``); an ``initialize`` without a
   valid ``protocolVersion`` gets ``-32602``; a v2 ``initialize`` whose id is not a string or an
-  integer gets ``-32600`` with id null. None of these closes the connection: the client may send
+  integer gets ``-32600`` with id null. A batch (a JSON array) gets one ``-32600`` with id null
+  ("JSON-RPC batches are not supported"), unless the draft defines batches (``batches``): then
+  each entry is answered as it would be alone, in one array (none: nothing), but an
+  ``initialize``, which picks the version the rest is served in, must come alone (``-32600``);
+  an empty array gets one ``-32600``. None of these closes the connection: the client may send
   ``initialize`` again.
+* a client asking for a version the router does not serve (the draft picked another for it)
+  whose ``initialize`` the picked version cannot read (its params are of the version it asked
+  for) is answered by that version's connection with an error naming the version asked for and
+  the versions served (``_typed.routed_from``): the draft's own error where it defines one, else
+  ``-32602``.
 
 :class:`AgentRouter` routes a byte stream (stdio, a pipe); :func:`route_transport` routes a
 :class:`MessageTransport` (a WebSocket or a Streamable HTTP connection of the ASGI app), with
 the same policy and the same answers, and hands that transport, replaying the ``initialize``
 first, to the picked version's connection.
 
-The client's side, :func:`connect_versions`, asks for a version (the highest it speaks, by
-default) and binds the one the agent answers: that version's client connection takes the wire,
-and :attr:`Bound.lower` (with :attr:`Bound.note`) says when the agent answered a lower version
-than the one asked for. An answer in a version no configured client speaks is
-:class:`UnsupportedVersion`.
+The public module ``versions`` re-exports these, with the client's side (``connect_versions``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from ._errors import UNSUPPORTED_PROTOCOL_VERSION
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
-    ConnectionClosed,
     MessageTransport,
     MessageWriter,
     PipeReader,
     RequestError,
-    UnsupportedVersion,
     negotiated_version,
     stdio_streams,
 )
+from ._typed import routed_from
 
 __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "AgentRouter",
-    "Bound",
     "Connector",
-    "UnsupportedVersion",
-    "connect_versions",
     "route_transport",
     "select_version",
     "serve_versions",
 ]
-
-logger = logging.getLogger(__name__)
 
 #: The range of ``ProtocolVersion`` (``uint16``).
 _HIGHEST = 0xFFFF
@@ -112,25 +109,53 @@ def _is_id(value: Any) -> bool:
     )
 
 
-#: What the router makes of a message before ``initialize``: the answer to send back (or None),
-#: and the version with the ``initialize`` to hand over (None: the connection is not routed yet).
-_Started = tuple[dict[str, Any] | None, tuple[int, dict[str, Any]] | None]
+#: What the router makes of a message before ``initialize``: the answer to send back (an object,
+#: an array of them, or None), and what to hand over (None: the connection is not routed yet): the
+#: version picked, the ``initialize`` it is given and the version it asked for.
+_Started = tuple[Any, tuple[int, dict[str, Any], int] | None]
 _NOT_INITIALIZE = "first ACP message must be an initialize request"
+_ALONE = "initialize must come alone, not in a batch: it picks the protocol version"
 
 
 def _start(
     line: bytes,
     supported: tuple[int, ...],
     unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+    batches: bool = False,
 ) -> _Started:
     """The router's policy for one message (a line, or a transport's message) before
-    ``initialize``; every router, whatever it reads, decides through it."""
+    ``initialize``; every router, whatever it reads, decides through it. ``batches``: the draft
+    defines JSON-RPC batches."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return _error(None, -32700, "Parse error"), None
-    if isinstance(message, list):
+    if not isinstance(message, list):
+        return _one(message, supported, unsupported_version_error)
+    if not batches:
         return _error(None, -32600, "Invalid request: JSON-RPC batches are not supported"), None
+    if not message:
+        return _error(None, -32600, "Invalid request", "a batch must not be empty"), None
+    answers = [_in_batch(entry, supported) for entry in message]
+    return [answer for answer in answers if answer is not None] or None, None
+
+
+def _in_batch(entry: Any, supported: tuple[int, ...]) -> dict[str, Any] | None:
+    """The answer to one entry of a batch before ``initialize``: what it would get alone, but an
+    ``initialize`` is not taken from a batch."""
+    if isinstance(entry, dict) and entry.get("method") == "initialize" and "id" in entry:
+        request_id = entry["id"]
+        return _error(request_id if _is_id(request_id) else None, -32600, "Invalid request", _ALONE)
+    answer: dict[str, Any] | None = _one(entry, supported)[0]
+    return answer
+
+
+def _one(
+    message: Any,
+    supported: tuple[int, ...],
+    unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+) -> _Started:
+    """:func:`_start` for a message that is not a batch."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return _error(None, -32600, "Invalid request", _NOT_INITIALIZE), None
     method = message.get("method")
@@ -158,10 +183,22 @@ def _start(
         message_text = "Invalid request: ACP v2 request IDs must be strings or integers"
         return _error(None, -32600, message_text), None
     assert isinstance(params, dict)
-    return None, (version, {**message, "params": {**params, "protocolVersion": version}})
+    initialize = {**message, "params": {**params, "protocolVersion": version}}
+    return None, (version, initialize, requested)
 
 
-def _dump(message: dict[str, Any]) -> bytes:
+@contextmanager
+def _routing(requested: int, version: int, supported: tuple[int, ...]) -> Iterator[None]:
+    """While the picked version's connection is made (and so in its tasks): the version a client
+    that asked for another asked for, and the versions served (``_typed.routed_from``)."""
+    token = routed_from.set(None if requested == version else (requested, supported))
+    try:
+        yield
+    finally:
+        routed_from.reset(token)
+
+
+def _dump(message: Any) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode()
 
 
@@ -201,6 +238,7 @@ class AgentRouter(_Fed):
     ``unsupported_version_error``: the package's draft's error for a version none of its agents
     speaks (its newest version's ``methods.UNSUPPORTED_VERSION_ERROR``; the default is the
     TypeScript SDK's ``-32022``); None: the draft defines none, and the latest version is served.
+    ``batches``: the draft defines JSON-RPC batches (its newest version's ``methods.BATCHES``).
     """
 
     def __init__(
@@ -211,10 +249,12 @@ class AgentRouter(_Fed):
         *,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+        batches: bool = False,
     ) -> None:
         if not versions:
             raise ValueError("an AgentRouter needs at least one version")
         self._unsupported = unsupported_version_error
+        self._batches = batches
         self.versions = tuple(sorted(versions))
         self._connectors = dict(versions)
         self._writer = writer
@@ -268,12 +308,12 @@ class AgentRouter(_Fed):
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
-        answer, routed = _start(line, self.versions, self._unsupported)
+        answer, routed = _start(line, self.versions, self._unsupported, self._batches)
         if answer is not None:
             self._send(answer)
         if routed is None:
             return
-        version, initialize = routed
+        version, initialize, requested = routed
         self.version = version
         # The routed connection reads a stream reader of its own (any runtime's connection reads
         # one), fed what follows; its back pressure pauses this router's reader.
@@ -281,11 +321,12 @@ class AgentRouter(_Fed):
         self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
         rest, self._buffer = self._buffer, b""
         self._inner.feed_data(_dump(initialize) + b"\n" + rest)
-        self.connection = self._connectors[version](self._inner, self._writer)
+        with _routing(requested, version, self.versions):
+            self.connection = self._connectors[version](self._inner, self._writer)
         if not self._ended.done():
             self._ended.set_result(None)
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: Any) -> None:
         if not self._writer.is_closing():
             self._writer.write(_dump(message) + b"\n")
 
@@ -312,10 +353,11 @@ async def serve_versions(
     *,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+    batches: bool = False,
 ) -> None:
     """Serve one client on this process's stdin and stdout, in the version its ``initialize``
     asks for, until it goes away: ``asyncio.run(serve_versions({1: ..., 2: ...}))``;
-    ``unsupported_version_error``: the draft's (see :class:`AgentRouter`)."""
+    ``unsupported_version_error`` and ``batches``: the draft's (see :class:`AgentRouter`)."""
     reader, writer = await stdio_streams()
     router = AgentRouter(
         versions,
@@ -323,6 +365,7 @@ async def serve_versions(
         writer,
         max_message_size=max_message_size,
         unsupported_version_error=unsupported_version_error,
+        batches=batches,
     )
     try:
         await router.wait_closed()
@@ -355,6 +398,7 @@ async def route_transport(
     *,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
+    batches: bool = False,
 ) -> None:
     """Serve one connection over ``transport`` (a WebSocket, a Streamable HTTP connection) in
     the version its first ``initialize`` asks for, until it ends, with :class:`AgentRouter`'s
@@ -371,7 +415,7 @@ async def route_transport(
         if len(message) > max_message_size:
             started: _Started = (_error(None, -32600, "Invalid request", "message too large"), None)
         else:
-            started = _start(message, supported, unsupported_version_error)
+            started = _start(message, supported, unsupported_version_error, batches)
         answer, routed = started
         if answer is not None:
             try:
@@ -380,140 +424,10 @@ async def route_transport(
                 return
         if routed is not None:
             break
-    version, initialize = routed
-    connection = versions[version](_Replayed(_dump(initialize), transport), None)
+    version, initialize, requested = routed
+    with _routing(requested, version, supported):
+        connection = versions[version](_Replayed(_dump(initialize), transport), None)
     try:
         await connection.wait_closed()
     finally:
         await connection.close()
-
-
-# -- the client's side: ask for a version, bind the one the agent answers ------------------------
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A client connection bound to the protocol version the agent answered."""
-
-    version: int  # the version the agent answered: the one the connection speaks
-    requested: int  # the version asked for
-    connection: Any  # that version's client connection (``ClientSideConnection``)
-    initialized: dict[str, Any]  # the agent's ``initialize`` result, as JSON
-
-    @property
-    def lower(self) -> bool:
-        """The agent answered a lower version than the one asked for."""
-        return self.version < self.requested
-
-    @property
-    def note(self) -> str:
-        """One line saying what was bound, and that it is lower than asked when it is."""
-        if self.lower:
-            return (
-                f"the agent answered protocol version {self.version}, lower than the {self.requested}"
-                f" asked for: this connection speaks {self.version}"
-            )
-        return f"the agent answered protocol version {self.version}"
-
-
-#: The id of the ``initialize`` request :func:`connect_versions` sends before any connection has
-#: taken the wire (a string: the connection's own ids are integers from 0).
-INITIALIZE_ID = "initialize"
-
-
-async def connect_versions(
-    versions: Mapping[int, Connector],
-    reader: asyncio.StreamReader | PipeReader,
-    writer: MessageWriter,
-    initialize: Callable[[int], dict[str, Any]],
-    *,
-    ask: int | None = None,
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-) -> Bound:
-    """Ask the agent for ``ask`` (default: the highest of ``versions``) and bind the version it
-    answers: that version's client connection reads what follows. ``initialize(version)``: the
-    ``initialize`` params in that version's shape (``protocolVersion`` is set here); the highest
-    configured version at or below ``ask`` gives the shape.
-
-    Raises :class:`RequestError` when the agent refuses (``-32022``: it speaks none of them),
-    :class:`UnsupportedVersion` when it answers a version no connector speaks, and
-    :class:`ConnectionClosed` when it goes away first. Nothing is converted between versions.
-    """
-    supported = tuple(sorted(versions))
-    asked = supported[-1] if ask is None else ask
-    shape = select_version(asked, supported) or supported[0]
-    params = {**initialize(shape), "protocolVersion": asked}
-    request = {"jsonrpc": "2.0", "id": INITIALIZE_ID, "method": "initialize", "params": params}
-    writer.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
-    handshake = _Handshake(reader, max_message_size)
-    answer = await handshake.answer()
-    if "error" in answer:
-        raise RequestError.from_json(answer["error"])
-    result = answer.get("result")
-    answered = result.get("protocolVersion") if isinstance(result, dict) else None
-    if not isinstance(answered, int) or answered not in versions:
-        raise UnsupportedVersion(
-            f"the agent answered protocol version {answered}; this client speaks"
-            f" {', '.join(map(str, supported))} (it asked for {asked})"
-        )
-    assert isinstance(result, dict)
-    connection = versions[answered](handshake.hand_over(), writer)
-    return Bound(answered, asked, connection, result)
-
-
-class _Handshake(_Fed):
-    """Reads the agent's answer to the first ``initialize``, then passes the wire on."""
-
-    def __init__(self, reader: asyncio.StreamReader | PipeReader, max_message_size: int) -> None:
-        self._max = max_message_size
-        self._buffer = b""
-        self._inner: asyncio.StreamReader | None = None
-        self._answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._source = reader if isinstance(reader, PipeReader) else None
-        if isinstance(reader, PipeReader):
-            reader.attach(self)  # type: ignore[arg-type]  # it feeds us bytes as it would a Connection
-        else:
-            self._task = asyncio.ensure_future(self._pump(reader))
-
-    async def answer(self) -> dict[str, Any]:
-        return await self._answer
-
-    def hand_over(self) -> asyncio.StreamReader:
-        """What the bound connection reads: the bytes after the answer, then the rest."""
-        self._inner = asyncio.StreamReader(limit=self._max + 1)
-        self._inner.set_transport(self)  # type: ignore[arg-type]  # it only pauses and resumes us
-        if self._buffer:
-            self._inner.feed_data(self._buffer)
-        self._buffer = b""
-        if self._ended:
-            self._inner.feed_eof()
-        return self._inner
-
-    _ended = False
-
-    def feed_data(self, chunk: bytes) -> None:
-        if self._inner is not None:
-            self._inner.feed_data(chunk)
-            return
-        self._buffer += chunk
-        while not self._answer.done() and b"\n" in self._buffer:
-            line, self._buffer = self._buffer.split(b"\n", 1)
-            try:
-                message = json.loads(line) if line.strip() else None
-            except (ValueError, RecursionError):
-                message = None
-            if (
-                isinstance(message, dict)
-                and message.get("id") == INITIALIZE_ID
-                and "method" not in message
-            ):
-                self._answer.set_result(message)
-            elif line.strip():
-                logger.warning("before its answer to initialize, the agent sent %.200r", line)
-
-    def feed_eof(self, reason: str = "the peer closed the connection") -> None:
-        self._ended = True
-        if self._inner is not None:
-            self._inner.feed_eof()
-        elif not self._answer.done():
-            self._answer.set_exception(ConnectionClosed(reason))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._errors import ConnectionClosed, RequestError
@@ -37,6 +37,10 @@ class Batches:
     _pending: dict[int, tuple[asyncio.Future[Any], bool]]
     _cancelled_by_us: set[int]
     _batch: Batch | None
+    _batches_out: list[list[int]]  # the request ids of each batch sent, unanswered
+    _refused_batches: dict[int, RequestError]  # a batch's first request id -> the error with id null
+    #: settles a call's future (:class:`~._incoming.Incoming`'s): declared, not defined, here
+    _release: Callable[[asyncio.Future[Any], bool, Any, RequestError | None], None]
 
     def _write(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -64,7 +68,9 @@ class Batches:
         of ``requests``: its JSON result, or the :class:`RequestError` the peer answered it with
         (returned, not raised). Only where the protocol's draft defines batches (``batches``);
         raises :class:`ConnectionClosed` if the connection is gone, and ``ValueError`` for an
-        empty batch. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
+        empty batch. A single error with id null while none of the batch's requests is answered
+        (a peer that takes no batches answers one so) answers the whole batch: it is raised at
+        once. Cancelled, it sends ``$/cancel_request`` for each request not answered."""
         if not self.batches:
             raise ValueError("this protocol's draft defines no JSON-RPC batches")
         if not requests and not notifications:
@@ -90,6 +96,7 @@ class Batches:
         exempt = in_notification.get()
         for request_id, future in zip(ids, futures):
             self._pending[request_id] = (future, exempt)
+        self._batches_out.append(ids)
         try:
             if self._sender.buffered() >= FLUSH_AT:
                 await self._sender.wait_drained()  # back pressure
@@ -104,6 +111,11 @@ class Batches:
                     except ConnectionClosed:
                         pass
             raise
+        finally:
+            self._batches_out.remove(ids)
+            refused = self._refused_batches.pop(ids[0], None) if ids else None
+        if refused is not None:
+            raise refused
         for answer in answers:
             if isinstance(answer, BaseException) and not isinstance(answer, RequestError):
                 raise answer
@@ -151,3 +163,16 @@ class Batches:
         if self._closed.done():
             return
         self._sender.write_text(text)
+
+    def _refuse_batch(self, error: RequestError) -> bool:
+        """An error with id null answers the first batch sent none of whose requests is answered
+        yet (JSON-RPC answers a batch it cannot take with one error): each of its calls fails
+        with it. False: no batch waits so."""
+        for ids in self._batches_out:
+            if ids and all(request_id in self._pending for request_id in ids):
+                for request_id in ids:
+                    future, exempt = self._pending.pop(request_id)
+                    self._release(future, exempt, None, error)
+                self._refused_batches[ids[0]] = error
+                return True
+        return False

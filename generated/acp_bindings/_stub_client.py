@@ -9,6 +9,7 @@ whose docstring says what it does.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import itertools
@@ -23,10 +24,21 @@ from ._codec import decode, encode
 from ._rpc import RequestError
 from ._sandbox import PATH_ERRORS, Refused, read_text, write_text
 from ._terminal import Terminal
-from .client import Client, connect_agent, spawn_agent
+from .client import Client, ClientSideConnection, connect_agent, spawn_agent
 from .methods import PROTOCOL_VERSION
 
-__all__ = ["NoAuthMethod", "StubClient", "auth_method", "main"]
+__all__ = [
+    "TOLD",
+    "ClientSideConnection",
+    "NoAuthMethod",
+    "StubClient",
+    "add_options",
+    "auth_method",
+    "initialize_params",
+    "main",
+    "make_client",
+    "turn",
+]
 
 
 class StubClient(Client):
@@ -287,6 +299,48 @@ def auth_method(methods: Any, wanted: str | None, env: Any = None) -> str:
     )
 
 
+def initialize_params(client: StubClient) -> dict[str, Any]:
+    """The ``initialize`` params ``client`` sends, as JSON."""
+    capabilities = {
+        "fs": {"readTextFile": True, "writeTextFile": True},
+        "terminal": client.allow_terminal,
+    }
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": capabilities,
+        "clientInfo": {"name": "acp-bindings-stub-client", "version": str(PROTOCOL_VERSION)},
+    }
+
+
+async def turn(
+    client: StubClient, connection: ClientSideConnection, initialized: Any, prompt: str
+) -> str:
+    """After ``initialize`` (the agent's answer, as JSON): ``session/new`` (logging in when the
+    agent requires it) and one prompt turn; prints and returns the stop reason."""
+    decode(models.InitializeResponse, initialized)  # ValueError for an invalid answer
+    new_session = decode(models.NewSessionRequest, {"cwd": client.cwd, "mcpServers": []})
+    try:
+        session = await connection.agent.session_new(new_session)
+    except RequestError as exc:
+        if exc.code != -32000:  # not "authentication required"
+            raise
+        method_id = auth_method(initialized.get("authMethods"), client.auth)
+        await connection.agent.authenticate(
+            decode(models.AuthenticateRequest, {"methodId": method_id})
+        )
+        session = await connection.agent.session_new(new_session)
+    session_id = encode(session)["sessionId"]
+    response = await connection.agent.session_prompt(
+        decode(
+            models.PromptRequest,
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]},
+        )
+    )
+    stop_reason: str = encode(response)["stopReason"]
+    client.emit({"stopReason": stop_reason})
+    return stop_reason
+
+
 async def run(
     client: StubClient,
     command: Sequence[str],
@@ -298,10 +352,6 @@ async def run(
 ) -> str:
     """Drive one prompt turn against the agent ``command`` (or the one at ``url``); returns the
     stop reason."""
-    capabilities = {
-        "fs": {"readTextFile": True, "writeTextFile": True},
-        "terminal": client.allow_terminal,
-    }
     try:
         connecting = (
             spawn_agent(client, command[0], *command[1:])
@@ -309,48 +359,19 @@ async def run(
             else connect_agent(client, url, token=token, http2=http2)
         )
         async with connecting as connection:
-            initialized = await connection.agent.initialize(
-                decode(
-                    models.InitializeRequest,
-                    {
-                        "protocolVersion": PROTOCOL_VERSION,
-                        "clientCapabilities": capabilities,
-                        "clientInfo": {
-                            "name": "acp-bindings-stub-client",
-                            "version": str(PROTOCOL_VERSION),
-                        },
-                    },
-                )
-            )
-            new_session = decode(models.NewSessionRequest, {"cwd": client.cwd, "mcpServers": []})
-            try:
-                session = await connection.agent.session_new(new_session)
-            except RequestError as exc:
-                if exc.code != -32000:  # not "authentication required"
-                    raise
-                method_id = auth_method(encode(initialized).get("authMethods"), client.auth)
-                await connection.agent.authenticate(
-                    decode(models.AuthenticateRequest, {"methodId": method_id})
-                )
-                session = await connection.agent.session_new(new_session)
-            session_id = encode(session)["sessionId"]
-            response = await connection.agent.session_prompt(
-                decode(
-                    models.PromptRequest,
-                    {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]},
-                )
-            )
+            params = decode(models.InitializeRequest, initialize_params(client))
+            initialized = await connection.agent.initialize(params)
+            return await turn(client, connection, encode(initialized), prompt)
     finally:
         await client.close()
-    stop_reason: str = encode(response)["stopReason"]
-    client.emit({"stopReason": stop_reason})
-    return stop_reason
 
 
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
-    in its help."""
-    parser = _client_cli.parser(prog)
+#: The failures the command line tells in a line of their own.
+TOLD: tuple[type[Exception], ...] = (NoAuthMethod,)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of this version's stub client beyond every stub client's."""
     parser.add_argument("--allow-terminal", action="store_true", help="run terminal/* requests")
     parser.add_argument(
         "--auth",
@@ -358,19 +379,28 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         help="the auth method to use if the agent requires authentication (default: the first"
         " env_var method whose variables are all set)",
     )
-    parser.add_argument("--url", help="the remote agent's URL, instead of AGENT_CMD")
-    parser.add_argument("--token", help="the bearer token to send to the remote agent")
-    parser.add_argument("--http2", action="store_true", help="speak HTTP/2 to an http(s):// URL")
-    parser.add_argument(
-        "command", nargs="*", metavar="AGENT_CMD", help="the agent command, after --"
+
+
+def make_client(args: argparse.Namespace) -> StubClient:
+    """The stub client the parsed command line asks for."""
+    return StubClient(
+        os.getcwd(),
+        reject=args.reject,
+        allow_terminal=getattr(args, "allow_terminal", False),
+        auth=getattr(args, "auth", None),
     )
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``prog``: the command's name
+    in its help."""
+    parser = _client_cli.parser(prog)
+    add_options(parser)
+    _client_cli.add_remote(parser)
     args = parser.parse_args(argv)
-    if (args.url is None) == (not args.command):
-        parser.error("give either --url URL or an agent command (after --)")
-    if args.url is None and (args.token is not None or args.http2):
-        parser.error("--token and --http2 go with --url")
-    client = StubClient(
-        os.getcwd(), reject=args.reject, allow_terminal=args.allow_terminal, auth=args.auth
+    _client_cli.check_remote(parser, args)
+    client = make_client(args)
+    running = run(
+        client, args.command, args.prompt, url=args.url, token=args.token, http2=args.http2
     )
-    turn = run(client, args.command, args.prompt, url=args.url, token=args.token, http2=args.http2)
-    return _client_cli.exit_status(turn, (NoAuthMethod,))
+    return _client_cli.exit_status(running, TOLD)

@@ -1,4 +1,4 @@
-"""A client speaking protocol versions 1 and 2 with ``_versions.connect_versions``, for the
+"""A client speaking protocol versions 1 and 2 with ``versions.connect_versions``, for the
 negotiation tests: it asks for VERSION, binds the version the agent answers, opens a session in
 that version's models and prints one JSON line (the version, whether it is lower, the note and
 the session id), or ``{"error": ...}``.
@@ -22,7 +22,7 @@ def main() -> None:
     packages = {1: v1, 2: v2}
     client = {n: importlib.import_module(f"{p}.client") for n, p in packages.items()}
     models = {n: importlib.import_module(f"{p}.models") for n, p in packages.items()}
-    versions = importlib.import_module(f"{v1}._versions")
+    versions = importlib.import_module(f"{v1}.versions")
     rpc = importlib.import_module(f"{v1}._rpc")
 
     def shape(version: int) -> dict[str, Any]:

@@ -159,6 +159,35 @@ async def test_a_transport_is_answered_then_handed_over_with_the_initialize_rewr
     assert routed.read == [{**initialize, "params": {"protocolVersion": 2}}, new]
 
 
+async def test_a_batch_before_initialize_over_a_transport_is_answered_in_one_array_where_the_draft_has_them():
+    """Each entry as alone (a notification: nothing), an ``initialize`` in it refused; one
+    message answers the batch (a WebSocket frame); without the draft's batches, one -32600."""
+    made: list[_Reads] = []
+
+    def connect(transport, writer):
+        made.append(_Reads(transport))
+        return made[-1]
+
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}},
+             {"jsonrpc": "2.0", "id": 2, "method": "session/list", "params": {}}]
+    for batches in (True, False):
+        transport = _Transport(json.dumps(batch).encode())
+        await asyncio.wait_for(route_transport({1: connect}, transport, batches=batches), 5)
+        if batches:
+            assert transport.sent == [[
+                {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid request", "data":
+                                                       "initialize must come alone, not in a batch: it picks the"
+                                                       " protocol version"}},
+                {"jsonrpc": "2.0", "id": 2, "error": {"code": -32600, "message": "Invalid request",
+                                                       "data": "first ACP request must be initialize"}},
+            ]]
+        else:
+            assert transport.sent == [{"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": "Invalid request: JSON-RPC batches are not supported"}}]
+    assert made == []  # never routed
+
+
 async def test_a_transport_that_ends_before_initialize_ends_the_routing():
     transport = _Transport(b'{"jsonrpc":"2.0","method":"session/cancel","params":{}}')
     await asyncio.wait_for(route_transport({1: lambda t, w: None}, transport), 5)  # type: ignore[arg-type,return-value]
