@@ -57,11 +57,20 @@ from .generating import Run, resolve
     "or any change (any).",
 )
 @click.option(
+    "--schema",
+    "configured",
+    type=click.Path(path_type=Path, dir_okay=False),
+    multiple=True,
+    help="With --out (or [tool.acpgen]): the schemas to regenerate the package with, once per protocol version, "
+    "as generate takes them; compared as a whole (versions added or removed included), as a bare diff compares "
+    "[tool.acpgen]'s.",
+)
+@click.option(
     "--protocol-version",
     type=int,
-    default=None,
-    help="With --out on a package of several protocol versions: the version NEW is for. "
-    "[default: the one NEW states]",
+    multiple=True,
+    help="With --out on a package of several protocol versions: the version NEW is for "
+    "[default: the one NEW states]; with --schema: each one's version, in order.",
 )
 def diff_command(
     schemas: tuple[Path, ...],
@@ -69,13 +78,15 @@ def diff_command(
     package: str | None,
     fmt: str,
     fail_on: str | None,
-    protocol_version: int | None = None,
+    configured: tuple[Path, ...] = (),
+    protocol_version: tuple[int, ...] = (),
 ) -> None:
     """Show what changes from schema OLD to NEW, on the wire and in the generated Python.
 
     `acpgen diff OLD NEW` compares two schema files; `acpgen diff --out OUT [NEW]` answers "what would
     regenerating OUT do to me" (for a package of several protocol versions, per version); with
-    [tool.acpgen], `acpgen diff [NEW]` does for the package it configures. One line per change, most
+    [tool.acpgen], `acpgen diff [NEW]` does for the package it configures. When the protocol versions
+    change, it first says what moves for code that imports the package. One line per change, most
     severe first; exit 2 on bad input.
     """
     known = frozenset({bundled_schema_sha256()})
@@ -88,16 +99,22 @@ def diff_command(
         changes = _compared(old, new, None)
         _print(fmt, changes, (schemas[0].as_posix(), schemas[1].as_posix()))
         sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
-    run = _located(resolve({"out": out, "package": package, "schema": schemas[0] if len(schemas) == 1 else None}))
-    if protocol_version is not None and len(schemas) != 1:
-        fail("--protocol-version: only with one NEW")
+    if len(schemas) > 1:
+        fail("with --out, give at most one schema (NEW); give the schemas of several versions as --schema A --schema B")
+    if configured and schemas:
+        fail("give NEW or --schema, not both")
+    if protocol_version and len(protocol_version) != len(configured or schemas):
+        fail("--protocol-version: give one per --schema, in order, or one for NEW")
+    given = configured or schemas
+    run = _located(resolve({"out": out, "package": package, "schema": given[0] if len(given) == 1 else None}))
     manifest = read_manifest(run.out, run.options.package)
     versions = _recorded_versions(run.out, run.options.package, manifest, known)
-    if versions and len(schemas) == 1:  # one version's NEW, compared alone with its part
-        _diff_versions(run, versions, _new_schemas(run, manifest, schemas[0], protocol_version), fmt, fail_on)
-    if protocol_version is not None and not versions:
+    if versions and schemas:  # one version's NEW, compared alone with its part
+        number = protocol_version[0] if protocol_version else None
+        _diff_versions(run, versions, _new_schemas(run, manifest, schemas[0], number), fmt, fail_on)
+    if schemas and protocol_version:
         fail("--protocol-version: only with --out on a package of several protocol versions")
-    _diff_configured(run, manifest, versions, _configured(run, manifest, schemas), fmt, fail_on)
+    _diff_configured(run, manifest, versions, _configured(run, manifest, given, protocol_version), fmt, fail_on)
 
 
 def _compared(old: LoadedSchema, new: LoadedSchema, names: dict[str, str] | None) -> tuple[Change, ...]:
@@ -148,13 +165,14 @@ def _on_disk(run: Run, manifest: Manifest | None, versions: dict[int, tuple[Load
     return Layout((number,), number), {number: _Part(schema, names, f"{root} ({schema.name})")}
 
 
-def _configured(run: Run, manifest: Manifest | None, given: tuple[Path, ...]) -> list[tuple[str, Path, int | None]]:
+def _configured(run: Run, manifest: Manifest | None, given: tuple[Path, ...],
+                numbers_given: tuple[int, ...]) -> list[tuple[str, Path, int | None]]:
     """The schemas ``acpgen generate`` would make the package of, each as the user gave it, its
     file, and the version given for it: the NEW given here, else ``[tool.acpgen]``'s (or the
     ``--schema`` a package records as it is now), else the files a package of several records,
     else the bundled schema."""
     if given:
-        return [(path.as_posix(), path, None) for path in given]
+        return [(path.as_posix(), path, number) for path, number in zip(given, numbers_given or (None,) * len(given))]
     recipe = run.recipe
     if run.options.schemas:
         texts = recipe.schema if isinstance(recipe.schema, tuple) else tuple(p.as_posix() for p in run.options.schemas)
@@ -202,24 +220,25 @@ def _diff_configured(run: Run, manifest: Manifest | None, versions: dict[int, tu
     moves = layout_moves(package, old_layout, new_layout)
     if moves:
         reports["layout"] = moves
-        _section(fmt, "layout", moves, (f"{root} ({old_layout.shown()})", new_layout.shown()))
+        _section(fmt, "layout", moves, (f"{root} ({old_layout.shown()})", new_layout.shown()), True)
     for number, (text, loaded) in sorted(new.items()):
         part = parts.get(number)
         if part is None and len(parts) == 1 and len(numbers) == 1:  # the root regenerated as another version
             part = next(iter(parts.values()))
         if part is None:
             continue  # a version added: nothing on disk to compare it with (see the layout's records)
-        reports[f"v{number}"] = changes = _compared(part.schema, loaded, part.names)
-        _section(fmt, f"v{number}", changes, (part.where, text))
+        changes = _compared(part.schema, loaded, part.names)
+        _section(fmt, f"v{number}", changes, (part.where, text), not reports)
+        reports[f"v{number}"] = changes
     if fmt == "json":
         click.echo(json.dumps({key: [c.as_json() for c in changes] for key, changes in reports.items()}, indent=2))
     sys.exit(EXIT_DRIFT if any(fails(changes, fail_on) for changes in reports.values()) else 0)
 
 
-def _section(fmt: str, key: str, changes: tuple[Change, ...], labels: tuple[str, str]) -> None:
+def _section(fmt: str, key: str, changes: tuple[Change, ...], labels: tuple[str, str], first: bool) -> None:
     """One part of a report of several: ``layout`` (the moves) or a version's changes."""
     if fmt == "markdown":
-        click.echo(("" if key == "layout" else "\n") + as_markdown(changes, *labels), nl=False)
+        click.echo(("" if first else "\n") + as_markdown(changes, *labels), nl=False)
     elif fmt == "text":
         click.echo(f"{key}:")
         click.echo("".join(f"  {line}\n" for line in as_text(changes).splitlines()), nl=False)

@@ -64,7 +64,7 @@ def layout_moves(package: str, old: Layout, new: Layout) -> tuple[Change, ...]:
         add("root-version-changed", package, f"the root holds v{new.root}'s API (was v{old.root}'s)", "nobody",
             f"imports from {package} now get v{new.root}'s API: port the code that uses them from v{old.root}'s"
             f" API to v{new.root}'s", True)
-    elif old.root is None and new.root is not None and len(old.versions) > 1:
+    elif old.root is None and new.root is not None and len(old.versions) > 1 and found:  # shown with other moves
         add("root-version-changed", package, f"the root holds v{new.root}'s API (held none)", "nobody",
             f"imports from {package} get v{new.root}'s API (new)")
     return ordered(found)
