@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from test_diff_layout import COVERED as LAYOUT_KINDS
+
 from acpgen.diff import KINDS, diff_schemas
 from acpgen.schema.loader import LoadedSchema
 
@@ -327,7 +329,7 @@ def test_the_same_schema_gives_no_change():
 
 
 def test_every_kind_the_diff_can_report_is_covered_here():
-    covered = {e[0] for _, e in CASES} | {e[0] for _, _, e in REVERSE_CASES} | {"name-renewable"}
+    covered = {e[0] for _, e in CASES} | {e[0] for _, _, e in REVERSE_CASES} | {"name-renewable"} | LAYOUT_KINDS
     assert covered == set(KINDS)
 
 
