@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from test_diff_layout import COVERED as LAYOUT_KINDS
 
 from acpgen.diff import KINDS, diff_schemas
@@ -248,8 +247,8 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], tuple[str, str, str, str, st
     (add_annotation, ("annotation-added", "PingRequest/properties/note", "nobody", "stable",
                       "PingRequest.note: a bad value becomes absent")),
     (add_idle_annotation, ("annotation-added", "PingRequest/properties/sessionId", "nobody", "stable",
-                           "none: the generated decoder keeps PingRequest.session_id an error when bad"
-                           " (a required value, not an array or map)")),
+                           ("none: the generated decoder keeps PingRequest.session_id an error when bad"
+                           " (a required value, not an array or map)"))),
 ]
 
 
@@ -292,13 +291,13 @@ REVERSE_CASES: list[tuple[Mutation | None, Mutation, tuple[str, str, str, str, s
                              "annotation of Mode narrowed to Literal['fast', 'slow']")),
     # the decoder relied on it: a bad note it dropped now fails the decode
     (add_annotation, remove_annotation, ("annotation-removed", "PingRequest/properties/note", "sender", "stable",
-                                         "PingRequest.note: the decoder refuses what it repaired"
-                                         " (was: a bad value becomes absent)")),
+                                         ("PingRequest.note: the decoder refuses what it repaired"
+                                         " (was: a bad value becomes absent)"))),
     # it did nothing there: breaks nobody
     (add_idle_annotation, remove_idle_annotation, ("annotation-removed", "PingRequest/properties/sessionId",
                                                    "nobody", "stable",
-                                                   "none: the generated decoder keeps PingRequest.session_id an"
-                                                   " error when bad (a required value, not an array or map)")),
+                                                   ("none: the generated decoder keeps PingRequest.session_id an"
+                                                   " error when bad (a required value, not an array or map)"))),
 ]
 
 

@@ -31,20 +31,20 @@ MOVES = [
         ("root-version-changed", "myagent.acp", "nobody", "python",
          "imports from myagent.acp now get v2's API: port the code that uses them from v1's API to v2's"),
         ("subpackage-removed", "myagent.acp.v2", "nobody", "python",
-         "imports of myagent.acp.v2 break: import from myagent.acp instead"
-         " (myagent.acp.v2.models -> myagent.acp.models)"),
+         ("imports of myagent.acp.v2 break: import from myagent.acp instead"
+          " (myagent.acp.v2.models -> myagent.acp.models)")),
     ], id="v1-v2-to-v2"),
     pytest.param(BOTH, ONE, [
         ("version-removed", "v2", "both", "breaking", "imports of myagent.acp.v2 break"),
         ("subpackage-removed", "myagent.acp.v1", "nobody", "python",
-         "imports of myagent.acp.v1 break: import from myagent.acp instead"
-         " (myagent.acp.v1.models -> myagent.acp.models)"),
+         ("imports of myagent.acp.v1 break: import from myagent.acp instead"
+          " (myagent.acp.v1.models -> myagent.acp.models)")),
     ], id="v1-v2-to-v1"),
     pytest.param(EARLIER, TWO, [
         ("version-removed", "v1", "both", "breaking", "imports of myagent.acp.v1 break"),
         ("subpackage-removed", "myagent.acp.v2", "nobody", "python",
-         "imports of myagent.acp.v2 break: import from myagent.acp instead"
-         " (myagent.acp.v2.models -> myagent.acp.models)"),
+         ("imports of myagent.acp.v2 break: import from myagent.acp instead"
+          " (myagent.acp.v2.models -> myagent.acp.models)")),
         ("root-version-changed", "myagent.acp", "nobody", "compatible", "imports from myagent.acp get v2's API (new)"),
     ], id="earlier-v1-v2-to-v2"),
     pytest.param(ONE, TWO, [

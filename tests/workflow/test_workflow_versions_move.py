@@ -91,7 +91,7 @@ def test_bundled_then_v1_then_v1_and_v2_then_v2(cli, project):
     out, err = _step(cli, project, 'schema = "schema/acp.json"',
                      "--schema is 'schema/acp.json' here (pyproject.toml: [tool.acpgen] schema) but the package"
                      " was generated with the bundled schema")
-    assert err.startswith(f"acpgen diff: ") and err.endswith(f" from {PACKAGE} (acpgen-schema.json) to schema/acp.json\n")
+    assert err.startswith("acpgen diff: ") and err.endswith(f" from {PACKAGE} (acpgen-schema.json) to schema/acp.json\n")
     assert "layout" not in out
     _as_recorded_now(project, [1], 1)
 
@@ -104,10 +104,10 @@ def test_bundled_then_v1_then_v1_and_v2_then_v2(cli, project):
     assert out.splitlines() == [
         "layout:",
         "  compatible (2):",
-        "    subpackage-added [stable] myagent.acp.v1: v1's API also under myagent.acp.v1 (breaks nobody);"
-        " python: myagent.acp.v1 holds the API the root myagent.acp holds; no import changes",
-        "    version-added [stable] v2: protocol version 2 added (breaks nobody); python: new subpackage"
-        " myagent.acp.v2 holds v2's API; the root myagent.acp keeps v1's API; no import changes",
+        ("    subpackage-added [stable] myagent.acp.v1: v1's API also under myagent.acp.v1 (breaks nobody);"
+         " python: myagent.acp.v1 holds the API the root myagent.acp holds; no import changes"),
+        ("    version-added [stable] v2: protocol version 2 added (breaks nobody); python: new subpackage"
+         " myagent.acp.v2 holds v2's API; the root myagent.acp keeps v1's API; no import changes"),
         "v1:",
     ]
     assert err.splitlines() == [
