@@ -6,22 +6,33 @@ what is configured with what is on disk and says what moves for the code that im
 The words depend on the versions the manifest records (``versions``, ``root_version``), not on
 which files exist; a manifest that records none is an earlier acpgen's (see
 :func:`_as_recorded_now`).
+
+After an intended change of a report: `ACPGEN_UPDATE_SNAPSHOTS=1 make test`, then review and commit
+the diff under tests/data/snapshots/.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
 
 import pytest
-from support import docs, mini_schema
+from support import DATA, docs, mini_schema
 
 PACKAGE = "src/myagent/acp"
 
 (CHECK_SAYS,) = docs.blocks("reference/cli.md", "", "A change of schemas")
 (DIFF_SAYS,) = docs.blocks("reference/cli.md", "", "When the protocol versions change")
+
+
+def _snapshot(name: str, text: str) -> None:
+    snapshot = DATA / "snapshots" / name
+    if os.environ.get("ACPGEN_UPDATE_SNAPSHOTS"):
+        snapshot.write_text(text)
+    assert text == snapshot.read_text()
 
 
 def _v2() -> dict:
@@ -120,6 +131,8 @@ def test_bundled_then_v1_then_v1_and_v2_then_v2(cli, project):
     _configure(project, 'schema = "schema/acp-v2.json"')
     report = cli("diff", "--format", "json")
     assert list(json.loads(report.stdout)) == ["layout", "v2"]
+    _snapshot("diff-layout.json", report.stdout)
+    _snapshot("diff-layout.md", cli("diff", "--format", "markdown").stdout)
     assert cli("diff", "--fail-on", "breaking").exit_code == 1
     out, err = _step(cli, project, 'schema = "schema/acp-v2.json"',
                      "--schema is 'schema/acp-v2.json' here (pyproject.toml: [tool.acpgen] schema) but the package"
