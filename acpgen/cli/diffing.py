@@ -92,7 +92,7 @@ def diff_command(
     known = frozenset({bundled_schema_sha256()})
     if out is None and len(schemas) < 2 and resolve({}).configured:  # [tool.acpgen]'s package
         out = resolve({}).out
-    if out is None:
+    if out is None and not configured:
         if len(schemas) != 2:
             fail("give two schema files (acpgen diff OLD NEW), or --out OUT [NEW]")
         old, new = (_load(path, known) for path in schemas)
@@ -103,15 +103,20 @@ def diff_command(
         fail("with --out, give at most one schema (NEW); give the schemas of several versions as --schema A --schema B")
     if configured and schemas:
         fail("give NEW or --schema, not both")
+    if out is None:
+        fail("--schema: with --out OUT, or in a project with [tool.acpgen]")
     if protocol_version and len(protocol_version) != len(configured or schemas):
         fail("--protocol-version: give one per --schema, in order, or one for NEW")
+    for value in protocol_version:
+        if version_problem(value):
+            fail(f"--protocol-version: {value} is not {version_problem(value)}")
     given = configured or schemas
     run = _located(resolve({"out": out, "package": package, "schema": given[0] if len(given) == 1 else None}))
     manifest = read_manifest(run.out, run.options.package)
     versions = _recorded_versions(run.out, run.options.package, manifest, known)
     if versions and schemas:  # one version's NEW, compared alone with its part
         number = protocol_version[0] if protocol_version else None
-        _diff_versions(run, versions, _new_schemas(run, manifest, schemas[0], number), fmt, fail_on)
+        _diff_versions(run, versions, _new_schema(schemas[0], number), fmt, fail_on)
     if schemas and protocol_version:
         fail("--protocol-version: only with --out on a package of several protocol versions")
     _diff_configured(run, manifest, versions, _configured(run, manifest, given, protocol_version), fmt, fail_on)
@@ -307,34 +312,14 @@ def _recorded_versions(
     return found
 
 
-def _new_schemas(run: Run, manifest: Manifest | None, given: Path | None, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
-    """The new schema of each version to compare: NEW alone (of the version it states, or
-    ``--protocol-version``'s), else the ones ``acpgen generate`` would use (``[tool.acpgen]``'s
-    list), else the files the manifest records; each of the version given for it, if any."""
-    if override is not None and version_problem(override):
-        fail(f"--protocol-version: {override} is not {version_problem(override)}")
-    versions: tuple[int | None, ...] = ()
-    if given is not None:
-        paths: tuple[Path, ...] = (given,)
-        versions = (override,)
-    elif run.options.schemas:
-        paths, versions = run.options.schemas, run.options.protocol_versions
-    else:
-        recorded = manifest.options if manifest is not None and manifest.options is not None else None
-        if recorded is None or not isinstance(recorded.schema, tuple):
-            fail(f"{(run.out / run.manifest).as_posix()}: records no schema files to compare with; give NEW")
-        paths = tuple(local_path(text, run.project) for text in recorded.schema)
-        versions = tuple(number for _, number in recorded.versions_by_schema)
-    found: dict[int, tuple[Path, LoadedSchema]] = {}
-    for path, number_given in zip(paths, versions or (None,) * len(paths)):
-        loaded = _load(path, frozenset({bundled_schema_sha256()}))
-        try:
-            number = protocol_version(loaded.document, path, number_given)
-        except DiagnosticError as exc:
-            report(exc.diagnostics)
-            sys.exit(EXIT_ERROR)
-        found[number] = (path, loaded)
-    return found
+def _new_schema(given: Path, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
+    """NEW, by the version it states (or ``--protocol-version``'s)."""
+    loaded = _load(given, frozenset({bundled_schema_sha256()}))
+    try:
+        return {protocol_version(loaded.document, given, override): (given, loaded)}
+    except DiagnosticError as exc:
+        report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
 
 
 def _diff_versions(
