@@ -180,6 +180,12 @@ def test_bad_input_is_one_line_and_exit_2(cli, pair, tmp_path):
         f"error: {empty.as_posix()}/{PKG}/acpgen-manifest.json: no acpgen manifest to take the old schema from; "
         "give OLD and NEW")
     assert "at most one schema" in _one_error(cli("diff", "--out", empty, old, new))
+    # --schema, once per version as generate takes it: for a package (--out, or [tool.acpgen]'s)
+    assert _one_error(cli("diff", "--schema", old, "--schema", new)) == (
+        "error: --schema: with --out OUT, or in a project with [tool.acpgen]")
+    assert _one_error(cli("diff", "--out", empty, "--schema", old, "--protocol-version", "1", "--schema", new)) == (
+        "error: --protocol-version: give one per --schema, in order, or one for NEW")
+    assert _one_error(cli("diff", "--out", empty, "--schema", old, new)) == "error: give NEW or --schema, not both"
 
 
 def test_an_output_from_before_the_schema_copy_needs_old_and_new(cli, tmp_path, pair):
