@@ -8,7 +8,8 @@ The decoders read them on a class's properties (:func:`acpgen.model.exprs.lenien
   required array or map the empty one; a required value of any other type stays an error;
 * ``x-deserialize-default-on-null``: a ``null`` of an array or map field reads as the empty value,
   unless the field is optional and may be ``null`` (then the ``null`` is kept);
-* ``x-deserialize-skip-invalid-items``: a bad item of an array field is dropped.
+* ``x-deserialize-skip-invalid-items``: a bad item of an array is dropped (a field's, or an array
+  nested in one: removed from one that is not a field's, it is taken to break old senders).
 
 So a removed annotation breaks old senders only where the decoder relied on it and a message it
 repaired is now refused; where it did nothing, or the value is still accepted (a ``null`` the field
@@ -52,6 +53,10 @@ def compare_annotations(c: Comparison) -> None:
 def _removed(c: Comparison, where: str, key: str, text: str, tier: str, old: Located | None,
              new: Located | None) -> None:
     effect = _effect(old, key)
+    if old is None and key == SKIP_INVALID:  # an array's items inside a property: read there too
+        c.add("annotation-removed", where, f"{text} removed", "sender", tier,
+              "the generated decoder dropped a bad item of the array there; it refuses it now", True)
+        return
     if old is None or effect is None:
         c.add("annotation-removed", where, f"{text} removed", "nobody", tier, f"none: {_idle(old, key)}")
         return
@@ -88,7 +93,7 @@ def _effect(found: Located | None, key: str) -> str | None:
 def _idle(found: Located | None, key: str) -> str:
     """Why the generated decoders do nothing with ``key`` where it sits."""
     if found is None:
-        return "the generated decoders read it only on a class's property"
+        return "the generated decoders read it on a class's property (skip-invalid-items: on any array)"
     if key == ON_ERROR:
         return f"the generated decoder keeps {_named(found)} an error when bad (a required value, not an array or map)"
     if key == ON_NULL:

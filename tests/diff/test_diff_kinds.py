@@ -282,6 +282,15 @@ def remove_idle_annotation(doc: dict[str, Any]) -> None:
     del ping(doc)["properties"]["sessionId"]["x-deserialize-default-on-error"]
 
 
+def add_nested_skip(doc: dict[str, Any]) -> None:
+    ping(doc)["properties"]["grid"] = {"type": "array", "items": {
+        "type": "array", "items": {"type": "string"}, "x-deserialize-skip-invalid-items": True}}
+
+
+def remove_nested_skip(doc: dict[str, Any]) -> None:
+    del ping(doc)["properties"]["grid"]["items"]["x-deserialize-skip-invalid-items"]
+
+
 #: The reverse moves, and changes to something the base schema lacks: (prepare, mutate, record).
 REVERSE_CASES: list[tuple[Mutation | None, Mutation, tuple[str, str, str, str, str]]] = [
     (None, rename_result, ("result-type-renamed", "ping (agent)", "nobody", "stable",
@@ -293,6 +302,10 @@ REVERSE_CASES: list[tuple[Mutation | None, Mutation, tuple[str, str, str, str, s
     (add_annotation, remove_annotation, ("annotation-removed", "PingRequest/properties/note", "sender", "stable",
                                          ("PingRequest.note: the decoder refuses what it repaired"
                                          " (was: a bad value becomes absent)"))),
+    # on an array nested in a field: taken to break old senders
+    (add_nested_skip, remove_nested_skip, ("annotation-removed", "PingRequest/properties/grid/items", "sender",
+                                           "stable", ("the generated decoder dropped a bad item of the array"
+                                           " there; it refuses it now"))),
     # it did nothing there: breaks nobody
     (add_idle_annotation, remove_idle_annotation, ("annotation-removed", "PingRequest/properties/sessionId",
                                                    "nobody", "stable",
