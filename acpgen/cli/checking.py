@@ -171,8 +171,13 @@ def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
     if mismatches:
         for line in mismatches:
             click.echo(f"acpgen check: {line}", err=True)
+        regenerate = f"`{hints.regenerate(run)}`"
+        if _schemas_differ(run):
+            regenerate = f"run `{hints.diff(run)}` to see what regenerating with these changes, then {regenerate}"
+        else:
+            regenerate = f"regenerate it with these: {regenerate}"
         click.echo(f"acpgen check: {folder} was generated with other options (`{_recorded_command(run)}`): check it"
-                   " without the ones above to use those, or regenerate it with these", err=True)
+                   f" without the ones above to keep those, or {regenerate}", err=True)
         return EXIT_DRIFT
     files = render(run)
     try:
@@ -193,13 +198,21 @@ def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
     advice = f"run `{hints.regenerate(run)}`"
     previous = read_manifest(run.out, run.options.package)
     if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
-        diff = hints.diff(_folder(run), run.options.schema)
+        diff = hints.diff(run)
         advice = (f"the schema is not the one {folder} was generated from: run `{diff}` to see what regenerating"
                   f" changes, then {advice}")
     click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
     return EXIT_DRIFT
+
+
+def _schemas_differ(run: Run) -> bool:
+    """Whether ``run`` makes the package of other schemas (or versions) than it was generated from."""
+    manifest = read_manifest(run.out, run.options.package)
+    recorded = manifest.options if manifest is not None else None
+    here = run.recipe
+    return recorded is not None and (recorded.schema, recorded.protocol_version) != (here.schema, here.protocol_version)
 
 
 def _recorded_command(run: Run) -> str:

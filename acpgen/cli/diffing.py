@@ -6,13 +6,14 @@ import hashlib
 import json
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
 
 from ..diagnostics import DiagnosticError
-from ..diff import diff_schemas
+from ..diff import Change, diff_schemas
+from ..diff.layout import Layout, layout_moves
 from ..diff.report import FAIL_ON, FORMATS, as_json, as_markdown, as_text, fails
 from ..diff.report import summary as diff_summary
 from ..output.manifest import (
@@ -27,6 +28,7 @@ from ..output.recipe import DEFAULT_PACKAGE, local_path
 from ..schema.bundled import bundled_schema, bundled_schema_sha256
 from ..schema.loader import LoadedSchema, load_schema, parse_schema
 from ..schema.protocol import protocol_version, version_problem
+from ..versioned import root_version
 from .base import EXIT_DRIFT, EXIT_ERROR, fail, main, report
 from .generating import Run, resolve
 
@@ -55,11 +57,20 @@ from .generating import Run, resolve
     "or any change (any).",
 )
 @click.option(
+    "--schema",
+    "configured",
+    type=click.Path(path_type=Path, dir_okay=False),
+    multiple=True,
+    help="With --out (or [tool.acpgen]): the schemas to regenerate the package with, once per protocol version, "
+    "as generate takes them; compared as a whole (versions added or removed included), as a bare diff compares "
+    "[tool.acpgen]'s.",
+)
+@click.option(
     "--protocol-version",
     type=int,
-    default=None,
-    help="With --out on a package of several protocol versions: the version NEW is for. "
-    "[default: the one NEW states]",
+    multiple=True,
+    help="With --out on a package of several protocol versions: the version NEW is for "
+    "[default: the one NEW states]; with --schema: each one's version, in order.",
 )
 def diff_command(
     schemas: tuple[Path, ...],
@@ -67,43 +78,60 @@ def diff_command(
     package: str | None,
     fmt: str,
     fail_on: str | None,
-    protocol_version: int | None = None,
+    configured: tuple[Path, ...] = (),
+    protocol_version: tuple[int, ...] = (),
 ) -> None:
     """Show what changes from schema OLD to NEW, on the wire and in the generated Python.
 
     `acpgen diff OLD NEW` compares two schema files; `acpgen diff --out OUT [NEW]` answers "what would
     regenerating OUT do to me" (for a package of several protocol versions, per version); with
-    [tool.acpgen], `acpgen diff [NEW]` does for the package it configures. One line per change, most
+    [tool.acpgen], `acpgen diff [NEW]` does for the package it configures. When the protocol versions
+    change, it first says what moves for code that imports the package. One line per change, most
     severe first; exit 2 on bad input.
     """
     known = frozenset({bundled_schema_sha256()})
-    names: dict[str, str] | None = None
     if out is None and len(schemas) < 2 and resolve({}).configured:  # [tool.acpgen]'s package
         out = resolve({}).out
-    if out is None:
+    if out is None and not configured:
         if len(schemas) != 2:
             fail("give two schema files (acpgen diff OLD NEW), or --out OUT [NEW]")
         old, new = (_load(path, known) for path in schemas)
-        labels = (schemas[0].name, schemas[1].name)
-    else:
-        if len(schemas) > 1:
-            fail("with --out, give at most one schema (NEW)")
-        run = _located(resolve({"out": out, "package": package, "schema": schemas[0] if schemas else None}))
-        manifest = read_manifest(run.out, run.options.package)
-        versions = _recorded_versions(run.out, run.options.package, manifest, known)
-        if versions:
-            given = schemas[0] if schemas else None
-            _diff_versions(run, versions, _new_schemas(run, manifest, given, protocol_version), fmt, fail_on)
-        if protocol_version is not None:
-            fail("--protocol-version: only with --out on a package of several protocol versions")
-        old, names = _recorded_schema(run.out, run.options.package, known)
-        new = _load(run.options.schema or bundled_schema(), known | {old.sha256})
-        labels = (f"{(run.out / run.options.package.replace('.', '/')).as_posix()} ({old.name})", new.name)
+        changes = _compared(old, new, None)
+        _print(fmt, changes, (schemas[0].as_posix(), schemas[1].as_posix()))
+        sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+    if len(schemas) > 1:
+        fail("with --out, give at most one schema (NEW); give the schemas of several versions as --schema A --schema B")
+    if configured and schemas:
+        fail("give NEW or --schema, not both")
+    if out is None:
+        fail("--schema: with --out OUT, or in a project with [tool.acpgen]")
+    if protocol_version and len(protocol_version) != len(configured or schemas):
+        fail("--protocol-version: give one per --schema, in order, or one for NEW")
+    for value in protocol_version:
+        if version_problem(value):
+            fail(f"--protocol-version: {value} is not {version_problem(value)}")
+    given = configured or schemas
+    run = _located(resolve({"out": out, "package": package, "schema": given[0] if len(given) == 1 else None}))
+    manifest = read_manifest(run.out, run.options.package)
+    versions = _recorded_versions(run.out, run.options.package, manifest, known)
+    if versions and schemas:  # one version's NEW, compared alone with its part
+        number = protocol_version[0] if protocol_version else None
+        _diff_versions(run, versions, _new_schema(schemas[0], number), fmt, fail_on)
+    if schemas and protocol_version:
+        fail("--protocol-version: only with --out on a package of several protocol versions")
+    _diff_configured(run, manifest, versions, _configured(run, manifest, given, protocol_version), fmt, fail_on)
+
+
+def _compared(old: LoadedSchema, new: LoadedSchema, names: dict[str, str] | None) -> tuple[Change, ...]:
     try:
-        changes = diff_schemas(old, new, names)
+        return diff_schemas(old, new, names)
     except DiagnosticError as exc:
         report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
+
+
+def _print(fmt: str, changes: tuple[Change, ...], labels: tuple[str, str]) -> None:
+    """One comparison's report (standard output) and count (standard error)."""
     if fmt == "json":
         click.echo(as_json(changes), nl=False)
     elif fmt == "markdown":
@@ -111,7 +139,115 @@ def diff_command(
     else:
         click.echo(as_text(changes), nl=False)
     click.echo(f"acpgen diff: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
-    sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One protocol version's part of the package on disk: the schema it was generated from and
+    its names, and where it is."""
+
+    schema: LoadedSchema
+    names: dict[str, str]
+    where: str  # "src/myagent/acp/v1 (acpgen-schema.json)"
+
+
+def _on_disk(run: Run, manifest: Manifest | None, versions: dict[int, tuple[LoadedSchema, dict[str, str]]],
+             known: frozenset[str]) -> tuple[Layout, dict[int, _Part]]:
+    """The package's layout on disk and each version's part. A manifest of an earlier acpgen records
+    no versions: a package of one version is of the version its schema states (or was given); one
+    of several holds no version's API at its root."""
+    root = (run.out / run.options.package.replace(".", "/")).as_posix()
+    if versions:
+        recorded_root = manifest.root_version if manifest is not None else None
+        parts = {n: _Part(schema, names, f"{root}/v{n} ({schema.name})") for n, (schema, names) in versions.items()}
+        return Layout(tuple(sorted(versions)), recorded_root), parts
+    schema, names = _recorded_schema(run.out, run.options.package, known)
+    if manifest is not None and len(manifest.versions) == 1:
+        number = manifest.versions[0]
+    else:
+        given = manifest.options.protocol_version if manifest is not None and manifest.options is not None else None
+        number = protocol_version(schema.document, None, given if isinstance(given, int) else None)
+    return Layout((number,), number), {number: _Part(schema, names, f"{root} ({schema.name})")}
+
+
+def _configured(run: Run, manifest: Manifest | None, given: tuple[Path, ...],
+                numbers_given: tuple[int, ...]) -> list[tuple[str, Path, int | None]]:
+    """The schemas ``acpgen generate`` would make the package of, each as the user gave it, its
+    file, and the version given for it: the NEW given here, else ``[tool.acpgen]``'s (or the
+    ``--schema`` a package records as it is now), else the files a package of several records,
+    else the bundled schema."""
+    if given:
+        return [(path.as_posix(), path, number) for path, number in zip(given, numbers_given or (None,) * len(given))]
+    recipe = run.recipe
+    if run.options.schemas:
+        texts = recipe.schema if isinstance(recipe.schema, tuple) else tuple(p.as_posix() for p in run.options.schemas)
+        numbers = run.options.protocol_versions or (None,) * len(texts)
+        return [(text, path, number) for text, path, number in zip(texts, run.options.schemas, numbers)]
+    if run.options.schema is not None:
+        text = recipe.schema if isinstance(recipe.schema, str) else run.options.schema.as_posix()
+        return [(text, run.options.schema, run.options.protocol_version)]
+    recorded = manifest.options if manifest is not None else None
+    if recorded is not None and isinstance(recorded.schema, tuple):
+        numbers = recorded.protocol_version if isinstance(recorded.protocol_version, tuple) else (
+            None,) * len(recorded.schema)
+        return [(text, local_path(text, run.project), number) for text, number in zip(recorded.schema, numbers)]
+    return [("the bundled schema", bundled_schema(), None)]
+
+
+def _diff_configured(run: Run, manifest: Manifest | None, versions: dict[int, tuple[LoadedSchema, dict[str, str]]],
+                     configured: list[tuple[str, Path, int | None]], fmt: str, fail_on: str | None) -> None:
+    """Compare the package on disk with what regenerating it as configured would make: each version
+    with its part, and, when the versions change, what moves for the code that imports it. Exits."""
+    known = frozenset({bundled_schema_sha256()})
+    old_layout, parts = _on_disk(run, manifest, versions, known)
+    new: dict[int, tuple[str, LoadedSchema]] = {}
+    for text, path, given in configured:
+        loaded = _load(path, known | {p.schema.sha256 for p in parts.values()})
+        try:
+            number = protocol_version(loaded.document, path, given)
+        except DiagnosticError as exc:
+            report(exc.diagnostics)
+            sys.exit(EXIT_ERROR)
+        if number in new:
+            fail(f"{new[number][0]} and {text} are both of protocol version {number}: one schema per version")
+        new[number] = (text, loaded)
+    numbers = tuple(sorted(new))
+    new_layout = Layout(numbers, root_version(numbers, old_layout.root))
+    package = run.options.package
+    if old_layout == new_layout and len(numbers) == 1:  # one version, as before: the report of one comparison
+        (text, loaded), = new.values()
+        same = parts[numbers[0]]
+        changes = _compared(same.schema, loaded, same.names)
+        _print(fmt, changes, (same.where, text))
+        sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
+    reports: dict[str, tuple[Change, ...]] = {}
+    root = (run.out / package.replace(".", "/")).as_posix()
+    moves = layout_moves(package, old_layout, new_layout)
+    if moves:
+        reports["layout"] = moves
+        _section(fmt, "layout", moves, (f"{root} ({old_layout.shown()})", new_layout.shown()), True)
+    for number, (text, loaded) in sorted(new.items()):
+        part = parts.get(number)
+        if part is None and len(parts) == 1 and len(numbers) == 1:  # the root regenerated as another version
+            part = next(iter(parts.values()))
+        if part is None:
+            continue  # a version added: nothing on disk to compare it with (see the layout's records)
+        changes = _compared(part.schema, loaded, part.names)
+        _section(fmt, f"v{number}", changes, (part.where, text), not reports)
+        reports[f"v{number}"] = changes
+    if fmt == "json":
+        click.echo(json.dumps({key: [c.as_json() for c in changes] for key, changes in reports.items()}, indent=2))
+    sys.exit(EXIT_DRIFT if any(fails(changes, fail_on) for changes in reports.values()) else 0)
+
+
+def _section(fmt: str, key: str, changes: tuple[Change, ...], labels: tuple[str, str], first: bool) -> None:
+    """One part of a report of several: ``layout`` (the moves) or a version's changes."""
+    if fmt == "markdown":
+        click.echo(("" if first else "\n") + as_markdown(changes, *labels), nl=False)
+    elif fmt == "text":
+        click.echo(f"{key}:")
+        click.echo("".join(f"  {line}\n" for line in as_text(changes).splitlines()), nl=False)
+    click.echo(f"acpgen diff: {key}: {diff_summary(changes)} from {labels[0]} to {labels[1]}", err=True)
 
 
 def _located(run: Run) -> Run:
@@ -176,34 +312,14 @@ def _recorded_versions(
     return found
 
 
-def _new_schemas(run: Run, manifest: Manifest | None, given: Path | None, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
-    """The new schema of each version to compare: NEW alone (of the version it states, or
-    ``--protocol-version``'s), else the ones ``acpgen generate`` would use (``[tool.acpgen]``'s
-    list), else the files the manifest records; each of the version given for it, if any."""
-    if override is not None and version_problem(override):
-        fail(f"--protocol-version: {override} is not {version_problem(override)}")
-    versions: tuple[int | None, ...] = ()
-    if given is not None:
-        paths: tuple[Path, ...] = (given,)
-        versions = (override,)
-    elif run.options.schemas:
-        paths, versions = run.options.schemas, run.options.protocol_versions
-    else:
-        recorded = manifest.options if manifest is not None and manifest.options is not None else None
-        if recorded is None or not isinstance(recorded.schema, tuple):
-            fail(f"{(run.out / run.manifest).as_posix()}: records no schema files to compare with; give NEW")
-        paths = tuple(local_path(text, run.project) for text in recorded.schema)
-        versions = tuple(number for _, number in recorded.versions_by_schema)
-    found: dict[int, tuple[Path, LoadedSchema]] = {}
-    for path, number_given in zip(paths, versions or (None,) * len(paths)):
-        loaded = _load(path, frozenset({bundled_schema_sha256()}))
-        try:
-            number = protocol_version(loaded.document, path, number_given)
-        except DiagnosticError as exc:
-            report(exc.diagnostics)
-            sys.exit(EXIT_ERROR)
-        found[number] = (path, loaded)
-    return found
+def _new_schema(given: Path, override: int | None) -> dict[int, tuple[Path, LoadedSchema]]:
+    """NEW, by the version it states (or ``--protocol-version``'s)."""
+    loaded = _load(given, frozenset({bundled_schema_sha256()}))
+    try:
+        return {protocol_version(loaded.document, given, override): (given, loaded)}
+    except DiagnosticError as exc:
+        report(exc.diagnostics)
+        sys.exit(EXIT_ERROR)
 
 
 def _diff_versions(

@@ -82,9 +82,20 @@ def in_project(project: Path, args: list[str], *, needed: bool = True) -> str:
     return f"cd {shlex.quote(os.path.relpath(there))} && " + " ".join([program(project), *args])
 
 
-def diff(folder: Path, schema: Path | None) -> str:
-    """``diff`` of the package in ``folder`` against ``schema`` (None: the schemas it records)."""
+def diff(run: Run) -> str:
+    """``diff`` of the package ``run`` checks against the schemas ``run`` gives: a bare ``diff``
+    where ``[tool.acpgen]`` gives every option (it reads them as ``check`` did, from any folder of
+    the project), else ``--out`` the package's folder with a ``--schema`` (and ``--protocol-version``)
+    per schema, as ``generate`` takes them."""
+    if run.configured and not any(where.startswith("--") for where in run.given.values()):
+        return in_project(run.project, ["diff"], needed=False)
+    folder = run.out / run.options.package.replace(".", "/")
     args = ["diff", "--out", shlex.quote(folder.as_posix())]
-    if schema is not None:
-        args.append(shlex.quote(schema.as_posix()))
+    schemas = run.options.schemas or ((run.options.schema,) if run.options.schema is not None else ())
+    versions = run.options.protocol_versions or (
+        (run.options.protocol_version,) if run.options.protocol_version is not None else ())
+    for index, schema in enumerate(schemas):
+        args += ["--schema", shlex.quote(schema.as_posix())]
+        if index < len(versions):
+            args += ["--protocol-version", str(versions[index])]
     return " ".join([program(), *args])

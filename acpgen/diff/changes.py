@@ -43,6 +43,11 @@ KINDS: dict[str, str] = {
     "annotation-added": "an x-deserialize-* annotation appeared",
     "annotation-removed": "an x-deserialize-* annotation is gone",
     "name-renewable": "`acpgen generate --renew-names` would give an entity another Python name",
+    "version-added": "the package gains a protocol version",
+    "version-removed": "the package loses a protocol version",
+    "subpackage-added": "a version's API also appears under a subpackage of its own",
+    "subpackage-removed": "a version's subpackage is gone, its API only at the package's root",
+    "root-version-changed": "the package's root holds another version's API",
 }
 
 #: Severities, most severe first. ``breaking``: breaks a peer on the wire. ``python``:

@@ -18,6 +18,7 @@ each schema's version after its ``--schema``.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from collections.abc import Mapping
@@ -184,6 +185,8 @@ def differences(recorded: Recipe, here: Recipe, given: Mapping[str, str]) -> lis
             said = f"{option.shown(mine)} is given here{source}"
         elif mine is None:
             said = f"{option.flag} is {option.unset or 'not given'} here{source}"
+        elif isinstance(mine, tuple):  # a list, as it was written: in pyproject.toml, or as flags
+            said = f"{option.flag} is {json.dumps(list(mine))} here{source}" if source else f"{option.shown(mine)} is given here"
         else:
             said = f"{option.flag} is {mine!r} here{source}"
         lines.append(f"{said} but the package was generated with {option.shown(theirs)}")

@@ -41,15 +41,17 @@ def _snapshot(name: str, text: str) -> None:
 
 
 @pytest.fixture
-def pair(tmp_path):
-    """Two small schemas a few changes apart: a breaking one, a Python-only one, compatible ones."""
+def pair(tmp_path, monkeypatch):
+    """Two small schemas a few changes apart: a breaking one, a Python-only one, compatible ones;
+    named from the working folder, as a user names them (the report names them so)."""
+    monkeypatch.chdir(tmp_path)
     old = base()
     new = json.loads(json.dumps(old))
     for mutate in (add_required_field, add_variant, add_enum_value, remove_optional_field, rename_def):
         mutate(new)
     (tmp_path / "old.json").write_text(json.dumps(old, indent=2))
     (tmp_path / "new.json").write_text(json.dumps(new, indent=2))
-    return tmp_path / "old.json", tmp_path / "new.json"
+    return Path("old.json"), Path("new.json")
 
 
 def _one_error(result) -> str:
@@ -120,7 +122,7 @@ def test_check_points_to_diff_when_the_schema_changed(cli, tmp_path, monkeypatch
     summary = next(line for line in result.stderr.splitlines() if line.startswith("acpgen check: "))
     assert summary.endswith(
         f"; the schema is not the one {out.as_posix()}/{PKG} was generated from: run `acpgen diff --out"
-        f" {out.as_posix()}/{PKG} {schema.as_posix()}` to see what regenerating changes, then run"
+        f" {out.as_posix()}/{PKG} --schema {schema.as_posix()}` to see what regenerating changes, then run"
         " `acpgen generate --schema schema.json --out out`"  # what was checked, not generated/
     )
 
@@ -178,6 +180,12 @@ def test_bad_input_is_one_line_and_exit_2(cli, pair, tmp_path):
         f"error: {empty.as_posix()}/{PKG}/acpgen-manifest.json: no acpgen manifest to take the old schema from; "
         "give OLD and NEW")
     assert "at most one schema" in _one_error(cli("diff", "--out", empty, old, new))
+    # --schema, once per version as generate takes it: for a package (--out, or [tool.acpgen]'s)
+    assert _one_error(cli("diff", "--schema", old, "--schema", new)) == (
+        "error: --schema: with --out OUT, or in a project with [tool.acpgen]")
+    assert _one_error(cli("diff", "--out", empty, "--schema", old, "--protocol-version", "1", "--schema", new)) == (
+        "error: --protocol-version: give one per --schema, in order, or one for NEW")
+    assert _one_error(cli("diff", "--out", empty, "--schema", old, new)) == "error: give NEW or --schema, not both"
 
 
 def test_an_output_from_before_the_schema_copy_needs_old_and_new(cli, tmp_path, pair):

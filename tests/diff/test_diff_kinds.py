@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_diff_layout import COVERED as LAYOUT_KINDS
 
 from acpgen.diff import KINDS, diff_schemas
 from acpgen.schema.loader import LoadedSchema
@@ -195,6 +196,11 @@ def add_annotation(doc: dict[str, Any]) -> None:
     ping(doc)["properties"]["note"]["x-deserialize-default-on-error"] = True
 
 
+def add_idle_annotation(doc: dict[str, Any]) -> None:
+    """On a required string: the generated decoder cannot repair it, so it does nothing there."""
+    ping(doc)["properties"]["sessionId"]["x-deserialize-default-on-error"] = True
+
+
 CASES: list[tuple[Callable[[dict[str, Any]], None], tuple[str, str, str, str, str]]] = [
     (add_method, ("method-added", "status (agent)", "nobody", "stable",
                   "handler Agent.status and proxy AgentProxy.status added")),
@@ -239,7 +245,10 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], tuple[str, str, str, str, st
     (open_enum, ("enum-opened", "Mode", "receiver", "stable",
                  "annotation of Mode widened to Literal['fast', 'slow'] | str")),
     (add_annotation, ("annotation-added", "PingRequest/properties/note", "nobody", "stable",
-                      "none: the generated decoders do not read x-deserialize-*")),
+                      "PingRequest.note: a bad value becomes absent")),
+    (add_idle_annotation, ("annotation-added", "PingRequest/properties/sessionId", "nobody", "stable",
+                           ("none: the generated decoder keeps PingRequest.session_id an error when bad"
+                           " (a required value, not an array or map)"))),
 ]
 
 
@@ -269,6 +278,19 @@ def remove_annotation(doc: dict[str, Any]) -> None:
     del ping(doc)["properties"]["note"]["x-deserialize-default-on-error"]
 
 
+def remove_idle_annotation(doc: dict[str, Any]) -> None:
+    del ping(doc)["properties"]["sessionId"]["x-deserialize-default-on-error"]
+
+
+def add_nested_skip(doc: dict[str, Any]) -> None:
+    ping(doc)["properties"]["grid"] = {"type": "array", "items": {
+        "type": "array", "items": {"type": "string"}, "x-deserialize-skip-invalid-items": True}}
+
+
+def remove_nested_skip(doc: dict[str, Any]) -> None:
+    del ping(doc)["properties"]["grid"]["items"]["x-deserialize-skip-invalid-items"]
+
+
 #: The reverse moves, and changes to something the base schema lacks: (prepare, mutate, record).
 REVERSE_CASES: list[tuple[Mutation | None, Mutation, tuple[str, str, str, str, str]]] = [
     (None, rename_result, ("result-type-renamed", "ping (agent)", "nobody", "stable",
@@ -276,8 +298,19 @@ REVERSE_CASES: list[tuple[Mutation | None, Mutation, tuple[str, str, str, str, s
     (add_tag, change_tag, ("tag-changed", "PingRequest.version", "both", "stable", "PingRequest sends version='2'")),
     (open_enum, close_enum, ("enum-closed", "Mode", "sender", "stable",
                              "annotation of Mode narrowed to Literal['fast', 'slow']")),
+    # the decoder relied on it: a bad note it dropped now fails the decode
     (add_annotation, remove_annotation, ("annotation-removed", "PingRequest/properties/note", "sender", "stable",
-                                         "none: the generated decoders do not read x-deserialize-*")),
+                                         ("PingRequest.note: the decoder refuses what it repaired"
+                                         " (was: a bad value becomes absent)"))),
+    # on an array nested in a field: taken to break old senders
+    (add_nested_skip, remove_nested_skip, ("annotation-removed", "PingRequest/properties/grid/items", "sender",
+                                           "stable", ("the generated decoder dropped a bad item of the array"
+                                           " there; it refuses it now"))),
+    # it did nothing there: breaks nobody
+    (add_idle_annotation, remove_idle_annotation, ("annotation-removed", "PingRequest/properties/sessionId",
+                                                   "nobody", "stable",
+                                                   ("none: the generated decoder keeps PingRequest.session_id an"
+                                                   " error when bad (a required value, not an array or map)"))),
 ]
 
 
@@ -308,7 +341,7 @@ def test_the_same_schema_gives_no_change():
 
 
 def test_every_kind_the_diff_can_report_is_covered_here():
-    covered = {e[0] for _, e in CASES} | {e[0] for _, _, e in REVERSE_CASES} | {"name-renewable"}
+    covered = {e[0] for _, e in CASES} | {e[0] for _, _, e in REVERSE_CASES} | {"name-renewable"} | LAYOUT_KINDS
     assert covered == set(KINDS)
 
 

@@ -123,7 +123,7 @@ def test_the_config_gives_a_version_per_schema(cli, project, monkeypatch):
         (project / "pyproject.toml").write_text(config.format("2, 1"))
         swapped = cli("check")
         assert swapped.exit_code == 1
-        assert ("acpgen check: --protocol-version is (2, 1) here (pyproject.toml: [tool.acpgen] protocol-version)"
+        assert ("acpgen check: --protocol-version is [2, 1] here (pyproject.toml: [tool.acpgen] protocol-version)"
                 " but the package was generated with --protocol-version 1 --protocol-version 2") in swapped.stderr
     finally:
         (project / "pyproject.toml").unlink()

@@ -38,13 +38,14 @@ def test_diff_out_compares_every_version_with_its_recorded_schema(cli, output):
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "v1:\nv2:\n"
     root = (output / "acp").as_posix()
+    v1, v2 = (os.path.relpath(path) for path in (V1, V2))  # as the manifest records them: from the project
     assert result.stderr.splitlines() == [
-        f"acpgen diff: v1: 0 change(s) from {root}/v1 (acpgen-schema.json) to {V1.name}",
-        f"acpgen diff: v2: 0 change(s) from {root}/v2 (acpgen-schema.json) to {V2.name}",
+        f"acpgen diff: v1: 0 change(s) from {root}/v1 (acpgen-schema.json) to {v1}",
+        f"acpgen diff: v2: 0 change(s) from {root}/v2 (acpgen-schema.json) to {v2}",
     ]
     markdown = cli("diff", "--out", output, "--package", "acp", "--format", "markdown").stdout
-    assert markdown == (f"### acpgen diff: `{root}/v1 (acpgen-schema.json)` -> `{V1.name}`\n\n**0 change(s)**\n\n"
-                        f"### acpgen diff: `{root}/v2 (acpgen-schema.json)` -> `{V2.name}`\n\n**0 change(s)**\n")
+    assert markdown == (f"### acpgen diff: `{root}/v1 (acpgen-schema.json)` -> `{v1}`\n\n**0 change(s)**\n\n"
+                        f"### acpgen diff: `{root}/v2 (acpgen-schema.json)` -> `{v2}`\n\n**0 change(s)**\n")
 
 
 def test_diff_out_matches_new_to_its_version_by_its_protocol_version(cli, output, tmp_path):

@@ -119,7 +119,8 @@ def test_check_names_each_option_that_differs(cli, project):
         "acpgen check: --side is 'client' here but the package was generated with --side agent",
         "acpgen check: --stable-only is given here but the package was generated with --all-methods",
         (f"acpgen check: src/myapp/_acp was generated with other options (`{COMMAND}`): check it without the"
-         " ones above to use those, or regenerate it with these"),
+         " ones above to keep those, or regenerate it with these: `acpgen generate --schema schema/acp.json"
+         " --out src --package myapp._acp --side client --stable-only`"),
     ]
 
 
@@ -219,7 +220,7 @@ def test_check_and_diff_take_the_package_folder_or_the_folder_holding_it(cli, pr
     (project / "schema" / "acp.json").write_text(json.dumps(doc, indent=2))
     result = cli("diff", "--out", out)
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == "acpgen diff: 1 change(s) (1 compatible) from src/myapp/_acp (acpgen-schema.json) to acp.json\n"
+    assert result.stderr == "acpgen diff: 1 change(s) (1 compatible) from src/myapp/_acp (acpgen-schema.json) to schema/acp.json\n"
     assert cli("diff", "--out", out, "schema/acp.json").stdout == result.stdout
 
 
@@ -234,7 +235,7 @@ def test_hints_name_acpgen_as_it_was_run_and_change_to_the_project_folder(cli, p
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0].endswith(
         "; the schema is not the one project/src/myapp/_acp was generated from: run `env/bin/acpgen diff --out"
-        " project/src/myapp/_acp project/schema/acp.json` to see what regenerating changes, then run `cd project"
+        " project/src/myapp/_acp --schema project/schema/acp.json` to see what regenerating changes, then run `cd project"
         " && ../env/bin/acpgen generate --schema schema/acp.json --out src --package myapp._acp --side agent`")
 
 
