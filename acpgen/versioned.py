@@ -6,13 +6,23 @@ schema's copy), but for the runtime, which the versions share. The package root 
 it (``<package>/_rpc.py``, ...), which each version's modules import (``from .._rpc import
 ...``, see :mod:`acpgen.render.relocate`): a connection, its errors and its codec are the same
 classes whichever version it speaks. The models register their decoders with the shared codec by
-class, so two versions' types of the same name never meet. The root also has what ties the
-versions together: ``__init__.py`` (``VERSIONS``), ``stub_agent.py``, which serves every version
-on one connection through the router (``_versions.serve_versions``), ``stub_client.py``, whose
-``--protocol-version N`` picks the version it speaks, and ``inspect.py``, which checks a
-connection against the version its first ``initialize`` asks for. The names lock records each
-version's names under ``v<N>/``.
-"""
+class, so two versions' types of the same name never meet.
+
+The root also holds the API of one version, the root version (:func:`root_version`: the one it
+held before while still configured, else the lowest): its ``__init__`` exports what that
+version's package alone exports, and each public module of the version (``models.py``,
+``agent.py``, ...) has a module at the root that re-exports it (``from .v1.models import *``), so
+``<package>.models.X is <package>.v1.models.X``, and adding a version to a package breaks no
+import of the package it was. Besides, the root has what ties the versions together:
+``VERSIONS`` and ``ROOT_VERSION`` in ``__init__.py``; ``stub_agent.py``, which serves every
+version on one connection through the router (``_versions.serve_versions``) and keeps the root
+version's ``StubAgent``; ``stub_client.py``; and ``inspect.py``, which checks a connection
+against the version its first ``initialize`` asks for.
+
+The names lock records each version's names under ``v<N>/``, a single-version package's
+unprefixed: :func:`previous_package` reads either as each version's lock, so a version keeps its
+names from a package of its own to one of several and back. The manifest records the versions
+and the root version."""
 
 from __future__ import annotations
 
