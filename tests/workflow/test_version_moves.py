@@ -209,16 +209,18 @@ def by_version(manifest: dict[str, object]) -> dict[str, str]:
 
 
 def move(project: Project, step: str, spec: int | tuple[int, ...] | None, user: Callable[[], None],
-         turn: bool | None = True) -> Moved:
-    """Configure ``spec``'s schema, check (it must fail, the package being another's), generate,
-    check (it must pass); what the step renamed, and whether the user module still runs with the
-    root version's stub client (``turn``: a prompt turn; False: it imports; None: not tried)."""
+         turn: bool | None = True, before: Sequence[Sequence[str]] = ()) -> Moved:
+    """Configure ``spec``'s schema, check (it must fail, the package being another's), run the
+    commands ``before`` (``[("diff",)]``), generate, check (it must pass); what the step renamed,
+    and whether the user module still runs with the root version's stub client (``turn``: a prompt
+    turn; False: it imports; None: not tried)."""
     schema = project.schema_of(spec)
     moved = Moved(step, schema)
     project.configure(schema)
     first = project.manifest is None
     if not first:
         moved.ran.append(project.acpgen("check", "--summary"))
+    moved.ran.extend(project.acpgen(*args) for args in before)
     moved.ran.append(project.acpgen("generate"))
     assert moved.ran[-1].exit_code == 0, moved.ran[-1].stderr
     moved.ran.append(project.acpgen("check", "--summary"))
