@@ -168,9 +168,8 @@ def root_api_modules(files: Mapping[str, str], root: str, top: Version, tools: C
     """The public modules of the root version's subpackage (``models.py``, ``agent.py``, ...)
     that the package root re-exports: all but its ``__init__`` and the root's own tools."""
     prefix = f"{root}/{top.module}/"
-    return [path[len(prefix):] for path in files if path.startswith(prefix) and path.endswith(".py")
-            and "/" not in path[len(prefix):] and not path[len(prefix):].startswith("_")
-            and path[len(prefix):] not in tools]
+    names = [path[len(prefix):] for path in files if path.startswith(prefix)]
+    return [n for n in names if n.endswith(".py") and "/" not in n and not n.startswith("_") and n not in tools]
 
 
 def _has_tool(name: str, files: Mapping[str, str], root: str, versions: Sequence[Version]) -> bool:
