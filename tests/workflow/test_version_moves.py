@@ -57,7 +57,7 @@ PATH: tuple[tuple[str, int | tuple[int, ...] | None], ...] = (
     ("v2 alone", 3),
 )
 EXHAUSTIVE = bool(os.environ.get("ACPGEN_TRANSITIONS"))
-#: What the default suite plays (about 12 CPU-seconds): (pair, flavour, side, the steps of
+#: What the default suite plays (about 10 CPU-seconds): (pair, flavour, side, the steps of
 #: :data:`PATH` by name), each pair and each flavour once, the user module completing a turn at the
 #: last step that has its version (not before). The TypeScript SDK's pair, for an agent: from the
 #: bundled schema to its v1 file, to its two versions' unstable schemas (one version to two, stable
