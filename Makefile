@@ -11,6 +11,7 @@
 #   make corpus     -- every spec release: generate, mypy --strict, ruff, route every method; a table
 #   make corpus-noblack -- every spec release generated with and without black: the same bytes?
 #   make test-exhaustive -- the models' round trips with more examples, and every release's models
+#   make transitions -- every move between protocol versions, for each pair, flavour and side; a table
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
 #   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
@@ -24,7 +25,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
+.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -159,6 +160,12 @@ bench-pydantic: $(TEST_STAMP)
 # models generated (the suite takes a spread of them).
 test-exhaustive: $(TEST_STAMP)
 	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests/models
+
+# Every move between protocol versions (bundled -> v1 -> v1 + v2 -> unstable -> v2 alone) for the
+# TypeScript SDK's pairs and the spec's v1.7.0 pairs, in both flavours and for both sides, acpgen run
+# as a plain install runs it; prints the table of moves (the suite plays a part of it).
+transitions: $(TEST_STAMP)
+	ACPGEN_TRANSITIONS=1 $(BIN)/python -m pytest -q -s -p no:xdist tests/workflow/test_version_moves.py
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)

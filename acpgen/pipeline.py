@@ -111,6 +111,8 @@ class Output:
     schema_sha256: str = ""  # of the schema the files were generated from
     renders: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of the text before formatting
     names: Mapping[str, str] = field(default_factory=dict)  # the names lock's record of this output
+    versions: tuple[int, ...] = ()  # the protocol versions the package speaks
+    root_version: int | None = None  # the version whose API the package's root holds
 
 
 def build_spec(
@@ -244,7 +246,8 @@ def generate(
     # the schema, byte for byte, for `acpgen diff --out` once the schema file is replaced
     files[schema_copy_path(options.package)] = schema.text
     renders[schema_copy_path(options.package)] = sha256_text(schema.text)
-    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, names=spec.names)
+    return Output(files=files, warnings=warnings, schema_sha256=spec.source.sha256, renders=renders, names=spec.names,
+                  versions=(spec.protocol_version,), root_version=spec.protocol_version)
 
 
 class Renderer:

@@ -222,7 +222,7 @@ def _diff_configured(run: Run, manifest: Manifest | None, versions: dict[int, tu
         sys.exit(EXIT_DRIFT if fails(changes, fail_on) else 0)
     reports: dict[str, tuple[Change, ...]] = {}
     root = (run.out / package.replace(".", "/")).as_posix()
-    moves = layout_moves(package, old_layout, new_layout)
+    moves = layout_moves(package, old_layout, new_layout, {number: text for number, (text, _) in new.items()})
     if moves:
         reports["layout"] = moves
         _section(fmt, "layout", moves, (f"{root} ({old_layout.shown()})", new_layout.shown()), True)

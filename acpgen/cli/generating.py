@@ -17,7 +17,7 @@ from ..diagnostics import DiagnosticError
 from ..model.selection import SIDES
 from ..output.formatting import FormattingError
 from ..output.manifest import manifest_for, manifest_path, read_manifest
-from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe
+from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, local_path
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, WriteFailed, check_out_folder, write_output
 from ..pipeline import (
@@ -31,7 +31,7 @@ from ..render.errors import template_problem
 from ..render.pydantic_models import FLAVOURS
 from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
-from ..versioned import generate_versions
+from ..versioned import Previous, generate_versions, previous_package, schema_version
 from .base import (
     EXIT_ERROR,
     F,
@@ -234,15 +234,18 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     The names the output's manifest records are kept, unless ``renew_names``."""
     for schema in run.options.schemas or (run.options.schema,):
         _refuse_without_methods(schema)
-    previous = read_manifest(run.out, run.options.package)
-    locked = previous.names if previous is not None and not renew_names else None
+    previous = _previous(run)
+    locked = previous.locks if not renew_names else None
     try:
         check_options(run.options)
         reuse = reuse_from_output(run.out, run.options.package)
         if run.options.schemas:
-            output = generate_versions(run.options, run.options.schemas, reuse, locked=locked)
+            output = generate_versions(run.options, run.options.schemas, reuse, locked=locked,
+                                       previous_root=previous.root)
         else:
-            output = generate(run.options, reuse, locked=locked)
+            number = schema_version(run.options.schema, run.options.protocol_version)
+            mine = locked.get(number, {}) if locked is not None and number is not None else None
+            output = generate(run.options, reuse, locked=mine)
     except DiagnosticError as exc:
         report(exc.diagnostics)
         sys.exit(EXIT_ERROR)
@@ -251,8 +254,19 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
         fail(template_problem(exc, run.options.templates))
     report(output.warnings)
-    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe)
+    manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe,
+                            versions=output.versions, root_version=output.root_version)
     return {**output.files, run.manifest: manifest.to_text()}
+
+
+def _previous(run: Run) -> Previous:
+    """What the output's manifest records of the package's versions: their names locks, its root."""
+    manifest = read_manifest(run.out, run.options.package)
+    if manifest is None:
+        return Previous({}, None)
+    recorded = manifest.options.schema if manifest.options is not None else None
+    schema = local_path(recorded, run.project) if isinstance(recorded, str) else None
+    return previous_package(manifest, run.out, run.options.package, schema)
 
 
 def _refuse_without_methods(schema: Path | None) -> None:

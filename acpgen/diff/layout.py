@@ -10,6 +10,7 @@ changes, each with the edit it asks of code that imports the package.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .changes import Change, ordered, severity
@@ -33,8 +34,11 @@ class Layout:
         return f"{listed}, root v{self.root}" if self.root is not None and len(self.versions) > 1 else listed
 
 
-def layout_moves(package: str, old: Layout, new: Layout) -> tuple[Change, ...]:
-    """The moves from the layout on disk (``old``) to the configured one (``new``), most severe first."""
+def layout_moves(
+    package: str, old: Layout, new: Layout, files: Mapping[int, str] | None = None
+) -> tuple[Change, ...]:
+    """The moves from the layout on disk (``old``) to the configured one (``new``), most severe first;
+    ``files``: the schema file of each configured version, as the user named it."""
     found: list[Change] = []
 
     def add(kind: str, subject: str, detail: str, breaks: str, python: str, python_breaks: bool = False) -> None:
@@ -44,7 +48,8 @@ def layout_moves(package: str, old: Layout, new: Layout) -> tuple[Change, ...]:
     for number in sorted(set(new.versions) - set(old.versions)):
         where = f"new subpackage {package}.v{number}" if number in new.subpackages else f"the root {package}"
         keeps = f"; the root {package} keeps v{old.root}'s API" if old.root is not None and not root_moves else ""
-        add("version-added", f"v{number}", f"protocol version {number} added", "nobody",
+        source = f" ({files[number]})" if files and number in files else ""
+        add("version-added", f"v{number}", f"protocol version {number} added{source}", "nobody",
             f"{where} holds v{number}'s API{keeps}" + ("" if root_moves else "; no import changes"))
     for number in sorted(set(old.versions) - set(new.versions)):
         if number in old.subpackages:

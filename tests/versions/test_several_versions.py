@@ -5,7 +5,6 @@ stub client asks for ``--protocol-version N`` against the TypeScript router."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
 import subprocess
@@ -74,9 +73,15 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
     own = [m.name for m in MODULES if m.source is Source.RUNTIME and not m.shared]
     assert sorted(runtime) == sorted(p.name for p in RUNTIME.glob("*.py") if p.name not in (
         "__init__.py", "_pydantic.py", "_pydantic_errors.py", *own))
+    # the root: the tools of several versions, and the API of its version (v1's: the lowest) as modules
+    # that re-export v1's, so that code written for a package of v1 alone imports as it did
+    api = ["agent.py", "builders.py", "client.py", "methods.py", "models.py", "pair.py", "session.py"]
     assert sorted(p.name for p in package.iterdir() if p.is_file()) == sorted([
         "__init__.py", "acpgen-manifest.json", "inspect.py", "py.typed", "stub_agent.py", "stub_client.py",
-        *runtime])
+        *runtime, *api])
+    for name in api:
+        assert (package / name).read_text().split("\n", 2)[2].endswith(
+            f"from .v1.{name.removesuffix('.py')} import *\n"), name
     for name in runtime:  # the runtime as it is, behind the header
         text = (package / name).read_text()
         assert text.split("\n", 2)[2] == (RUNTIME / name).read_text(), name
@@ -86,11 +91,22 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
     manifest = json.loads((package / "acpgen-manifest.json").read_text())
     assert manifest["options"]["schema"] == [f"schemas/{V1}", f"schemas/{V2}"]
     assert {key.split("/")[0] for key in manifest["names"]} == {"v1", "v2"}
-    sys.path.insert(0, str(project / "out"))
-    try:
-        assert importlib.import_module("both").VERSIONS == (1, 2)
-    finally:
-        sys.path.remove(str(project / "out"))
+    assert (manifest["versions"], manifest["root_version"]) == ([1, 2], 1)
+    code = """
+import both, both.models, both.agent, both.builders, both.stub_agent
+from both import Agent, PROTOCOL_VERSION, RequestError, models, run_agent
+from both.v1 import agent as a1, builders as b1, models as m1, stub_agent as s1
+from both.v2 import models as m2
+assert (both.VERSIONS, both.ROOT_VERSION, PROTOCOL_VERSION) == ((1, 2), 1, 1)
+assert models.ContentBlock is both.models.ContentBlock is m1.ContentBlock is not m2.ContentBlock
+assert Agent is both.agent.Agent is a1.Agent and run_agent is a1.run_agent
+assert both.builders.content_block is b1.content_block and both.stub_agent.StubAgent is s1.StubAgent
+assert isinstance(both.models.TextContent(text="hi"), m1.TextContent)
+print("root")
+"""
+    done = subprocess.run([sys.executable, "-c", code], env=env_for(project / "out"), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, "root\n"), done.stderr
 
 
 def test_the_versions_share_the_runtime_and_keep_their_own_types(project):
@@ -130,7 +146,7 @@ def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, projec
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 69 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 81 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest

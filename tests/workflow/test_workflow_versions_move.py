@@ -117,7 +117,7 @@ def test_bundled_then_v1_then_v1_and_v2_then_v2(cli, project):
         "  compatible (2):",
         ("    subpackage-added [stable] myagent.acp.v1: v1's API also under myagent.acp.v1 (breaks nobody);"
          " python: myagent.acp.v1 holds the API the root myagent.acp holds; no import changes"),
-        ("    version-added [stable] v2: protocol version 2 added (breaks nobody); python: new subpackage"
+        ("    version-added [stable] v2: protocol version 2 added (schema/acp-v2.json) (breaks nobody); python: new subpackage"
          " myagent.acp.v2 holds v2's API; the root myagent.acp keeps v1's API; no import changes"),
         "v1:",
     ]
