@@ -81,6 +81,30 @@ class Method:
         }
 
 
+@dataclass(frozen=True)
+class AgentDefaults:
+    """What the generated ``Agent`` base does by default for what the spec asks of every agent
+    (see ``agent_defaults.py``): answer ``initialize`` naming itself, give each ``session/new`` a
+    fresh id, and refuse a request naming a session that is not open."""
+
+    #: ``initialize``'s result class, the Python name of its field naming the agent (``agent_info``;
+    #: ``info`` in v2) and that field's class (``Implementation``); None: no default ``initialize``.
+    initialize: tuple[str, str, str] | None = None
+    #: ``session/new``'s result class and its session id field; None: no default ``session/new``.
+    session_new: tuple[str, str] | None = None
+    #: How requests bear on the open sessions: (wire name, a ``SessionUse`` member's name).
+    sessions: tuple[tuple[str, str], ...] = ()
+
+    def session_use(self, wire_name: str) -> str | None:
+        return dict(self.sessions).get(wire_name)
+
+    def default_of(self, wire_name: str) -> str | None:
+        """The default the handler of ``wire_name`` has: ``"initialize"``, ``"session_new"``, or None."""
+        if wire_name == "initialize" and self.initialize is not None:
+            return "initialize"
+        return "session_new" if wire_name == "session/new" and self.session_new is not None else None
+
+
 #: Names the generated handler bases and proxies use for themselves.
 HANDLER_RESERVED = frozenset({"agent", "client", "peer", "on_connect", "ext_method", "ext_notification"})
 
@@ -100,6 +124,7 @@ class Role:
     calls: tuple[Method, ...]  # methods of the peer, called through the proxy
     model_names: tuple[str, ...]  # params and result types of both, sorted
     stub: bool = False  # the schema has every method the side's stub server is written against
+    defaults: AgentDefaults | None = None  # the agent's: what its base does by default
 
     @property
     def exports(self) -> tuple[str, ...]:
