@@ -140,11 +140,28 @@ class Role:
         else:
             what = f"Handles the methods {with_article(self.peer_side)} calls on {with_article(self.side)}."
             peer = self.peer_side
+        defaults = self.defaults
+        duties = ""
+        if defaults is not None and (defaults.initialize or defaults.session_new or defaults.sessions):
+            duties = (
+                "\n\nWhat the spec asks of every agent it does by default, each overridable: "
+                + ", ".join(
+                    part
+                    for part, has in (
+                        ("``initialize`` names the agent (:attr:`name`, :attr:`version`)", defaults.initialize),
+                        ("``session/new`` answers a fresh session id", defaults.session_new),
+                        ("a request naming a session that is not open is answered -32002 (:meth:`session_known`)",
+                         defaults.sessions),
+                    )
+                    if has
+                )
+                + "."
+            )
         return (
             f"{what}\n\nSubclass it and override the methods you support. A request whose method is not "
             "overridden is answered with -32601 (method not found); a notification nobody handles is ignored "
             "(logged at debug level). Raise :class:`RequestError` to answer with your own error code. Call the "
-            f"{peer} through ``self.{self.peer_attr}`` once connected."
+            f"{peer} through ``self.{self.peer_attr}`` once connected.{duties}"
         )
 
 

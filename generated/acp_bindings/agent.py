@@ -103,6 +103,10 @@ class Agent:
     answered with -32601 (method not found); a notification nobody handles is ignored (logged at
     debug level). Raise :class:`RequestError` to answer with your own error code. Call the client
     through ``self.client`` once connected.
+
+    What the spec asks of every agent it does by default, each overridable: ``initialize`` names the
+    agent (:attr:`name`, :attr:`version`), ``session/new`` answers a fresh session id, a request
+    naming a session that is not open is answered -32002 (:meth:`session_known`).
     """
 
     #: The name and version of the agent, which the default ``initialize`` gives the client (the
