@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from .diagnostics import Diagnostic, DiagnosticError, error
-from .model.agent_defaults import agent_defaults
+from .model.agent_duties import agent_defaults
 from .model.calls import variant_hints
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table

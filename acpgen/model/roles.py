@@ -12,9 +12,10 @@ with the side itself as the peer: both ends of a proxy-chain link handle and cal
 from __future__ import annotations
 
 from ..diagnostics import DiagnosticError, error
+from .agent_defaults import AgentDefaults
 from .names import RUNTIME_NAMES, pascal_case
 from .naming import import_order, python_identifier, snake_case
-from .spec import KNOWN_SIDES, AgentDefaults, Method, Role, Side, StubFlows
+from .spec import KNOWN_SIDES, Method, Role, Side, StubFlows
 
 _NAMES = {
     Side.AGENT.value: ("Agent", "AgentSideConnection", "client", "ClientProxy"),
@@ -71,7 +72,7 @@ def build_roles(
     ``where``: where ``side`` came from, for the error; ``flows``: the stubs' flows of a schema
     whose turns end through state updates (ACP v2), whose agent and client get stubs written
     against them rather than against ``STUB_METHODS``; ``defaults``: what the agent's base does by
-    default (see ``agent_defaults.py``).
+    default (see ``agent_duties.py``).
 
     Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
     whose names cannot be made (an x-side named like a module, or whose class names are a type's).

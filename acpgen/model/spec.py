@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import builders, calls, session
+from .agent_defaults import AgentDefaults
 from .classes import ClassDef
 from .decisions import ByKind, Dispatch, Leaf, TryEach
 from .literals import py_literal
@@ -81,30 +82,6 @@ class Method:
         }
 
 
-@dataclass(frozen=True)
-class AgentDefaults:
-    """What the generated ``Agent`` base does by default for what the spec asks of every agent
-    (see ``agent_defaults.py``): answer ``initialize`` naming itself, give each ``session/new`` a
-    fresh id, and refuse a request naming a session that is not open."""
-
-    #: ``initialize``'s result class, the Python name of its field naming the agent (``agent_info``;
-    #: ``info`` in v2) and that field's class (``Implementation``); None: no default ``initialize``.
-    initialize: tuple[str, str, str] | None = None
-    #: ``session/new``'s result class and its session id field; None: no default ``session/new``.
-    session_new: tuple[str, str] | None = None
-    #: How requests bear on the open sessions: (wire name, a ``SessionUse`` member's name).
-    sessions: tuple[tuple[str, str], ...] = ()
-
-    def session_use(self, wire_name: str) -> str | None:
-        return dict(self.sessions).get(wire_name)
-
-    def default_of(self, wire_name: str) -> str | None:
-        """The default the handler of ``wire_name`` has: ``"initialize"``, ``"session_new"``, or None."""
-        if wire_name == "initialize" and self.initialize is not None:
-            return "initialize"
-        return "session_new" if wire_name == "session/new" and self.session_new is not None else None
-
-
 #: Names the generated handler bases and proxies use for themselves.
 HANDLER_RESERVED = frozenset({"agent", "client", "peer", "on_connect", "ext_method", "ext_notification"})
 
@@ -140,28 +117,12 @@ class Role:
         else:
             what = f"Handles the methods {with_article(self.peer_side)} calls on {with_article(self.side)}."
             peer = self.peer_side
-        defaults = self.defaults
-        duties = ""
-        if defaults is not None and (defaults.initialize or defaults.session_new or defaults.sessions):
-            duties = (
-                "\n\nWhat the spec asks of every agent it does by default, each overridable: "
-                + ", ".join(
-                    part
-                    for part, has in (
-                        ("``initialize`` names the agent (:attr:`name`, :attr:`version`)", defaults.initialize),
-                        ("``session/new`` answers a fresh session id", defaults.session_new),
-                        ("a request naming a session that is not open is answered -32002 (:meth:`session_known`)",
-                         defaults.sessions),
-                    )
-                    if has
-                )
-                + "."
-            )
         return (
             f"{what}\n\nSubclass it and override the methods you support. A request whose method is not "
             "overridden is answered with -32601 (method not found); a notification nobody handles is ignored "
             "(logged at debug level). Raise :class:`RequestError` to answer with your own error code. Call the "
-            f"{peer} through ``self.{self.peer_attr}`` once connected.{duties}"
+            f"{peer} through ``self.{self.peer_attr}`` once connected."
+            + (self.defaults.doc if self.defaults is not None else "")
         )
 
 
