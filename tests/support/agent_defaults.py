@@ -59,7 +59,8 @@ async def check_the_defaults_hold(package: ModuleType) -> None:
 
 async def check_an_override_replaces_each(package: ModuleType) -> None:
     """``initialize``, ``session_new`` and ``session_known`` overridden: each answers as written;
-    the id an overridden ``session/new`` answers is open, and ``session/close`` closes it."""
+    the id an overridden ``session/new`` answers is open, ``session/close`` closes it, a resumed
+    session is open and a deleted one is not."""
     decode, models = package.decode, package.models
 
     class Own(package.Agent):  # type: ignore[misc,name-defined]
@@ -75,6 +76,12 @@ async def check_an_override_replaces_each(package: ModuleType) -> None:
 
         async def session_close(self, params: Any) -> Any:
             return decode(models.CloseSessionResponse, {})
+
+        async def session_resume(self, params: Any) -> Any:
+            return decode(models.ResumeSessionResponse, {})
+
+        async def session_delete(self, params: Any) -> Any:  # where the draft has session/delete
+            return decode(models.DeleteSessionResponse, {})
 
         async def session_prompt(self, params: Any) -> Any:
             raise package.RequestError(1, "reached", params.session_id)
@@ -95,3 +102,8 @@ async def check_an_override_replaces_each(package: ModuleType) -> None:
             RESOURCE_NOT_FOUND, {"sessionId": mine})
         assert await _code(rpc.request("session/close", {"sessionId": mine}), package) == (
             RESOURCE_NOT_FOUND, {"sessionId": mine})
+        await rpc.request("session/resume", {"sessionId": "stored", "cwd": "/"})  # a stored session, open now
+        assert await _code(rpc.request("session/prompt", _prompt("stored")), package) == (1, "stored")
+        if hasattr(models, "DeleteSessionRequest"):
+            assert await rpc.request("session/delete", {"sessionId": "stored"}) == {}
+            assert (await _code(rpc.request("session/prompt", _prompt("stored")), package))[0] == RESOURCE_NOT_FOUND
