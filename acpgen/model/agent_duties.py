@@ -54,6 +54,8 @@ def agent_defaults(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> A
         if not params or any(_session_field(c) != "session_id" for c in params):
             continue  # the runtime reads ``params.session_id``
         sessions += [(wire_name, use) for use, names in USES if wire_name in names]
+    if not any(use in ("CREATES", "OPENS") for _, use in sessions):
+        sessions = []  # no request opens a session: none can be checked against the open ones
     return AgentDefaults(
         initialize=_initialize(table.get("initialize"), classes),
         session_new=_session_new(table.get("session/new"), classes),

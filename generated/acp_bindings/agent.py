@@ -130,7 +130,7 @@ class Agent:
 
     @property
     def open_sessions(self) -> set[str]:
-        """The ids of the sessions open on this connection: each session a request creates, loads or resumes (``session/new``, ...) is added once it is answered, and one ``session/close`` closes is removed."""
+        """The ids of the sessions open on this connection: each session a request creates, loads or resumes (``session/new``, ...) is added once it is answered, and one ``session/close`` or ``session/delete`` ends is removed."""
         if self._open_sessions is None:
             self._open_sessions = set()
         return self._open_sessions
