@@ -12,6 +12,7 @@ from pathlib import Path
 import jinja2
 
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .model.agent_duties import agent_defaults
 from .model.calls import variant_hints
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
@@ -161,11 +162,12 @@ def spec_of(
     taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")
     peer = TEST_PEERS.get(options.side)
+    defaults = agent_defaults(methods, spec.types)
     return (
         replace(
             spec,
-            roles=build_roles(methods, options.side, taken, where, spec.stub_flows),
-            test_peers=build_roles(methods, peer, taken, flows=spec.stub_flows) if peer else (),
+            roles=build_roles(methods, options.side, taken, where, spec.stub_flows, defaults),
+            test_peers=build_roles(methods, peer, taken, flows=spec.stub_flows, defaults=defaults) if peer else (),
         ),
         warnings,
     )

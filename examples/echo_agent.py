@@ -1,7 +1,6 @@
 """An echo agent: thinks, asks permission to run its tool, streams the prompt back, can be cancelled."""
 
 import asyncio
-import uuid
 
 import acp_bindings as acp
 from acp_bindings import models
@@ -10,22 +9,18 @@ from acp_bindings.builders import session_update as update
 from acp_bindings.builders import tool_call_content
 from acp_bindings.session import ToolCallTracker
 
-INFO = models.Implementation(name="echo-agent", version="1.0.0")
 ALLOW = models.PermissionOption(option_id="allow", name="Allow", kind="allow_once")
 REJECT = models.PermissionOption(option_id="reject", name="Reject", kind="reject_once")
 
 
 class EchoAgent(acp.Agent):
+    """The base answers initialize with these, gives each session/new a fresh id, and refuses a
+    request naming a session that is not open."""
+
+    name, version = "echo-agent", "1.0.0"
+
     def __init__(self) -> None:
         self.cancelled: dict[str, bool] = {}  # session id -> its running turn was cancelled
-
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
-        return models.InitializeResponse(protocol_version=acp.PROTOCOL_VERSION, agent_info=INFO)
-
-    async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
-        session_id = str(uuid.uuid4())
-        self.cancelled[session_id] = False
-        return models.NewSessionResponse(session_id=session_id)
 
     async def session_cancel(self, params: models.CancelNotification) -> None:
         if params.session_id in self.cancelled:  # a notification: nothing to answer otherwise
@@ -33,8 +28,6 @@ class EchoAgent(acp.Agent):
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         sid, say = params.session_id, self.client.session_update
-        if sid not in self.cancelled:
-            raise acp.RequestError.invalid_params({"sessionId": sid, "message": "unknown session"})
         self.cancelled[sid] = False
         text = " ".join(block.text for block in params.prompt if isinstance(block, models.Text))
         await say(

@@ -12,6 +12,7 @@ with the side itself as the peer: both ends of a proxy-chain link handle and cal
 from __future__ import annotations
 
 from ..diagnostics import DiagnosticError, error
+from .agent_defaults import AgentDefaults
 from .names import RUNTIME_NAMES, pascal_case
 from .naming import import_order, python_identifier, snake_case
 from .spec import KNOWN_SIDES, Method, Role, Side, StubFlows
@@ -65,11 +66,13 @@ def build_roles(
     taken: frozenset[str] = frozenset(),
     where: str = "--side",
     flows: StubFlows | None = None,
+    defaults: AgentDefaults | None = None,
 ) -> tuple[Role, ...]:
     """One role per served side. ``taken``: the type names, which a side's own names must not meet;
     ``where``: where ``side`` came from, for the error; ``flows``: the stubs' flows of a schema
     whose turns end through state updates (ACP v2), whose agent and client get stubs written
-    against them rather than against ``STUB_METHODS``.
+    against them rather than against ``STUB_METHODS``; ``defaults``: what the agent's base does by
+    default (see ``agent_duties.py``).
 
     Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
     whose names cannot be made (an x-side named like a module, or whose class names are a type's).
@@ -89,6 +92,8 @@ def build_roles(
         handles = tuple(m for m in methods if m.side == served)
         calls = tuple(m for m in methods if m.side == peer_side)
         types = {m.params_type for m in handles + calls} | {m.result_type for m in handles + calls if m.result_type}
+        if served == Side.AGENT.value and defaults is not None and defaults.initialize is not None:
+            types.add(defaults.initialize[2])  # the default initialize names the agent with it
         roles.append(
             Role(
                 side=served,
@@ -103,6 +108,7 @@ def build_roles(
                 model_names=import_order(types),
                 stub=served in STUB_METHODS
                 and (_has_stub_methods(handles + calls, STUB_METHODS[served]) or _has_flows(served, flows)),
+                defaults=defaults if served == Side.AGENT.value else None,
             )
         )
     return tuple(roles)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import builders, calls, session
+from .agent_defaults import AgentDefaults
 from .classes import ClassDef
 from .decisions import ByKind, Dispatch, Leaf, TryEach
 from .literals import py_literal
@@ -100,6 +101,7 @@ class Role:
     calls: tuple[Method, ...]  # methods of the peer, called through the proxy
     model_names: tuple[str, ...]  # params and result types of both, sorted
     stub: bool = False  # the schema has every method the side's stub server is written against
+    defaults: AgentDefaults | None = None  # the agent's: what its base does by default
 
     @property
     def exports(self) -> tuple[str, ...]:
@@ -120,6 +122,7 @@ class Role:
             "overridden is answered with -32601 (method not found); a notification nobody handles is ignored "
             "(logged at debug level). Raise :class:`RequestError` to answer with your own error code. Call the "
             f"{peer} through ``self.{self.peer_attr}`` once connected."
+            + (self.defaults.doc if self.defaults is not None else "")
         )
 
 

@@ -84,6 +84,9 @@ class StubAgent(Agent):
         self.features = _served(frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled))
         self._turns: set[asyncio.Task[None]] = set()
 
+    def session_known(self, session_id: str) -> bool:
+        return True  # its store (a server's agents may share one) answers an unknown session
+
     async def initialize(self, params: InitializeParams) -> InitializeResult:
         requested = encode(params)["protocolVersion"]
         spoken = [version for version in SUPPORTED_VERSIONS if version <= requested]

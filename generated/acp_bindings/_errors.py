@@ -108,6 +108,12 @@ class RequestError(Exception):
         return cls(RESOURCE_NOT_FOUND, "Resource not found", None if uri is None else {"uri": uri})
 
     @classmethod
+    def session_not_found(cls, session_id: Any) -> RequestError:
+        """A request naming a session that is not open: -32002 with ``{"sessionId": ...}``, as
+        the spec answers an unknown session."""
+        return cls(RESOURCE_NOT_FOUND, "Resource not found", {"sessionId": session_id})
+
+    @classmethod
     def from_exception(cls, exc: BaseException) -> RequestError:
         """The error a handler's unexpected exception answers with: -32603, its type and message
         (``KeyError: 's'``), never its traceback."""

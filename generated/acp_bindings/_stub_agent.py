@@ -87,6 +87,9 @@ class StubAgent(Agent):
 
     # -- connecting and logging in ------------------------------------------------------------
 
+    def session_known(self, session_id: str) -> bool:
+        return True  # its store (a server's agents may share one) answers an unknown session
+
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         request = encode(params)
         requested = request.get("protocolVersion")

@@ -11,6 +11,7 @@ import contextvars
 import functools
 import logging
 from collections.abc import Callable, Collection, Coroutine, Sequence
+from enum import Enum
 from typing import Any, NamedTuple
 
 from ._connection import Connection, Observer
@@ -22,6 +23,7 @@ __all__ = [
     "PeerConnection",
     "Proxy",
     "Route",
+    "SessionUse",
     "TypedDispatcher",
     "log_unhandled",
     "negotiated_version",
@@ -60,8 +62,20 @@ class Codec(NamedTuple):
         return lambda value: JsonText(encode_text(value))
 
 
+class SessionUse(str, Enum):
+    """How a request bears on the sessions open on a connection, which an agent keeps (its
+    ``open_sessions``, and ``session_known``, which a request naming one is checked with)."""
+
+    NAMES = "names"  # names an open session (``session/prompt``): refused when it is not one
+    CREATES = "creates"  # its result's ``sessionId`` is open from then on (``session/new``)
+    OPENS = "opens"  # its params' ``sessionId`` is open from then on (``session/load``)
+    CLOSES = "closes"  # names an open session, which is closed once answered (``session/close``)
+    FORGETS = "forgets"  # its params' session is not open once answered (``session/delete``)
+
+
 class Route(NamedTuple):
-    """One method a side handles: its wire name, the handler's attribute name and its params type.
+    """One method a side handles: its wire name, the handler's attribute name and its params type,
+    and how the request bears on the open sessions (``None``: not at all).
 
     A side may handle one wire name both as a request and as a notification (two routes)."""
 
@@ -69,6 +83,7 @@ class Route(NamedTuple):
     handler: str
     params_type: Any
     is_request: bool
+    session: SessionUse | None = None
 
 
 class TypedDispatcher:
@@ -84,7 +99,7 @@ class TypedDispatcher:
         unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
     ) -> None:
         self._requests = {
-            r.method: (getattr(target, r.handler), r.params_type) for r in routes if r.is_request
+            r.method: (_keeping_sessions(target, r), r.params_type) for r in routes if r.is_request
         }
         self._notifications: dict[str, tuple[Callable[[Any], Coroutine[Any, Any, None]], Any]] = {
             r.method: (getattr(target, r.handler), r.params_type)
@@ -206,6 +221,31 @@ class TypedDispatcher:
             logger.warning("%s: dropped notification %s: %s", self._name, method, details)
             return _nothing()
         return handler(value)
+
+
+def _keeping_sessions(target: Any, route: Route) -> Callable[[Any], Coroutine[Any, Any, Any]]:
+    """The route's handler, keeping ``target.open_sessions`` (a set of ids) as the request bears
+    on them: a request naming a session ``target.session_known`` does not know is answered
+    :meth:`RequestError.session_not_found` before its handler runs."""
+    handler: Callable[[Any], Coroutine[Any, Any, Any]] = getattr(target, route.handler)
+    use = route.session
+    if use is None:
+        return handler
+
+    async def kept(params: Any) -> Any:
+        named = use in (SessionUse.NAMES, SessionUse.CLOSES)
+        if named and not target.session_known(params.session_id):
+            raise RequestError.session_not_found(params.session_id)
+        result = await handler(params)
+        if use is SessionUse.CREATES:
+            target.open_sessions.add(result.session_id)
+        elif use is SessionUse.OPENS:
+            target.open_sessions.add(params.session_id)
+        elif use is not SessionUse.NAMES:
+            target.open_sessions.discard(params.session_id)
+        return result
+
+    return kept
 
 
 #: The highest ``ProtocolVersion`` (``uint16``).

@@ -7,13 +7,14 @@ the :class:`AgentSideConnection` that ties them to a pair of streams, :func:`run
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Collection
 from typing import Any, final, overload
 
 from . import _asgi, _rpc
 from ._codec import DecodeError, decode, encode, encode_text
 from ._rpc import RequestError
-from .methods import BATCHES, UNSUPPORTED_VERSION_ERROR
+from .methods import BATCHES, PROTOCOL_VERSION, UNSUPPORTED_VERSION_ERROR
 from .models import (
     AcceptNesNotification,
     AuthenticateRequest,
@@ -39,6 +40,7 @@ from .models import (
     EnvVariable,
     ForkSessionRequest,
     ForkSessionResponse,
+    Implementation,
     InitializeRequest,
     InitializeResponse,
     KillTerminalRequest,
@@ -101,9 +103,19 @@ class Agent:
     answered with -32601 (method not found); a notification nobody handles is ignored (logged at
     debug level). Raise :class:`RequestError` to answer with your own error code. Call the client
     through ``self.client`` once connected.
+
+    What the spec asks of every agent it does by default, each overridable: ``initialize`` names the
+    agent (:attr:`name`, :attr:`version`), ``session/new`` answers a fresh session id, a request
+    naming a session that is not open is answered -32002 (:meth:`session_known`).
     """
 
+    #: The name and version of the agent, which the default ``initialize`` gives the client (the
+    #: name is by default the class's).
+    name: str = ""
+    version: str = "0.0.0"
+
     _client: ClientProxy | None = None
+    _open_sessions: set[str] | None = None
 
     @property
     def client(self) -> ClientProxy:
@@ -115,6 +127,17 @@ class Agent:
     def on_connect(self, connection: AgentSideConnection) -> None:
         """Called when a connection starts serving this object; keeps ``connection.client`` as ``self.client``."""
         self._client = connection.client
+
+    @property
+    def open_sessions(self) -> set[str]:
+        """The ids of the sessions open on this connection: each session a request creates, loads or resumes (``session/new``, ...) is added once it is answered, and one ``session/close`` or ``session/delete`` ends is removed."""
+        if self._open_sessions is None:
+            self._open_sessions = set()
+        return self._open_sessions
+
+    def session_known(self, session_id: str) -> bool:
+        """Whether a request may name ``session_id`` (``session/prompt``, ``session/set_mode``, ...): by default, whether it is open (in :attr:`open_sessions`). A request naming one that is not is answered -32002 (``RequestError.session_not_found``) before its handler runs. Override it to decide otherwise (``return True`` leaves it to the handlers)."""
+        return session_id in self.open_sessions
 
     async def authenticate(self, params: AuthenticateRequest) -> AuthenticateResponse:
         """Authenticates the client using the specified authentication method.
@@ -162,8 +185,12 @@ class Agent:
         """Establishes the connection with a client and negotiates protocol capabilities.
 
         Handles ``initialize`` (request).
+
+        By default answers with the protocol version the connection negotiated and names the
+        agent by :attr:`name` (else its class's name) and :attr:`version`.
         """
-        raise RequestError.method_not_found("initialize")
+        info = Implementation(name=self.name or type(self).__name__, version=self.version)
+        return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_info=info)
 
     async def logout(self, params: LogoutRequest) -> LogoutResponse:
         """Logs out of the current authenticated state.
@@ -267,8 +294,10 @@ class Agent:
         """Creates a new conversation session with the agent.
 
         Handles ``session/new`` (request).
+
+        By default answers with a fresh session id (a random UUID).
         """
-        raise RequestError.method_not_found("session/new")
+        return NewSessionResponse(session_id=str(uuid.uuid4()))
 
     async def session_prompt(self, params: PromptRequest) -> PromptResponse:
         """Processes a user prompt within a session.
@@ -336,21 +365,32 @@ AGENT_ROUTES: tuple[_rpc.Route, ...] = (
     _rpc.Route("providers/list", "providers_list", ListProvidersRequest, True),
     _rpc.Route("providers/set", "providers_set", SetProvidersRequest, True),
     _rpc.Route("session/cancel", "session_cancel", CancelNotification, False),
-    _rpc.Route("session/close", "session_close", CloseSessionRequest, True),
-    _rpc.Route("session/fork", "session_fork", ForkSessionRequest, True),
+    _rpc.Route("session/close", "session_close", CloseSessionRequest, True, _rpc.SessionUse.CLOSES),
+    _rpc.Route("session/fork", "session_fork", ForkSessionRequest, True, _rpc.SessionUse.CREATES),
     _rpc.Route("session/list", "session_list", ListSessionsRequest, True),
-    _rpc.Route("session/load", "session_load", LoadSessionRequest, True),
-    _rpc.Route("session/new", "session_new", NewSessionRequest, True),
-    _rpc.Route("session/prompt", "session_prompt", PromptRequest, True),
-    _rpc.Route("session/resume", "session_resume", ResumeSessionRequest, True),
+    _rpc.Route("session/load", "session_load", LoadSessionRequest, True, _rpc.SessionUse.OPENS),
+    _rpc.Route("session/new", "session_new", NewSessionRequest, True, _rpc.SessionUse.CREATES),
+    _rpc.Route("session/prompt", "session_prompt", PromptRequest, True, _rpc.SessionUse.NAMES),
+    _rpc.Route(
+        "session/resume", "session_resume", ResumeSessionRequest, True, _rpc.SessionUse.OPENS
+    ),
     _rpc.Route(
         "session/set_config_option",
         "session_set_config_option",
         SetSessionConfigOptionRequest,
         True,
+        _rpc.SessionUse.NAMES,
     ),
-    _rpc.Route("session/set_mode", "session_set_mode", SetSessionModeRequest, True),
-    _rpc.Route("session/set_model", "session_set_model", SetSessionModelRequest, True),
+    _rpc.Route(
+        "session/set_mode", "session_set_mode", SetSessionModeRequest, True, _rpc.SessionUse.NAMES
+    ),
+    _rpc.Route(
+        "session/set_model",
+        "session_set_model",
+        SetSessionModelRequest,
+        True,
+        _rpc.SessionUse.NAMES,
+    ),
 )
 
 

@@ -587,7 +587,10 @@ class Sloppy(acp.Agent):
     async def session_load(self, params):  # not advertised
         return models.LoadSessionResponse()
 
-    async def session_prompt(self, params):  # any session, and deaf to session/cancel
+    def session_known(self, session_id):  # takes any session the base would refuse
+        return True
+
+    async def session_prompt(self, params):  # deaf to session/cancel
         await self.client.session_update(session_id=params.session_id,
                                          update=update.agent_message_chunk(content.text("thinking")))
         await asyncio.sleep(0.5)

@@ -8,21 +8,31 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from support import BUNDLED, TESTS, docs
+from packaging.requirements import Requirement
+from support import BUNDLED, ROOT, TESTS, docs
 from support.interpreters import interpreters
 from support.runtime import child_env
 
 from acpgen.cli import main
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
 BIN = Path(sys.executable).parent
 (SYNOPSIS,) = docs.blocks("reference/cli.md", "", "The command line")
 (INSPECT_USAGE, INSPECT_OUTPUT) = docs.blocks("guides/debugging.md", "", "Debugging a connection")
-(VENDORING,) = docs.blocks("guides/generating.md", "sh")
+(VENDORING,) = docs.blocks("guides/generating.md", "sh", "Generating and vendoring")
+RECIPE = "Vendor into your project: a recipe"
+(RECIPE_INSTALL, RECIPE_RUN) = docs.blocks("guides/generating.md", "sh", RECIPE)
+(RECIPE_CONFIG,) = docs.blocks("guides/generating.md", "toml", RECIPE)
 (TWO_VERSIONS,) = docs.blocks("guides/protocol-versions.md", "sh")
 (OVER_TCP,) = docs.blocks("guides/remote-transports.md", "python", "Remote transports")
 (CONFIGURATION,) = docs.blocks("reference/configuration.md", "toml")
@@ -129,6 +139,28 @@ def test_the_vendoring_commands_generate_import_and_check(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Agent\n"
     assert (tmp_path / "src" / "myproject" / "_vendor" / "acp" / "acpgen-manifest.json").is_file()
+
+
+def test_the_vendoring_recipe_installs_from_a_url_and_generates_checks_and_imports_a_pydantic_agent(tmp_path):
+    """The recipe from a project of its own: its install lines name acpgen with the ``pydantic``
+    extra at a URL (this clone's, as ``file://``; not installed: no index here), and its
+    commands, with this environment as the project's ``.venv``, generate the configured package
+    into ``src``, import it and check it."""
+    python, first, second = RECIPE_INSTALL.text.splitlines()
+    assert python == "python -m venv .venv" and first.startswith(".venv/bin/python -m pip install ")
+    wanted = Requirement(shlex.split(first.replace("$ACPGEN", ROOT.as_uri()))[-1])
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert (wanted.name, wanted.url, wanted.extras) == ("acpgen", ROOT.as_uri(), {"pydantic"}) and "pydantic" in extras
+    assert Requirement(shlex.split(second)[-1]).name == "pydantic"
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "myproject"\nversion = "0.1"\n\n{RECIPE_CONFIG.text}')
+    (tmp_path / "src" / "myproject").mkdir(parents=True)
+    (tmp_path / "src" / "myproject" / "__init__.py").write_text("")
+    (tmp_path / ".venv").symlink_to(BIN.parent)
+    done = run_shell(RECIPE_RUN, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True\n" and "acpgen check: src/myproject/_acp is up to date" in done.stderr
+    manifest = json.loads((tmp_path / "src" / "myproject" / "_acp" / "acpgen-manifest.json").read_text())
+    assert (manifest["options"]["models"], manifest["options"]["side"]) == ("pydantic", "agent"), manifest["options"]
 
 
 def test_one_package_of_two_versions_serves_a_client_of_each(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -59,7 +60,12 @@ def test_make_generate_sets_up_acpgen_and_make_test_would_run_the_suite(checkout
 
 
 def test_the_quick_start_runs_verbatim(checkout):
-    assert len(QUICK_START.text.splitlines()) <= 18  # an agent the spec's rules pass, in 13 lines
+    assert len(QUICK_START.text.splitlines()) <= 15
+    agent = re.search(r"<<'EOF'\n(.*?)^EOF$", QUICK_START.text, re.DOTALL | re.MULTILINE)
+    assert agent, "the quick start writes no agent"
+    lines = agent.group(1).splitlines()  # an agent the spec's rules pass (tests/conformance)
+    assert len(lines) <= 12 and max(map(len, lines)) <= 100, lines
+    before = set(checkout.rglob("*"))
     done = subprocess.run(["bash", "-e", "-c", QUICK_START.text], cwd=checkout, env=clean_env(), capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -72,6 +78,10 @@ def test_the_quick_start_runs_verbatim(checkout):
     (hi,) = lines[ends[0] + 1 : ends[1]]
     assert hi["sessionId"] and hi["update"] == {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi!"}}
     assert (checkout / "mine" / "acp_bindings" / "acpgen-manifest.json").is_file()
+    written = sorted(str(p.relative_to(checkout)) for p in set(checkout.rglob("*")) - before if p.is_file())
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT, input="\n".join(written),
+                             capture_output=True, text=True, check=False).stdout.split()
+    assert written and set(written) == set(ignored), f"the quick start leaves untracked: {set(written) - set(ignored)}"
 
 
 def test_the_install_command_installs_acpgen_from_the_checkout(checkout, tmp_path):

@@ -18,6 +18,9 @@ from support.runtime import RawPeer, run_async_tests
 
 
 class Echo(acp.Agent):
+    def session_known(self, session_id: str) -> bool:
+        return True  # the lines prompt a session they never opened
+
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """Answers with the params as the typed layer read them, written back (unknown fields and
         explicit nulls kept)."""

@@ -154,7 +154,8 @@ async def test_a_connected_agent_reports_through_the_tracker_and_the_client_fold
             return models.PromptResponse(stop_reason="end_turn")
 
     async with acp.in_memory_pair(Working(), Folding()) as (_, client_side):
-        await client_side.agent.session_prompt(session_id="s", prompt=[builders.content_block.text("go")])
+        session = await client_side.agent.session_new(cwd="/", mcp_servers=[])
+        await client_side.agent.session_prompt(session_id=session.session_id, prompt=[builders.content_block.text("go")])
     (call,) = state.tool_calls.values()
     assert type(call) is models.ToolCallSessionUpdate
     assert acp.encode(call) == {

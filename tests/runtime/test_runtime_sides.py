@@ -72,7 +72,9 @@ def test_a_one_side_package_exports_that_side_and_drives_itself_end_to_end(tmp_p
 
     async def drive():
         async with module.in_memory_pair(Echo(), Watch()) as (_, client_side):
-            return await client_side.agent.session_prompt(session_id="s", prompt=[models.Text(text="in memory")])
+            session = await client_side.agent.session_new(cwd="/", mcp_servers=[])
+            return await client_side.agent.session_prompt(session_id=session.session_id,
+                                                          prompt=[models.Text(text="in memory")])
 
     assert asyncio.run(drive()).stop_reason == "end_turn" and seen == ["in memory"]
 

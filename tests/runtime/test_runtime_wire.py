@@ -32,6 +32,9 @@ class EchoAgent(acp.Agent):
     async def session_new(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
         return models.NewSessionResponse(session_id="s-1")
 
+    def session_known(self, session_id: str) -> bool:
+        return True  # the wire tests prompt "s-1" without opening it first
+
     async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
         method = params.method_id
         self.started.append(method)

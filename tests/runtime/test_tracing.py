@@ -47,6 +47,9 @@ class Agent(acp.Agent):
     def __init__(self) -> None:
         self.seen: list[tuple[str, Any, tuple[str, str, Any]]] = []
 
+    def session_known(self, session_id: str) -> bool:
+        return True  # prompts a session it never opened: no session/new among the messages counted
+
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         self.seen.append(("initialize", params.meta, _here()))
         return models.InitializeResponse(protocol_version=params.protocol_version)
@@ -189,6 +192,9 @@ import acp_bindings as acp
 from acp_bindings import builders, models
 
 class Agent(acp.Agent):
+    def session_known(self, session_id):
+        return True
+
     async def session_prompt(self, params):
         update = builders.session_update.agent_message_chunk(builders.content_block.text("hi"))
         await self.client.session_update(session_id=params.session_id, update=update)

@@ -5,6 +5,7 @@ out exactly."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import importlib
 import subprocess
@@ -15,6 +16,10 @@ from typing import Any
 
 import pytest
 from support import CORPUS, DATA, ROOT, write_package
+from support.agent_defaults import (
+    check_an_override_replaces_each,
+    check_the_defaults_hold,
+)
 from support.typecheck import mypy_strict
 
 from acpgen.pipeline import Options, generate
@@ -114,6 +119,14 @@ def test_builders_send_only_what_they_are_given(folder: Path, package: str) -> N
     assert ours.encode(update) == CHUNK
     method = builders.auth_method.terminal(method_id="t", name="Terminal")
     assert ours.encode(method) == {"type": "terminal", "methodId": "t", "name": "Terminal"}
+
+
+def test_the_agent_bases_defaults_hold_and_give_way_to_overrides(folder: Path) -> None:
+    """As tests/runtime/test_agent_defaults.py holds the other flavours and versions: here the
+    pydantic package of v1.7.0's v2 draft."""
+    package = _package(folder, "acp_v2_corpus")
+    asyncio.run(check_the_defaults_hold(package))
+    asyncio.run(check_an_override_replaces_each(package))
 
 
 def test_a_small_schema_imports_what_its_modules_use(tmp_path: Path) -> None:
