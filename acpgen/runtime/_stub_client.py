@@ -18,7 +18,7 @@ from typing import Any
 
 from . import _client_cli, models
 from ._codec import decode, encode
-from ._rpc import RequestError
+from ._rpc import ConnectionClosed, RequestError
 from ._sandbox import PATH_ERRORS, Refused, read_text, write_text
 from ._terminal import Terminal
 from .client import Client, connect_agent, spawn_agent
@@ -307,19 +307,26 @@ async def run(
             else connect_agent(client, url, token=token, http2=http2)
         )
         async with connecting as connection:
-            initialized = await connection.agent.initialize(
-                decode(
-                    models.InitializeRequest,
-                    {
-                        "protocolVersion": PROTOCOL_VERSION,
-                        "clientCapabilities": capabilities,
-                        "clientInfo": {
-                            "name": "acp-bindings-stub-client",
-                            "version": str(PROTOCOL_VERSION),
+            try:
+                initialized = await connection.agent.initialize(
+                    decode(
+                        models.InitializeRequest,
+                        {
+                            "protocolVersion": PROTOCOL_VERSION,
+                            "clientCapabilities": capabilities,
+                            "clientInfo": {
+                                "name": "acp-bindings-stub-client",
+                                "version": str(PROTOCOL_VERSION),
+                            },
                         },
-                    },
+                    )
                 )
-            )
+            except ConnectionClosed:
+                # Streamable HTTP is refused at initialize: said as a refused WebSocket is
+                refused = getattr(getattr(connection, "transport", None), "failure", None)
+                if isinstance(refused, ConnectionError):
+                    raise refused from None
+                raise
             new_session = decode(models.NewSessionRequest, {"cwd": client.cwd, "mcpServers": []})
             try:
                 session = await connection.agent.session_new(new_session)
