@@ -31,7 +31,7 @@ from .output.manifest import schema_copy_path, sha256_text
 from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.longlines import overlong_line, relayout
+from .render.flavours import FLAVOURS
 from .render.modules import (
     BY_NAME,
     MODULES,
@@ -40,11 +40,6 @@ from .render.modules import (
     Source,
     module_names,
 )
-from .render.pydantic_job import models_job, run_models_job
-from .render.pydantic_layout import black_where_needed
-from .render.pydantic_models import FLAVOURS, INSTALL_HINT
-from .render.relocate import import_from_parent
-from .render.tokens import Unfitted
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version, version_problem
@@ -292,6 +287,10 @@ class Renderer:
             known = self.reuse.outputs.get(render)
             if known is not None:
                 return known, render
+            # imported here: a render reused (a clean check's every one) is not laid out
+            from .render.longlines import overlong_line, relayout
+            from .render.tokens import Unfitted
+
             try:
                 text = relayout(self._relocated(written))
             except Unfitted as exc:
@@ -320,13 +319,21 @@ class Renderer:
 
     def _relocated(self, text: str) -> str:
         """``text`` importing the modules its package's parent has from there."""
-        return import_from_parent(text, self.parent) if self.parent else text
+        if not self.parent:
+            return text
+        from .render.relocate import import_from_parent
+
+        return import_from_parent(text, self.parent)
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
         layout is not black's. What its render names of it is the digest of the job (see
         :mod:`.render.pydantic_job`): a module already made for it is reused without running
         datamodel-code-generator."""
+        # imported here: the pydantic flavour's renderer, which no other flavour imports
+        from .render.pydantic_job import models_job, run_models_job
+        from .render.pydantic_layout import black_where_needed
+
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         job = models_job(spec, self.header.text, self.env)
@@ -398,6 +405,8 @@ def check_options(options: Options) -> None:
     if options.models not in FLAVOURS:
         raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
     if options.models == "pydantic" and not _has_datamodel_code_generator():
+        from .render.pydantic_models import INSTALL_HINT
+
         raise DiagnosticError([error(None, INSTALL_HINT)])
     if options.templates is not None and not options.templates.is_dir():
         raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])

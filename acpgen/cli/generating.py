@@ -27,8 +27,7 @@ from ..pipeline import (
     generate,
     recipe_of,
 )
-from ..render.errors import template_problem
-from ..render.pydantic_models import FLAVOURS
+from ..render.flavours import FLAVOURS
 from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
 from ..versioned import generate_versions
@@ -249,6 +248,8 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     except FormattingError as exc:
         fail(one_line(exc))
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
+        from ..render.errors import template_problem
+
         fail(template_problem(exc, run.options.templates))
     report(output.warnings)
     manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe)
