@@ -17,7 +17,7 @@ from support import BUNDLED, TESTS, docs
 from support.interpreters import interpreters
 from support.runtime import child_env
 
-from acpgen.cli import main
+from acpgen.cli import checking, diffing, generating, main, validating  # noqa: F401  (each registers its commands)
 
 BIN = Path(sys.executable).parent
 (SYNOPSIS,) = docs.blocks("reference/cli.md", "", "The command line")
