@@ -93,6 +93,7 @@ async def open_transport(
     extra = dict(headers or {})
     if token is not None:
         extra["Authorization"] = f"Bearer {token}"
+    credentials = any(name.lower() == "authorization" for name in extra)  # a token, or headers'
     scheme = url.partition("://")[0].lower()
     if scheme in ("ws", "wss"):
         client = _need("websockets.asyncio.client", "websockets>=13", scheme)
@@ -111,7 +112,7 @@ async def open_transport(
             answer = exc.response
             _keep_cookies(jar, url, answer.headers.raw_items())
             body = bytes(answer.body or b"").decode("utf-8", "replace")
-            raise RemoteError(_refusal(url, answer.status_code, body, token)) from None
+            raise RemoteError(_refusal(url, answer.status_code, body, credentials)) from None
         except (OSError, asyncio.TimeoutError, exceptions.WebSocketException) as exc:
             raise RemoteError(f"{url}: {exc}") from None
         _keep_cookies(jar, url, socket.response.headers.raw_items())
@@ -128,15 +129,16 @@ async def open_transport(
             timeout=timeout,
             cookies=jar,
         )
-        return _StreamableHttp(url, client, httpx, extra, max_message_size, token)
+        return _StreamableHttp(url, client, httpx, extra, max_message_size, credentials)
     raise ValueError(f"unsupported URL scheme {scheme!r} in {url!r}: use ws, wss, http or https")
 
 
-def _refusal(url: str, status: int, body: str, token: str | None) -> str:
+def _refusal(url: str, status: int, body: str, credentials: bool) -> str:
     """What a server's refusal (``status``, its answer's ``body``) of a connection to ``url``
-    means, in one line, the same for both profiles."""
+    means, in one line, the same for both profiles; ``credentials``: whether the client sent an
+    ``Authorization`` header."""
     if status == 401:
-        said = "refused the token" if token is not None else "requires a token"
+        said = "refused the token" if credentials else "requires a token"
         return f"{url}: the server {said} (HTTP 401)"
     text = " ".join(body.split())[:200]
     return f"{url}: the server refused the connection (HTTP {status}{': ' + text if text else ''})"
@@ -176,10 +178,10 @@ class _StreamableHttp:
         httpx: Any,
         headers: dict[str, str],
         limit: int,
-        token: str | None = None,
+        credentials: bool = False,
     ) -> None:
         self._url = url
-        self._token = token
+        self._credentials = credentials  # whether an Authorization header is sent
         self._client = client
         self._httpx = httpx
         self._headers = headers
@@ -240,7 +242,7 @@ class _StreamableHttp:
         text = response.text[:200]
         status = response.status_code
         if status in (401, 403) or (status == 404 and session is None):  # the connection is gone
-            self._end(RemoteError(_refusal(self._url, status, text, self._token)))
+            self._end(RemoteError(_refusal(self._url, status, text, self._credentials)))
             return
         requests = [e["id"] for e in entries if e.get("method") is not None and "id" in e]
         for request_id in requests:  # answer the requests here: nobody else will
@@ -285,7 +287,7 @@ class _StreamableHttp:
         if response.status_code != 200 or not connection_id:
             status, text = response.status_code, response.text[:200]
             failure = RemoteError(
-                _refusal(self._url, status, text, self._token)
+                _refusal(self._url, status, text, self._credentials)
                 if status != 200
                 else f"{self._url}: initialize was answered without an Acp-Connection-Id"
             )

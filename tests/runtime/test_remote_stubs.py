@@ -85,6 +85,25 @@ def test_the_stub_client_says_when_the_agent_refuses_it(tmp_path, listening: int
     assert line == f"stub_client: cannot reach the agent: {scheme}://127.0.0.1:{listening}/acp: the server {said} (HTTP 401)"
 
 
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_connect_agent_says_the_token_was_refused_on_both_profiles(listening: int, scheme: str) -> None:
+    """A token sent in ``headers`` (not ``token=``) is named as one; over Streamable HTTP the
+    pending ``initialize`` fails with the transport's words, not "reading failed"."""
+    import asyncio
+
+    import acp_bindings as acp
+
+    url = f"{scheme}://127.0.0.1:{listening}/acp"
+
+    async def connect() -> None:
+        async with acp.connect_agent(acp.Client(), url, headers={"authorization": "Bearer wrong"}) as conn:
+            await conn.agent.initialize(protocol_version=acp.PROTOCOL_VERSION)
+
+    with pytest.raises(ConnectionError) as refused:
+        asyncio.run(connect())
+    assert str(refused.value) == f"{url}: the server refused the token (HTTP 401)"
+
+
 def test_the_stub_app_under_uvicorn(tmp_path) -> None:
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "acp_bindings.stub_agent:app", "--port", str(port), "--log-level", "warning"]
