@@ -250,7 +250,8 @@ class Renderer:
     and method names of 80 characters). A module that reads a user's template is rendered plainly
     and formatted by black; so would be one with a line :mod:`acpgen.render.layout` cannot lay out
     (raised as :class:`Unfitted`, or left too long with a bracket black would split at): without
-    black, the error names that line.
+    black, the error names that line. The layout, relocation and the pydantic flavour's renderer
+    are imported where a render needs them: a reused render (all of a clean check's) needs none.
     """
 
     def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
@@ -287,7 +288,6 @@ class Renderer:
             known = self.reuse.outputs.get(render)
             if known is not None:
                 return known, render
-            # imported here: a render reused (a clean check's every one) is not laid out
             from .render.longlines import overlong_line, relayout
             from .render.tokens import Unfitted
 
@@ -319,18 +319,15 @@ class Renderer:
 
     def _relocated(self, text: str) -> str:
         """``text`` importing the modules its package's parent has from there."""
-        if not self.parent:
-            return text
         from .render.relocate import import_from_parent
 
-        return import_from_parent(text, self.parent)
+        return import_from_parent(text, self.parent) if self.parent else text
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
         layout is not black's. What its render names of it is the digest of the job (see
         :mod:`.render.pydantic_job`): a module already made for it is reused without running
         datamodel-code-generator."""
-        # imported here: the pydantic flavour's renderer, which no other flavour imports
         from .render.pydantic_job import models_job, run_models_job
         from .render.pydantic_layout import black_where_needed
 
