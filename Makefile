@@ -17,6 +17,7 @@
 #   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
 #   make bench-send -- an agent's send path per update line: stdlib, fast, a msgspec writer
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
+#   make bench-stub-history -- the stub agent's memory after 20,000 turns of one session, bounded and not
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
 PYTHON ?= python3
@@ -25,7 +26,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-build
+.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +100,11 @@ bench: $(TEST_STAMP)
 # Peak memory taking in one 100 MB message, as a multiple of its size (goal: at most 3x).
 bench-memory: $(STAMP)
 	$(BIN)/python bench/bench_memory.py
+
+# The resident memory of one session of 20,000 turns in the stub agent: its kept history bounded
+# (the default) and unbounded, each in a fresh process.
+bench-stub-history: $(STAMP)
+	$(BIN)/python bench/bench_stub_history.py
 
 # Codec line pipeline and import time against plain json and the official ACP Python SDK (same run).
 bench-codec: $(TEST_STAMP)

@@ -14,7 +14,7 @@ from .version import __version__
 __all__ = ["DiagnosticError", "Options", "Output", "__version__", "generate"]
 
 #: Public name -> the module that defines it.
-_LAZY = {"generate": "pipeline", "Options": "pipeline", "Output": "pipeline", "DiagnosticError": "diagnostics"}
+_LAZY = {"generate": "pipeline", "Options": "options", "Output": "pipeline", "DiagnosticError": "diagnostics"}
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10
     import tomli as tomllib
 
-from .render.pydantic_models import FLAVOURS
+from .render.flavours import FLAVOURS
 from .schema.protocol import version_problem
 
 PYPROJECT = "pyproject.toml"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -11,14 +10,13 @@ from pathlib import Path
 
 import jinja2
 
-from .diagnostics import Diagnostic, DiagnosticError, error
+from .diagnostics import Diagnostic, DiagnosticError
 from .model.agent_duties import agent_defaults
 from .model.calls import variant_hints
 from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
-from .model.naming import package_problem
 from .model.roles import build_roles, served_sides
 from .model.selection import select_methods, select_types
 from .model.session import session_updates
@@ -27,12 +25,11 @@ from .model.stub_features import v1_stub_data
 from .model.stubs import stub_flows
 from .model.typebuild import build_types
 from .model.wire import wire_rules
+from .options import Options, check_options, regenerate_command
 from .output.formatting import ensure_parses, format_python
 from .output.manifest import schema_copy_path, sha256_text
-from .output.recipe import DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, project_path
 from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
-from .render.longlines import overlong_line, relayout
 from .render.modules import (
     BY_NAME,
     MODULES,
@@ -41,45 +38,15 @@ from .render.modules import (
     Source,
     module_names,
 )
-from .render.pydantic_job import models_job, run_models_job
-from .render.pydantic_layout import black_where_needed
-from .render.pydantic_models import FLAVOURS, INSTALL_HINT
-from .render.relocate import import_from_parent
-from .render.tokens import Unfitted
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
-from .schema.protocol import protocol_version, version_problem
+from .schema.protocol import protocol_version
 from .version import __version__
 
 #: Files copied into the package as they are (not templates, not formatted).
 STATIC_FILES = {
     "py.typed": "",  # PEP 561: the package ships its type hints
 }
-
-
-@dataclass(frozen=True)
-class Options:
-    """What to generate. ``schema=None`` means the bundled schema."""
-
-    schema: Path | None = None
-    package: str = DEFAULT_PACKAGE
-    templates: Path | None = None  # a user's folder whose templates override the built-in ones
-    side: str = "both"  # "agent", "client", another side the schema declares, or "both" (all of them)
-    stable_only: bool = False  # leave out unstable methods and the types only they use
-    names: Path | None = None  # a user's file pinning or overriding generated names
-    models: str = "dataclasses"  # the flavour of models.py: "dataclasses" or "pydantic"
-    #: The protocol version the package speaks; None: the one the schema states (see
-    #: :mod:`acpgen.schema.protocol`).
-    protocol_version: int | None = None
-    #: Two or more schemas: one package of several protocol versions (:mod:`acpgen.versioned`).
-    schemas: tuple[Path, ...] = ()
-    #: The protocol version of each of ``schemas``, in their order; empty: the ones they state.
-    protocol_versions: tuple[int, ...] = ()
-    #: The header's "regenerate with" command; None: :func:`regenerate_command` of these options.
-    command: str | None = None
-    #: Where a value came from, for error messages (``{"side": "pyproject.toml: [tool.acpgen] side"}``);
-    #: an option not named here is named by its flag.
-    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -260,7 +227,8 @@ class Renderer:
     and method names of 80 characters). A module that reads a user's template is rendered plainly
     and formatted by black; so would be one with a line :mod:`acpgen.render.layout` cannot lay out
     (raised as :class:`Unfitted`, or left too long with a bracket black would split at): without
-    black, the error names that line.
+    black, the error names that line. The layout, relocation and the pydantic flavour's renderer
+    are imported where a render needs them: a reused render (all of a clean check's) needs none.
     """
 
     def __init__(self, templates: Path | None, header: Header, context: dict[str, object], reuse: Reuse) -> None:
@@ -297,6 +265,9 @@ class Renderer:
             known = self.reuse.outputs.get(render)
             if known is not None:
                 return known, render
+            from .render.longlines import overlong_line, relayout
+            from .render.tokens import Unfitted
+
             try:
                 text = relayout(self._relocated(written))
             except Unfitted as exc:
@@ -325,6 +296,8 @@ class Renderer:
 
     def _relocated(self, text: str) -> str:
         """``text`` importing the modules its package's parent has from there."""
+        from .render.relocate import import_from_parent
+
         return import_from_parent(text, self.parent) if self.parent else text
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
@@ -332,6 +305,9 @@ class Renderer:
         layout is not black's. What its render names of it is the digest of the job (see
         :mod:`.render.pydantic_job`): a module already made for it is reused without running
         datamodel-code-generator."""
+        from .render.pydantic_job import models_job, run_models_job
+        from .render.pydantic_layout import black_where_needed
+
         spec = self.context["spec"]
         assert isinstance(spec, Spec)
         job = models_job(spec, self.header.text, self.env)
@@ -370,79 +346,3 @@ def _excerpt(line: str, width: int = 60) -> str:
 #: What the versions of a package of several share, at its root: the runtime that imports no
 #: version's modules, the pydantic flavour's support modules.
 SHARED_MODULES = frozenset(module_names(shared=True))
-
-
-#: How an option is named in an error when the caller says nothing else: its flag.
-FLAGS = {
-    "package": "--package",
-    "side": "--side",
-    "templates": "--templates",
-    "models": "--models",
-    "protocol_version": "--protocol-version",
-    "schema": "--schema",
-}
-
-
-def check_options(options: Options) -> None:
-    """Raise :class:`DiagnosticError` for an option no run can use, naming where it came from
-    (``options.origins``, else its flag). A ``side`` is checked once the schema is read."""
-    where = {**FLAGS, **options.origins}
-    problem = package_problem(options.package)
-    if problem:
-        raise DiagnosticError([error(None, f"{where['package']} {options.package!r} {problem}")])
-    for number in (options.protocol_version, *options.protocol_versions):
-        if number is not None and version_problem(number):
-            shown, problem = where["protocol_version"], version_problem(number)
-            raise DiagnosticError([error(None, f"{shown} {number!r} is not a protocol version: {problem}")])
-    given = len(options.protocol_versions) or int(options.protocol_version is not None)
-    if options.schemas and given and given != len(options.schemas) or options.protocol_versions and not options.schemas:
-        versions = f"{given} version{'s' if given > 1 else ''}"
-        schemas = f"{len(options.schemas) or 1} schema{'s' if len(options.schemas) > 1 else ''}"
-        raise DiagnosticError([error(None, f"{where['protocol_version']} gives {versions} for {schemas}"
-                                           f" ({where['schema']}): give one per schema, in the same order")])
-    if options.models not in FLAVOURS:
-        raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
-    if options.models == "pydantic" and not _has_datamodel_code_generator():
-        raise DiagnosticError([error(None, INSTALL_HINT)])
-    if options.templates is not None and not options.templates.is_dir():
-        raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
-
-
-def _has_datamodel_code_generator() -> bool:
-    try:
-        return importlib.util.find_spec("datamodel_code_generator") is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def regenerate_command(options: Options, base: Path | None = None, out: Path | None = None) -> str:
-    """The command that remakes the output, with no absolute path in it: see :func:`recipe_of`."""
-    return recipe_of(options, base, out).command
-
-
-def recipe_of(options: Options, base: Path | None = None, out: Path | None = None) -> Recipe:
-    """The options as the manifest records them and the header's command gives them.
-
-    ``base``: the project folder, where the command is run (a configured project's
-    ``pyproject.toml`` folder, else the working folder); every path is relative to it, with ``..``
-    for one outside it. Without ``base`` (the library's default) every path is shown by its file
-    name. ``out``: the output folder; None leaves it out (the default, ``generated``).
-    """
-
-    def shown(path: Path | None) -> str | None:
-        if path is None:
-            return None
-        return project_path(path, base) if base is not None else path.name
-
-    return Recipe(
-        schema=tuple(str(shown(p)) for p in options.schemas) if options.schemas else shown(options.schema),
-        out=shown(out) or DEFAULT_OUT,
-        package=options.package,
-        side=options.side,
-        stable_only=options.stable_only,
-        templates=shown(options.templates),
-        names=shown(options.names),
-        models=options.models,
-        protocol_version=options.protocol_versions or options.protocol_version,
-    )
-

@@ -36,8 +36,9 @@ from typing import Any
 import jsonschema
 from jsonschema.validators import validator_for
 
+from .options import Options
 from .output.reuse import Reuse
-from .pipeline import Options, generate
+from .pipeline import generate
 from .render.modules import Layer, module_names
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema

@@ -35,13 +35,13 @@ from pathlib import Path, PurePosixPath
 
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .model.spec import Spec
+from .options import Options
 from .output.manifest import SCHEMA_COPY_NAME, Manifest, sha256_text
 from .output.reuse import NOTHING, Reuse
 from .pipeline import (
     SHARED_MODULES,
     STATIC_FILES,
     Header,
-    Options,
     Output,
     Renderer,
     generate,

@@ -25,6 +25,7 @@ LAYERS = {
     "acpgen.model": 2,
     "acpgen.render": 3,
     "acpgen.output": 4,
+    "acpgen.options": 5,  # what to generate, the checks of an option, the recipe the manifest records
     "acpgen.pipeline": 5,
     "acpgen.versioned": 5,  # one package of several protocol versions: a pipeline run per schema
     "acpgen.diff": 5,  # compares the models of two schemas, as generation renders one

@@ -2,11 +2,12 @@
 
 Each module adds its commands to the group in :mod:`.base`: :mod:`.generating` (``methods``,
 ``generate``), :mod:`.checking` (``check``), :mod:`.diffing` (``diff``), :mod:`.validating` (``validate``).
+The group imports a command's module when the command is run or listed (``base.COMMANDS``), so a
+command imports only what it uses.
 """
 
 from __future__ import annotations
 
-from . import checking, diffing, generating, validating  # noqa: F401  (each registers its commands)
 from .base import main
 
 __all__ = ["main"]

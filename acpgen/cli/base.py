@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,10 +45,30 @@ class _Command(click.Command):
         return " ".join((self.short_help or self.help or "").split("\n\n")[0].split())
 
 
+#: The module of each command (in this package), imported when the command is run or listed:
+#: a command imports what it uses and nothing another command does (``check`` no diff engine).
+COMMANDS = {
+    "check": "checking",
+    "diff": "diffing",
+    "generate": "generating",
+    "methods": "generating",
+    "validate": "validating",
+}
+
+
 class _Group(click.Group):
-    """Usage errors as one line (``error: ...``, exit 2) instead of click's usage block."""
+    """Usage errors as one line (``error: ...``, exit 2) instead of click's usage block; each
+    command's module imported on first use (:data:`COMMANDS`)."""
 
     command_class = _Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")  # registers it
+        return super().get_command(ctx, cmd_name)
 
     def main(  # type: ignore[override, unused-ignore]
         self,

@@ -15,20 +15,14 @@ import click
 from ..config import Config, ConfigError, load_config
 from ..diagnostics import DiagnosticError
 from ..model.selection import SIDES
+from ..options import Options, check_options, recipe_of
 from ..output.formatting import FormattingError
 from ..output.manifest import manifest_for, manifest_path, read_manifest
 from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, local_path
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, WriteFailed, check_out_folder, write_output
-from ..pipeline import (
-    Options,
-    build_spec,
-    check_options,
-    generate,
-    recipe_of,
-)
-from ..render.errors import template_problem
-from ..render.pydantic_models import FLAVOURS
+from ..pipeline import build_spec, generate
+from ..render.flavours import FLAVOURS
 from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
 from ..versioned import Previous, generate_versions, previous_package, schema_version
@@ -252,6 +246,8 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     except FormattingError as exc:
         fail(one_line(exc))
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything; show one line
+        from ..render.errors import template_problem
+
         fail(template_problem(exc, run.options.templates))
     report(output.warnings)
     manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe,

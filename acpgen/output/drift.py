@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import enum
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +72,8 @@ def _diff(shown: str, disk: str | None, generated: str | None) -> str:
     new_name = f"{shown} (generated)" if generated is not None else f"{shown} (stale: no longer generated)"
     if shown.endswith(TMP_SUFFIX):
         new_name = f"{shown} (stray: a temporary file a failed write left)"
+    import difflib  # a package that is up to date is never diffed
+
     lines = difflib.unified_diff(
         (disk or "").splitlines(keepends=True), (generated or "").splitlines(keepends=True), old_name, new_name
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -130,6 +129,8 @@ def _tooling() -> dict[str, str]:
 
 
 def _installed(distribution: str) -> str:
+    import importlib.metadata  # here: importing it costs a check of another flavour 10 ms
+
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:

@@ -29,9 +29,8 @@ from ..model.types import (
     TypeExpr,
 )
 from .environment import docstring
+from .flavours import FLAVOURS as FLAVOURS  # noqa: PLC0414  (named here before its own module)
 
-#: The flavours of ``models.py``: ``--models`` / ``models = "..."``.
-FLAVOURS = ("dataclasses", "pydantic")
 #: What ``--models pydantic`` needs: acpgen's ``pydantic`` extra, pinned as in pyproject.toml.
 REQUIREMENT = "datamodel-code-generator==0.89.*"
 #: The error without it: commands that work where acpgen is installed from a clone (no package

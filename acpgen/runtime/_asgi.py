@@ -28,8 +28,10 @@ WebSocket, on the same endpoint: one JSON-RPC message per text frame; binary fra
 
 Before anything reaches the agent, every request is checked (:class:`Guard`): a browser ``Origin``
 not allowed and a ``Host`` that is not an address this server answers to get 403; with a token,
-a request without ``Authorization: Bearer <token>`` gets 401. A refused WebSocket is closed
-before it is accepted (the server answers the handshake 403).
+a request without ``Authorization: Bearer <token>`` gets 401. A refused WebSocket handshake is
+answered with the same status and reason where the ASGI server offers denial responses (the
+``websocket.http.response`` extension: uvicorn, hypercorn, granian); elsewhere it is closed before
+it is accepted, which the server answers 403.
 
 Buffers are bounded and wait rather than drop: what the agent sends waits while more than
 ``max_buffered`` bytes are queued for readers, and a client's requests wait with it.
@@ -211,11 +213,14 @@ class AcpApp:
         if event["type"] != "websocket.connect":
             return
         if refusal is not None:
-            # Closing before accepting refuses the handshake (403) under every ASGI server. A denial
-            # response (the websocket.http.response extension) would carry 401, but uvicorn's
-            # websockets-sansio implementation logs each one as an incomplete handshake.
             logger.info("refused a WebSocket: %s %s", *refusal)
-            await send({"type": "websocket.close", "code": 1008})
+            if "websocket.http.response" in (scope.get("extensions") or {}):
+                status, reason = refusal  # a denial response: the client sees why (401 or 403)
+                begun = start(status, b"text/plain; charset=utf-8", auth_header(status))
+                await send({**begun, "type": "websocket.http.response.start"})
+                await send({"type": "websocket.http.response.body", "body": reason.encode()})
+            else:  # closing before accepting refuses the handshake (403) under every ASGI server
+                await send({"type": "websocket.close", "code": 1008})
             return
         connection_id = uuid.uuid4().hex
         await send(

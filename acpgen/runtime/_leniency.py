@@ -4,8 +4,7 @@ refusing the whole message, each repair recorded with its JSON pointer (a warnin
 
 from __future__ import annotations
 
-import logging
-import threading
+from _thread import _local, get_ident  # threading's own: importing threading costs more
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
@@ -39,7 +38,9 @@ class Salvage(NamedTuple):
         return f"at {self.path or '/'}: {self.reason}; {self.action}"
 
 
-_log = logging.getLogger(__name__.rpartition(".")[0] + "._codec")
+#: The logger repairs are told on (the codec's); logging is imported at the first repair, not
+#: with the models: importing the package stays light.
+_LOGGER = __name__.rpartition(".")[0] + "._codec"
 
 
 #: The repairs decodes under way have made: (thread, container, key, error, action). Empty but
@@ -47,7 +48,7 @@ _log = logging.getLogger(__name__.rpartition(".")[0] + "._codec")
 REPAIRS: list[tuple[int, Any, Any, DecodeError, str]] = []
 
 
-class _Strictness(threading.local):
+class _Strictness(_local):
     strict = False
 
 
@@ -55,12 +56,12 @@ _strictness = _Strictness()
 
 
 def _repaired(container: Any, key: Any, error: DecodeError, action: str) -> None:
-    REPAIRS.append((threading.get_ident(), container, key, error, action))
+    REPAIRS.append((get_ident(), container, key, error, action))
 
 
 def taken(data: Any) -> tuple[Salvage, ...]:
     """This thread's repairs, taken off the list, with their pointers from the root ``data``."""
-    me = threading.get_ident()
+    me = get_ident()
     mine = [r for r in REPAIRS if r[0] == me]
     REPAIRS[:] = [r for r in REPAIRS if r[0] != me]
     return tuple(_salvage(data, *repair[1:]) for repair in mine)
@@ -98,13 +99,16 @@ def mark() -> int:
 def rewind(to: int) -> None:
     """Forget this thread's repairs made since :func:`mark` gave ``to``: they belonged to an
     option that failed."""
-    me = threading.get_ident()
+    me = get_ident()
     REPAIRS[to:] = [r for r in REPAIRS[to:] if r[0] != me]
 
 
 def log_repairs(data: Any) -> None:
+    import logging
+
+    log = logging.getLogger(_LOGGER)
     for salvage in taken(data):
-        _log.warning("repaired a bad value: %s", salvage)
+        log.warning("repaired a bad value: %s", salvage)
 
 
 def salvaged(container: Any, key: Any, error: DecodeError, replacement: Any) -> Any:

@@ -5,6 +5,9 @@ agent (``_stub_agent``) turns sessions into the messages of its protocol version
 
 Each stub agent has a store of its own unless given one: agents that share a store (``store=``)
 let a client that reconnects load, resume or list the sessions it made before.
+
+A session keeps the last :data:`HISTORY_TURNS` turns of its conversation for replay (see
+:class:`History`), so a stub serving one long session for a day stays within a few megabytes.
 """
 
 from __future__ import annotations
@@ -13,13 +16,24 @@ import argparse
 import asyncio
 import datetime
 import itertools
-from collections.abc import Collection
+import json
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._rpc import RequestError
 
-__all__ = ["DEFAULT_PAGE_SIZE", "Session", "SessionStore", "add_arguments", "page_size"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "DROPPED_TURNS",
+    "HISTORY_TURNS",
+    "History",
+    "Session",
+    "SessionStore",
+    "add_arguments",
+    "page_size",
+]
 
 #: Sessions per page of ``session/list`` (``--page-size``): small, so that a client meets the cursor.
 DEFAULT_PAGE_SIZE = 2
@@ -58,6 +72,63 @@ def page_size(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return size
 
 
+#: The turns of a session's conversation kept for replay: the last ones (about 5 KB a turn).
+HISTORY_TURNS = 500
+#: The ``_meta`` key of a replay's first update when earlier turns were not kept: how many.
+DROPPED_TURNS = "acpgen.stub/droppedTurns"
+#: The updates that open a turn: the prompt (one ``user_message``; ``user_message_chunk``s in a row).
+_PROMPTS = ("user_message", "user_message_chunk")
+
+
+class History:
+    """The ``update`` objects of a session's conversation, in order: what ``session/load``
+    replays. Only the last ``turns`` turns are kept, each update as compact JSON text. A turn is
+    a prompt (its ``user_message``, or its ``user_message_chunk`` updates in a row) and every
+    update after it until the next prompt; the updates before the first prompt count as one. When
+    earlier turns were dropped, the first update replayed (then always a prompt's, which has
+    ``_meta``) says how many in ``_meta["acpgen.stub/droppedTurns"]``."""
+
+    def __init__(self, updates: Iterable[dict[str, Any]] = (), turns: int | None = None) -> None:
+        self.turns = max(1, HISTORY_TURNS if turns is None else turns)
+        self.dropped = 0  # the turns no longer kept
+        self._kept: deque[list[str]] = deque()
+        self._last = ""  # the kind of the last update kept
+        for update in updates:  # a fork's: what its source replays, the count of dropped included
+            meta = update.get("_meta")
+            if not self._kept and isinstance(meta, dict) and DROPPED_TURNS in meta:
+                self.dropped = int(meta[DROPPED_TURNS])
+                rest = {k: v for k, v in meta.items() if k != DROPPED_TURNS}
+                update = {k: v for k, v in update.items() if k != "_meta"}
+                if rest:
+                    update["_meta"] = rest
+            self.append(update)
+
+    def append(self, update: dict[str, Any]) -> None:
+        kind = update.get("sessionUpdate")
+        opens = kind == "user_message" or (kind == "user_message_chunk" != self._last)
+        if opens or not self._kept:
+            self._kept.append([])
+            if len(self._kept) > self.turns:
+                self._kept.popleft()
+                self.dropped += 1
+        self._kept[-1].append(json.dumps(update, separators=(",", ":")))
+        self._last = kind if isinstance(kind, str) else ""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        first = True
+        for turn in list(self._kept):
+            for text in turn:
+                update: dict[str, Any] = json.loads(text)
+                if first and self.dropped:
+                    meta = update.get("_meta")
+                    update["_meta"] = {**(meta if isinstance(meta, dict) else {}), DROPPED_TURNS: self.dropped}
+                first = False
+                yield update
+
+    def __len__(self) -> int:
+        return sum(len(turn) for turn in self._kept)
+
+
 def _now() -> str:
     """The time now, as ISO 8601 in UTC."""
     moment = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
@@ -72,8 +143,9 @@ class Session:
     cwd: str
     #: the additional directories it may work in, besides ``cwd``
     directories: list[str] = field(default_factory=list)
-    #: the ``update`` objects of its conversation, in order: what ``session/load`` replays
-    history: list[dict[str, Any]] = field(default_factory=list)
+    #: the ``update`` objects of its conversation, in order: what ``session/load`` replays (its
+    #: last :data:`HISTORY_TURNS` turns; a list given becomes a :class:`History`)
+    history: History = field(default_factory=History)
     mode: str = ""  # the current mode's id ("": the session has no modes)
     config: dict[str, Any] = field(default_factory=dict)  # config option id -> its current value
     title: str | None = None  # from its first prompt
@@ -81,6 +153,10 @@ class Session:
     #: set by ``session/cancel`` (and by closing the session): the running turn ends ``cancelled``
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     serial: int = 0  # its place in the order of creation: what a list's cursor counts
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.history, History):
+            self.history = History(self.history)
 
     def touch(self) -> None:
         self.updated_at = _now()

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
+from ._process import stderr_not_quoted
 from ._rpc import ConnectionClosed, RequestError, UnsupportedVersion
 
 __all__ = ["add_remote", "check_remote", "exit_status", "parser", "run_versions"]
@@ -66,8 +67,8 @@ def exit_status(turn: Coroutine[Any, Any, object], told: tuple[type[Exception], 
         return _failed(str(exc))
     except RequestError as exc:
         return _failed(f"the agent answered with an error: {exc}")
-    except ConnectionClosed as exc:
-        return _failed(f"the agent went away: {exc}")
+    except ConnectionClosed as exc:  # the agent's stderr was passed through: not quoted again
+        return _failed(f"the agent went away: {stderr_not_quoted(str(exc))}")
     except ConnectionError as exc:
         return _failed(f"cannot reach the agent: {exc}")
     except OSError as exc:

@@ -31,6 +31,7 @@ __all__ = [
     "read_stdin",
     "spawn",
     "start_on_pipes",
+    "stderr_not_quoted",
     "stdio_streams",
     "stop_process",
     "take_stdout",
@@ -272,8 +273,18 @@ def describe_exit(reason: str, returncode: int | None, stderr_tail: tuple[str, .
     else:
         text = f"{reason}: the process exited with status {returncode}"
     if stderr_tail:
-        text += "; the last lines of its stderr:\n" + "\n".join(f"  {line}" for line in stderr_tail)
+        text += _QUOTED + "\n".join(f"  {line}" for line in stderr_tail)
     return text
+
+
+_QUOTED = "; the last lines of its stderr:\n"
+
+
+def stderr_not_quoted(reason: str) -> str:
+    """``reason`` (see :func:`describe_exit`) for one who saw the peer's stderr passed through:
+    the lines it quotes from there left out, so they are not shown twice."""
+    head, quoted, _ = reason.partition(_QUOTED)
+    return f"{head} (its stderr is above)" if quoted else reason
 
 
 async def stop_process(process: asyncio.subprocess.Process, grace: float) -> None:

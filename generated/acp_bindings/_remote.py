@@ -15,6 +15,10 @@ request the server refuses (4xx, 5xx) is answered locally with a JSON-RPC error 
 status in its data), so its caller does not wait; a refused connection, or the end of its stream,
 ends the transport. ``close`` DELETEs the connection.
 
+A refusal reads the same on both profiles: a 401 is ``<url>: the server refused the token (HTTP
+401)`` when a token was sent (``... requires a token (HTTP 401)`` when none was), any other
+status ``<url>: the server refused the connection (HTTP 403: <what it said>)``.
+
 Cookies, on both profiles: what a server sets (in the WebSocket handshake's answer, in any HTTP
 answer) is kept in a cookie jar and sent back on every later request and handshake, so behind a
 cookie-sticky load balancer a reconnecting client lands on the worker that served it. The jar is
@@ -89,6 +93,7 @@ async def open_transport(
     extra = dict(headers or {})
     if token is not None:
         extra["Authorization"] = f"Bearer {token}"
+    credentials = any(name.lower() == "authorization" for name in extra)  # a token, or headers'
     scheme = url.partition("://")[0].lower()
     if scheme in ("ws", "wss"):
         client = _need("websockets.asyncio.client", "websockets>=13", scheme)
@@ -104,10 +109,10 @@ async def open_transport(
                 open_timeout=connect_timeout,
             )
         except exceptions.InvalidStatus as exc:
-            _keep_cookies(jar, url, exc.response.headers.raw_items())
-            raise RemoteError(
-                f"{url}: the server refused the WebSocket ({exc.response.status_code})"
-            ) from None
+            answer = exc.response
+            _keep_cookies(jar, url, answer.headers.raw_items())
+            body = bytes(answer.body or b"").decode("utf-8", "replace")
+            raise RemoteError(_refusal(url, answer.status_code, body, credentials)) from None
         except (OSError, asyncio.TimeoutError, exceptions.WebSocketException) as exc:
             raise RemoteError(f"{url}: {exc}") from None
         _keep_cookies(jar, url, socket.response.headers.raw_items())
@@ -124,8 +129,19 @@ async def open_transport(
             timeout=timeout,
             cookies=jar,
         )
-        return _StreamableHttp(url, client, httpx, extra, max_message_size)
+        return _StreamableHttp(url, client, httpx, extra, max_message_size, credentials)
     raise ValueError(f"unsupported URL scheme {scheme!r} in {url!r}: use ws, wss, http or https")
+
+
+def _refusal(url: str, status: int, body: str, credentials: bool) -> str:
+    """What a server's refusal (``status``, its answer's ``body``) of a connection to ``url``
+    means, in one line, the same for both profiles; ``credentials``: whether the client sent an
+    ``Authorization`` header."""
+    if status == 401:
+        said = "refused the token" if credentials else "requires a token"
+        return f"{url}: the server {said} (HTTP 401)"
+    text = " ".join(body.split())[:200]
+    return f"{url}: the server refused the connection (HTTP {status}{': ' + text if text else ''})"
 
 
 class _WebSocket:
@@ -156,9 +172,16 @@ class _WebSocket:
 
 class _StreamableHttp:
     def __init__(
-        self, url: str, client: Any, httpx: Any, headers: dict[str, str], limit: int
+        self,
+        url: str,
+        client: Any,
+        httpx: Any,
+        headers: dict[str, str],
+        limit: int,
+        credentials: bool = False,
     ) -> None:
         self._url = url
+        self._credentials = credentials  # whether an Authorization header is sent
         self._client = client
         self._httpx = httpx
         self._headers = headers
@@ -169,20 +192,22 @@ class _StreamableHttp:
         self._ready: dict[str | None, asyncio.Future[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> the session stream it came on
         self._closed = False
-        self._failure: Exception | None = None  # why the connection ended, told at end of input
+        #: Why the connection ended (a :class:`RemoteError`), told at the end of input; None
+        #: while it lasts, or when it ended by the client's close or the end of its stream.
+        self.failure: Exception | None = None
         self.http_version: str | None = None  # of the answer to initialize ("HTTP/2")
         #: The headers of the answer to initialize (lower-case names).
         self.headers: dict[str, str] = {}
 
     async def receive(self) -> bytes | None:
         message = None if self._closed and self._inbox.empty() else await self._inbox.get()
-        if message is None and self._failure is not None:
-            raise self._failure
+        if message is None and self.failure is not None:
+            raise self.failure
         return message
 
     def _end(self, failure: Exception | None = None) -> None:
         if not self._closed:
-            self._failure = failure
+            self.failure = failure
             self._closed = True
             with contextlib.suppress(asyncio.QueueFull):
                 self._inbox.put_nowait(None)
@@ -217,7 +242,7 @@ class _StreamableHttp:
         text = response.text[:200]
         status = response.status_code
         if status in (401, 403) or (status == 404 and session is None):  # the connection is gone
-            self._end(RemoteError(f"{self._url}: the connection was refused: {status} {text}"))
+            self._end(RemoteError(_refusal(self._url, status, text, self._credentials)))
             return
         requests = [e["id"] for e in entries if e.get("method") is not None and "id" in e]
         for request_id in requests:  # answer the requests here: nobody else will
@@ -261,7 +286,11 @@ class _StreamableHttp:
         connection_id = response.headers.get("acp-connection-id")
         if response.status_code != 200 or not connection_id:
             status, text = response.status_code, response.text[:200]
-            failure = RemoteError(f"{self._url}: initialize was answered {status}: {text}")
+            failure = RemoteError(
+                _refusal(self._url, status, text, self._credentials)
+                if status != 200
+                else f"{self._url}: initialize was answered without an Acp-Connection-Id"
+            )
             self._end(failure)
             raise failure
         self._id = connection_id

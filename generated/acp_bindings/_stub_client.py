@@ -21,7 +21,7 @@ from typing import Any
 
 from . import _client_cli, models
 from ._codec import decode, encode
-from ._rpc import RequestError
+from ._rpc import ConnectionClosed, RequestError
 from ._sandbox import PATH_ERRORS, Refused, read_text, write_text
 from ._terminal import Terminal
 from .client import Client, ClientSideConnection, connect_agent, spawn_agent
@@ -360,7 +360,14 @@ async def run(
         )
         async with connecting as connection:
             params = decode(models.InitializeRequest, initialize_params(client))
-            initialized = await connection.agent.initialize(params)
+            try:
+                initialized = await connection.agent.initialize(params)
+            except ConnectionClosed:
+                # Streamable HTTP is refused at initialize: said as a refused WebSocket is
+                refused = getattr(getattr(connection, "transport", None), "failure", None)
+                if isinstance(refused, ConnectionError):
+                    raise refused from None
+                raise
             return await turn(client, connection, encode(initialized), prompt)
     finally:
         await client.close()

@@ -42,7 +42,8 @@ class MessageTransport(Protocol):
     """A message-oriented transport: each message is one whole JSON-RPC message (UTF-8 JSON text)."""
 
     async def receive(self) -> bytes | None:
-        """The next message; None at the end of input."""
+        """The next message; None at the end of input. A :class:`ConnectionError` raised here
+        ends the connection, its message the reason every waiting call fails with."""
         ...
 
     async def send(self, message: bytes) -> None:
@@ -345,6 +346,9 @@ class MessageWire:
                     sink.read_ended()
         except asyncio.CancelledError:
             return
+        except ConnectionError as exc:  # the transport says why the connection ended
+            reason = str(exc) or type(exc).__name__
+            logger.debug("the transport ended", exc_info=True)
         except Exception as exc:
             reason = f"reading failed: {exc}"
             logger.debug("receiving a message failed", exc_info=True)

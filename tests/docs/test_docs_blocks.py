@@ -19,7 +19,7 @@ from support import BUNDLED, ROOT, TESTS, docs
 from support.interpreters import interpreters
 from support.runtime import child_env
 
-from acpgen.cli import main
+from acpgen.cli import checking, diffing, generating, main, validating  # noqa: F401  (each registers its commands)
 
 if sys.version_info >= (3, 11):
     import tomllib

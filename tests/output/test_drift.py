@@ -134,7 +134,7 @@ def test_check_on_an_up_to_date_tree_reuses_it_and_still_sees_every_byte(cli, tm
     monkeypatch.setattr(formatting, "format_python", no_black)
     monkeypatch.setattr("acpgen.output.reuse.format_python", no_black)
     monkeypatch.setattr("acpgen.pipeline.ensure_parses", no_black)
-    monkeypatch.setattr("acpgen.pipeline.relayout", no_black)
+    monkeypatch.setattr("acpgen.render.longlines.relayout", no_black)
     monkeypatch.setattr("acpgen.schema.loader.validate_meta_schema", no_black)
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0
     # A changed file cannot be reused: it is formatted afresh, and the drift is reported.
@@ -188,8 +188,8 @@ def test_check_of_a_package_of_several_versions_reuses_each_versions_modules(cli
     def refuse(*args, **kwargs):
         raise AssertionError("done again")
 
-    for done_again in ("acpgen.schema.loader.validate_meta_schema", "acpgen.pipeline.relayout",
-                       "acpgen.pipeline.ensure_parses", "acpgen.pipeline.import_from_parent"):
+    for done_again in ("acpgen.schema.loader.validate_meta_schema", "acpgen.render.longlines.relayout",
+                       "acpgen.pipeline.ensure_parses", "acpgen.render.relocate.import_from_parent"):
         monkeypatch.setattr(done_again, refuse)
     assert cli("check", *args).exit_code == 0
     monkeypatch.undo()
@@ -204,12 +204,13 @@ def test_a_module_laid_out_by_other_code_is_not_reused(cli, tmp_path, write_sche
     module made by other code (a checkout of acpgen that changed, under the same version) is
     made afresh, and its manifest is drift."""
     from acpgen import pipeline
+    from acpgen.render import longlines
 
     schema, out = write_schema(mini_schema()), tmp_path / "out"
     assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
     laid_out: list[str] = []
-    relayout = pipeline.relayout
-    monkeypatch.setattr(pipeline, "relayout", lambda text: laid_out.append(text) or relayout(text))
+    relayout = longlines.relayout
+    monkeypatch.setattr(longlines, "relayout", lambda text: laid_out.append(text) or relayout(text))
     assert cli("check", "--schema", schema, "--out", out).exit_code == 0 and laid_out == []
     monkeypatch.setattr(pipeline, "_after_the_template", lambda: "other code")
     result = cli("check", "--schema", schema, "--out", out)

@@ -68,7 +68,7 @@ def long_method_names(length: int = 80) -> dict:
 #: As ``WITHOUT_BLACK``, with acpgen's layout of the lines templates write whole turned off: the
 #: stand-in for a line acpgen cannot lay out itself (the built-in templates have none left).
 WITHOUT_BLACK_OR_RELAYOUT = (
-    "import sys; sys.modules['black'] = None; import acpgen.pipeline as p; p.relayout = lambda text: text;"
+    "import sys; sys.modules['black'] = None; import acpgen.render.longlines as p; p.relayout = lambda text: text;"
     " from acpgen.cli import main; main()"
 )
 

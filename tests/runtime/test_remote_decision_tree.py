@@ -76,7 +76,7 @@ ROWS = {
     "other-path": Row("Routing: the single /acp endpoint (404 elsewhere)", "POST", JSON, INIT, 404, path="/other"),
     # WebSocket
     "websocket": Row("GET with Upgrade: websocket -> WebSocket handler: 101, Acp-Connection-Id in the upgrade response", "WS", {}, None, 101),
-    "websocket-other-path": Row("GET with Upgrade: websocket elsewhere than /acp -> refused before the handshake completes (403)", "WS", {}, None, 403, path="/other"),
+    "websocket-other-path": Row("GET with Upgrade: websocket elsewhere than /acp -> refused before the handshake completes (404, as on POST)", "WS", {}, None, 404, path="/other"),
 }
 
 

@@ -183,8 +183,8 @@ def test_streamable_http_refuses(guarded: tuple[str, Path], headers: dict[str, s
 
 @pytest.mark.parametrize(("headers", "status"), REFUSED, ids=REFUSED_IDS)
 def test_websocket_refuses(guarded: tuple[str, Path], headers: dict[str, str], status: int) -> None:
-    """A refused WebSocket is closed before it is accepted: the server answers the handshake 403,
-    whatever the reason (a missing token too)."""
+    """A refused WebSocket handshake is answered with the status an HTTP request gets (uvicorn
+    offers the denial response extension), and its reason."""
     url, log = guarded
     origin = headers.get("Origin")
     rest = {k: v for k, v in headers.items() if k not in ("Origin", "Host")}
@@ -195,8 +195,33 @@ def test_websocket_refuses(guarded: tuple[str, Path], headers: dict[str, str], s
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     with pytest.raises(InvalidStatus) as refused:
         ws_connect(target, sock=sock, additional_headers=rest, origin=origin, open_timeout=10)
-    assert refused.value.response.status_code == 403
+    answer = refused.value.response
+    assert answer.status_code == status
+    assert (answer.headers.get("www-authenticate"), bytes(answer.body or b"")) == (
+        ("Bearer", b"Unauthorized") if status == 401 else (None, b"Origin not allowed" if "Origin" in headers else b"Host not allowed")
+    )
     assert not log.exists() or log.read_text() == ""
+
+
+def test_websocket_refused_without_the_denial_extension_is_closed_before_accepted() -> None:
+    """Under an ASGI server without ``websocket.http.response``, a refusal closes the handshake
+    before it is accepted (which the server answers 403)."""
+    import asyncio
+
+    from acp_bindings._asgi import AcpApp
+
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    app = AcpApp(lambda connection: None, token="s3cret")  # type: ignore[arg-type, return-value]
+    scope = {"type": "websocket", "path": "/acp", "server": ("127.0.0.1", 1), "headers": [(b"host", b"127.0.0.1")]}
+    asyncio.run(app(scope, receive, send))
+    assert sent == [{"type": "websocket.close", "code": 1008}]
 
 
 def test_the_token_lets_plain_clients_in_on_both_profiles(guarded: tuple[str, Path]) -> None:

@@ -81,8 +81,27 @@ def test_the_stub_client_says_when_the_agent_refuses_it(tmp_path, listening: int
     assert done.returncode == 1
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
-    refused = "401" if scheme == "http" else "403"  # a WebSocket is refused by closing it: 403
-    assert line.startswith("stub_client: ") and f"127.0.0.1:{listening}/acp" in line and refused in line
+    said = "refused the token" if token else "requires a token"  # the same on both profiles
+    assert line == f"stub_client: cannot reach the agent: {scheme}://127.0.0.1:{listening}/acp: the server {said} (HTTP 401)"
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_connect_agent_says_the_token_was_refused_on_both_profiles(listening: int, scheme: str) -> None:
+    """A token sent in ``headers`` (not ``token=``) is named as one; over Streamable HTTP the
+    pending ``initialize`` fails with the transport's words, not "reading failed"."""
+    import asyncio
+
+    import acp_bindings as acp
+
+    url = f"{scheme}://127.0.0.1:{listening}/acp"
+
+    async def connect() -> None:
+        async with acp.connect_agent(acp.Client(), url, headers={"authorization": "Bearer wrong"}) as conn:
+            await conn.agent.initialize(protocol_version=acp.PROTOCOL_VERSION)
+
+    with pytest.raises(ConnectionError) as refused:
+        asyncio.run(connect())
+    assert str(refused.value) == f"{url}: the server refused the token (HTTP 401)"
 
 
 def test_the_stub_app_under_uvicorn(tmp_path) -> None:
@@ -190,7 +209,7 @@ def test_the_guides_remote_examples_serve_under_uvicorn_and_connect(tmp_path) ->
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[-1] == '{"stopReason":"end_turn"}'
         refused = stub_client(tmp_path, "--url", f"ws://127.0.0.1:{port}/acp")
-        assert refused.returncode == 1 and "403" in refused.stderr
+        assert refused.returncode == 1 and "the server requires a token (HTTP 401)" in refused.stderr
         connected = subprocess.run([sys.executable, "my_client.py"], cwd=tmp_path, env=child_env(), capture_output=True,
                                    text=True, timeout=60, check=False)
         assert (connected.returncode, connected.stdout) == (0, "protocol version 1\n"), connected.stderr

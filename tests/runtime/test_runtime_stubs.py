@@ -61,6 +61,17 @@ def test_stub_client_fails_with_a_message_when_the_agent_fails(tmp_path, agent, 
     assert done.stderr.strip().splitlines()[-1].startswith(message)
 
 
+def test_an_agent_that_dies_has_its_traceback_shown_once(tmp_path):
+    agent = [sys.executable, "-c", "import sys; sys.stdin.readline(); raise RuntimeError('boom-42')"]
+    done = _stub_client(tmp_path, "--", *agent)
+    assert done.returncode == 1
+    assert done.stderr.count("RuntimeError: boom-42") == 1, done.stderr  # passed through, not quoted again
+    assert done.stderr.splitlines()[-1] == (
+        "stub_client: the agent went away: the peer closed the connection: "
+        "the process exited with status 1 (its stderr is above)"
+    )
+
+
 def test_text_chunks_are_runs_of_whole_words_that_join_back():
     assert text_chunks("") == []
     assert text_chunks("a b c") == ["a ", "b ", "c"]

@@ -133,7 +133,7 @@ def test_the_root_stub_agent_listens_with_a_token_and_the_root_stub_client_gets_
         assert done.stdout.splitlines()[-1] == '{"stopReason":"end_turn"}'
         refused = subprocess.run(client, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
                                  check=False)
-        assert refused.returncode == 1 and "403" in refused.stderr  # a refused WebSocket is closed: 403
+        assert refused.returncode == 1 and "the server requires a token (HTTP 401)" in refused.stderr
     finally:
         agent.terminate()
         agent.communicate(timeout=10)
@@ -165,8 +165,7 @@ def test_the_v2_stub_agent_listens_and_asks_permission_over_the_network(v2_liste
     assert states == ["running", "requires_action", "running", "idle"]
     assert summary["stopReason"] == "end_turn" and echoed(summary) == TEXT
     unauthorized = ts_client("v2", "2", f"{scheme}://127.0.0.1:{port}/acp", tmp_path, {**env, "ACP_TOKEN": "no"})
-    refused = "401" if scheme == "http" else "403"  # a refused WebSocket is closed: 403
-    assert refused in unauthorized["error"]["message"] + json.dumps(unauthorized["error"]["data"])
+    assert "401" in unauthorized["error"]["message"] + json.dumps(unauthorized["error"]["data"])  # either profile
 
 
 def test_the_v2_stub_app_under_uvicorn(tmp_path):

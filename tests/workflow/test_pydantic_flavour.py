@@ -16,6 +16,7 @@ from support.run_cache import generated_files
 
 from acpgen import pipeline
 from acpgen.pipeline import Options, generate
+from acpgen.render import pydantic_job
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -157,8 +158,8 @@ def test_datamodel_code_generator_runs_only_for_a_job_no_run_has_made(cli, tmp_p
     ``generate`` through the manifest, and by the process that made it: datamodel-code-generator
     runs again only for a new job, and an edited ``models.py`` is still drift."""
     jobs: list[str] = []
-    run = pipeline.run_models_job
-    monkeypatch.setattr(pipeline, "run_models_job", lambda job: jobs.append(job.header) or run(job))
+    run = pydantic_job.run_models_job
+    monkeypatch.setattr(pydantic_job, "run_models_job", lambda job: jobs.append(job.header) or run(job))
     monkeypatch.setattr(pipeline, "_MADE_MODELS", {})
     schema = tmp_path / "schema.json"
     schema.write_text((DATA / "corpus" / "v0.0.33--schema.json").read_text())
