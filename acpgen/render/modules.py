@@ -39,6 +39,9 @@ class Layer(enum.Enum):
     #: the stub servers, on top of all, beside their version's own modules (``client``, ``models``,
     #: ``_stub_data``) and under their entry modules (``stub_client``)
     STUBS = 8
+    #: the agent kit (its client, its requirements, its command line), on top of all: it imports the
+    #: report, the connection's transports and the remote clients, never a version's own modules
+    KIT = 9
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,13 @@ MODULES = (
     Module("_terminal.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_stub_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
+    # the agent kit: a raw JSON-RPC client, the requirements and their checks, the command line
+    # (shared), and its entry module, which reads the version's method table and stub data
+    Module("_kit_peer.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_agent.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_features.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_cli.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("conformance.py", RUNTIME, stub=True),
 )
 #: The rows by module name.
 BY_NAME = {m.name: m for m in MODULES}
