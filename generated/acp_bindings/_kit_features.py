@@ -19,12 +19,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._kit_agent import (
-    UNKNOWN_SESSION_ERRORS,
     Check,
     Kit,
     NotApplicable,
     Target,
     error_code,
+    unknown_session_error,
 )
 from ._kit_peer import Broken, quote
 from ._kit_report import MUST, SHOULD
@@ -104,7 +104,7 @@ async def _ends(kit: Kit, method: str) -> None:
     peer = await kit.live()
     await peer.result(method, {"sessionId": session_id})
     answer = await peer.request("session/prompt", kit.prompt(session_id, "hello again"))
-    if error_code(answer) not in UNKNOWN_SESSION_ERRORS:
+    if not unknown_session_error(answer, peer):
         raise Broken(
             f"after {method} a prompt for the session answered {quote(answer)}, not an error"
         )

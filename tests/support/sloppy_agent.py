@@ -68,8 +68,7 @@ REFUSED = {
 #: The capability each "unadvertised" break takes out of initialize's result.
 UNADVERTISED = {
     "capabilities.load:unadvertised": (("agentCapabilities", "loadSession"),),
-    "capabilities.list:unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),
-                                       ("capabilities", "session", "list")),
+    "capabilities.list:unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
 }
 
 
