@@ -219,7 +219,7 @@ CHECKS = (
     ),
     Check(
         "session.unknown-session",
-        MUST,
+        SHOULD,
         ("session-setup#session-id",) * 2,
         "a prompt for a session never created is an error (-32602 or -32002), with no update",
         unknown_session,

@@ -333,7 +333,7 @@ def feature_checks(target: Target) -> tuple[Check, ...]:
         checks.append(
             Check(
                 "auth.unknown-method",
-                MUST,
+                SHOULD,
                 ("authentication#advertising-authentication",) * 2,
                 f"{target.login} naming a method the agent did not advertise is refused",
                 _login_refused,

@@ -10,6 +10,7 @@ The kit runs in this process (its module's ``main``); the agents are child proce
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -47,6 +48,13 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
     assert all((cases[r["id"]].find("failure") is not None) == (r["outcome"] == "failed") for r in report["requirements"])
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "session/prompt" in page and "initialize" in page
+    # the lines the guide shows are lines the kit prints for it
+    from acp_bindings import _kit_report as kit_report
+
+    verdicts = [kit_report.Verdict(kit_report.Requirement(r["id"], r["level"], r["section"], r["text"]),
+                                   r["outcome"], r["detail"]) for r in report["requirements"]]
+    lines = kit_report.report_lines(verdicts)
+    assert [line for line in OUTPUT.text.splitlines() if line not in lines] == []
 
 
 def test_the_v2_stub_agent_meets_every_requirement_over_websocket():
@@ -130,3 +138,43 @@ def test_an_agent_that_cannot_start_is_exit_status_1(capsys, tmp_path):
     assert module.main(["--", str(tmp_path / "no-such-agent")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("conformance: ") and "no-such-agent" in err
+
+
+# -- the guide -------------------------------------------------------------------------------------
+
+(USAGE, OUTPUT) = docs.blocks("guides/conformance.md", "")
+
+
+def test_the_guides_usage_names_every_option_the_kit_takes(capsys):
+    with pytest.raises(SystemExit):
+        kit_module("acp_bindings", BINDINGS).main(["--help"])
+    options = set(re.findall(r"--[a-z]+", capsys.readouterr().out)) - {"--help"}
+    assert set(re.findall(r"--[a-z]+", USAGE.text)) == options
+
+
+def _table() -> dict[str, list[str]]:
+    page = (ROOT / "docs" / "guides" / "conformance.md").read_text()
+    rows = [line.split(" | ") for line in page.splitlines() if line.startswith("| `")]
+    return {row[0].strip("| `"): row[1:] for row in rows}
+
+
+def test_the_guides_table_is_the_kits_requirements():
+    """Every requirement of the bundled schema's kit and of the spec's v2 draft's, in the guide's
+    table with its level and sections, and nothing else."""
+    table = _table()
+    folder, package = v2_package("v1.7.0")
+    targets = {1: kit_module("acp_bindings", BINDINGS), 2: kit_module(package, folder)}
+    checks = {version: {c.id: c for c in importlib.import_module(f"{m.__package__}._kit_checks").requirements(m.TARGET)}
+              for version, m in targets.items()}
+    assert set(table) == set(checks[1]) | set(checks[2])
+    for name, (level, v1, v2, *_) in table.items():
+        levels = {v: checks[v][name].level for v in (1, 2) if name in checks[v]}
+        assert level == (f"{levels[1]} (v1), {levels[2]} (v2)" if len(set(levels.values())) > 1 else
+                         next(iter(levels.values()))), name
+        for version, cell in ((1, v1), (2, v2)):
+            check = checks[version].get(name) or checks[3 - version][name]
+            section = check.sections[version - 1]
+            link = section if section.startswith("http") else f"https://agentclientprotocol.com/protocol/v{version}/{section}"
+            assert (cell == "—") == (name not in checks[version] and version == 2), (name, cell)
+            if cell != "—":
+                assert cell.endswith(f"]({link})"), (name, cell, link)
