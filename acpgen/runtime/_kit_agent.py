@@ -124,7 +124,23 @@ class Kit:
         if not isinstance(answer.get("result"), dict):
             raise Broken(f"initialize asking for version {asked} answered {quote(answer)}")
         peer.hello = answer["result"]
+        if version is None:
+            await self.login(peer)
         return peer
+
+    async def login(self, peer: Peer) -> None:
+        """Log in with the first auth method the agent handles itself (type ``agent``, or none
+        given), as a client does before it opens sessions with an agent that may require it."""
+        methods = peer.hello.get("authMethods")
+        login = self.target.login
+        if not isinstance(methods, list) or login is None:
+            return
+        for method in methods:
+            if isinstance(method, dict) and method.get("type", "agent") == "agent":
+                name = method.get(self.target.login_id, method.get("id"))
+                if isinstance(name, str):
+                    await peer.request(login, {self.target.login_id: name})
+                    return
 
     async def live(self) -> Peer:
         """The shared connection: a new one when there is none or the last one ended."""

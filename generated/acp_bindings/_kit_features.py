@@ -119,7 +119,9 @@ async def _fork(kit: Kit, method: str) -> None:
 
 
 async def _logout(kit: Kit, method: str) -> None:
-    await (await kit.live()).result(method, {})
+    peer = await kit.live()
+    await peer.result(method, {})
+    await kit.login(peer)  # the checks after it may need a login again
 
 
 async def _directories(kit: Kit) -> None:
