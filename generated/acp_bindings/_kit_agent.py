@@ -146,11 +146,14 @@ class Kit:
 
     async def live(self) -> Peer:
         """The shared connection: a new one when there is none or the last one ended."""
+        if self.failure is not None:  # once initialize failed, the agent is not started again
+            raise NotApplicable(f"no connection to test it on: {self.failure}")
         if self.peer is None or self.peer.ended:
             self.peer = None
             try:
                 self.peer = await self.connection()
             except Broken as exc:
+                self.failure = str(exc)
                 raise NotApplicable(f"no connection to test it on: {exc}") from None
         return self.peer
 

@@ -180,3 +180,14 @@ def test_the_guides_table_is_the_kits_requirements():
             assert (cell == "—") == (name not in checks[version] and version == 2), (name, cell)
             if cell != "—":
                 assert cell.endswith(f"]({link})"), (name, cell, link)
+
+
+def test_an_agent_that_never_answers_fails_negotiation_and_gives_no_chance_to_test_the_rest(tmp_path):
+    """Started once, not once per requirement: the rest is not applicable, never passed."""
+    deaf = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    status, report = run_kit(kit_module("acp_bindings", BINDINGS), "--timeout", "1", "--cwd", str(tmp_path), "--",
+                             *deaf)
+    assert status == 1
+    assert outcomes(report, "failed") == {"initialization.version-negotiation"}
+    assert outcomes(report, "passed") == set()
+    assert "no answer to initialize" in report["requirements"][0]["detail"]
