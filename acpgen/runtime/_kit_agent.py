@@ -68,6 +68,8 @@ class Target:
     mcp_servers: bool = True  # session/new, load, resume and fork take ``mcpServers``
     login: str | None = "authenticate"  # the login method, and the field naming its method
     login_id: str = "methodId"
+    #: Where ``initialize``'s result advertises the content a prompt may carry beyond text.
+    prompt_capabilities: tuple[str, ...] = ("agentCapabilities", "promptCapabilities")
 
     def section(self, page: str) -> str:
         """The spec's page (``initialization#version-negotiation``) in this version's docs."""
