@@ -20,13 +20,14 @@
 #   make bench-stub-history -- the stub agent's memory after 20,000 turns of one session, bounded and not
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
+#   make conformance -- the agent kit's whole matrix: each sloppy break alone, every stub over every transport
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
+.PHONY: conformance scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -172,6 +173,12 @@ test-exhaustive: $(TEST_STAMP)
 # as a plain install runs it; prints the table of moves (the suite plays a part of it).
 transitions: $(TEST_STAMP)
 	ACPGEN_TRANSITIONS=1 $(BIN)/python -m pytest -q -s -p no:xdist tests/workflow/test_version_moves.py
+
+# The agent kit's whole matrix: each break of the sloppy agent alone (the kit fails just the
+# requirement it breaks), the stub agent of every kind of package over stdio, WebSocket and
+# Streamable HTTP (nothing fails); the default suite runs a subset covering each once.
+conformance: $(TEST_STAMP)
+	ACPGEN_CONFORMANCE=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_agent_kit_matrix.py
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)

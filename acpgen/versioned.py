@@ -17,8 +17,9 @@ import of the package it was. Besides, the root has what ties the versions toget
 ``VERSIONS`` and ``ROOT_VERSION`` in ``__init__.py``; ``stub_agent.py``, which serves every
 version on one connection through the router (``versions.serve_versions``) and keeps the root
 version's ``StubAgent``; ``stub_client.py``, which runs its turn in the version the agent answers
-(``--protocol-version N``: the version to ask for); and ``inspect.py``, which checks a
-connection against the version its first ``initialize`` asks for.
+(``--protocol-version N``: the version to ask for); ``inspect.py``, which checks a
+connection against the version its first ``initialize`` asks for; and ``conformance.py``, which
+holds an agent to the version it answers.
 
 The names lock records each version's names under ``v<N>/``, a single-version package's
 unprefixed: :func:`previous_package` reads either as each version's lock, so a version keeps its
@@ -79,7 +80,7 @@ class Version:
 
 
 #: The package root's tools of several versions: one template each, under ``versions/``.
-TOOL_MODULES = ("stub_agent.py", "stub_client.py", "inspect.py")
+TOOL_MODULES = ("stub_agent.py", "stub_client.py", "inspect.py", "conformance.py")
 
 _VERSION_FOLDER = re.compile(r"v[0-9]+")
 
@@ -175,11 +176,14 @@ def root_api_modules(files: Mapping[str, str], root: str, top: Version, tools: C
 
 def _has_tool(name: str, files: Mapping[str, str], root: str, versions: Sequence[Version]) -> bool:
     """The root has the several-version tool ``name``: a stub agent when some version has one,
-    likewise a stub client; the inspector when the router is there and every version has one."""
+    likewise a stub client; the agent kit when every version has one; the inspector when the
+    router is there and every version has one."""
     if name == "stub_agent.py":
         return any(v.agent_stub for v in versions)
     if name == "stub_client.py":
         return any(v.client_stub for v in versions)
+    if name == "conformance.py":
+        return all(f"{root}/{v.module}/conformance.py" in files for v in versions)
     return f"{root}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)
 
 

@@ -19,6 +19,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+#: Modules of the slow targets alone (``make conformance``): not collected in the default run, so it
+#: neither runs nor skips them.
+collect_ignore = [] if os.environ.get("ACPGEN_CONFORMANCE") else ["kit/test_agent_kit_matrix.py"]
+
 
 def _cache_bytecode() -> None:
     """Let every Python process of the run cache bytecode in one folder the run owns.
@@ -105,6 +109,8 @@ LONGEST = (
     "tests/workflow/test_pydantic_v2.py",
     "tests/docs/test_quick_start.py",
     "tests/runtime/test_remote_interop.py",
+    "tests/kit/test_agent_kit.py",
+    "tests/kit/test_agent_kit_sloppy.py",
     "tests/docs/test_docs_flavours.py",
     "tests/versions/test_negotiation.py",
     "tests/versions/test_remote_versions.py",
