@@ -119,7 +119,7 @@ def build_roles(
 #: (``acpgen/render/modules.py``) has no other (a test holds them together).
 FIXED_MODULES = frozenset(
     {"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "builders", "session", "inspect",
-     "conformance"}
+     "conformance", "versions"}
 )
 
 

@@ -20,6 +20,7 @@ __all__ = ["FastReading"]
 
 logger = logging.getLogger(WIRE_LOG)
 
+
 def _never(line: bytes) -> bool:
     return False
 

@@ -121,7 +121,10 @@ class History:
                 update: dict[str, Any] = json.loads(text)
                 if first and self.dropped:
                     meta = update.get("_meta")
-                    update["_meta"] = {**(meta if isinstance(meta, dict) else {}), DROPPED_TURNS: self.dropped}
+                    update["_meta"] = {
+                        **(meta if isinstance(meta, dict) else {}),
+                        DROPPED_TURNS: self.dropped,
+                    }
                 first = False
                 yield update
 

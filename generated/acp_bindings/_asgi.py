@@ -88,6 +88,8 @@ KEEPALIVE = 15.0
 STALL_TIMEOUT = 60.0
 #: Seconds ``initialize`` waits for the agent's answer.
 INITIALIZE_TIMEOUT = 30.0
+
+
 class _WebSocketTransport:
     """The agent's transport over one accepted WebSocket (text frames; binary ones ignored)."""
 
@@ -378,13 +380,19 @@ class AcpApp:
         connection.readers += 1
         try:
             await stream_events(
-                connection, stream, receive, send, keepalive=self.keepalive, stall_timeout=self.stall_timeout
+                connection,
+                stream,
+                receive,
+                send,
+                keepalive=self.keepalive,
+                stall_timeout=self.stall_timeout,
             )
         finally:
             stream.reader = False
             connection.readers -= 1
             connection.seen = asyncio.get_running_loop().time()
             connection.watch_idle(self.idle_timeout)
+
 
 def serve(
     app: AcpApp, host: str, port: int, *, log_level: str = "warning", name: str = "acp"
@@ -424,5 +432,3 @@ def listening_line(addresses: Collection[Any]) -> str:
     ws = ", ".join(f"ws://{host}/acp" for host in hosts)
     http = ", ".join(f"http://{host}/acp" for host in hosts)
     return f"listening on {ws} (WebSocket) and {http} (Streamable HTTP)"
-
-

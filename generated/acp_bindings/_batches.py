@@ -24,6 +24,7 @@ __all__ = ["Batches"]
 
 logger = logging.getLogger(WIRE_LOG)
 
+
 class Batches:
     """Sending a batch (:meth:`batch`) and answering one the peer sent."""
 
@@ -38,7 +39,9 @@ class Batches:
     _cancelled_by_us: set[int]
     _batch: Batch | None
     _batches_out: list[list[int]]  # the request ids of each batch sent, unanswered
-    _refused_batches: dict[int, RequestError]  # a batch's first request id -> the error with id null
+    _refused_batches: dict[
+        int, RequestError
+    ]  # a batch's first request id -> the error with id null
     #: settles a call's future (:class:`~._incoming.Incoming`'s): declared, not defined, here
     _release: Callable[[asyncio.Future[Any], bool, Any, RequestError | None], None]
 

@@ -47,6 +47,7 @@ logger = logging.getLogger(WIRE_LOG)
 
 _ = NotJson  # what decode_json raises for NaN: a ValueError like any text that is not JSON
 
+
 class Connection(FastReading, Batches, Observing, Incoming):
     """One JSON-RPC connection over a reader (bytes in) and a writer (bytes out), or over a
     :class:`~._transports.MessageTransport` (``Connection(transport, None, dispatcher)``).

@@ -63,7 +63,9 @@ async def stream_events(
             if why == "keepalive" and not await stall.send(send, b": keepalive\n\n"):
                 break
         if stall.stalled:  # the app returns, the server drops the response
-            logger.warning("cut off an event stream's reader: it took nothing for %s s", stall_timeout)
+            logger.warning(
+                "cut off an event stream's reader: it took nothing for %s s", stall_timeout
+            )
         elif not gone.done():
             await send({"type": "http.response.body", "body": b""})
     finally:
