@@ -147,6 +147,8 @@ def list_on(stub: Stub, session_id: str) -> None:
             break
     assert listed == created, listed
     assert stub.code("session/list", {"cursor": "not-a-cursor"}) == INVALID_PARAMS
+    # JSON-RPC 2.0 lets a request leave its params out: session/list's are all optional
+    assert "sessions" in stub.peer.result("session/list")
 
 
 def _forgets(method: str) -> Callable[[Stub, str], None]:
