@@ -185,7 +185,9 @@ class StubAgent(Agent):
 
     async def session_delete(self, params: Any) -> Any:
         self._serves("delete")
-        self.sessions.forget(self.sessions.require(encode(params)["sessionId"]).session_id)
+        # session-delete.mdx, "Semantics": deleting a session already deleted, or never
+        # created, SHOULD succeed silently
+        self.sessions.forget(encode(params)["sessionId"])
         return self._result("session/delete", {})
 
     async def session_set_mode(self, params: Any) -> Any:

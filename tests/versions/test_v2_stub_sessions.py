@@ -89,6 +89,10 @@ def test_a_later_draft_advertises_the_session_capability_and_serves_what_it_comm
     assert agent.code("session/resume", bad) == INVALID_PARAMS
     assert agent.code("session/close", {"sessionId": first}) is None
     assert agent.code("session/delete", {"sessionId": second}) is None
+    # session-delete.mdx, "Semantics": deleting a session already deleted, or never created,
+    # SHOULD succeed silently
+    assert agent.code("session/delete", {"sessionId": second}) is None
+    assert agent.code("session/delete", {"sessionId": "never-created"}) is None
     assert [s["sessionId"] for s in agent.listed()] == [third]
     assert agent.code("session/close", {"sessionId": first}) == INVALID_PARAMS
 
