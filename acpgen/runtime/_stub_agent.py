@@ -19,7 +19,7 @@ import os
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from . import _listen, _stub_data, _stub_sessions, models
+from . import _everything, _listen, _stub_data, _stub_sessions, models
 from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
@@ -73,8 +73,10 @@ class StubAgent(Agent):
         require_auth: bool = False,
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
+        all_updates: bool = False,
     ) -> None:
         self.delay = delay
+        self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
         self.require_auth = require_auth and _stub_data.AUTH
         self.page_size = page_size
@@ -243,6 +245,9 @@ class StubAgent(Agent):
             if session.title is None and block.get("type") == "text":
                 session.title = " ".join(block["text"].split())[:60] or None
         session.touch()
+        everything = self.all_updates or _everything.asked(request["prompt"])
+        if everything and not await self._everything(session, cancelled):
+            return _stop("cancelled")
         for block in request["prompt"]:
             for content in await self._echo(session, block):
                 if await self._paused(cancelled):
@@ -250,6 +255,39 @@ class StubAgent(Agent):
                 update = {"sessionUpdate": "agent_message_chunk", "content": content}
                 await self._send(session, update)
         return _stop("cancelled" if await self._paused(cancelled) else "end_turn")
+
+    async def _everything(self, session: Session, cancelled: asyncio.Event) -> bool:
+        """Send every kind of update the schema defines, then ask permission for the tool call
+        they report (``_everything``); False if the turn is cancelled meanwhile."""
+        own: dict[str, dict[str, Any]] = {}
+        if "modes" in self.features:
+            own["current_mode_update"] = {
+                "sessionUpdate": "current_mode_update",
+                "currentModeId": session.mode,
+            }
+        if "config-options" in self.features:
+            options = self._config_options(session)
+            own["config_option_update"] = {
+                "sessionUpdate": "config_option_update",
+                "configOptions": options,
+            }
+        for update in _everything.updates(_stub_data.EVERY_UPDATE, own):
+            if await self._paused(cancelled):
+                return False
+            await self._send(session, update)
+        if hasattr(models, "RequestPermissionRequest"):
+            tool_call = {
+                "toolCallId": _everything.tool_call_id(_stub_data.EVERY_UPDATE),
+                "title": "Echo the prompt back",
+            }
+            request = {
+                "sessionId": session.session_id,
+                "toolCall": tool_call,
+                "options": _everything.OPTIONS,
+            }
+            asking = decode(models.RequestPermissionRequest, request)
+            await self.client.session_request_permission(asking)
+        return not await self._paused(cancelled)
 
     async def _paused(self, cancelled: asyncio.Event) -> bool:
         """Wait ``delay`` seconds, or less if the turn is cancelled meanwhile; True if it is."""
@@ -396,6 +434,13 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"answer session requests -32000 (authentication required) until authenticate"
             f" with {AUTH_METHOD['id']} succeeds",
         )
+    parser.add_argument(
+        "--all-updates",
+        action="store_true",
+        help=f"every turn sends one session/update of each kind the schema defines, and a"
+        f" permission request (without it, a turn whose prompt has the word {_everything.WORD}"
+        f" does)",
+    )
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
     size = _stub_sessions.page_size(parser, args)
@@ -406,6 +451,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         disabled=getattr(args, "disable", []),
         require_auth=getattr(args, "require_auth", False),
         page_size=size,
+        all_updates=args.all_updates,
     )
     _listen.serve(
         parser,

@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from . import _listen, _stub_data, _stub_sessions, models
+from . import _everything, _listen, _stub_data, _stub_sessions, models
 from ._codec import decode, encode
 from ._echo import echoes
 from ._rpc import ConnectionClosed, RequestError
@@ -71,8 +71,10 @@ class StubAgent(Agent):
         disabled: Sequence[str] = (),
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
+        all_updates: bool = False,
     ) -> None:
         self.delay = delay
+        self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.ask_permission = ask_permission
         # the ids of the auth methods it requires a login with (none: it requires none)
         self.auth_methods = tuple(auth_methods)
@@ -267,7 +269,14 @@ class StubAgent(Agent):
                     {"sessionUpdate": "user_message", "messageId": message_id, "content": prompt},
                     keep=session,
                 )
-            allowed = not self.ask_permission or await self._permission(session_id)
+            everything = self.all_updates or _everything.asked(prompt)
+            if everything:  # every update of the draft (_everything), then a permission request
+                for update in _everything.updates(_stub_data.EVERY_UPDATE, {}):
+                    if cancelled.is_set():
+                        break
+                    await self._update(session_id, update, keep=session)
+            asks = (self.ask_permission or everything) and not cancelled.is_set()
+            allowed = not asks or await self._permission(session_id)
             reply = f"agent-message-{next(self._ids)}"
             for content in echoes(prompt) if allowed else ():
                 if cancelled.is_set():
@@ -372,6 +381,13 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
     )
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait between updates")
     parser.add_argument(
+        "--all-updates",
+        action="store_true",
+        help=f"every turn sends one session/update of each kind the draft defines, and a"
+        f" permission request (without it, a turn whose prompt has the word {_everything.WORD}"
+        f" does)",
+    )
+    parser.add_argument(
         "--ask-permission",
         action="store_true",
         help="ask session/request_permission before echoing the prompt",
@@ -405,6 +421,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         auth_methods=methods,
         disabled=getattr(args, "disable", []),
         page_size=size,
+        all_updates=args.all_updates,
     )
     _listen.serve(
         parser,
