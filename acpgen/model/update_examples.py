@@ -61,7 +61,7 @@ _STRINGS = {
 #: The value a set's example prefers, where it has it (a tool call that reads, in progress).
 _PREFERRED_VALUES = ("read", "in_progress")
 #: The tag value a union's example prefers, where it has it.
-_PREFERRED_TAGS = ("text", "content", "completed", "in_progress")
+_PREFERRED_TAGS = ("text", "content", "select", "completed", "in_progress")
 
 
 def update_examples(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> tuple[tuple[str, str], ...]:
