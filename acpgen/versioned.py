@@ -9,8 +9,9 @@ classes whichever version it speaks. The models register their decoders with the
 class, so two versions' types of the same name never meet. The root also has what ties the
 versions together: ``__init__.py`` (``VERSIONS``), ``stub_agent.py``, which serves every version
 on one connection through the router (``_versions.serve_versions``), ``stub_client.py``, whose
-``--protocol-version N`` picks the version it speaks, and ``inspect.py``, which checks a
-connection against the version its first ``initialize`` asks for. The names lock records each
+``--protocol-version N`` picks the version it speaks, ``inspect.py``, which checks a
+connection against the version its first ``initialize`` asks for, and ``conformance.py``, which
+holds an agent to the version it answers. The names lock records each
 version's names under ``v<N>/``.
 """
 
@@ -65,7 +66,7 @@ class Version:
 
 
 #: The package root's modules: one template each, under ``versions/``.
-ROOT_MODULES = ("__init__.py", "stub_agent.py", "stub_client.py", "inspect.py")
+ROOT_MODULES = ("__init__.py", "stub_agent.py", "stub_client.py", "inspect.py", "conformance.py")
 
 
 def generate_versions(
@@ -135,6 +136,8 @@ def generate_versions(
             continue
         if name == "inspect.py" and not (
             f"{root}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)):
+            continue
+        if name == "conformance.py" and not all(f"{root}/{v.module}/conformance.py" in files for v in versions):
             continue
         # laid out as any built-in template is: no black needed
         files[f"{root}/{name}"], renders[f"{root}/{name}"] = renderer.module(

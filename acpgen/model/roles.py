@@ -112,7 +112,8 @@ def build_roles(
 #: does): an x-side that would take one of their names cannot be served. The table of modules
 #: (``acpgen/render/modules.py``) has no other (a test holds them together).
 FIXED_MODULES = frozenset(
-    {"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "builders", "session", "inspect"}
+    {"models", "methods", "agent", "client", "pair", "stub_agent", "stub_client", "builders", "session", "inspect",
+     "conformance"}
 )
 
 

@@ -30,12 +30,18 @@ class Layer(enum.Enum):
     CONNECTION = 3  # errors, framing, transports, ..., ``_rpc``: the facade the generated modules import
     VERSIONS = 4  # the router of several protocol versions, above the facade
     REMOTE = 5  # the remote transports: who may connect, Streamable HTTP, the ASGI app, the clients
+    #: the conformance kits' report (requirements, verdicts and their forms), which imports nothing
+    #: of the package: the kits and the stub agent's checking mode print with it
+    REPORT = 6
     #: the session state of a version, under its entry module (``session``), beside its version's
     #: own modules (``_session_data``, ``_stub_data``)
-    SESSION = 6
+    SESSION = 7
     #: the stub servers, on top of all, beside their version's own modules (``client``, ``models``,
     #: ``_stub_data``) and under their entry modules (``stub_client``)
-    STUBS = 7
+    STUBS = 8
+    #: the agent kit (its client, its requirements, its command line), on top of all: it imports the
+    #: report, the connection's transports and the remote clients, never a version's own modules
+    KIT = 9
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,8 @@ MODULES = (
     _runtime("_http_connection.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_asgi.py", Layer.REMOTE, AGENT, peer=True),
     _runtime("_remote.py", Layer.REMOTE, CLIENT, peer=True),
+    # the conformance kits' report: every package with a stub server has it
+    Module("_kit_report.py", RUNTIME, stub=True, shared=True, layer=Layer.REPORT),
     # the session state and the tool-call tracker of a draft whose turns end with the prompt's
     # response, which ``session`` runs
     Module("_session_state.py", RUNTIME, layer=Layer.SESSION, turns=False),
@@ -156,6 +164,13 @@ MODULES = (
     Module("_terminal.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS, turns=False),
     Module("_stub_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_client.py", RUNTIME, CLIENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
+    # the agent kit: a raw JSON-RPC client, the requirements and their checks, the command line
+    # (shared), and its entry module, which reads the version's method table and stub data
+    Module("_kit_peer.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_agent.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_features.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_cli.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("conformance.py", RUNTIME, stub=True),
 )
 #: The rows by module name.
 BY_NAME = {m.name: m for m in MODULES}
