@@ -23,7 +23,15 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from . import _everything, _listen, _stub_data, _stub_sessions, models
+from . import (
+    _checking,
+    _client_kit,
+    _everything,
+    _listen,
+    _stub_data,
+    _stub_sessions,
+    models,
+)
 from ._codec import decode, encode
 from ._echo import echoes
 from ._rpc import ConnectionClosed, RequestError
@@ -71,7 +79,7 @@ PROMPT_CAPABILITIES: dict[str, Any] = {"image": {}, "audio": {}, "embeddedContex
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
 
-class StubAgent(Agent):
+class StubAgent(Agent, _checking.Checked):
     """The stub's behaviour: negotiate, create sessions, echo prompts, honour cancellation."""
 
     def __init__(
@@ -83,7 +91,10 @@ class StubAgent(Agent):
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
         all_updates: bool = False,
+        check: _client_kit.ClientCheck | None = None,
     ) -> None:
+        self.check = check  # checking mode: the client is held to the spec (_client_kit)
+        self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.ask_permission = ask_permission
@@ -98,6 +109,10 @@ class StubAgent(Agent):
         self.page_size = page_size
         self.features = _served(frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled))
         self._turns: set[asyncio.Task[None]] = set()
+
+    def on_connect(self, connection: Any) -> None:
+        super().on_connect(connection)
+        self.watch(connection)
 
     async def initialize(self, params: InitializeParams) -> InitializeResult:
         requested = encode(params)["protocolVersion"]
@@ -172,6 +187,7 @@ class StubAgent(Agent):
     async def session_prompt(self, params: PromptParams) -> PromptResult:
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
+        await self.probe(session.session_id)
         message_id = f"user-message-{next(self._ids)}"
         cancelled = session.cancelled = asyncio.Event()
         session.touch()
@@ -458,8 +474,10 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         _stub_data.SESSION_FEATURES,
         "those the bare session capability commits to go together",
     )
+    _checking.add_arguments(parser)
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
+    _checking.check_usage(parser, args)
     size = _stub_sessions.page_size(parser, args)
     methods: list[str] = getattr(args, "auth_method", [])
     twice = [i for n, i in enumerate(methods) if i in methods[:n]]
@@ -473,8 +491,12 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         auth_methods=methods,
         disabled=getattr(args, "disable", []),
         page_size=size,
-        all_updates=args.all_updates,
+        all_updates=args.all_updates or args.check,
     )
+    if args.check:
+        checked = lambda check: stub(check=check)
+        _checking.serve(parser, args, checked, run_agent, asgi_app, PROTOCOL_VERSION)
+        return
     _listen.serve(
         parser,
         args,

@@ -21,7 +21,15 @@ import os
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from . import _everything, _listen, _stub_data, _stub_sessions, models
+from . import (
+    _checking,
+    _client_kit,
+    _everything,
+    _listen,
+    _stub_data,
+    _stub_sessions,
+    models,
+)
 from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
@@ -64,7 +72,7 @@ FEATURES = {
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
 
-class StubAgent(Agent):
+class StubAgent(Agent, _checking.Checked):
     """The stub's behaviour: negotiate, keep sessions, echo prompts, honour cancellation, and
     serve the optional features of :data:`FEATURES` the schema has, but those ``disabled``."""
 
@@ -76,7 +84,10 @@ class StubAgent(Agent):
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
         all_updates: bool = False,
+        check: _client_kit.ClientCheck | None = None,
     ) -> None:
+        self.check = check  # checking mode: the client is held to the spec (_client_kit)
+        self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
@@ -116,6 +127,10 @@ class StubAgent(Agent):
         response: models.InitializeResponse = decode(models.InitializeResponse, answer)
         self.initialized = True
         return response
+
+    def on_connect(self, connection: Any) -> None:
+        super().on_connect(connection)
+        self.watch(connection)
 
     async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
         method_id = encode(params).get("methodId")
@@ -241,6 +256,7 @@ class StubAgent(Agent):
             raise RequestError.invalid_request({"details": "call initialize first"})
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
+        await self.probe(session.session_id)
         cancelled = session.cancelled = asyncio.Event()
         for block in request["prompt"]:
             session.history.append({"sessionUpdate": "user_message_chunk", "content": block})
@@ -443,8 +459,10 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         f" permission request (without it, a turn whose prompt has the word {_everything.WORD}"
         f" does)",
     )
+    _checking.add_arguments(parser)
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
+    _checking.check_usage(parser, args)
     size = _stub_sessions.page_size(parser, args)
     logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
     stub = functools.partial(
@@ -453,8 +471,12 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         disabled=getattr(args, "disable", []),
         require_auth=getattr(args, "require_auth", False),
         page_size=size,
-        all_updates=args.all_updates,
+        all_updates=args.all_updates or args.check,
     )
+    if args.check:
+        checked = lambda check: stub(check=check)
+        _checking.serve(parser, args, checked, run_agent, asgi_app, PROTOCOL_VERSION)
+        return
     _listen.serve(
         parser,
         args,
