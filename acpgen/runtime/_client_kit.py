@@ -44,29 +44,28 @@ from ._kit_report import (
 
 __all__ = ["REQUIREMENTS", "ClientCheck", "judge", "quote"]
 
-_DOCS = "https://agentclientprotocol.com/protocol"
 _JSONRPC = "https://www.jsonrpc.org/specification"
 #: What the kit holds a client to, in the order it reports them.
 REQUIREMENTS = (
-    Requirement("initialization.first", MUST, f"{_DOCS}/initialization",
+    Requirement("initialization.first", MUST, 'initialization.mdx, "Initialization"',
                 "The client calls initialize before any other request."),
-    Requirement("capabilities.agent-advertised", MUST, f"{_DOCS}/initialization#agent-capabilities",
+    Requirement("capabilities.agent-advertised", MUST, 'initialization.mdx, "Agent Capabilities"',
                 "The client calls no method the agent did not advertise (none answered -32601)."),
-    Requirement("prompt.known-session", MUST, f"{_DOCS}/session-setup#session-id",
+    Requirement("prompt.known-session", MUST, 'session-setup.mdx, "Session ID"',
                 "The client prompts only sessions the agent created on the connection."),
-    Requirement("prompt.one-at-a-time", SHOULD, f"{_DOCS}/prompt-turn",
+    Requirement("prompt.one-at-a-time", SHOULD, 'prompt-turn.mdx, "The Prompt Turn"',
                 "The client sends no prompt for a session while a turn of it runs."),
-    Requirement("permission.offered-option", MUST, f"{_DOCS}/tool-calls#requesting-permission",
+    Requirement("permission.offered-option", MUST, 'tool-calls.mdx, "Requesting Permission"',
                 "The client answers session/request_permission with an option it was offered,"
                 " or cancelled."),
-    Requirement("permission.cancelled-after-cancel", MUST, f"{_DOCS}/prompt-turn#cancellation",
+    Requirement("permission.cancelled-after-cancel", MUST, 'prompt-turn.mdx, "Cancellation"',
                 "After session/cancel, the client answers the session's pending permission"
                 " requests with the cancelled outcome."),
-    Requirement("fs.write", MUST, f"{_DOCS}/file-system#writing-files",
+    Requirement("fs.write", MUST, 'file-system.mdx, "Writing Files"',
                 "Where it advertises fs.writeTextFile, the client writes a file the agent asks it to."),
-    Requirement("fs.read", MUST, f"{_DOCS}/file-system#reading-files",
+    Requirement("fs.read", MUST, 'file-system.mdx, "Reading Files"',
                 "Where it advertises fs.readTextFile, the client answers a read with the file's text."),
-    Requirement("terminal.run", MUST, f"{_DOCS}/terminals",
+    Requirement("terminal.run", MUST, 'terminals.mdx, "Executing Commands"',
                 "Where it advertises terminal, the client runs a command and gives its output and exit"
                 " status, and releases it."),
     Requirement("jsonrpc.ids", MUST, f"{_JSONRPC}#response_object",
@@ -249,7 +248,8 @@ def _advertised(events: Events) -> Outcome | None:
     for answer in _responses(events, "sent"):
         method = methods.get(answer.get("id"))
         error = _obj(answer.get("error"))
-        if error.get("code") == -32601 and isinstance(method, str) and not method.startswith("_"):
+        named = _obj(error.get("data")).get("method", method)  # -32601 of the call itself
+        if error.get("code") == -32601 and isinstance(method, str) and not method.startswith("_") and named == method:
             return FAILED, f"the client called {method}, which the agent did not advertise: {quote(answer)}"
     return PASSED, ""
 
@@ -372,9 +372,13 @@ def _ids(events: Events) -> Outcome | None:
 
 
 def _envelope(events: Events) -> Outcome | None:
+    # a request of the right shape refused -32600 (before initialize) is not the envelope's
+    shaped = {m.get("id") for d, m in events if d == "received" and m.get("jsonrpc") == "2.0"
+              and isinstance(m.get("method"), str) and "id" in m and m.get("id") is not None}
     for direction, message in events:
         error = _obj(message.get("error"))
-        if direction == "sent" and error.get("code") in (-32700, -32600):
+        code = error.get("code")
+        if direction == "sent" and (code == -32700 or (code == -32600 and message.get("id") not in shaped)):
             return FAILED, f"the agent had to answer {quote(message)}"
         if direction == "received" and message.get("jsonrpc") != "2.0":
             return FAILED, f"the client sent {quote(message)}"

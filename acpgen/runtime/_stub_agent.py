@@ -302,7 +302,10 @@ class StubAgent(Agent, _checking.Checked):
                 "options": _everything.OPTIONS,
             }
             asking = decode(models.RequestPermissionRequest, request)
-            await self.client.session_request_permission(asking)
+            try:
+                await self.client.session_request_permission(asking)
+            except RequestError:  # refused: the turn goes on
+                logging.getLogger(__name__).warning("the client refused session/request_permission")
         return not await self._paused(cancelled)
 
     async def _paused(self, cancelled: asyncio.Event) -> bool:
@@ -450,13 +453,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"answer session requests -32000 (authentication required) until authenticate"
             f" with {AUTH_METHOD['id']} succeeds",
         )
-    parser.add_argument(
-        "--all-updates",
-        action="store_true",
-        help=f"every turn sends one session/update of each kind the schema defines, and a"
-        f" permission request (without it, a turn whose prompt has the word {_everything.WORD}"
-        f" does)",
-    )
+    _everything.add_argument(parser)
     _checking.add_arguments(parser)
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
@@ -471,13 +468,5 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         page_size=size,
         all_updates=args.all_updates or args.check,
     )
-    if args.check:
-        checked = lambda check: stub(check=check)
-        _checking.serve(parser, args, checked, run_agent, asgi_app, PROTOCOL_VERSION)
-        return
-    _listen.serve(
-        parser,
-        args,
-        lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(stub, token=args.token),
-    )
+    app = functools.partial(asgi_app, token=args.token)
+    _checking.serve(parser, args, stub, run_agent, app, PROTOCOL_VERSION)

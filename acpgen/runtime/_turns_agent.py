@@ -368,9 +368,15 @@ class StubAgent(Agent, _checking.Checked):
             ],
         }
         asking = decode(getattr(models, _stub_data.PERMISSION_PARAMS), request)
-        answer = await self.client.session_request_permission(asking)
+        try:
+            answer = await self.client.session_request_permission(asking)
+        except RequestError:  # refused: as if rejected
+            logger.warning("the client refused session/request_permission")
+            answer = None
         if _stub_data.REQUIRES_ACTION:
             await self._update(session_id, {"sessionUpdate": "state_update", "state": "running"})
+        if answer is None:
+            return False
         outcome = encode(answer)["outcome"]
         return bool(outcome.get("outcome") == "selected" and outcome.get("optionId") == "allow")
 
@@ -448,13 +454,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait between updates")
-    parser.add_argument(
-        "--all-updates",
-        action="store_true",
-        help=f"every turn sends one session/update of each kind the draft defines, and a"
-        f" permission request (without it, a turn whose prompt has the word {_everything.WORD}"
-        f" does)",
-    )
+    _everything.add_argument(parser)
     parser.add_argument(
         "--ask-permission",
         action="store_true",
@@ -493,13 +493,5 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         page_size=size,
         all_updates=args.all_updates or args.check,
     )
-    if args.check:
-        checked = lambda check: stub(check=check)
-        _checking.serve(parser, args, checked, run_agent, asgi_app, PROTOCOL_VERSION)
-        return
-    _listen.serve(
-        parser,
-        args,
-        lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(stub, token=args.token),
-    )
+    app = functools.partial(asgi_app, token=args.token)
+    _checking.serve(parser, args, stub, run_agent, app, PROTOCOL_VERSION)

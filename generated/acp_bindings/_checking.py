@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -92,24 +93,43 @@ async def _reported(connection: Any, on_end: Callable[[], None]) -> None:
         on_end()
 
 
-def serve(parser: Any, args: Any, agent: Callable[[ClientCheck], Any], run: Callable[[Any], Any],
+def serve(parser: Any, args: Any, stub: Callable[..., Any], run: Callable[[Any], Any],
           app: Callable[[Callable[[], Any]], Any], version: int) -> None:
-    """Serve stdio (and exit with the report's status) or, with ``--listen``, every connection,
-    each reported on stdout as it ends; ``agent(check)``: a stub agent in checking mode."""
+    """Serve a stub agent (``stub(check=...)`` makes one) on stdio or, with ``--listen``, its
+    ASGI app (``app(factory)``). With ``--check``: on stdio, exit with the report's status; over
+    the network, report every connection on stdout as it ends."""
     from . import _listen
 
+    if not args.check:
+        _listen.serve(parser, args, lambda: asyncio.run(run(stub())), lambda: app(stub))
+        return
     page = _page()
     if args.listen is None:
         check = ClientCheck()
-        _listen.serve(parser, args, lambda: asyncio.run(run(agent(check))), lambda: None)
+        _listen.serve(parser, args, lambda: _until_stopped(run(stub(check=check))), lambda: None)
         sys.exit(report(check, args, "the client on this stub agent's stdio", version, sys.stderr, page))
 
     def connected() -> Any:
         check = ClientCheck()
         check.on_end = lambda: report(check, args, "a client over the network", version, sys.stdout, page)
-        return agent(check)
+        return stub(check=check)
 
     _listen.serve(parser, args, lambda: None, lambda: app(connected))
+
+
+def _until_stopped(serving: Any) -> None:
+    """Serve until the client goes away, or stops this process (SIGTERM, as many clients end
+    their agent): the report is printed either way."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        asyncio.run(serving)
+    except KeyboardInterrupt:
+        pass
 
 
 def _page() -> Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str] | None:

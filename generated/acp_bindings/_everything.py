@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["OPTIONS", "WORD", "asked", "tool_call_id", "updates"]
+__all__ = ["OPTIONS", "WORD", "add_argument", "asked", "tool_call_id", "updates"]
 
 #: The prompt word that asks a turn for every update.
 WORD = "everything"
@@ -51,3 +51,13 @@ def tool_call_id(examples: Mapping[str, str], default: str = "everything-tool-ca
             if isinstance(found, str):
                 return found
     return default
+
+
+def add_argument(parser: Any) -> None:
+    """A stub agent's ``--all-updates``."""
+    parser.add_argument(
+        "--all-updates",
+        action="store_true",
+        help="every turn sends one session/update of each kind the schema defines, and a"
+        f" permission request (without it, a turn whose prompt has the word {WORD} does)",
+    )
