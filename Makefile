@@ -24,7 +24,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
+.PHONY: conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -159,6 +159,11 @@ bench-pydantic: $(TEST_STAMP)
 # models generated (the suite takes a spread of them).
 test-exhaustive: $(TEST_STAMP)
 	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests/models
+
+# The client kit (stub_agent --check) against the sloppy client breaking each requirement in turn
+# (the suite tries two of them), and against the clients that keep them all.
+conformance-client: $(TEST_STAMP) $(NODE_STAMP)
+	ACPGEN_CLIENT_KIT_ALL=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_client_kit.py
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)

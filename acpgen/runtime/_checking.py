@@ -29,13 +29,15 @@ def add_arguments(parser: Any) -> None:
                         " each when the connection ends (on stderr; with --listen, on stdout); exit status: 0"
                         " when every MUST holds, 1 when one fails")
     parser.add_argument("--json", action="store_true", help="with --check: the whole report as JSON")
+    parser.add_argument("--report", metavar="FILE",
+                        help="with --check: write the report to FILE (a client may hide this agent's stderr)")
     parser.add_argument("--junit", metavar="FILE", help="with --check: write JUnit XML, one test case per requirement")
     parser.add_argument("--html", metavar="FILE", help="with --check: write the inspector's page of the connection")
 
 
 def check_usage(parser: Any, args: Any) -> None:
-    if not args.check and (args.json or args.junit or args.html):
-        parser.error("--json, --junit and --html go with --check")
+    if not args.check and (args.json or args.junit or args.html or args.report):
+        parser.error("--json, --report, --junit and --html go with --check")
 
 
 def report(check: ClientCheck, args: Any, subject: str, version: int, out: Any,
@@ -45,19 +47,28 @@ def report(check: ClientCheck, args: Any, subject: str, version: int, out: Any,
     if args.json:
         document = report_json(verdicts, subject=subject)
         document["protocolVersion"] = version
-        print(json.dumps(document, indent=2), file=out, flush=True)
+        text = json.dumps(document, indent=2)
     else:
-        print("\n".join(report_lines(verdicts)), file=out, flush=True)
+        text = "\n".join(report_lines(verdicts))
+    if args.report:
+        _write(args.report, text + "\n")
+    else:
+        print(text, file=out, flush=True)
     if args.junit:
         write_junit(verdicts, args.junit, suite=f"acp-client-conformance-v{version}")
     if args.html and page is not None:
         directions = {"received": "client-to-agent", "sent": "agent-to-client"}
         entries = [(at, directions[d], json.dumps(m).encode(), 0) for at, d, m in check.events]
-        temporary = f"{args.html}.partial"
-        with open(temporary, "w", encoding="utf-8") as written:
-            written.write(page(version, subject, entries))
-        os.replace(temporary, args.html)
+        _write(args.html, page(version, subject, entries))
     return exit_status(verdicts)
+
+
+def _write(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole, or not at all."""
+    temporary = f"{path}.partial"
+    with open(temporary, "w", encoding="utf-8") as written:
+        written.write(text)
+    os.replace(temporary, path)
 
 
 class Checked:
