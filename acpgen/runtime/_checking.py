@@ -44,6 +44,7 @@ def report(check: ClientCheck, args: Any, subject: str, version: int, out: Any,
            page: Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str] | None) -> int:
     """Print (and write) the report of one connection; its exit status."""
     verdicts = check.verdicts()
+    version = check.version() or version
     if args.json:
         document = report_json(verdicts, subject=subject)
         document["protocolVersion"] = version

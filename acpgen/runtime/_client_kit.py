@@ -114,6 +114,15 @@ class ClientCheck:
                 return found if isinstance(found, dict) else {}
         return {}
 
+    def version(self) -> int | None:
+        """The protocol version the agent answered ``initialize`` with (None: none yet)."""
+        asked = {m.get("id") for _, d, m in self.events if d == "received" and m.get("method") == "initialize"}
+        for _, direction, message in self.events:
+            if direction == "sent" and "method" not in message and message.get("id") in asked:
+                found = _obj(message.get("result")).get("protocolVersion")
+                return found if isinstance(found, int) else None
+        return None
+
     def cwd_of(self, session_id: str) -> str | None:
         """The cwd the client created (or restored) the session in."""
         asked = {m.get("id"): (m.get("params") or {}).get("cwd") for _, d, m in self.events

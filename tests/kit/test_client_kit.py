@@ -125,3 +125,17 @@ def test_a_v2_client_over_a_websocket_is_reported_as_its_connection_ends(tmp_pat
     assert lines[-1] == "7 passed, 0 failed (0 MUST), 4 not applicable", lines
     assert any(line.startswith("N/A  MUST   fs.read ") and "has no fs/read_text_file" in line for line in lines)
     assert any(line.startswith("PASS MUST   permission.offered-option ") for line in lines)
+
+
+def test_the_root_stub_agent_of_several_versions_checks_the_client_in_the_version_it_speaks(tmp_path):
+    from support.versions import several_versions_package
+
+    folder = several_versions_package()
+    report = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "both.stub_client", "--protocol-version", "1", "--prompt", "hi", "--",
+                           sys.executable, "-m", "both.stub_agent", "--check", "--json", "--report", str(report)],
+                          cwd=tmp_path, env=env_for(folder), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(report.read_text())
+    assert document["protocolVersion"] == 1 and document["exitStatus"] == 0, document
+    assert outcomes(document)["permission.offered-option"] == "passed"
