@@ -38,13 +38,13 @@ BREAKS = [r.id for r in REQUIREMENTS] if os.environ.get("ACPGEN_CLIENT_KIT_ALL")
 LEFT_UNTESTED = {"fs.write": {"fs.read"}}
 
 
-def checked(tmp_path: Path, client: list[str], env: dict[str, str] | None = None) -> tuple[dict, int]:
-    """Run ``client`` against the v1 stub agent in checking mode; its JSON report and exit status
-    (read from the JUnit file too)."""
+def checked(tmp_path: Path, client: list[str], *options: str) -> tuple[dict, int]:
+    """Run ``client`` against the v1 stub agent in checking mode (with ``options``); its JSON
+    report and exit status (read from the JUnit file too)."""
     report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
     agent = [sys.executable, "-m", "acp_bindings.stub_agent", "--check", "--delay", "0", "--json",
-             "--report", str(report), "--junit", str(junit)]
-    done = subprocess.run([*client, *agent], cwd=tmp_path, env=env or child_env(), capture_output=True, text=True,
+             "--report", str(report), "--junit", str(junit), *options]
+    done = subprocess.run([*client, *agent], cwd=tmp_path, env=child_env(), capture_output=True, text=True,
                           timeout=60, check=False)
     assert report.is_file(), done.stdout + done.stderr
     document = json.loads(report.read_text())
@@ -68,10 +68,12 @@ def test_every_requirement_has_a_mode_of_the_sloppy_client_that_breaks_it():
 def test_a_client_that_keeps_every_requirement_passes_each(tmp_path):
     """The sloppy client told to break nothing, and to cancel its turn while the permission
     request is pending (so that every requirement is tested), passes all; exit status 0."""
-    document, status = checked(tmp_path, [sys.executable, str(SLOPPY), "cancel", "--"])
+    page = tmp_path / "session.html"
+    document, status = checked(tmp_path, [sys.executable, str(SLOPPY), "cancel", "--"], "--html", str(page))
     assert set(outcomes(document).values()) == {"passed"}, document
     assert (status, document["exitStatus"]) == (0, 0)
     assert len(list(ET.parse(tmp_path / "junit.xml").getroot().iter("testcase"))) == len(REQUIREMENTS)
+    assert "session/request_permission" in page.read_text(), "the inspector's page of the connection"
 
 
 @pytest.mark.parametrize("requirement", BREAKS)
