@@ -18,13 +18,15 @@
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
+#   make conformance -- the agent kit's whole matrix: each sloppy break alone, every stub over every transport
+#   make conformance-client -- the client kit against the sloppy client breaking each requirement alone
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
+.PHONY: conformance conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -159,6 +161,12 @@ bench-pydantic: $(TEST_STAMP)
 # models generated (the suite takes a spread of them).
 test-exhaustive: $(TEST_STAMP)
 	ACPGEN_EXHAUSTIVE=1 $(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests/models
+
+# The agent kit's whole matrix: each break of the sloppy agent alone (the kit fails just the
+# requirement it breaks), the stub agent of every kind of package over stdio, WebSocket and
+# Streamable HTTP (nothing fails); the default suite runs a subset covering each once.
+conformance: $(TEST_STAMP)
+	ACPGEN_CONFORMANCE=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_agent_kit_matrix.py
 
 # The client kit (stub_agent --check) against the sloppy client breaking each requirement in turn
 # (the suite tries two of them), and against the clients that keep them all.

@@ -105,6 +105,8 @@ LONGEST = (
     "tests/workflow/test_pydantic_v2.py",
     "tests/docs/test_quick_start.py",
     "tests/runtime/test_remote_interop.py",
+    "tests/kit/test_agent_kit.py",
+    "tests/kit/test_agent_kit_sloppy.py",
     "tests/docs/test_docs_flavours.py",
     "tests/versions/test_negotiation.py",
     "tests/versions/test_remote_versions.py",

@@ -62,7 +62,7 @@ RUNTIME_NAMES = frozenset(
         "_decode_errors", "_leniency", "_errors", "_framing", "_tracing", "_transports", "_memory", "_sender", "_incoming",
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
         "_guard", "_http_connection", "_asgi", "_remote", "_kit_report", "_kit_peer", "_kit_agent",
-        "_kit_features", "_kit_cli", "conformance",
+        "_kit_features", "_kit_wire", "_kit_checks", "_kit_cli", "conformance",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

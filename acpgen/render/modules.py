@@ -171,6 +171,8 @@ MODULES = (
     Module("_kit_peer.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
     Module("_kit_agent.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
     Module("_kit_features.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_wire.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
+    Module("_kit_checks.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
     Module("_kit_cli.py", RUNTIME, stub=True, shared=True, layer=Layer.KIT),
     Module("conformance.py", RUNTIME, stub=True),
 )

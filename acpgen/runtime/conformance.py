@@ -38,6 +38,8 @@ def target() -> Target:
             method = "" if name == "additional-directories" else f"session/{name}"
             if not method or method in requests:
                 features[name] = (method, (*where, *path))
+        if "session/set_config_option" in requests:  # offered by session/new, no capability
+            features["config-options"] = ("session/set_config_option", ())
         logout = getattr(data, "LOGOUT", None)
         if (
             isinstance(logout, str) and logout in requests

@@ -24,8 +24,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._kit_agent import CLIENT_INFO, Kit, Target, run
-from ._kit_features import feature_checks, scratch_folder
+from ._kit_agent import CLIENT_INFO, Kit, Target, Unreachable, run
+from ._kit_checks import requirements
+from ._kit_features import scratch_folder
 from ._kit_peer import Broken, Link, Peer, RemoteLink, StdioLink
 from ._kit_report import exit_status, report_json, report_lines, write_junit
 
@@ -96,7 +97,7 @@ def main(
     subject = args.url or shlex.join(args.command)
     try:
         return asyncio.run(_run(args, targets, cwd, subject, page))
-    except (OSError, ImportError, ValueError) as exc:
+    except (OSError, ImportError, ValueError, Unreachable) as exc:
         print(f"conformance: {subject}: {exc}", file=sys.stderr)
         return 1
 
@@ -120,7 +121,7 @@ async def _run(
     scratch = scratch_folder()
     started = time.monotonic()
     try:
-        verdicts, kit = await run(target, connect, cwd, scratch, feature_checks(target))
+        verdicts, kit = await run(target, requirements(target), connect, cwd, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if args.json:

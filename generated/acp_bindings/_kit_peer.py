@@ -61,6 +61,7 @@ class Link:
 
     stdio = False  # an agent's stdio: it has a stdout to read whole and a stdin to close
     raw = False  # can carry bytes that are not JSON
+    http = False  # Streamable HTTP
 
     async def send(self, data: bytes) -> None:
         raise NotImplementedError
@@ -144,10 +145,9 @@ class RemoteLink(Link):
 
     def __init__(self, transport: MessageTransport, url: str) -> None:
         self.transport = transport
-        self.raw = url.partition("://")[0].lower() in (
-            "ws",
-            "wss",
-        )  # a frame of text; HTTP needs JSON
+        scheme = url.partition("://")[0].lower()
+        self.raw = scheme in ("ws", "wss")  # a frame of text; HTTP needs JSON
+        self.http = scheme in ("http", "https")  # it refuses an unknown session itself
 
     @classmethod
     async def open(cls, url: str, token: str | None, timeout: float) -> RemoteLink:

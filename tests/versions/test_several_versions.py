@@ -65,7 +65,7 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
                      "_stub_data.py"] if version == 1 else [
             "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py"]
         assert sorted(p.name for p in (package / f"v{version}").iterdir()) == sorted([
-            "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "inspect.py",
+            "__init__.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py", "conformance.py", "inspect.py",
             "methods.py", "models.py", "pair.py", "py.typed", "session.py", "stub_agent.py", "stub_client.py", *versioned])
     # the shared runtime of the table of modules: every file of acpgen/runtime/ but those importing a
     # version's modules (pair.py, inspect.py, the stubs') and, in a package of the dataclass flavour,
@@ -75,8 +75,8 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
     assert sorted(runtime) == sorted(p.name for p in RUNTIME.glob("_*.py") if p.name not in (
         "__init__.py", "_pydantic.py", "_pydantic_errors.py", *own))
     assert sorted(p.name for p in package.iterdir() if p.is_file()) == sorted([
-        "__init__.py", "acpgen-manifest.json", "inspect.py", "py.typed", "stub_agent.py", "stub_client.py",
-        *runtime])
+        "__init__.py", "acpgen-manifest.json", "conformance.py", "inspect.py", "py.typed", "stub_agent.py",
+        "stub_client.py", *runtime])
     for name in runtime:  # the runtime as it is, behind the header
         text = (package / name).read_text()
         assert text.split("\n", 2)[2] == (RUNTIME / name).read_text(), name

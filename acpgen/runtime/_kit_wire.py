@@ -1,0 +1,243 @@
+"""The agent kit's checks of the JSON-RPC envelope, of extensibility and of the transport.
+
+A bad line, a request that is not one, an unknown method, params of the wrong type, ids of each
+type, an unknown notification; extension methods and ``_meta``; and, on stdio, nothing but
+JSON-RPC on stdout and an exit once stdin ends (the last checks: they close the connection).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ._kit_agent import (
+    JSONRPC,
+    STOP_REASONS,
+    Check,
+    Kit,
+    NotApplicable,
+    error_code,
+    no_stray_answers,
+    still_serves,
+)
+from ._kit_peer import Broken, quote
+from ._kit_report import MUST, SHOULD
+
+__all__ = ["CLOSING", "ENVELOPE"]
+
+
+# -- the JSON-RPC envelope ----------------------------------------------------------------------------
+
+
+async def parse_error(kit: Kit) -> None:
+    peer = await kit.live()
+    if not peer.link.raw:
+        raise NotApplicable(
+            "this transport carries only JSON (Streamable HTTP answers a bad body itself)"
+        )
+    start = len(peer.messages)
+    await peer.send_bytes(b'{"jsonrpc": "2.0", "id": ')
+    # a request after it: once it is answered, the bad line was read (and its answer is due)
+    later = await peer.request("session/new", kit.session_params())
+    answer = await peer.wait_for(
+        lambda m: "method" not in m and m.get("id") is None, start, timeout=1.0
+    )
+    if answer is None or error_code(answer) != -32700:
+        raise Broken(
+            f"a line that is not JSON was answered {quote(answer) if answer else 'nothing'}, not -32700"
+        )
+    if not isinstance(later.get("result"), dict):
+        raise Broken(
+            f"after a line that is not JSON the agent no longer serves: session/new answered {quote(later)}"
+        )
+
+
+async def invalid_request(kit: Kit) -> None:
+    peer = await kit.live()
+    await peer.send({"jsonrpc": "2.0", "id": "kit-bad-request", "method": 42})
+    peer.sent_ids.append("kit-bad-request")
+    answer = await peer.response("kit-bad-request", "a request whose method is a number")
+    if error_code(answer) != -32600:
+        raise Broken(f"a request whose method is a number was answered {quote(answer)}, not -32600")
+    await still_serves(kit, "an invalid request")
+
+
+async def method_not_found(kit: Kit) -> None:
+    answer = await (await kit.live()).request("kit/no_such_method", {})
+    if error_code(answer) != -32601:
+        raise Broken(
+            f"a method the protocol does not have was answered {quote(answer)}, not -32601"
+        )
+
+
+async def invalid_params(kit: Kit) -> None:
+    answer = await (await kit.live()).request("session/new", {"cwd": 42, "mcpServers": "none"})
+    if error_code(answer) != -32602:
+        raise Broken(f"session/new with a number for cwd was answered {quote(answer)}, not -32602")
+
+
+async def ids_echoed(kit: Kit) -> None:
+    peer = await kit.live()
+    start = len(peer.messages)
+    for request_id in (7, "echo-7", 2**40):
+        answer = await peer.request("session/new", kit.session_params(), request_id=request_id)
+        if "id" not in answer or json.dumps(answer["id"]) != json.dumps(request_id):
+            raise Broken(f"the request of id {json.dumps(request_id)} was answered {quote(answer)}")
+    no_stray_answers(peer, start)
+
+
+async def notification_no_reply(kit: Kit) -> None:
+    peer = await kit.live()
+    start = len(peer.messages)
+    await peer.notify("kit/no_such_notification", {})
+    await still_serves(kit, "an unknown notification")
+    no_stray_answers(peer, start)
+
+
+# -- extensibility ---------------------------------------------------------------------------------------
+
+
+async def extension_request(kit: Kit) -> None:
+    answer = await (await kit.live()).request("_conformance/ping", {"asked": True})
+    if error_code(answer) != -32601:
+        raise Broken(
+            f"an extension request it does not know was answered {quote(answer)}, not -32601"
+        )
+
+
+async def extension_notification(kit: Kit) -> None:
+    peer = await kit.live()
+    start = len(peer.messages)
+    await peer.notify("_conformance/note", {"noted": True})
+    await still_serves(kit, "an unknown extension notification")
+    no_stray_answers(peer, start)
+
+
+async def meta_accepted(kit: Kit) -> None:
+    meta = {
+        "traceparent": "00-80e1afed08e019fc1110464cfa66635c-7a085853722dc6d2-01",
+        "example.com/flag": True,
+    }
+    session_id = await kit.new_session(_meta=meta)
+    params = kit.prompt(session_id, "hello meta")
+    params["_meta"] = meta
+    params["prompt"][0]["_meta"] = {"example.com/block": 1}
+    end = await kit.turn(session_id, prompt=params)
+    if end.get("stopReason") not in STOP_REASONS:
+        raise Broken(f"a prompt with _meta ended with {quote(end)}")
+
+
+# -- the transport -------------------------------------------------------------------------------------
+
+
+async def stdout_hygiene(kit: Kit) -> None:
+    if not any(peer.link.stdio for peer in kit.peers):
+        raise NotApplicable("the agent is remote: there is no stdout to read")
+    for peer in kit.peers:
+        if not peer.ended:
+            await peer.close()
+        for number, line in enumerate(peer.lines, 1):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise Broken(f"stdout line {number} is not JSON: {quote(line)}") from None
+            if (
+                not isinstance(message, dict)
+                or message.get("jsonrpc") != "2.0"
+                or not ("method" in message or ("result" in message) != ("error" in message))
+            ):
+                raise Broken(f"stdout line {number} is not a JSON-RPC 2.0 message: {quote(line)}")
+
+
+async def shutdown(kit: Kit) -> None:
+    peer = await kit.live()
+    if not peer.link.stdio:
+        raise NotApplicable("the agent is remote: there is no stdin to close")
+    grace = min(5.0, peer.patience)
+    status = await peer.close(grace)
+    if status is None:
+        raise Broken(f"the agent did not exit within {grace:g} s of its stdin's end")
+
+
+ENVELOPE = (
+    Check(
+        "jsonrpc.ids-echoed",
+        MUST,
+        (f"{JSONRPC}#response_object",) * 2,
+        "a response carries its request's id, of the same type, once",
+        ids_echoed,
+    ),
+    Check(
+        "jsonrpc.method-not-found",
+        MUST,
+        ("overview#error-handling",) * 2,
+        "an unknown method is answered the error -32601, not a result",
+        method_not_found,
+    ),
+    Check(
+        "jsonrpc.invalid-params",
+        MUST,
+        ("overview#error-handling",) * 2,
+        "params of the wrong type are answered -32602",
+        invalid_params,
+    ),
+    Check(
+        "jsonrpc.invalid-request",
+        MUST,
+        ("overview#error-handling",) * 2,
+        "a request that is not a valid Request object is answered -32600",
+        invalid_request,
+    ),
+    Check(
+        "jsonrpc.notification-no-reply",
+        MUST,
+        ("overview#error-handling",) * 2,
+        "a notification, even an unknown one, gets no reply",
+        notification_no_reply,
+    ),
+    Check(
+        "jsonrpc.parse-error",
+        MUST,
+        ("overview#error-handling",) * 2,
+        "a line that is not JSON is answered -32700 (id null), and the agent serves on",
+        parse_error,
+    ),
+    Check(
+        "extensibility.meta",
+        MUST,
+        ("extensibility#the-meta-field",) * 2,
+        "_meta in a request's params and in a content block is accepted",
+        meta_accepted,
+    ),
+    Check(
+        "extensibility.unknown-request",
+        SHOULD,
+        ("extensibility#custom-requests",) * 2,
+        "an extension request it does not know is answered -32601",
+        extension_request,
+    ),
+    Check(
+        "extensibility.unknown-notification",
+        SHOULD,
+        ("extensibility#custom-notifications",) * 2,
+        "an extension notification it does not know is ignored",
+        extension_notification,
+    ),
+)
+CLOSING = (
+    Check(
+        "transports.shutdown",
+        SHOULD,
+        ("transports#stdio",) * 2,
+        "the agent exits once its stdin ends",
+        shutdown,
+        closing=True,
+    ),
+    Check(
+        "transports.stdout-hygiene",
+        MUST,
+        ("transports#stdio",) * 2,
+        "the agent writes nothing on stdout but JSON-RPC 2.0 messages, one a line",
+        stdout_hygiene,
+        closing=True,
+    ),
+)

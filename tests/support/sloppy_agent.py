@@ -1,0 +1,252 @@
+"""A sloppy agent: a good one (``AGENT_CMD``, a stub agent) made to break requirements of the
+agent kit, each by a change on the wire that breaks that requirement and no other.
+
+``python sloppy_agent.py BREAK[,BREAK...] -- AGENT_CMD [ARGS...]``
+
+It runs the agent as a child on pipes and passes every line both ways, but for what each break
+(a key of :data:`BREAKS`, named after the requirement it breaks) changes: a message it answers
+itself, drops, or rewrites. Standard library only, so that it starts in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+#: The requirement each break makes the agent fail (a break named after another half of the same
+#: requirement says so after a colon).
+BREAKS = {
+    "initialization.version-negotiation": "answers the version asked for, whatever it is",
+    "initialization.implementation-info": "names no agent",
+    "session.unique-ids": "answers its second session/new with the first one's id",
+    "session.unknown-session": "runs a turn for a session it never made",
+    "prompt.stop-reason": "sends an update of another session during a turn",
+    "prompt.cancellation": "never hears session/cancel",
+    "capabilities.load": "advertises loadSession, but refuses session/load",
+    "capabilities.load:unadvertised": "serves session/load without advertising it",
+    "capabilities.resume": "advertises resume, but refuses session/resume",
+    "capabilities.list": "lists the first page only (drops nextCursor)",
+    "capabilities.list:unadvertised": "serves session/list without advertising it",
+    "capabilities.close": "advertises close, but refuses session/close",
+    "capabilities.delete": "advertises delete, but refuses session/delete",
+    "capabilities.fork": "advertises fork, but refuses session/fork",
+    "capabilities.logout": "advertises logout, but refuses it",
+    "capabilities.additional-directories": "advertises additional directories, but refuses them",
+    "capabilities.modes": "offers modes, but refuses session/set_mode",
+    "capabilities.config-options": "offers config options, but refuses to set one",
+    "auth.unknown-method": "logs in with any method id",
+    "session-list.omitted-params": "refuses session/list without params",
+    "session-list.invalid-cursor": "lists nothing for a cursor it never gave, without an error",
+    "session-delete.unknown-session": "refuses to delete a session it never made",
+    "jsonrpc.ids-echoed": "answers a request of a number id with the id as a string",
+    "jsonrpc.method-not-found": "answers an unknown method result: null",
+    "jsonrpc.invalid-params": "makes a session whatever the cwd",
+    "jsonrpc.invalid-request": "answers a method that is a number -32601",
+    "jsonrpc.notification-no-reply": "answers an unknown notification",
+    "jsonrpc.parse-error": "drops a line that is not JSON",
+    "extensibility.meta": "refuses params with _meta",
+    "extensibility.unknown-request": "answers an unknown extension request result: null",
+    "extensibility.unknown-notification": "answers an unknown extension notification",
+    "transports.shutdown": "does not exit when its stdin ends",
+    "transports.stdout-hygiene": "prints a banner on stdout",
+}
+#: The method each "refuses" break refuses.
+REFUSED = {
+    "capabilities.load": "session/load",
+    "capabilities.resume": "session/resume",
+    "capabilities.close": "session/close",
+    "capabilities.delete": "session/delete",
+    "capabilities.fork": "session/fork",
+    "capabilities.logout": ("logout", "auth/logout"),
+    "capabilities.modes": "session/set_mode",
+    "capabilities.config-options": "session/set_config_option",
+}
+#: The capability each "unadvertised" break takes out of initialize's result.
+UNADVERTISED = {
+    "capabilities.load:unadvertised": (("agentCapabilities", "loadSession"),),
+    "capabilities.list:unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
+}
+
+
+class Sloppy:
+    def __init__(self, breaks: set[str], command: list[str]) -> None:
+        self.breaks = breaks
+        self.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.lock = threading.Lock()
+        self.asked: dict[str, tuple[str, Any]] = {}  # request id -> (method, params)
+        self.sessions: list[str] = []  # the ids of the sessions it made
+        self.cursors: set[Any] = set()  # the cursors it gave
+
+    def write(self, message: Any) -> None:
+        line = (json.dumps(message) if not isinstance(message, bytes) else message.decode()).rstrip("\n")
+        with self.lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    def reply(self, request: dict[str, Any], result: Any = None, error: int | None = None) -> None:
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
+        if error is not None:
+            answer["error"] = {"code": error, "message": "sloppy"}
+        else:
+            answer["result"] = result
+        self.write(answer)
+
+    def stray(self) -> None:
+        self.write({"jsonrpc": "2.0", "id": "sloppy-reply", "error": {"code": -32601, "message": "sloppy"}})
+
+    # -- client to agent ------------------------------------------------------------------------
+
+    def incoming(self, line: bytes) -> bool:
+        """Handle a line from the client: True to pass it to the agent."""
+        b = self.breaks
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return "jsonrpc.parse-error" not in b
+        if not isinstance(message, dict):
+            return True
+        method, params = message.get("method"), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        request = "id" in message and method is not None
+        if request:
+            self.asked[json.dumps(message["id"])] = (method, params)
+        if not isinstance(method, str):
+            if method is not None and "jsonrpc.invalid-request" in b:
+                self.reply(message, error=-32601)
+                return False
+            return True
+        for name, refused in REFUSED.items():
+            if name in b and request and method in ((refused,) if isinstance(refused, str) else refused):
+                self.reply(message, error=-32601)
+                return False
+        rules = [
+            ("session.unknown-session", method == "session/prompt" and params.get("sessionId") not in self.sessions,
+             {"stopReason": "end_turn"}),
+            ("prompt.cancellation", method == "session/cancel", False),
+            ("capabilities.additional-directories", request and "additionalDirectories" in params, -32602),
+            ("auth.unknown-method", method in ("authenticate", "auth/login"), {}),
+            ("session-list.omitted-params", method == "session/list" and "params" not in message, -32602),
+            ("session-list.invalid-cursor", method == "session/list" and "cursor" in params
+             and params["cursor"] not in self.cursors, {"sessions": []}),
+            ("session-delete.unknown-session", method == "session/delete"
+             and params.get("sessionId") not in self.sessions, -32602),
+            ("jsonrpc.method-not-found", request and method.startswith("kit/no_such"), None),
+            ("jsonrpc.invalid-params", method == "session/new" and not isinstance(params.get("cwd"), str),
+             {"sessionId": "sloppy-session"}),
+            ("jsonrpc.notification-no-reply", not request and method.startswith("kit/"), "stray"),
+            ("extensibility.meta", request and "_meta" in params, -32602),
+            ("extensibility.unknown-request", request and method.startswith("_"), None),
+            ("extensibility.unknown-notification", not request and method.startswith("_"), "stray"),
+        ]
+        for name, applies, outcome in rules:
+            if name in b and applies:
+                if outcome is False:
+                    return False
+                if outcome == "stray":
+                    self.stray()
+                    return False
+                if isinstance(outcome, int):
+                    self.reply(message, error=outcome)
+                else:
+                    self.reply(message, outcome)
+                return False
+        return True
+
+    # -- agent to client ------------------------------------------------------------------------
+
+    def outgoing(self, line: bytes) -> None:
+        b = self.breaks
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self.write(line)
+            return
+        if not isinstance(message, dict):
+            self.write(line)
+            return
+        if "method" not in message:
+            method, params = self.asked.pop(json.dumps(message.get("id")), (None, {}))
+            result = message.get("result")
+            if isinstance(result, dict):
+                self.answered(method, params, result)
+            if "jsonrpc.ids-echoed" in b and isinstance(message.get("id"), int):
+                message["id"] = str(message["id"])
+        elif message.get("method") == "session/update" and "prompt.stop-reason" in b:
+            update = (message.get("params") or {}).get("update") or {}
+            if update.get("sessionUpdate") == "agent_message_chunk":
+                other = json.loads(json.dumps(message))
+                other["params"]["sessionId"] = "sloppy-other-session"
+                self.write(other)
+        self.write(message)
+
+    def answered(self, method: str | None, params: dict[str, Any], result: dict[str, Any]) -> None:
+        """Change a result the agent gave, as the breaks say."""
+        b = self.breaks
+        if method == "initialize":
+            if "initialization.version-negotiation" in b:
+                result["protocolVersion"] = params.get("protocolVersion")
+            if "initialization.implementation-info" in b:
+                result.pop("agentInfo", None)
+                result.pop("info", None)
+            for name, paths in UNADVERTISED.items():
+                if name in b:
+                    for path in paths:
+                        _remove(result, path)
+        elif method in ("session/new", "session/fork") and isinstance(result.get("sessionId"), str):
+            if "session.unique-ids" in b and len(self.sessions) == 1:
+                result["sessionId"] = self.sessions[0]
+            self.sessions.append(result["sessionId"])
+        elif method == "session/list":
+            if result.get("nextCursor") is not None:
+                self.cursors.add(result["nextCursor"])
+            if "capabilities.list" in b:
+                result.pop("nextCursor", None)
+
+    # -- the pumps -------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        threading.Thread(target=self.pump_out, daemon=True).start()
+        if "transports.stdout-hygiene" in self.breaks:
+            self.write(b"sloppy agent starting up")
+        assert self.child.stdin is not None
+        for line in sys.stdin.buffer:
+            if self.incoming(line):
+                self.child.stdin.write(line)
+                self.child.stdin.flush()
+        if "transports.shutdown" in self.breaks:
+            time.sleep(3600)
+        self.child.stdin.close()
+        return self.child.wait()
+
+    def pump_out(self) -> None:
+        assert self.child.stdout is not None
+        for line in self.child.stdout:
+            self.outgoing(line)
+
+
+def _remove(result: dict[str, Any], path: tuple[str, ...]) -> None:
+    holder: Any = result
+    for key in path[:-1]:
+        holder = holder.get(key) if isinstance(holder, dict) else None
+    if isinstance(holder, dict):
+        holder.pop(path[-1], None)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write("usage: sloppy_agent.py BREAK[,BREAK...] -- AGENT_CMD [ARGS...]\n")
+        return 2
+    breaks = set(filter(None, argv[0].split(",")))
+    unknown = sorted(breaks - set(BREAKS))
+    if unknown:
+        sys.stderr.write(f"sloppy_agent.py: no such break: {', '.join(unknown)}\n")
+        return 2
+    return Sloppy(breaks, argv[2:]).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
