@@ -24,9 +24,9 @@ A requirement the client gave no chance to test is "not applicable", never passe
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -77,6 +77,8 @@ _BY_ID = {r.id: r for r in REQUIREMENTS}
 #: The file the fs probes write and read back, in the session's cwd.
 PROBE_FILE = ".acp-client-check.txt"
 PROBE_TEXT = "written by the ACP client kit\n"
+#: Seconds a probe waits for its answer.
+PATIENCE = 30.0
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -175,8 +177,8 @@ class ClientCheck:
                 pass
 
     async def _terminal(self, call: Callable[[str, Any], Any], session: dict[str, Any]) -> None:
-        command = {**session, "command": sys.executable if os.path.isabs(sys.executable) else "python3",
-                   "args": ["-c", "print('acp-client-check')"]}
+        # a program on any POSIX machine's PATH: a remote client may run it on another machine
+        command = {**session, "command": "echo", "args": ["acp-client-check"]}
         created = await self._step("terminal.run", call, "terminal/create", command)
         terminal = created.get("terminalId") if created is not None else None
         if created is None:
@@ -196,7 +198,10 @@ class ClientCheck:
     async def _step(self, rid: str, call: Callable[[str, Any], Any], method: str, params: Any) -> Any:
         """Call ``method``; its result (a dict), or None with the requirement failed."""
         try:
-            result = await call(method, params)
+            result = await asyncio.wait_for(call(method, params), PATIENCE)
+        except asyncio.TimeoutError:
+            self._fail(rid, f"{method} was not answered within {PATIENCE:g} s")
+            return None
         except Exception as exc:  # noqa: BLE001  (an error answer, or none: the client did not serve it)
             code = getattr(exc, "code", None)
             what = f"error {code} {getattr(exc, 'message', '')}".strip() if code is not None else repr(exc)

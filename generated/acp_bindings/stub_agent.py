@@ -33,7 +33,8 @@ timeout ``ACP_STALL_TIMEOUT``).
   -32602, but ``session/delete``, which succeeds.
 
 Over the network every connection gets a stub agent of its own, with sessions of its own.
-``--listen`` beyond loopback needs ``--token``.
+``--listen`` beyond loopback needs ``--token``. ``--check`` holds the client that connects to the
+spec's requirements of a client and reports each when the connection ends (``_checking``).
 """
 
 from __future__ import annotations
