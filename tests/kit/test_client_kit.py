@@ -141,3 +141,15 @@ def test_the_root_stub_agent_of_several_versions_checks_the_client_in_the_versio
     document = json.loads(report.read_text())
     assert document["protocolVersion"] == 1 and document["exitStatus"] == 0, document
     assert outcomes(document)["permission.offered-option"] == "passed"
+
+
+def test_the_example_client_cancelling_its_turn_answers_the_pending_permission_request_cancelled(tmp_path):
+    """``examples/echo_client.py --cancel`` cancels the turn when asked for permission: a real
+    client keeping ``permission.cancelled-after-cancel``; it advertises no file system and no
+    terminal, which are not applicable."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "echo_client.py"
+    document, status = checked(tmp_path, [sys.executable, str(example), "--cancel", "hello"])
+    found = outcomes(document)
+    assert found["permission.cancelled-after-cancel"] == "passed" and status == 0, document
+    assert {rid for rid, outcome in found.items() if outcome == "not applicable"} == {"fs.write", "fs.read",
+                                                                                      "terminal.run"}
