@@ -53,6 +53,8 @@ class Sloppy:
                 task.add_done_callback(self.tasks.discard)
             elif "method" not in message and message.get("id") in self.pending:
                 self.pending.pop(message["id"]).set_result(message)
+        for waiting in self.pending.values():  # the agent went away
+            waiting.set_exception(ConnectionError("the agent closed its stdout"))
 
     def result(self, request_id: Any, result: Any) -> None:
         self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
