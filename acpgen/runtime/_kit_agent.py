@@ -68,6 +68,8 @@ class Target:
     mcp_servers: bool = True  # session/new, load, resume and fork take ``mcpServers``
     login: str | None = "authenticate"  # the login method, and the field naming its method
     login_id: str = "methodId"
+    #: Where ``initialize``'s result advertises the content a prompt may carry beyond text.
+    prompt_capabilities: tuple[str, ...] = ("agentCapabilities", "promptCapabilities")
 
     def section(self, page: str) -> str:
         """The spec's page (``initialization#version-negotiation``) in this version's docs."""
@@ -144,11 +146,14 @@ class Kit:
 
     async def live(self) -> Peer:
         """The shared connection: a new one when there is none or the last one ended."""
+        if self.failure is not None:  # once initialize failed, the agent is not started again
+            raise NotApplicable(f"no connection to test it on: {self.failure}")
         if self.peer is None or self.peer.ended:
             self.peer = None
             try:
                 self.peer = await self.connection()
             except Broken as exc:
+                self.failure = str(exc)
                 raise NotApplicable(f"no connection to test it on: {exc}") from None
         return self.peer
 

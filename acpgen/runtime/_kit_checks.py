@@ -31,7 +31,10 @@ __all__ = ["CHECKS", "requirements"]
 
 
 async def version_negotiation(kit: Kit) -> None:
-    peer = await kit.live()
+    try:
+        peer = await kit.live()
+    except NotApplicable:  # the first connection: initialize failed
+        raise Broken(str(kit.failure)) from None
     version = kit.target.version
     answered = peer.hello.get("protocolVersion")
     if answered != version:

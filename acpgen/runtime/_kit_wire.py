@@ -132,6 +132,8 @@ async def meta_accepted(kit: Kit) -> None:
 async def stdout_hygiene(kit: Kit) -> None:
     if not any(peer.link.stdio for peer in kit.peers):
         raise NotApplicable("the agent is remote: there is no stdout to read")
+    if not any(peer.lines for peer in kit.peers):
+        raise NotApplicable("the agent wrote nothing on stdout")
     for peer in kit.peers:
         if not peer.ended:
             await peer.close()

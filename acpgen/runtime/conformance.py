@@ -58,6 +58,7 @@ def target() -> Target:
             mcp_servers=data.MCP_SERVERS_REQUIRED,
             login=login if login in requests else None,
             login_id=getattr(data, "LOGIN_ID", "methodId"),
+            prompt_capabilities=(data.RESPONSE_CAPABILITIES, "session", "prompt"),
         )
     advertised = getattr(data, "ADVERTISED", {})
     for name, method in getattr(data, "FEATURES", {}).items():

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._kit_agent import (
+    STOP_REASONS,
     Check,
     Kit,
     NotApplicable,
@@ -182,6 +183,32 @@ async def _config(kit: Kit) -> None:
         )
 
 
+#: A content block of each kind a prompt capability allows.
+_CONTENT = {
+    "image": {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+    "audio": {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+    "embeddedContext": {
+        "type": "resource",
+        "resource": {"uri": "file:///conformance.txt", "mimeType": "text/plain", "text": "hello"},
+    },
+}
+
+
+async def _prompt_content(kit: Kit) -> None:
+    await kit.live()
+    kinds = [kind for kind in _CONTENT if kit.advertised((*kit.target.prompt_capabilities, kind))]
+    if not kinds:
+        raise NotApplicable("no prompt capability is advertised, so a prompt carries text alone")
+    session_id = await kit.new_session()
+    params = kit.prompt(session_id, "hello content")
+    params["prompt"] += [_CONTENT[kind] for kind in kinds]
+    end = await kit.turn(session_id, prompt=params)
+    if end.get("stopReason") not in STOP_REASONS:
+        raise Broken(
+            f"a prompt with {', '.join(kinds)} content, advertised, ended with {quote(end)}"
+        )
+
+
 async def _login_refused(kit: Kit) -> None:
     peer = await kit.live()
     advertised = [
@@ -332,6 +359,16 @@ def feature_checks(target: Target) -> tuple[Check, ...]:
     for name, (run, v1, v2, does) in _FIELDS.items():
         if name in target.features:
             checks.append(Check(f"capabilities.{name}", MUST, (v1, v2), does, run))
+    checks.append(
+        Check(
+            "capabilities.prompt-content",
+            MUST,
+            ("initialization#prompt-capabilities", "initialization#session-prompt-capabilities"),
+            "a prompt with the content its prompt capabilities advertise (image, audio, embedded "
+            "context) is served",
+            _prompt_content,
+        )
+    )
     if target.login is not None and target.login in target.methods:
         checks.append(
             Check(

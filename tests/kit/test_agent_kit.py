@@ -14,6 +14,7 @@ import importlib
 import re
 import sys
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 from support import BINDINGS, ROOT, docs
@@ -41,7 +42,7 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
                              sys.executable, "-m", "acp_bindings.stub_agent")
     assert outcomes(report, "failed") <= NOT_YET, details(report)
     assert outcomes(report, "not applicable") == set(), details(report)  # it serves everything it defines
-    assert len(report["requirements"]) == 29 and status == report["exitStatus"]
+    assert len(report["requirements"]) == 30 and status == report["exitStatus"]
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("name") == "acp-agent-conformance-v1"
     cases = {c.get("name"): c for c in suite.iter("testcase")}
@@ -180,3 +181,46 @@ def test_the_guides_table_is_the_kits_requirements():
             assert (cell == "—") == (name not in checks[version] and version == 2), (name, cell)
             if cell != "—":
                 assert cell.endswith(f"]({link})"), (name, cell, link)
+
+
+def test_an_agent_that_never_answers_fails_negotiation_and_gives_no_chance_to_test_the_rest(tmp_path):
+    """Started once, not once per requirement: the rest is not applicable, never passed."""
+    deaf = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    status, report = run_kit(kit_module("acp_bindings", BINDINGS), "--timeout", "1", "--cwd", str(tmp_path), "--",
+                             *deaf)
+    assert status == 1
+    assert outcomes(report, "failed") == {"initialization.version-negotiation"}
+    assert outcomes(report, "passed") == set()
+    assert "no answer to initialize" in report["requirements"][0]["detail"]
+
+
+def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkeypatch, tmp_path):
+    """A method of the schema with a capability the kit knows nothing more of (the unstable ones):
+    advertised, it must not answer -32601; not advertised, it must. The stub agent answers
+    ``session/set_model`` (-32602 for empty params) and not ``nes/start`` (-32601): with each
+    gated by a capability it advertises (``loadSession``) and by one it does not, each half
+    passes once and fails once."""
+    import asyncio
+    import dataclasses
+
+    from acp_bindings import _kit_agent, _kit_features, _kit_peer
+
+    agents_import(monkeypatch, BINDINGS)
+    target = kit_module("acp_bindings", BINDINGS).TARGET
+
+    async def connect() -> Any:
+        link = await _kit_peer.StdioLink.start([sys.executable, "-m", "acp_bindings.stub_agent"], cwd=str(tmp_path))
+        return _kit_peer.Peer(link, 10.0)
+
+    def verdicts(advertised: str, not_advertised: str) -> dict[str, str]:
+        capabilities = {advertised: "/result/agentCapabilities/loadSession",
+                        not_advertised: "/result/agentCapabilities/kitNothing"}
+        gated = dataclasses.replace(target, capabilities=capabilities)
+        checks = [c for c in _kit_features.feature_checks(gated) if c.id.startswith("capabilities.") and "/" in c.id]
+        found, _ = asyncio.run(_kit_agent.run(gated, checks, connect, str(tmp_path), str(tmp_path)))
+        return {v.requirement.id: v.outcome for v in found}
+
+    assert verdicts("session/set_model", "nes/start") == {
+        "capabilities.session/set_model": "passed", "capabilities.nes/start": "passed"}
+    assert verdicts("nes/start", "session/set_model") == {
+        "capabilities.nes/start": "failed", "capabilities.session/set_model": "failed"}

@@ -38,7 +38,7 @@ GROUPS = {
              "transports.stdout-hygiene", "capabilities.list:unadvertised"],
     "v1-b": ["initialization.implementation-info", "session.unique-ids", "prompt.stop-reason", "capabilities.list",
              "capabilities.close", "capabilities.fork", "capabilities.logout", "capabilities.additional-directories",
-             "capabilities.config-options", "jsonrpc.method-not-found", "jsonrpc.invalid-params",
+             "capabilities.config-options", "capabilities.prompt-content", "jsonrpc.method-not-found", "jsonrpc.invalid-params",
              "jsonrpc.invalid-request", "jsonrpc.notification-no-reply", "extensibility.meta",
              "extensibility.unknown-notification", "transports.shutdown", "capabilities.load:unadvertised"],
     "v2": ["session-list.invalid-cursor", "session-list.omitted-params", "session-delete.unknown-session"],

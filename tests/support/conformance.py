@@ -1,4 +1,5 @@
-"""A test client for the conformance checks (``tests/conformance/``), written from the spec's text.
+"""A raw test client for the stub agents' tests (``tests/runtime/test_stub_capabilities.py``, the
+v2 stub's sessions), written from the spec's text; the agent kit has its own (``_kit_peer``).
 
 :class:`Peer` starts an agent process and speaks raw JSON-RPC to it over its stdin and stdout, as a
 client does over the stdio transport: it sends what a check asks (bytes that are not JSON

@@ -23,8 +23,8 @@ SLOPPY = ROOT / "tests" / "support" / "sloppy_agent.py"
 #: stubs are fixed; the kit reports it, the tests of the stubs let it pass until then.
 NOT_YET = {"session-list.omitted-params", "session-delete.unknown-session"}
 #: What the v2 stub agents do not offer until they are at parity with v1's (issue 41), which the
-#: kit finds not applicable: config options.
-V2_PARITY = {"capabilities.config-options"}
+#: kit finds not applicable: config options, prompt capabilities.
+V2_PARITY = {"capabilities.config-options", "capabilities.prompt-content"}
 #: The v2 stub's turns are instant by default: a delay lets a cancel reach one.
 V2_DELAY = ("--delay", "0.05")
 

@@ -38,6 +38,7 @@ BREAKS = {
     "capabilities.additional-directories": "advertises additional directories, but refuses them",
     "capabilities.modes": "offers modes, but refuses session/set_mode",
     "capabilities.config-options": "offers config options, but refuses to set one",
+    "capabilities.prompt-content": "advertises prompt content beyond text, but refuses it",
     "auth.unknown-method": "logs in with any method id",
     "session-list.omitted-params": "refuses session/list without params",
     "session-list.invalid-cursor": "lists nothing for a cursor it never gave, without an error",
@@ -128,6 +129,8 @@ class Sloppy:
              {"stopReason": "end_turn"}),
             ("prompt.cancellation", method == "session/cancel", False),
             ("capabilities.additional-directories", request and "additionalDirectories" in params, -32602),
+            ("capabilities.prompt-content", method == "session/prompt" and any(
+                isinstance(b, dict) and b.get("type") != "text" for b in params.get("prompt") or []), -32602),
             ("auth.unknown-method", method in ("authenticate", "auth/login"), {}),
             ("session-list.omitted-params", method == "session/list" and "params" not in message, -32602),
             ("session-list.invalid-cursor", method == "session/list" and "cursor" in params
