@@ -21,13 +21,14 @@
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
 #   make conformance -- the agent kit's whole matrix: each sloppy break alone, every stub over every transport
+#   make conformance-client -- the client kit against the sloppy client breaking each requirement alone
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: conformance scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
+.PHONY: conformance conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -179,6 +180,11 @@ transitions: $(TEST_STAMP)
 # Streamable HTTP (nothing fails); the default suite runs a subset covering each once.
 conformance: $(TEST_STAMP)
 	ACPGEN_CONFORMANCE=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_agent_kit_matrix.py
+
+# The client kit (stub_agent --check) against the sloppy client breaking each requirement in turn
+# (the suite tries two of them), and against the clients that keep them all.
+conformance-client: $(TEST_STAMP) $(NODE_STAMP)
+	ACPGEN_CLIENT_KIT_ALL=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_client_kit.py
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)

@@ -24,6 +24,7 @@ from .model.spec import Method, SchemaSource, Spec
 from .model.stub_features import v1_stub_data
 from .model.stubs import stub_flows
 from .model.typebuild import build_types
+from .model.update_examples import every_update
 from .model.wire import wire_rules
 from .options import Options, check_options, regenerate_command
 from .output.formatting import ensure_parses, format_python
@@ -124,7 +125,8 @@ def spec_of(
         stub_flows=stub_flows(methods, spec.types),
         wire=wire_rules(schema.document),
     )
-    spec = replace(spec, stub_data=spec.stub_flows.data if spec.stub_flows else v1_stub_data(methods, spec.types))
+    stub_data = spec.stub_flows.data if spec.stub_flows else v1_stub_data(methods, spec.types)
+    spec = replace(spec, stub_data=(*stub_data, every_update(methods, spec.types)))
     # a side's own names (``Proxy``, ...) must not be a type's: the roles are built knowing the types
     taken = frozenset(spec.type_names)
     where = options.origins.get("side", "--side")

@@ -74,9 +74,9 @@ class Version:
 
     @property
     def stub_arguments(self) -> tuple[str, ...]:
-        """The root's connector's arguments to its ``StubAgent``: ``delay=delay``, and each option
-        it takes (:attr:`stub_options`)."""
-        return ("delay=delay", *(f"{name}={name}" for name in self.stub_options))
+        """The root's connector's arguments to its ``StubAgent``: ``delay=delay``,
+        ``all_updates=all_updates``, ``check=check`` and each option it takes (:attr:`stub_options`)."""
+        return ("delay=delay", "all_updates=all_updates", "check=check", *(f"{name}={name}" for name in self.stub_options))
 
 
 #: The package root's tools of several versions: one template each, under ``versions/``.

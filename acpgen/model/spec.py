@@ -180,6 +180,8 @@ class StubFlows:
     #: ``("session",)`` in a draft where the ``session`` capability itself commits to the method.
     session_features: tuple[tuple[str, tuple[str, ...]], ...] = ()
     session_info: tuple[str, ...] = ()  # the fields of a session ``session/list`` lists
+    #: the ``session`` capability has ``prompt`` (the prompt capabilities: images, audio, ...)
+    prompt_capabilities: bool = False
     #: What ``_stub_data`` holds of all this, as the runtime reads it (see :func:`.stubs.stub_data`).
     data: tuple[StubValue, ...] = ()
 

@@ -77,6 +77,7 @@ def stub_flows(methods: tuple[Method, ...], types: tuple[TypeDef, ...]) -> StubF
                                                                                       "agentCapabilities"), classes),
                                            classes),
         session_info=_session_info(table, classes),
+        prompt_capabilities=_has_prompt_capabilities(initialized, classes),
     )
     return replace(flows, data=stub_data(flows))
 
@@ -147,6 +148,8 @@ def stub_data(f: StubFlows) -> tuple[StubValue, ...]:
                   annotation="dict[str, list[str]]"),
         StubValue("SESSION_INFO", "The fields of a session ``session/list`` lists.", list(f.session_info),
                   annotation="list[str]"),
+        StubValue("PROMPT_CAPABILITIES", "The ``session`` capability has ``prompt``: the prompt capabilities the agent"
+                  " advertises.", f.prompt_capabilities),
     )
 
 
@@ -190,6 +193,12 @@ def _session_features(table: Mapping[str, Method], capabilities: ClassDef | None
     if _has(session, "additionalDirectories"):
         found.append(("additional-directories", ("session", "additionalDirectories")))
     return tuple(found)
+
+
+def _has_prompt_capabilities(initialized: ClassDef, classes: Mapping[str, ClassDef]) -> bool:
+    capabilities = field_class(initialized, _first_of(initialized, "capabilities", "agentCapabilities"), classes)
+    session = field_class(capabilities, "session", classes)
+    return session is not None and _has(session, "prompt")
 
 
 def _session_info(table: Mapping[str, Method], classes: Mapping[str, ClassDef]) -> tuple[str, ...]:

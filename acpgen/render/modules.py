@@ -162,6 +162,9 @@ MODULES = (
     # terminals (shared); the stub agents and clients (a version's own)
     Module("_listen.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_everything.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_client_kit.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_checking.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_sessions.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
     Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),

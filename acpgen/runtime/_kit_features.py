@@ -163,20 +163,21 @@ async def _config(kit: Kit) -> None:
         raise NotApplicable("no config option offers a choice of values")
     value = next(v["value"] for v in select["options"] if v.get("value") != select["currentValue"])
     method = kit.target.features["config-options"][0]
-    result = await peer.result(
-        method, {"sessionId": answer["sessionId"], "configId": select["id"], "value": value}
-    )
+    key = "configId" if "configId" in select else "id"  # v2's later drafts name it configId
+    # "type": "id" tags the value as the id of a value offered, where the draft tags it
+    params = {"sessionId": answer["sessionId"], "configId": select[key], "type": "id", "value": value}
+    result = await peer.result(method, params)
     after = {
-        o.get("id"): o.get("currentValue")
+        o.get(key): o.get("currentValue")
         for o in result.get("configOptions") or []
         if isinstance(o, dict)
     }
     if (
-        sorted(map(str, after)) != sorted(str(o["id"]) for o in options)
-        or after.get(select["id"]) != value
+        sorted(map(str, after)) != sorted(str(o[key]) for o in options)
+        or after.get(select[key]) != value
     ):
         raise Broken(
-            f"{select['id']} set to {value!r} answered {quote(result)}, not every option with the new value"
+            f"{select[key]} set to {value!r} answered {quote(result)}, not every option with the new value"
         )
 
 

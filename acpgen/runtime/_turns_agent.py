@@ -1,6 +1,8 @@
 """The stub agent of a protocol version whose turns end through state updates (ACP v2): it
 negotiates, creates sessions, takes a prompt and reports its turn (``running``, the echo,
-``idle``), asks permission when told to, requires a login when given auth methods, serves the
+``idle``; every kind of update of its draft too, when asked: ``_everything``), asks permission
+when told to, advertises a login (required when given auth methods), its prompt capabilities and a
+config option (``style``: echo, upper) where its draft has them, serves the
 session methods its draft defines beyond the baseline (listing, resuming, closing, deleting,
 loading; each advertised as the draft says, in the ``session`` capability), and serves stdio or
 the network (``_listen``); its sessions live in ``_stub_sessions``. What its draft names
@@ -15,12 +17,21 @@ import argparse
 import asyncio
 import functools
 import itertools
+import json
 import logging
 import os
 from collections.abc import Sequence
 from typing import Any
 
-from . import _listen, _stub_data, _stub_sessions, models
+from . import (
+    _checking,
+    _client_kit,
+    _everything,
+    _listen,
+    _stub_data,
+    _stub_sessions,
+    models,
+)
 from ._codec import decode, encode
 from ._echo import echoes
 from ._rpc import ConnectionClosed, RequestError
@@ -56,11 +67,19 @@ SESSION_FEATURES = {
     "delete": "session/delete forgets a session",
     "additional-directories": "additionalDirectories (absolute paths) are kept per session",
 }
+#: The auth method it advertises without ``--auth-method`` (a login with it is optional).
+STUB_LOGIN = "stub-login"
+#: Its one config option, where the draft has ``session/set_config_option``: ``upper`` echoes
+#: the prompt in upper case.
+STYLE = {"id": "style", "name": "Reply style"}
+STYLES = [{"value": "echo", "name": "Echo"}, {"value": "upper", "name": "Upper case"}]
+#: What it advertises of prompts, where the draft has the ``session.prompt`` capability.
+PROMPT_CAPABILITIES: dict[str, Any] = {"image": {}, "audio": {}, "embeddedContext": {}}
 #: The result type of each request the agent answers, by its wire name.
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
 
-class StubAgent(Agent):
+class StubAgent(Agent, _checking.Checked):
     """The stub's behaviour: negotiate, create sessions, echo prompts, honour cancellation."""
 
     def __init__(
@@ -71,11 +90,18 @@ class StubAgent(Agent):
         disabled: Sequence[str] = (),
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
+        all_updates: bool = False,
+        check: _client_kit.ClientCheck | None = None,
     ) -> None:
+        self.check = check  # checking mode: the client is held to the spec (_client_kit)
+        self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.delay = delay
+        self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.ask_permission = ask_permission
-        # the ids of the auth methods it requires a login with (none: it requires none)
+        # the ids of the auth methods it requires a login with (none: it requires none, and
+        # advertises STUB_LOGIN, which a client may log in with)
         self.auth_methods = tuple(auth_methods)
+        self.advertised = self.auth_methods or ((STUB_LOGIN,) if _stub_data.LOGIN else ())
         self.logged_in = False
         self.initialized = False
         self._ids = itertools.count(1)
@@ -86,6 +112,10 @@ class StubAgent(Agent):
 
     def session_known(self, session_id: str) -> bool:
         return True  # its store (a server's agents may share one) answers an unknown session
+
+    def on_connect(self, connection: Any) -> None:
+        super().on_connect(connection)
+        self.watch(connection)
 
     async def initialize(self, params: InitializeParams) -> InitializeResult:
         requested = encode(params)["protocolVersion"]
@@ -101,7 +131,7 @@ class StubAgent(Agent):
             "protocolVersion": max(spoken),
             _stub_data.RESPONSE_INFO: info,
             _stub_data.RESPONSE_CAPABILITIES: self._capabilities(),
-            "authMethods": [_advertised(method_id) for method_id in self.auth_methods],
+            "authMethods": [_advertised(method_id) for method_id in self.advertised],
         }
         response: InitializeResult = decode(InitializeResult, answer)
         self.initialized = True
@@ -109,11 +139,9 @@ class StubAgent(Agent):
 
     async def _login(self, params: Any) -> Any:
         """The draft's login request (``_stub_data.LOGIN``): it names an advertised auth method."""
-        if not self.auth_methods:  # it requires no login: as if it had no handler
-            return await getattr(super(), _stub_data.LOGIN_HANDLER)(params)
         method_id = encode(params)["methodId"]
-        if method_id not in self.auth_methods:
-            advertised = ", ".join(self.auth_methods)
+        if method_id not in self.advertised:
+            advertised = ", ".join(self.advertised)
             message = f"{method_id} is not an auth method this agent advertises ({advertised})"
             raise RequestError.invalid_params({"methodId": method_id, "message": message})
         self.logged_in = True
@@ -121,8 +149,6 @@ class StubAgent(Agent):
 
     async def _logout(self, params: Any) -> Any:
         """The draft's logout request (``_stub_data.LOGOUT``): a login is needed again."""
-        if not self.auth_methods:
-            return await getattr(super(), _stub_data.LOGOUT_HANDLER)(params)
         self.logged_in = False
         return decode(getattr(models, _stub_data.LOGOUT_RESULT), {})
 
@@ -135,9 +161,26 @@ class StubAgent(Agent):
             raise RequestError.invalid_params(
                 {"path": "/cwd", "message": "cwd must be an absolute path"}
             )
-        session = self.sessions.create(params.cwd, self._directories(encode(params)))
-        response: NewSessionResult = decode(NewSessionResult, {"sessionId": session.session_id})
+        config = {STYLE["id"]: STYLES[0]["value"]} if _config_option() else {}
+        session = self.sessions.create(params.cwd, self._directories(encode(params)), config=config)
+        answer: dict[str, Any] = {"sessionId": session.session_id}
+        if config:
+            answer["configOptions"] = _config_options(session)
+        response: NewSessionResult = decode(NewSessionResult, answer)
         return response
+
+    async def session_set_config_option(self, params: Any) -> Any:
+        request = encode(params)
+        session = self.sessions.require(request["sessionId"])
+        if not session.config or request.get("configId") != STYLE["id"]:
+            message = "no such config option"
+            raise RequestError.invalid_params({"configId": request.get("configId"), "message": message})
+        if request.get("value") not in [style["value"] for style in STYLES]:
+            raise RequestError.invalid_params({"value": request.get("value"), "message": "no such value"})
+        session.config[STYLE["id"]] = request["value"]
+        update = {"sessionUpdate": "config_option_update", "configOptions": _config_options(session)}
+        await self._update(session.session_id, update)
+        return _result("session/set_config_option", {"configOptions": update["configOptions"]})
 
     async def session_cancel(self, params: CancelParams) -> None:
         session = self.sessions.get(encode(params)["sessionId"])
@@ -147,6 +190,7 @@ class StubAgent(Agent):
     async def session_prompt(self, params: PromptParams) -> PromptResult:
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
+        await self.probe(session.session_id)
         message_id = f"user-message-{next(self._ids)}"
         cancelled = session.cancelled = asyncio.Event()
         session.touch()
@@ -195,7 +239,9 @@ class StubAgent(Agent):
 
     async def session_delete(self, params: Any) -> Any:
         self._serves("delete")
-        self.sessions.forget(self.sessions.require(encode(params)["sessionId"]).session_id)
+        # session-delete.mdx, "Semantics": deleting a session already deleted, or never
+        # created, SHOULD succeed silently
+        self.sessions.forget(encode(params)["sessionId"])
         return _result("session/delete", {})
 
     def _serves(self, feature: str) -> None:
@@ -209,6 +255,8 @@ class StubAgent(Agent):
         if not self.features:
             return {}
         session: dict[str, Any] = {}
+        if _stub_data.PROMPT_CAPABILITIES:
+            session["prompt"] = PROMPT_CAPABILITIES
         for feature in sorted(self.features):
             path = _stub_data.SESSION_FEATURES[feature]
             if len(path) > 1:
@@ -268,11 +316,23 @@ class StubAgent(Agent):
                     {"sessionUpdate": "user_message", "messageId": message_id, "content": prompt},
                     keep=session,
                 )
-            allowed = not self.ask_permission or await self._permission(session_id)
+            everything = self.all_updates or _everything.asked(prompt)
+            if everything:  # every update of the draft (_everything), then a permission request
+                own = {"config_option_update": {"sessionUpdate": "config_option_update",
+                                                "configOptions": _config_options(session)}}
+                for update in _everything.updates(_stub_data.EVERY_UPDATE, own if session.config else {}):
+                    if cancelled.is_set():
+                        break
+                    await self._update(session_id, update, keep=session)
+            asks = (self.ask_permission or everything) and not cancelled.is_set()
+            allowed = not asks or await self._permission(session_id)
             reply = f"agent-message-{next(self._ids)}"
+            upper = session.config.get(STYLE["id"]) == "upper"
             for content in echoes(prompt) if allowed else ():
                 if cancelled.is_set():
                     break
+                if upper and content.get("type") == "text":
+                    content = {**content, "text": content["text"].upper()}
                 update = {"sessionUpdate": "agent_message_chunk", "content": content}
                 if _stub_data.CHUNK_MESSAGE_ID:
                     update["messageId"] = reply
@@ -311,9 +371,15 @@ class StubAgent(Agent):
             ],
         }
         asking = decode(getattr(models, _stub_data.PERMISSION_PARAMS), request)
-        answer = await self.client.session_request_permission(asking)
+        try:
+            answer = await self.client.session_request_permission(asking)
+        except RequestError:  # refused: as if rejected
+            logger.warning("the client refused session/request_permission")
+            answer = None
         if _stub_data.REQUIRES_ACTION:
             await self._update(session_id, {"sessionUpdate": "state_update", "state": "running"})
+        if answer is None:
+            return False
         outcome = encode(answer)["outcome"]
         return bool(outcome.get("outcome") == "selected" and outcome.get("optionId") == "allow")
 
@@ -328,6 +394,25 @@ def _served(enabled: frozenset[str]) -> frozenset[str]:
 
 def _result(method: str, value: dict[str, Any]) -> Any:
     return decode(getattr(models, str(_RESULTS[method])), value)
+
+
+def _config_option() -> dict[str, Any] | None:
+    """The draft's config option, as its example update has it (None: the draft has none)."""
+    example = _stub_data.EVERY_UPDATE.get("config_option_update")
+    if example is None or "session/set_config_option" not in _RESULTS:
+        return None
+    option: dict[str, Any] = json.loads(example)["configOptions"][0]
+    return option if option.get("type") == "select" else None
+
+
+def _config_options(session: Session) -> list[dict[str, Any]]:
+    """The session's config options, in the shape of the draft's (``_config_option``)."""
+    option = _config_option() or {}
+    key = "configId" if "configId" in option else "id"
+    kept = {k: v for k, v in option.items() if k in ("type", key, "name", "currentValue", "options")}
+    current = session.config.get(STYLE["id"], STYLES[0]["value"])
+    named = {**kept, key: STYLE["id"], "name": STYLE["name"]}
+    return [{**named, "currentValue": current, "options": STYLES}]
 
 
 def _info(session: Session) -> dict[str, Any]:
@@ -372,6 +457,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait between updates")
+    _everything.add_argument(parser)
     parser.add_argument(
         "--ask-permission",
         action="store_true",
@@ -391,8 +477,10 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         _stub_data.SESSION_FEATURES,
         "those the bare session capability commits to go together",
     )
+    _checking.add_arguments(parser)
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
+    _checking.check_usage(parser, args)
     size = _stub_sessions.page_size(parser, args)
     methods: list[str] = getattr(args, "auth_method", [])
     twice = [i for n, i in enumerate(methods) if i in methods[:n]]
@@ -406,10 +494,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         auth_methods=methods,
         disabled=getattr(args, "disable", []),
         page_size=size,
+        all_updates=args.all_updates or args.check,
     )
-    _listen.serve(
-        parser,
-        args,
-        lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(stub, token=args.token),
-    )
+    app = functools.partial(asgi_app, token=args.token)
+    _checking.serve(parser, args, stub, run_agent, app, PROTOCOL_VERSION)

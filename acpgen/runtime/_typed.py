@@ -121,7 +121,21 @@ class TypedDispatcher:
         try:
             return self._decode_value(params_type, params)
         except self._codec.error as exc:
+            absent = self._absent(params_type, params)
+            if absent is not _NOT_EMPTY:
+                return absent
             raise self._invalid(method, params, exc) from exc
+
+    def _absent(self, params_type: Any, params: Any) -> Any:
+        """Params the peer left out (JSON-RPC 2.0 lets a request omit them), decoded as ``{}``
+        where its params type has no required field; else :data:`_NOT_EMPTY` (the absence is
+        answered as params that do not decode)."""
+        if params is not None:
+            return _NOT_EMPTY
+        try:
+            return self._decode_value(params_type, {})
+        except self._codec.error:
+            return _NOT_EMPTY
 
     def _invalid(self, method: str, params: Any, exc: Exception) -> RequestError:
         """The error that answers params that do not decode (``-32602``; an ``initialize`` of
@@ -215,6 +229,9 @@ class TypedDispatcher:
         try:
             value = self._decode_value(params_type, params)
         except self._codec.error as exc:
+            value = self._absent(params_type, params)
+            if value is not _NOT_EMPTY:
+                return handler(value)
             details = self._invalid(method, params, exc).data
             logger.warning("%s: dropped notification %s: %s", self._name, method, details)
             return _nothing()
@@ -246,6 +263,8 @@ def _keeping_sessions(target: Any, route: Route) -> Callable[[Any], Coroutine[An
     return kept
 
 
+#: What :meth:`TypedDispatcher._absent` returns for params that ``{}`` does not stand for.
+_NOT_EMPTY: Any = object()
 #: The highest ``ProtocolVersion`` (``uint16``).
 _HIGHEST_VERSION = 0xFFFF
 

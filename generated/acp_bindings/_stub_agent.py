@@ -21,7 +21,15 @@ import os
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from . import _listen, _stub_data, _stub_sessions, models
+from . import (
+    _checking,
+    _client_kit,
+    _everything,
+    _listen,
+    _stub_data,
+    _stub_sessions,
+    models,
+)
 from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
@@ -64,7 +72,7 @@ FEATURES = {
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
 
-class StubAgent(Agent):
+class StubAgent(Agent, _checking.Checked):
     """The stub's behaviour: negotiate, keep sessions, echo prompts, honour cancellation, and
     serve the optional features of :data:`FEATURES` the schema has, but those ``disabled``."""
 
@@ -75,8 +83,13 @@ class StubAgent(Agent):
         require_auth: bool = False,
         page_size: int = DEFAULT_PAGE_SIZE,
         store: SessionStore | None = None,
+        all_updates: bool = False,
+        check: _client_kit.ClientCheck | None = None,
     ) -> None:
+        self.check = check  # checking mode: the client is held to the spec (_client_kit)
+        self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.delay = delay
+        self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
         self.require_auth = require_auth and _stub_data.AUTH
         self.page_size = page_size
@@ -117,6 +130,10 @@ class StubAgent(Agent):
         response: models.InitializeResponse = decode(models.InitializeResponse, answer)
         self.initialized = True
         return response
+
+    def on_connect(self, connection: Any) -> None:
+        super().on_connect(connection)
+        self.watch(connection)
 
     async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
         method_id = encode(params).get("methodId")
@@ -190,7 +207,9 @@ class StubAgent(Agent):
 
     async def session_delete(self, params: Any) -> Any:
         self._serves("delete")
-        self.sessions.forget(self.sessions.require(encode(params)["sessionId"]).session_id)
+        # session-delete.mdx, "Semantics": deleting a session already deleted, or never
+        # created, SHOULD succeed silently
+        self.sessions.forget(encode(params)["sessionId"])
         return self._result("session/delete", {})
 
     async def session_set_mode(self, params: Any) -> Any:
@@ -240,12 +259,16 @@ class StubAgent(Agent):
             raise RequestError.invalid_request({"details": "call initialize first"})
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
+        await self.probe(session.session_id)
         cancelled = session.cancelled = asyncio.Event()
         for block in request["prompt"]:
             session.history.append({"sessionUpdate": "user_message_chunk", "content": block})
             if session.title is None and block.get("type") == "text":
                 session.title = " ".join(block["text"].split())[:60] or None
         session.touch()
+        everything = self.all_updates or _everything.asked(request["prompt"])
+        if everything and not await self._everything(session, cancelled):
+            return _stop("cancelled")
         for block in request["prompt"]:
             for content in await self._echo(session, block):
                 if await self._paused(cancelled):
@@ -253,6 +276,42 @@ class StubAgent(Agent):
                 update = {"sessionUpdate": "agent_message_chunk", "content": content}
                 await self._send(session, update)
         return _stop("cancelled" if await self._paused(cancelled) else "end_turn")
+
+    async def _everything(self, session: Session, cancelled: asyncio.Event) -> bool:
+        """Send every kind of update the schema defines, then ask permission for the tool call
+        they report (``_everything``); False if the turn is cancelled meanwhile."""
+        own: dict[str, dict[str, Any]] = {}
+        if "modes" in self.features:
+            own["current_mode_update"] = {
+                "sessionUpdate": "current_mode_update",
+                "currentModeId": session.mode,
+            }
+        if "config-options" in self.features:
+            options = self._config_options(session)
+            own["config_option_update"] = {
+                "sessionUpdate": "config_option_update",
+                "configOptions": options,
+            }
+        for update in _everything.updates(_stub_data.EVERY_UPDATE, own):
+            if await self._paused(cancelled):
+                return False
+            await self._send(session, update)
+        if hasattr(models, "RequestPermissionRequest"):
+            tool_call = {
+                "toolCallId": _everything.tool_call_id(_stub_data.EVERY_UPDATE),
+                "title": "Echo the prompt back",
+            }
+            request = {
+                "sessionId": session.session_id,
+                "toolCall": tool_call,
+                "options": _everything.OPTIONS,
+            }
+            asking = decode(models.RequestPermissionRequest, request)
+            try:
+                await self.client.session_request_permission(asking)
+            except RequestError:  # refused: the turn goes on
+                logging.getLogger(__name__).warning("the client refused session/request_permission")
+        return not await self._paused(cancelled)
 
     async def _paused(self, cancelled: asyncio.Event) -> bool:
         """Wait ``delay`` seconds, or less if the turn is cancelled meanwhile; True if it is."""
@@ -399,8 +458,11 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
             help=f"answer session requests -32000 (authentication required) until authenticate"
             f" with {AUTH_METHOD['id']} succeeds",
         )
+    _everything.add_argument(parser)
+    _checking.add_arguments(parser)
     _listen.add_arguments(parser)
     args = parser.parse_args(argv)
+    _checking.check_usage(parser, args)
     size = _stub_sessions.page_size(parser, args)
     logging.basicConfig(level=logging.WARNING, format="stub_agent: %(levelname)s %(message)s")
     stub = functools.partial(
@@ -409,10 +471,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         disabled=getattr(args, "disable", []),
         require_auth=getattr(args, "require_auth", False),
         page_size=size,
+        all_updates=args.all_updates or args.check,
     )
-    _listen.serve(
-        parser,
-        args,
-        lambda: asyncio.run(run_agent(stub())),
-        lambda: asgi_app(stub, token=args.token),
-    )
+    app = functools.partial(asgi_app, token=args.token)
+    _checking.serve(parser, args, stub, run_agent, app, PROTOCOL_VERSION)

@@ -40,3 +40,18 @@ CONFIG_UPDATE = True
 SESSION_INFO: list[str] = ["additionalDirectories", "cwd", "sessionId", "title", "updatedAt"]
 #: ``initialize`` lists auth methods and ``authenticate`` names one (``methodId``).
 AUTH = True
+#: An example of each session/update kind the schema defines (its JSON text), by kind: what a turn
+#: asked for everything sends (the turn's own state updates aside).
+EVERY_UPDATE: dict[str, str] = {
+    "user_message_chunk": '{"content":{"annotations":{},"text":"everything","type":"text"},"messageId":"everything-message","sessionUpdate":"user_message_chunk"}',
+    "agent_message_chunk": '{"content":{"annotations":{},"text":"everything","type":"text"},"messageId":"everything-message","sessionUpdate":"agent_message_chunk"}',
+    "agent_thought_chunk": '{"content":{"annotations":{},"text":"everything","type":"text"},"messageId":"everything-message","sessionUpdate":"agent_thought_chunk"}',
+    "tool_call": '{"content":[{"content":{"text":"everything","type":"text"},"type":"content"}],"kind":"read","locations":[{"line":1,"path":"/everything/hello.txt"}],"rawInput":{},"rawOutput":{},"sessionUpdate":"tool_call","status":"in_progress","title":"Everything the schema defines","toolCallId":"everything-tool-call"}',
+    "tool_call_update": '{"content":[{"content":{"text":"everything","type":"text"},"type":"content"}],"kind":"read","locations":[{"line":1,"path":"/everything/hello.txt"}],"rawInput":{},"rawOutput":{},"sessionUpdate":"tool_call_update","status":"in_progress","title":"Everything the schema defines","toolCallId":"everything-tool-call"}',
+    "plan": '{"entries":[{"content":"Send one update of every kind","priority":"high","status":"in_progress"}],"sessionUpdate":"plan"}',
+    "available_commands_update": '{"availableCommands":[{"description":"example description","input":{"hint":"example hint"},"name":"example name"}],"sessionUpdate":"available_commands_update"}',
+    "current_mode_update": '{"currentModeId":"ask","sessionUpdate":"current_mode_update"}',
+    "config_option_update": '{"configOptions":[{"category":"mode","currentValue":"example currentValue","description":"example description","id":"example id","name":"example name","options":[{"name":"example name","value":"example value"}],"type":"select"}],"sessionUpdate":"config_option_update"}',
+    "session_info_update": '{"sessionUpdate":"session_info_update","title":"Everything the schema defines","updatedAt":"2026-01-01T00:00:00Z"}',
+    "usage_update": '{"cost":{"amount":1.0,"currency":"USD"},"sessionUpdate":"usage_update","size":1,"used":1}',
+}

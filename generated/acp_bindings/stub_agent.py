@@ -20,16 +20,21 @@ timeout ``ACP_STALL_TIMEOUT``).
   ``file://`` URI is read through ``fs/read_text_file`` when the client can read files), waiting
   ``--delay`` seconds (0.1 by default) before each and after the last, and ends with
   ``end_turn``; ``session/cancel`` makes it end with ``cancelled``;
+* a turn whose prompt has the word ``everything`` (every turn, with ``--all-updates``) first
+  sends one ``session/update`` of each kind the schema defines (a plan, a tool call and its
+  update with content and locations, the session's mode and config options, usage, ...) and a
+  ``session/request_permission`` about the tool call;
 * the optional features this package's schema defines, each advertised in ``initialize`` (or
   offered in ``session/new``'s answer) and served: load, resume, list, close, fork,
   additional-directories, modes, config-options, logout (``--help`` says what each does).
   ``--disable FEATURE`` neither advertises nor serves one: its request answers -32601, as does
   every request of a feature the schema lacks;
 * a request for a session this agent does not know (never created, closed or deleted) answers
-  -32602.
+  -32602, but ``session/delete``, which succeeds.
 
 Over the network every connection gets a stub agent of its own, with sessions of its own.
-``--listen`` beyond loopback needs ``--token``.
+``--listen`` beyond loopback needs ``--token``. ``--check`` holds the client that connects to the
+spec's requirements of a client and reports each when the connection ends (``_checking``).
 """
 
 from __future__ import annotations

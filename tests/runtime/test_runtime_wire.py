@@ -133,6 +133,33 @@ async def test_params_that_fail_to_decode_answer_invalid_params_with_the_path():
     await connection.close()
 
 
+class ListingAgent(EchoAgent):
+    """Lists no sessions, and keeps the params of each list it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lists: list[models.ListSessionsRequest] = []
+
+    async def session_list(self, params: models.ListSessionsRequest) -> models.ListSessionsResponse:
+        self.lists.append(params)
+        return models.ListSessionsResponse(sessions=[])
+
+
+async def test_params_left_out_stand_for_an_empty_object_where_no_field_is_required():
+    """JSON-RPC 2.0: a request's params "MAY be omitted". session/list's params have no required
+    field: left out, they decode as ``{}``; session/prompt's have some: left out, -32602."""
+    agent = ListingAgent()
+    connection, peer = await _serve_raw(agent)
+    peer.send({"jsonrpc": "2.0", "id": "a", "method": "session/list"})
+    assert await peer.receive() == {"jsonrpc": "2.0", "id": "a", "result": {"sessions": []}}
+    assert [encode(params) for params in agent.lists] == [{}]
+    reply = await peer.request("b", "session/prompt")
+    assert reply["error"]["code"] == -32602 and "got null" in reply["error"]["data"]["message"]
+    reply = await peer.request("c", "session/list", {"cursor": 5})
+    assert reply["error"]["code"] == -32602 and reply["error"]["data"]["path"] == "/cursor"
+    await connection.close()
+
+
 async def test_handler_exception_answers_internal_error_and_the_next_request_succeeds(caplog):
     connection, peer = await _serve_raw(EchoAgent())
     with caplog.at_level(logging.ERROR):

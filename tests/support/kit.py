@@ -19,12 +19,6 @@ from support import ROOT
 from support.remote import wait_listening
 
 SLOPPY = ROOT / "tests" / "support" / "sloppy_agent.py"
-#: What the stub agents may still break: found by the kit (issue 41's findings), fixed where the
-#: stubs are fixed; the kit reports it, the tests of the stubs let it pass until then.
-NOT_YET = {"session-list.omitted-params", "session-delete.unknown-session"}
-#: What the v2 stub agents do not offer until they are at parity with v1's (issue 41), which the
-#: kit finds not applicable: config options, prompt capabilities.
-V2_PARITY = {"capabilities.config-options", "capabilities.prompt-content"}
 #: The v2 stub's turns are instant by default: a delay lets a cancel reach one.
 V2_DELAY = ("--delay", "0.05")
 

@@ -3,7 +3,8 @@ authentication does: it advertises each ID as an auth method of type ``agent``, 
 ``session/new`` with -32000 until the draft's login request names one of them, refuses another id
 with -32602 and keeps serving, and ``auth/logout`` undoes the login. Our stub client and the
 TypeScript SDK's v2 client (``tests/interop/ts_versions_client.mjs``) log in to it over real
-pipes; without the flag it requires nothing, as before."""
+pipes; without the flag it requires nothing, and advertises ``stub-login``, which a client may
+log in with (as the v1 stub agent advertises one)."""
 
 from __future__ import annotations
 
@@ -99,8 +100,11 @@ NEW = ("session/new", {"cwd": "/"})
 AUTH_REQUIRED = (-32000, "Authentication required", None)
 
 
-def _session(n: int) -> dict:
-    return {"sessionId": f"stub-session-{n}"}
+def _session(n: int, key: str = "configId") -> dict:
+    """A session/new answer: the session and its config option (named by ``key`` in the draft)."""
+    style = {"type": "select", key: "style", "name": "Reply style", "currentValue": "echo",
+             "options": [{"value": "echo", "name": "Echo"}, {"value": "upper", "name": "Upper case"}]}
+    return {"sessionId": f"stub-session-{n}", "configOptions": [style]}
 
 
 async def test_an_unknown_id_is_refused_naming_it_and_the_connection_keeps_serving():
@@ -125,15 +129,17 @@ async def test_the_oldest_login_advertises_id_and_logs_in_with_authenticate():
     answers = await _Connection("v0.13.8", "--auth-method", "first").answers(
         INITIALIZE, new, ("authenticate", {"methodId": "first"}), new, ("logout", {}), new)
     assert answers[0]["authMethods"] == [{"type": "agent", "id": "first", "name": "first"}]
-    assert answers[1:] == [AUTH_REQUIRED, {}, _session(1), {}, AUTH_REQUIRED]
+    assert answers[1:] == [AUTH_REQUIRED, {}, _session(1, "id"), {}, AUTH_REQUIRED]
 
 
-async def test_without_the_flag_it_requires_no_login_and_has_no_login_methods():
+async def test_without_the_flag_it_requires_no_login_and_advertises_one_a_client_may_use():
     answers = await _Connection("sdk").answers(
-        INITIALIZE, NEW, ("auth/login", {"methodId": "first"}), ("auth/logout", {}), NEW)
-    assert answers[0]["authMethods"] == []
-    assert answers[1:] == [_session(1), (-32601, "Method not found", {"method": "auth/login"}),
-                           (-32601, "Method not found", {"method": "auth/logout"}), _session(2)]
+        INITIALIZE, NEW, ("auth/login", {"methodId": "first"}), ("auth/login", {"methodId": "stub-login"}),
+        ("auth/logout", {}), NEW)
+    assert answers[0]["authMethods"] == [{"type": "agent", "methodId": "stub-login", "name": "stub-login"}]
+    message = "first is not an auth method this agent advertises (stub-login)"
+    assert answers[1:] == [_session(1), (-32602, "Invalid params", {"methodId": "first", "message": message}),
+                           {}, {}, _session(2)]
 
 
 def test_the_logout_request_follows_the_draft():

@@ -249,4 +249,15 @@ def test_our_client_sends_a_batch_over_each_remote_profile(served, scheme):
     done = subprocess.run([sys.executable, "-c", REMOTE.format(package=package), f"{scheme}://127.0.0.1:{served[V17]}/acp"],
                           env=env_for(folder), capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["['sessionId'] RequestError -32601"]
+    assert done.stdout.splitlines() == ["['configOptions', 'sessionId'] RequestError -32601"]
+
+
+def test_a_request_may_leave_out_params_that_have_no_required_field_alone_and_in_a_batch():
+    """JSON-RPC 2.0: params "MAY be omitted"; session/list's fields are all optional, so its
+    params left out are ``{}``, alone and in a batch; session/new's are not (``cwd``): -32602."""
+    listing = {"jsonrpc": "2.0", "id": "a", "method": "session/list"}
+    answers = v2_stdio(V17, [INIT_V2, listing, [{**listing, "id": "b"}, {**listing, "id": "c", "method": "session/new"}]])
+    assert answers[1] == {"jsonrpc": "2.0", "id": "a", "result": {"sessions": []}}
+    batch = {answer["id"]: answer for answer in answers[2]}
+    assert batch["b"]["result"] == {"sessions": []}
+    assert batch["c"]["error"]["code"] == -32602

@@ -19,6 +19,8 @@ from support.versions import env_for, stub, v2_package
 
 METHOD_NOT_FOUND, INVALID_PARAMS = -32601, -32602
 LATER, EARLIER = "sdk", "v1.2.0"
+#: The prompt capabilities the stub agent advertises (in the ``session`` capability).
+PROMPT = {"image": {}, "audio": {}, "embeddedContext": {}}
 
 
 class Agent:
@@ -72,7 +74,7 @@ def agents(tmp_path):
 
 def test_a_later_draft_advertises_the_session_capability_and_serves_what_it_commits_to(agents):
     agent = agents(LATER)
-    assert agent.hello["capabilities"] == {"session": {"delete": {}, "additionalDirectories": {}}}
+    assert agent.hello["capabilities"] == {"session": {"prompt": PROMPT, "delete": {}, "additionalDirectories": {}}}
     first, second, third = agent.new(additionalDirectories=["/opt/extra"]), agent.new(), agent.new()
     listed = agent.listed()
     assert [s["sessionId"] for s in listed] == [first, second, third]
@@ -89,6 +91,10 @@ def test_a_later_draft_advertises_the_session_capability_and_serves_what_it_comm
     assert agent.code("session/resume", bad) == INVALID_PARAMS
     assert agent.code("session/close", {"sessionId": first}) is None
     assert agent.code("session/delete", {"sessionId": second}) is None
+    # session-delete.mdx, "Semantics": deleting a session already deleted, or never created,
+    # SHOULD succeed silently
+    assert agent.code("session/delete", {"sessionId": second}) is None
+    assert agent.code("session/delete", {"sessionId": "never-created"}) is None
     assert [s["sessionId"] for s in agent.listed()] == [third]
     assert agent.code("session/close", {"sessionId": first}) == INVALID_PARAMS
 
@@ -105,7 +111,7 @@ def test_a_later_draft_without_one_of_what_session_commits_to_advertises_no_sess
 
 def test_a_later_draft_without_delete_keeps_the_rest(agents):
     agent = agents(LATER, "--disable", "delete")
-    assert agent.hello["capabilities"] == {"session": {"additionalDirectories": {}}}
+    assert agent.hello["capabilities"] == {"session": {"prompt": PROMPT, "additionalDirectories": {}}}
     assert agent.code("session/delete", {"sessionId": agent.new()}) == METHOD_NOT_FOUND
     assert agent.code("session/list", {}) is None
 
@@ -131,3 +137,23 @@ def test_an_earlier_draft_disables_one_method_alone(agents, feature):
     if feature in ("close", "delete"):
         params = {"sessionId": session_id}
     assert agent.code(f"session/{feature}", params) == METHOD_NOT_FOUND
+
+
+def test_a_session_offers_a_config_option_that_changes_the_echo(agents):
+    """At parity with the v1 stub agent: ``session/new`` offers the ``style`` option, which
+    ``session/set_config_option`` sets (and reports in a ``config_option_update``); ``upper``
+    echoes the prompt in upper case; a value it does not offer is -32602."""
+    agent = agents(LATER)
+    answer = agent.peer.result("session/new", {"cwd": agent.cwd})
+    session_id, options = answer["sessionId"], answer["configOptions"]
+    assert [(o["configId"], o["currentValue"]) for o in options] == [("style", "echo")]
+    assert agent.code("session/set_config_option", {"sessionId": session_id, "configId": "style", "type": "id",
+                                                    "value": "no-such-value"}) == INVALID_PARAMS
+    changed = agent.peer.result("session/set_config_option", {"sessionId": session_id, "configId": "style",
+                                                              "type": "id", "value": "upper"})
+    assert changed["configOptions"][0]["currentValue"] == "upper"
+    assert agent.peer.updates(session_id)[-1]["update"] == {"sessionUpdate": "config_option_update", **changed}
+    agent.turn(session_id, "quiet please")
+    echoed = [u["update"]["content"]["text"] for u in agent.peer.updates(session_id)
+              if u["update"]["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(echoed) == "QUIET PLEASE"

@@ -22,3 +22,6 @@ CONFIG_UPDATE = False
 SESSION_INFO: list[str] = []
 #: ``initialize`` lists auth methods and ``authenticate`` names one (``methodId``).
 AUTH = False
+#: An example of each session/update kind the schema defines (its JSON text), by kind: what a turn
+#: asked for everything sends (the turn's own state updates aside).
+EVERY_UPDATE: dict[str, str] = {}
