@@ -2,12 +2,14 @@
 and the wire's JSON text; with the decode errors (``_decode_errors``) and the leniency rules
 (``_leniency``) the generated models reach through this module.
 
-This module knows nothing about the schema: ``models`` registers a decoder for every named type.
+This module knows nothing about the schema: a models module's codec (``_models_codec``) attaches
+each class's methods (:func:`attach`) and registers a decoder for every named type.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -40,6 +42,7 @@ from ._leniency import (
 )
 
 T = TypeVar("T")
+_M = TypeVar("_M", bound="Model")
 
 __all__ = [  # noqa: RUF022 (in two parts)
     "DecodeError",
@@ -100,8 +103,9 @@ json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 class Model:
-    """The base of every generated class: ``extra``, equality and ``repr``; each class adds its
-    fields (as slots), ``from_json`` and ``to_json``.
+    """The base of every generated class: ``extra``, equality and ``repr``; each class declares its
+    fields (as slots), and its codec attaches its own ``__init__``, ``from_json``, ``to_json`` and
+    ``_json_text`` (:func:`attach`).
 
     Two values are equal when they are of the same class and their fields and ``extra`` are
     equal (whether an absent optional property came as ``null`` does not count).
@@ -138,12 +142,34 @@ class Model:
             parts.append(f"extra={self._extra!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    @classmethod
+    def from_json(cls: type[_M], data: Any) -> _M:  # noqa: PYI019 (typing.Self is Python 3.11's)
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        value: _M = leniently(_DECODERS[cls], data)  # each class's codec attaches its own, quicker
+        return value
+
     def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``."""
         raise NotImplementedError
 
     def _json_text(self) -> str:
         """``to_json()`` as the wire's JSON text; each class writes its own, straight from its fields."""
         return dump_json(self.to_json())
+
+
+def attach(cls: type[Model], **methods: Callable[..., Any]) -> None:
+    """Make the functions ``methods`` (by method name: ``__init__``, ``from_json``, ``to_json``,
+    ``_json_text``), which a models module's codec writes beside its decoders, the methods of
+    ``cls``, named as if written in its body: a traceback, and the TypeError of a constructor
+    called wrong, say ``PromptRequest.__init__()``. ``from_json`` becomes a classmethod."""
+    for name, function in methods.items():
+        qualname = f"{cls.__name__}.{name}"
+        if sys.version_info >= (3, 11):
+            function.__code__ = function.__code__.replace(co_name=name, co_qualname=qualname)
+        else:
+            function.__code__ = function.__code__.replace(co_name=name)
+        function.__name__, function.__qualname__ = name, qualname
+        setattr(cls, name, classmethod(function) if name == "from_json" else function)
 
 
 def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
