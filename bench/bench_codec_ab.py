@@ -39,8 +39,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _rounds import Figure, interleave  # noqa: E402
-from bench_codec import SMALL, import_cpu, large_prompt, per_call  # noqa: E402
+from _rounds import Figure, interleave
+from bench_codec import SMALL, import_cpu, large_prompt, per_call
 
 PACKAGE = "acp_bindings"
 SIDES = ("before", "after")

@@ -37,6 +37,10 @@ def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
+def _has_no_body(function: ast.FunctionDef) -> bool:
+    return [ast.unparse(statement) for statement in function.body] == ["..."]
+
+
 def declarations_only(text: str) -> list[str]:
     """What in a models module is not a declaration: a function, a call, a decoder's or a table's
     name, a method with a body; each named by its line."""
@@ -51,9 +55,8 @@ def declarations_only(text: str) -> list[str]:
                     continue
                 if isinstance(item, ast.Assign) and [ast.unparse(t) for t in item.targets] == ["__slots__"]:
                     continue
-                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                    if len(item.body) == 1 and isinstance(item.body[0], ast.Expr) and ast.unparse(item.body[0]) == "...":
-                        continue  # its signature, for type checkers; the codec attaches its code
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__" and _has_no_body(item):
+                    continue  # its signature, for type checkers; the codec attaches its code
                 found.append(f"{where}: {node.name} has {ast.unparse(item).splitlines()[0]}")
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
