@@ -17,7 +17,8 @@ from round to round (a machine busy with something else slows both alike):
 It prints each figure's median and spread, and after / before (1.00x: no change).
 
 Run: ``python bench/bench_codec_ab.py --before HEAD~1`` once the change is regenerated into
-``generated/`` (``make bench-codec-ab BEFORE=REV``).
+``generated/`` (``make bench-codec-ab BEFORE=REV BENCH_PYTHON=python3.12``); it needs only the
+standard library.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ RUNTIME_NAMES = frozenset(
         # the runtime's private modules, which importing the package may bind at its root
         "_decode_errors", "_leniency", "_errors", "_framing", "_tracing", "_transports", "_memory", "_sender", "_incoming",
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
-        "_guard", "_http_connection", "_asgi", "_remote",
+        "_guard", "_http_connection", "_asgi", "_remote", "_models_codec",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES
