@@ -15,13 +15,14 @@ from support import BINDINGS
 MODELS = (BINDINGS / "acp_bindings" / "models.py").read_text()
 CODEC = (BINDINGS / "acp_bindings" / "_models_codec.py").read_text()
 TOP = CODEC.split("\n_new = object.__new__", 1)[0]
+MODELS_TREE, CODEC_TREE = ast.parse(MODELS), ast.parse(CODEC)
 #: The names of the codec's machinery: none is in models.py.
 MACHINERY = re.compile(r"_(?:du?|K|O|L|P|V|T)_|_VARIANTS$|_EXTENDS$|_new$|_ABSENT$|_check_variants?$")
 
 
-def _top_level_names(text: str) -> list[str]:
+def _top_level_names(tree: ast.Module) -> list[str]:
     names = []
-    for node in ast.parse(text).body:
+    for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             names.append(node.name)
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
@@ -41,11 +42,11 @@ def _has_no_body(function: ast.FunctionDef) -> bool:
     return [ast.unparse(statement) for statement in function.body] == ["..."]
 
 
-def declarations_only(text: str) -> list[str]:
+def declarations_only(text: str | ast.Module) -> list[str]:
     """What in a models module is not a declaration: a function, a call, a decoder's or a table's
     name, a method with a body; each named by its line."""
     found = []
-    for node in ast.parse(text).body:
+    for node in (ast.parse(text) if isinstance(text, str) else text).body:
         where = f"line {node.lineno}"
         if isinstance(node, (ast.Import, ast.ImportFrom)) or _is_docstring(node):
             continue
@@ -69,9 +70,9 @@ def declarations_only(text: str) -> list[str]:
 
 
 def test_models_module_holds_declarations_only():
-    assert declarations_only(MODELS) == []
+    assert declarations_only(MODELS_TREE) == []
     assert MODELS.rstrip().endswith("from . import _models_codec  # noqa: F401")  # the codec, wired in at the end
-    classes = [n for n in ast.parse(MODELS).body if isinstance(n, ast.ClassDef)]
+    classes = [n for n in MODELS_TREE.body if isinstance(n, ast.ClassDef)]
     assert len(classes) > 200
     assert len(MODELS.splitlines()) / len(classes) < 45  # ~154 a class when the codec was inline
 
@@ -81,7 +82,7 @@ def test_the_declarations_check_finds_the_codec_where_it_is():
     body = "    ) -> None: ...\n"
     assert body in MODELS
     assert declarations_only(MODELS.replace(body, "    ) -> None:\n        self.x = 1\n", 1))
-    found = declarations_only(CODEC)
+    found = declarations_only(CODEC_TREE)
     assert any("def _d_PromptRequest" in f for f in found) and any("_codec.attach" in f for f in found)
 
 
@@ -97,9 +98,9 @@ def _signature(function: ast.FunctionDef) -> list[tuple[str, str, str | None]]:
 def test_each_declared_constructor_is_the_one_the_codec_attaches():
     """The keywords models.py declares (what a type checker reads) are those of the __init__ the
     codec attaches, but ``_nulls`` (the codec's own)."""
-    codec = {n.name: n for n in ast.parse(CODEC).body if isinstance(n, ast.FunctionDef)}
+    codec = {n.name: n for n in CODEC_TREE.body if isinstance(n, ast.FunctionDef)}
     checked = 0
-    for node in ast.parse(MODELS).body:
+    for node in MODELS_TREE.body:
         if isinstance(node, ast.ClassDef):
             declared = next(f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
             written = codec[f"_init_{node.name}"]
@@ -110,8 +111,8 @@ def test_each_declared_constructor_is_the_one_the_codec_attaches():
 
 
 def test_each_class_is_followed_by_its_methods_its_decoder_and_its_tables():
-    names = _top_level_names(CODEC)
-    classes = [n for n in ast.parse(MODELS).body if isinstance(n, ast.ClassDef)]
+    names = _top_level_names(CODEC_TREE)
+    classes = [n for n in MODELS_TREE.body if isinstance(n, ast.ClassDef)]
     for cls in (c.name for c in classes):
         at = names.index(f"_init_{cls}")
         methods = [f"_init_{cls}", f"_from_json_{cls}", f"_to_json_{cls}", f"_json_text_{cls}", f"_codec.attach:{cls}"]
@@ -122,8 +123,8 @@ def test_each_class_is_followed_by_its_methods_its_decoder_and_its_tables():
 
 
 def test_each_union_is_followed_by_its_decoder_and_its_variant_classes():
-    names = _top_level_names(MODELS)
-    codec = _top_level_names(CODEC)
+    names = _top_level_names(MODELS_TREE)
+    codec = _top_level_names(CODEC_TREE)
     for union in ("SessionUpdate", "ContentBlock", "ToolCallContent"):
         assert union in names and f"_d_{union}" not in names
         at = codec.index(f"_d_{union}")
