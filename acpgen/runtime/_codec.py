@@ -9,7 +9,6 @@ each class's methods (:func:`attach`) and registers a decoder for every named ty
 from __future__ import annotations
 
 import json
-import sys
 import types
 import typing
 from collections.abc import Callable
@@ -157,19 +156,27 @@ class Model:
         return dump_json(self.to_json())
 
 
-def attach(cls: type[Model], **methods: Callable[..., Any]) -> None:
-    """Make the functions ``methods`` (by method name: ``__init__``, ``from_json``, ``to_json``,
-    ``_json_text``), which a models module's codec writes beside its decoders, the methods of
-    ``cls``, named as if written in its body: a traceback, and the TypeError of a constructor
-    called wrong, say ``PromptRequest.__init__()``. ``from_json`` becomes a classmethod."""
-    for name, function in methods.items():
-        qualname = f"{cls.__name__}.{name}"
-        if sys.version_info >= (3, 11):
-            function.__code__ = function.__code__.replace(co_name=name, co_qualname=qualname)
-        else:
-            function.__code__ = function.__code__.replace(co_name=name)
-        function.__name__, function.__qualname__ = name, qualname
-        setattr(cls, name, classmethod(function) if name == "from_json" else function)
+def attach(
+    cls: type[Model],
+    init: Callable[..., None],
+    from_json: Callable[..., Any],
+    to_json: Callable[..., dict[str, Any]],
+    json_text: Callable[..., str],
+) -> None:
+    """Make the functions a models module's codec writes beside a class's decoder its methods:
+    ``__init__``, ``from_json`` (a classmethod), ``to_json`` and ``_json_text``, named as if
+    written in its body (``PromptRequest.__init__``). Their code keeps the name it was written
+    with (``_init_PromptRequest``, in a traceback): a copy of each code object renamed would cost
+    the import about a twentieth of the models' time."""
+    name = cls.__name__
+    init.__name__, init.__qualname__ = "__init__", name + ".__init__"
+    from_json.__name__, from_json.__qualname__ = "from_json", name + ".from_json"
+    to_json.__name__, to_json.__qualname__ = "to_json", name + ".to_json"
+    json_text.__name__, json_text.__qualname__ = "_json_text", name + "._json_text"
+    setattr(cls, "__init__", init)  # noqa: B010 (mypy refuses to assign a method)
+    setattr(cls, "from_json", classmethod(from_json))  # noqa: B010
+    setattr(cls, "to_json", to_json)  # noqa: B010
+    setattr(cls, "_json_text", json_text)  # noqa: B010
 
 
 def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:

@@ -408,13 +408,7 @@ def _json_text_Accept(self: Accept) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Accept,
-    __init__=_init_Accept,
-    from_json=_from_json_Accept,
-    to_json=_to_json_Accept,
-    _json_text=_json_text_Accept,
-)
+_codec.attach(Accept, _init_Accept, _from_json_Accept, _to_json_Accept, _json_text_Accept)
 
 
 def _d_Accept(d: Any) -> Accept:
@@ -525,10 +519,10 @@ def _json_text_AcceptNesNotification(self: AcceptNesNotification) -> str:
 
 _codec.attach(
     AcceptNesNotification,
-    __init__=_init_AcceptNesNotification,
-    from_json=_from_json_AcceptNesNotification,
-    to_json=_to_json_AcceptNesNotification,
-    _json_text=_json_text_AcceptNesNotification,
+    _init_AcceptNesNotification,
+    _from_json_AcceptNesNotification,
+    _to_json_AcceptNesNotification,
+    _json_text_AcceptNesNotification,
 )
 
 
@@ -643,10 +637,10 @@ def _json_text_AgentAuthCapabilities(self: AgentAuthCapabilities) -> str:
 
 _codec.attach(
     AgentAuthCapabilities,
-    __init__=_init_AgentAuthCapabilities,
-    from_json=_from_json_AgentAuthCapabilities,
-    to_json=_to_json_AgentAuthCapabilities,
-    _json_text=_json_text_AgentAuthCapabilities,
+    _init_AgentAuthCapabilities,
+    _from_json_AgentAuthCapabilities,
+    _to_json_AgentAuthCapabilities,
+    _json_text_AgentAuthCapabilities,
 )
 
 
@@ -790,10 +784,10 @@ def _json_text_AgentCapabilities(self: AgentCapabilities) -> str:
 
 _codec.attach(
     AgentCapabilities,
-    __init__=_init_AgentCapabilities,
-    from_json=_from_json_AgentCapabilities,
-    to_json=_to_json_AgentCapabilities,
-    _json_text=_json_text_AgentCapabilities,
+    _init_AgentCapabilities,
+    _from_json_AgentCapabilities,
+    _to_json_AgentCapabilities,
+    _json_text_AgentCapabilities,
 )
 
 
@@ -1009,10 +1003,10 @@ def _json_text_AgentMessageChunk(self: AgentMessageChunk) -> str:
 
 _codec.attach(
     AgentMessageChunk,
-    __init__=_init_AgentMessageChunk,
-    from_json=_from_json_AgentMessageChunk,
-    to_json=_to_json_AgentMessageChunk,
-    _json_text=_json_text_AgentMessageChunk,
+    _init_AgentMessageChunk,
+    _from_json_AgentMessageChunk,
+    _to_json_AgentMessageChunk,
+    _json_text_AgentMessageChunk,
 )
 
 
@@ -1137,10 +1131,10 @@ def _json_text_AgentNotification(self: AgentNotification) -> str:
 
 _codec.attach(
     AgentNotification,
-    __init__=_init_AgentNotification,
-    from_json=_from_json_AgentNotification,
-    to_json=_to_json_AgentNotification,
-    _json_text=_json_text_AgentNotification,
+    _init_AgentNotification,
+    _from_json_AgentNotification,
+    _to_json_AgentNotification,
+    _json_text_AgentNotification,
 )
 
 
@@ -1243,10 +1237,10 @@ def _json_text_AgentRequest(self: AgentRequest) -> str:
 
 _codec.attach(
     AgentRequest,
-    __init__=_init_AgentRequest,
-    from_json=_from_json_AgentRequest,
-    to_json=_to_json_AgentRequest,
-    _json_text=_json_text_AgentRequest,
+    _init_AgentRequest,
+    _from_json_AgentRequest,
+    _to_json_AgentRequest,
+    _json_text_AgentRequest,
 )
 
 
@@ -1363,10 +1357,10 @@ def _json_text_AgentThoughtChunk(self: AgentThoughtChunk) -> str:
 
 _codec.attach(
     AgentThoughtChunk,
-    __init__=_init_AgentThoughtChunk,
-    from_json=_from_json_AgentThoughtChunk,
-    to_json=_to_json_AgentThoughtChunk,
-    _json_text=_json_text_AgentThoughtChunk,
+    _init_AgentThoughtChunk,
+    _from_json_AgentThoughtChunk,
+    _to_json_AgentThoughtChunk,
+    _json_text_AgentThoughtChunk,
 )
 
 
@@ -1505,10 +1499,10 @@ def _json_text_Annotations(self: Annotations) -> str:
 
 _codec.attach(
     Annotations,
-    __init__=_init_Annotations,
-    from_json=_from_json_Annotations,
-    to_json=_to_json_Annotations,
-    _json_text=_json_text_Annotations,
+    _init_Annotations,
+    _from_json_Annotations,
+    _to_json_Annotations,
+    _json_text_Annotations,
 )
 
 
@@ -1659,13 +1653,7 @@ def _json_text_Array(self: Array) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Array,
-    __init__=_init_Array,
-    from_json=_from_json_Array,
-    to_json=_to_json_Array,
-    _json_text=_json_text_Array,
-)
+_codec.attach(Array, _init_Array, _from_json_Array, _to_json_Array, _json_text_Array)
 
 
 def _d_Array(d: Any) -> Array:
@@ -1827,13 +1815,7 @@ def _json_text_Audio(self: Audio) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Audio,
-    __init__=_init_Audio,
-    from_json=_from_json_Audio,
-    to_json=_to_json_Audio,
-    _json_text=_json_text_Audio,
-)
+_codec.attach(Audio, _init_Audio, _from_json_Audio, _to_json_Audio, _json_text_Audio)
 
 
 def _d_Audio(d: Any) -> Audio:
@@ -1971,10 +1953,10 @@ def _json_text_AudioContent(self: AudioContent) -> str:
 
 _codec.attach(
     AudioContent,
-    __init__=_init_AudioContent,
-    from_json=_from_json_AudioContent,
-    to_json=_to_json_AudioContent,
-    _json_text=_json_text_AudioContent,
+    _init_AudioContent,
+    _from_json_AudioContent,
+    _to_json_AudioContent,
+    _json_text_AudioContent,
 )
 
 
@@ -2099,10 +2081,10 @@ def _json_text_AuthCapabilities(self: AuthCapabilities) -> str:
 
 _codec.attach(
     AuthCapabilities,
-    __init__=_init_AuthCapabilities,
-    from_json=_from_json_AuthCapabilities,
-    to_json=_to_json_AuthCapabilities,
-    _json_text=_json_text_AuthCapabilities,
+    _init_AuthCapabilities,
+    _from_json_AuthCapabilities,
+    _to_json_AuthCapabilities,
+    _json_text_AuthCapabilities,
 )
 
 
@@ -2220,11 +2202,7 @@ def _json_text_AuthEnvVar(self: AuthEnvVar) -> str:
 
 
 _codec.attach(
-    AuthEnvVar,
-    __init__=_init_AuthEnvVar,
-    from_json=_from_json_AuthEnvVar,
-    to_json=_to_json_AuthEnvVar,
-    _json_text=_json_text_AuthEnvVar,
+    AuthEnvVar, _init_AuthEnvVar, _from_json_AuthEnvVar, _to_json_AuthEnvVar, _json_text_AuthEnvVar
 )
 
 
@@ -2373,10 +2351,10 @@ def _json_text_AuthMethodAgent(self: AuthMethodAgent) -> str:
 
 _codec.attach(
     AuthMethodAgent,
-    __init__=_init_AuthMethodAgent,
-    from_json=_from_json_AuthMethodAgent,
-    to_json=_to_json_AuthMethodAgent,
-    _json_text=_json_text_AuthMethodAgent,
+    _init_AuthMethodAgent,
+    _from_json_AuthMethodAgent,
+    _to_json_AuthMethodAgent,
+    _json_text_AuthMethodAgent,
 )
 
 
@@ -2526,10 +2504,10 @@ def _json_text_AuthMethodEnvVar(self: AuthMethodEnvVar) -> str:
 
 _codec.attach(
     AuthMethodEnvVar,
-    __init__=_init_AuthMethodEnvVar,
-    from_json=_from_json_AuthMethodEnvVar,
-    to_json=_to_json_AuthMethodEnvVar,
-    _json_text=_json_text_AuthMethodEnvVar,
+    _init_AuthMethodEnvVar,
+    _from_json_AuthMethodEnvVar,
+    _to_json_AuthMethodEnvVar,
+    _json_text_AuthMethodEnvVar,
 )
 
 
@@ -2695,10 +2673,10 @@ def _json_text_AuthMethodTerminal(self: AuthMethodTerminal) -> str:
 
 _codec.attach(
     AuthMethodTerminal,
-    __init__=_init_AuthMethodTerminal,
-    from_json=_from_json_AuthMethodTerminal,
-    to_json=_to_json_AuthMethodTerminal,
-    _json_text=_json_text_AuthMethodTerminal,
+    _init_AuthMethodTerminal,
+    _from_json_AuthMethodTerminal,
+    _to_json_AuthMethodTerminal,
+    _json_text_AuthMethodTerminal,
 )
 
 
@@ -2848,10 +2826,10 @@ def _json_text_AuthenticateRequest(self: AuthenticateRequest) -> str:
 
 _codec.attach(
     AuthenticateRequest,
-    __init__=_init_AuthenticateRequest,
-    from_json=_from_json_AuthenticateRequest,
-    to_json=_to_json_AuthenticateRequest,
-    _json_text=_json_text_AuthenticateRequest,
+    _init_AuthenticateRequest,
+    _from_json_AuthenticateRequest,
+    _to_json_AuthenticateRequest,
+    _json_text_AuthenticateRequest,
 )
 
 
@@ -2950,10 +2928,10 @@ def _json_text_AuthenticateResponse(self: AuthenticateResponse) -> str:
 
 _codec.attach(
     AuthenticateResponse,
-    __init__=_init_AuthenticateResponse,
-    from_json=_from_json_AuthenticateResponse,
-    to_json=_to_json_AuthenticateResponse,
-    _json_text=_json_text_AuthenticateResponse,
+    _init_AuthenticateResponse,
+    _from_json_AuthenticateResponse,
+    _to_json_AuthenticateResponse,
+    _json_text_AuthenticateResponse,
 )
 
 
@@ -3050,10 +3028,10 @@ def _json_text_AvailableCommand(self: AvailableCommand) -> str:
 
 _codec.attach(
     AvailableCommand,
-    __init__=_init_AvailableCommand,
-    from_json=_from_json_AvailableCommand,
-    to_json=_to_json_AvailableCommand,
-    _json_text=_json_text_AvailableCommand,
+    _init_AvailableCommand,
+    _from_json_AvailableCommand,
+    _to_json_AvailableCommand,
+    _json_text_AvailableCommand,
 )
 
 
@@ -3180,10 +3158,10 @@ def _json_text_AvailableCommandsUpdate(self: AvailableCommandsUpdate) -> str:
 
 _codec.attach(
     AvailableCommandsUpdate,
-    __init__=_init_AvailableCommandsUpdate,
-    from_json=_from_json_AvailableCommandsUpdate,
-    to_json=_to_json_AvailableCommandsUpdate,
-    _json_text=_json_text_AvailableCommandsUpdate,
+    _init_AvailableCommandsUpdate,
+    _from_json_AvailableCommandsUpdate,
+    _to_json_AvailableCommandsUpdate,
+    _json_text_AvailableCommandsUpdate,
 )
 
 
@@ -3293,10 +3271,10 @@ def _json_text_AvailableCommandsUpdateSessionUpdate(
 
 _codec.attach(
     AvailableCommandsUpdateSessionUpdate,
-    __init__=_init_AvailableCommandsUpdateSessionUpdate,
-    from_json=_from_json_AvailableCommandsUpdateSessionUpdate,
-    to_json=_to_json_AvailableCommandsUpdateSessionUpdate,
-    _json_text=_json_text_AvailableCommandsUpdateSessionUpdate,
+    _init_AvailableCommandsUpdateSessionUpdate,
+    _from_json_AvailableCommandsUpdateSessionUpdate,
+    _to_json_AvailableCommandsUpdateSessionUpdate,
+    _json_text_AvailableCommandsUpdateSessionUpdate,
 )
 
 
@@ -3415,10 +3393,10 @@ def _json_text_BlobResourceContents(self: BlobResourceContents) -> str:
 
 _codec.attach(
     BlobResourceContents,
-    __init__=_init_BlobResourceContents,
-    from_json=_from_json_BlobResourceContents,
-    to_json=_to_json_BlobResourceContents,
-    _json_text=_json_text_BlobResourceContents,
+    _init_BlobResourceContents,
+    _from_json_BlobResourceContents,
+    _to_json_BlobResourceContents,
+    _json_text_BlobResourceContents,
 )
 
 
@@ -3556,10 +3534,10 @@ def _json_text_BooleanElicitationPropertySchema(self: BooleanElicitationProperty
 
 _codec.attach(
     BooleanElicitationPropertySchema,
-    __init__=_init_BooleanElicitationPropertySchema,
-    from_json=_from_json_BooleanElicitationPropertySchema,
-    to_json=_to_json_BooleanElicitationPropertySchema,
-    _json_text=_json_text_BooleanElicitationPropertySchema,
+    _init_BooleanElicitationPropertySchema,
+    _from_json_BooleanElicitationPropertySchema,
+    _to_json_BooleanElicitationPropertySchema,
+    _json_text_BooleanElicitationPropertySchema,
 )
 
 
@@ -3690,10 +3668,10 @@ def _json_text_BooleanPropertySchema(self: BooleanPropertySchema) -> str:
 
 _codec.attach(
     BooleanPropertySchema,
-    __init__=_init_BooleanPropertySchema,
-    from_json=_from_json_BooleanPropertySchema,
-    to_json=_to_json_BooleanPropertySchema,
-    _json_text=_json_text_BooleanPropertySchema,
+    _init_BooleanPropertySchema,
+    _from_json_BooleanPropertySchema,
+    _to_json_BooleanPropertySchema,
+    _json_text_BooleanPropertySchema,
 )
 
 
@@ -3835,10 +3813,10 @@ def _json_text_BooleanSessionConfigOption(self: BooleanSessionConfigOption) -> s
 
 _codec.attach(
     BooleanSessionConfigOption,
-    __init__=_init_BooleanSessionConfigOption,
-    from_json=_from_json_BooleanSessionConfigOption,
-    to_json=_to_json_BooleanSessionConfigOption,
-    _json_text=_json_text_BooleanSessionConfigOption,
+    _init_BooleanSessionConfigOption,
+    _from_json_BooleanSessionConfigOption,
+    _to_json_BooleanSessionConfigOption,
+    _json_text_BooleanSessionConfigOption,
 )
 
 
@@ -4021,10 +3999,10 @@ def _json_text_BooleanSetSessionConfigOptionRequest(
 
 _codec.attach(
     BooleanSetSessionConfigOptionRequest,
-    __init__=_init_BooleanSetSessionConfigOptionRequest,
-    from_json=_from_json_BooleanSetSessionConfigOptionRequest,
-    to_json=_to_json_BooleanSetSessionConfigOptionRequest,
-    _json_text=_json_text_BooleanSetSessionConfigOptionRequest,
+    _init_BooleanSetSessionConfigOptionRequest,
+    _from_json_BooleanSetSessionConfigOptionRequest,
+    _to_json_BooleanSetSessionConfigOptionRequest,
+    _json_text_BooleanSetSessionConfigOptionRequest,
 )
 
 
@@ -4158,13 +4136,7 @@ def _json_text_Cancel(self: Cancel) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Cancel,
-    __init__=_init_Cancel,
-    from_json=_from_json_Cancel,
-    to_json=_to_json_Cancel,
-    _json_text=_json_text_Cancel,
-)
+_codec.attach(Cancel, _init_Cancel, _from_json_Cancel, _to_json_Cancel, _json_text_Cancel)
 
 
 def _d_Cancel(d: Any) -> Cancel:
@@ -4258,10 +4230,10 @@ def _json_text_CancelNotification(self: CancelNotification) -> str:
 
 _codec.attach(
     CancelNotification,
-    __init__=_init_CancelNotification,
-    from_json=_from_json_CancelNotification,
-    to_json=_to_json_CancelNotification,
-    _json_text=_json_text_CancelNotification,
+    _init_CancelNotification,
+    _from_json_CancelNotification,
+    _to_json_CancelNotification,
+    _json_text_CancelNotification,
 )
 
 
@@ -4364,10 +4336,10 @@ def _json_text_CancelRequestNotification(self: CancelRequestNotification) -> str
 
 _codec.attach(
     CancelRequestNotification,
-    __init__=_init_CancelRequestNotification,
-    from_json=_from_json_CancelRequestNotification,
-    to_json=_to_json_CancelRequestNotification,
-    _json_text=_json_text_CancelRequestNotification,
+    _init_CancelRequestNotification,
+    _from_json_CancelRequestNotification,
+    _to_json_CancelRequestNotification,
+    _json_text_CancelRequestNotification,
 )
 
 
@@ -4454,11 +4426,7 @@ def _json_text_Cancelled(self: Cancelled) -> str:
 
 
 _codec.attach(
-    Cancelled,
-    __init__=_init_Cancelled,
-    from_json=_from_json_Cancelled,
-    to_json=_to_json_Cancelled,
-    _json_text=_json_text_Cancelled,
+    Cancelled, _init_Cancelled, _from_json_Cancelled, _to_json_Cancelled, _json_text_Cancelled
 )
 
 
@@ -4557,10 +4525,10 @@ def _json_text_ClientCapabilities(self: ClientCapabilities) -> str:
 
 _codec.attach(
     ClientCapabilities,
-    __init__=_init_ClientCapabilities,
-    from_json=_from_json_ClientCapabilities,
-    to_json=_to_json_ClientCapabilities,
-    _json_text=_json_text_ClientCapabilities,
+    _init_ClientCapabilities,
+    _from_json_ClientCapabilities,
+    _to_json_ClientCapabilities,
+    _json_text_ClientCapabilities,
 )
 
 
@@ -4755,10 +4723,10 @@ def _json_text_ClientNesCapabilities(self: ClientNesCapabilities) -> str:
 
 _codec.attach(
     ClientNesCapabilities,
-    __init__=_init_ClientNesCapabilities,
-    from_json=_from_json_ClientNesCapabilities,
-    to_json=_to_json_ClientNesCapabilities,
-    _json_text=_json_text_ClientNesCapabilities,
+    _init_ClientNesCapabilities,
+    _from_json_ClientNesCapabilities,
+    _to_json_ClientNesCapabilities,
+    _json_text_ClientNesCapabilities,
 )
 
 
@@ -4882,10 +4850,10 @@ def _json_text_ClientNotification(self: ClientNotification) -> str:
 
 _codec.attach(
     ClientNotification,
-    __init__=_init_ClientNotification,
-    from_json=_from_json_ClientNotification,
-    to_json=_to_json_ClientNotification,
-    _json_text=_json_text_ClientNotification,
+    _init_ClientNotification,
+    _from_json_ClientNotification,
+    _to_json_ClientNotification,
+    _json_text_ClientNotification,
 )
 
 
@@ -4988,10 +4956,10 @@ def _json_text_ClientRequest(self: ClientRequest) -> str:
 
 _codec.attach(
     ClientRequest,
-    __init__=_init_ClientRequest,
-    from_json=_from_json_ClientRequest,
-    to_json=_to_json_ClientRequest,
-    _json_text=_json_text_ClientRequest,
+    _init_ClientRequest,
+    _from_json_ClientRequest,
+    _to_json_ClientRequest,
+    _json_text_ClientRequest,
 )
 
 
@@ -5099,10 +5067,10 @@ def _json_text_CloseNesRequest(self: CloseNesRequest) -> str:
 
 _codec.attach(
     CloseNesRequest,
-    __init__=_init_CloseNesRequest,
-    from_json=_from_json_CloseNesRequest,
-    to_json=_to_json_CloseNesRequest,
-    _json_text=_json_text_CloseNesRequest,
+    _init_CloseNesRequest,
+    _from_json_CloseNesRequest,
+    _to_json_CloseNesRequest,
+    _json_text_CloseNesRequest,
 )
 
 
@@ -5199,10 +5167,10 @@ def _json_text_CloseNesResponse(self: CloseNesResponse) -> str:
 
 _codec.attach(
     CloseNesResponse,
-    __init__=_init_CloseNesResponse,
-    from_json=_from_json_CloseNesResponse,
-    to_json=_to_json_CloseNesResponse,
-    _json_text=_json_text_CloseNesResponse,
+    _init_CloseNesResponse,
+    _from_json_CloseNesResponse,
+    _to_json_CloseNesResponse,
+    _json_text_CloseNesResponse,
 )
 
 
@@ -5292,10 +5260,10 @@ def _json_text_CloseSessionRequest(self: CloseSessionRequest) -> str:
 
 _codec.attach(
     CloseSessionRequest,
-    __init__=_init_CloseSessionRequest,
-    from_json=_from_json_CloseSessionRequest,
-    to_json=_to_json_CloseSessionRequest,
-    _json_text=_json_text_CloseSessionRequest,
+    _init_CloseSessionRequest,
+    _from_json_CloseSessionRequest,
+    _to_json_CloseSessionRequest,
+    _json_text_CloseSessionRequest,
 )
 
 
@@ -5394,10 +5362,10 @@ def _json_text_CloseSessionResponse(self: CloseSessionResponse) -> str:
 
 _codec.attach(
     CloseSessionResponse,
-    __init__=_init_CloseSessionResponse,
-    from_json=_from_json_CloseSessionResponse,
-    to_json=_to_json_CloseSessionResponse,
-    _json_text=_json_text_CloseSessionResponse,
+    _init_CloseSessionResponse,
+    _from_json_CloseSessionResponse,
+    _to_json_CloseSessionResponse,
+    _json_text_CloseSessionResponse,
 )
 
 
@@ -5489,10 +5457,10 @@ def _json_text_CompleteElicitationNotification(self: CompleteElicitationNotifica
 
 _codec.attach(
     CompleteElicitationNotification,
-    __init__=_init_CompleteElicitationNotification,
-    from_json=_from_json_CompleteElicitationNotification,
-    to_json=_to_json_CompleteElicitationNotification,
-    _json_text=_json_text_CompleteElicitationNotification,
+    _init_CompleteElicitationNotification,
+    _from_json_CompleteElicitationNotification,
+    _to_json_CompleteElicitationNotification,
+    _json_text_CompleteElicitationNotification,
 )
 
 
@@ -5594,10 +5562,10 @@ def _json_text_ConfigOptionUpdate(self: ConfigOptionUpdate) -> str:
 
 _codec.attach(
     ConfigOptionUpdate,
-    __init__=_init_ConfigOptionUpdate,
-    from_json=_from_json_ConfigOptionUpdate,
-    to_json=_to_json_ConfigOptionUpdate,
-    _json_text=_json_text_ConfigOptionUpdate,
+    _init_ConfigOptionUpdate,
+    _from_json_ConfigOptionUpdate,
+    _to_json_ConfigOptionUpdate,
+    _json_text_ConfigOptionUpdate,
 )
 
 
@@ -5706,10 +5674,10 @@ def _json_text_ConfigOptionUpdateSessionUpdate(self: ConfigOptionUpdateSessionUp
 
 _codec.attach(
     ConfigOptionUpdateSessionUpdate,
-    __init__=_init_ConfigOptionUpdateSessionUpdate,
-    from_json=_from_json_ConfigOptionUpdateSessionUpdate,
-    to_json=_to_json_ConfigOptionUpdateSessionUpdate,
-    _json_text=_json_text_ConfigOptionUpdateSessionUpdate,
+    _init_ConfigOptionUpdateSessionUpdate,
+    _from_json_ConfigOptionUpdateSessionUpdate,
+    _to_json_ConfigOptionUpdateSessionUpdate,
+    _json_text_ConfigOptionUpdateSessionUpdate,
 )
 
 
@@ -5815,13 +5783,7 @@ def _json_text_Content(self: Content) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Content,
-    __init__=_init_Content,
-    from_json=_from_json_Content,
-    to_json=_to_json_Content,
-    _json_text=_json_text_Content,
-)
+_codec.attach(Content, _init_Content, _from_json_Content, _to_json_Content, _json_text_Content)
 
 
 def _d_Content(d: Any) -> Content:
@@ -5933,10 +5895,10 @@ def _json_text_ContentChunk(self: ContentChunk) -> str:
 
 _codec.attach(
     ContentChunk,
-    __init__=_init_ContentChunk,
-    from_json=_from_json_ContentChunk,
-    to_json=_to_json_ContentChunk,
-    _json_text=_json_text_ContentChunk,
+    _init_ContentChunk,
+    _from_json_ContentChunk,
+    _to_json_ContentChunk,
+    _json_text_ContentChunk,
 )
 
 
@@ -6059,10 +6021,10 @@ def _json_text_ContentToolCallContent(self: ContentToolCallContent) -> str:
 
 _codec.attach(
     ContentToolCallContent,
-    __init__=_init_ContentToolCallContent,
-    from_json=_from_json_ContentToolCallContent,
-    to_json=_to_json_ContentToolCallContent,
-    _json_text=_json_text_ContentToolCallContent,
+    _init_ContentToolCallContent,
+    _from_json_ContentToolCallContent,
+    _to_json_ContentToolCallContent,
+    _json_text_ContentToolCallContent,
 )
 
 
@@ -6166,13 +6128,7 @@ def _json_text_Cost(self: Cost) -> str:
     return '{"amount":' + _dump(self.amount) + ',"currency":' + _str(self.currency) + "}"
 
 
-_codec.attach(
-    Cost,
-    __init__=_init_Cost,
-    from_json=_from_json_Cost,
-    to_json=_to_json_Cost,
-    _json_text=_json_text_Cost,
-)
+_codec.attach(Cost, _init_Cost, _from_json_Cost, _to_json_Cost, _json_text_Cost)
 
 
 def _d_Cost(d: Any) -> Cost:
@@ -6276,10 +6232,10 @@ def _json_text_CreateTerminalRequest(self: CreateTerminalRequest) -> str:
 
 _codec.attach(
     CreateTerminalRequest,
-    __init__=_init_CreateTerminalRequest,
-    from_json=_from_json_CreateTerminalRequest,
-    to_json=_to_json_CreateTerminalRequest,
-    _json_text=_json_text_CreateTerminalRequest,
+    _init_CreateTerminalRequest,
+    _from_json_CreateTerminalRequest,
+    _to_json_CreateTerminalRequest,
+    _json_text_CreateTerminalRequest,
 )
 
 
@@ -6451,10 +6407,10 @@ def _json_text_CreateTerminalResponse(self: CreateTerminalResponse) -> str:
 
 _codec.attach(
     CreateTerminalResponse,
-    __init__=_init_CreateTerminalResponse,
-    from_json=_from_json_CreateTerminalResponse,
-    to_json=_to_json_CreateTerminalResponse,
-    _json_text=_json_text_CreateTerminalResponse,
+    _init_CreateTerminalResponse,
+    _from_json_CreateTerminalResponse,
+    _to_json_CreateTerminalResponse,
+    _json_text_CreateTerminalResponse,
 )
 
 
@@ -6555,10 +6511,10 @@ def _json_text_CurrentModeUpdate(self: CurrentModeUpdate) -> str:
 
 _codec.attach(
     CurrentModeUpdate,
-    __init__=_init_CurrentModeUpdate,
-    from_json=_from_json_CurrentModeUpdate,
-    to_json=_to_json_CurrentModeUpdate,
-    _json_text=_json_text_CurrentModeUpdate,
+    _init_CurrentModeUpdate,
+    _from_json_CurrentModeUpdate,
+    _to_json_CurrentModeUpdate,
+    _json_text_CurrentModeUpdate,
 )
 
 
@@ -6662,10 +6618,10 @@ def _json_text_CurrentModeUpdateSessionUpdate(self: CurrentModeUpdateSessionUpda
 
 _codec.attach(
     CurrentModeUpdateSessionUpdate,
-    __init__=_init_CurrentModeUpdateSessionUpdate,
-    from_json=_from_json_CurrentModeUpdateSessionUpdate,
-    to_json=_to_json_CurrentModeUpdateSessionUpdate,
-    _json_text=_json_text_CurrentModeUpdateSessionUpdate,
+    _init_CurrentModeUpdateSessionUpdate,
+    _from_json_CurrentModeUpdateSessionUpdate,
+    _to_json_CurrentModeUpdateSessionUpdate,
+    _json_text_CurrentModeUpdateSessionUpdate,
 )
 
 
@@ -6769,13 +6725,7 @@ def _json_text_Decline(self: Decline) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Decline,
-    __init__=_init_Decline,
-    from_json=_from_json_Decline,
-    to_json=_to_json_Decline,
-    _json_text=_json_text_Decline,
-)
+_codec.attach(Decline, _init_Decline, _from_json_Decline, _to_json_Decline, _json_text_Decline)
 
 
 def _d_Decline(d: Any) -> Decline:
@@ -6889,10 +6839,10 @@ def _json_text_DidChangeDocumentNotification(self: DidChangeDocumentNotification
 
 _codec.attach(
     DidChangeDocumentNotification,
-    __init__=_init_DidChangeDocumentNotification,
-    from_json=_from_json_DidChangeDocumentNotification,
-    to_json=_to_json_DidChangeDocumentNotification,
-    _json_text=_json_text_DidChangeDocumentNotification,
+    _init_DidChangeDocumentNotification,
+    _from_json_DidChangeDocumentNotification,
+    _to_json_DidChangeDocumentNotification,
+    _json_text_DidChangeDocumentNotification,
 )
 
 
@@ -7032,10 +6982,10 @@ def _json_text_DidCloseDocumentNotification(self: DidCloseDocumentNotification) 
 
 _codec.attach(
     DidCloseDocumentNotification,
-    __init__=_init_DidCloseDocumentNotification,
-    from_json=_from_json_DidCloseDocumentNotification,
-    to_json=_to_json_DidCloseDocumentNotification,
-    _json_text=_json_text_DidCloseDocumentNotification,
+    _init_DidCloseDocumentNotification,
+    _from_json_DidCloseDocumentNotification,
+    _to_json_DidCloseDocumentNotification,
+    _json_text_DidCloseDocumentNotification,
 )
 
 
@@ -7171,10 +7121,10 @@ def _json_text_DidFocusDocumentNotification(self: DidFocusDocumentNotification) 
 
 _codec.attach(
     DidFocusDocumentNotification,
-    __init__=_init_DidFocusDocumentNotification,
-    from_json=_from_json_DidFocusDocumentNotification,
-    to_json=_to_json_DidFocusDocumentNotification,
-    _json_text=_json_text_DidFocusDocumentNotification,
+    _init_DidFocusDocumentNotification,
+    _from_json_DidFocusDocumentNotification,
+    _to_json_DidFocusDocumentNotification,
+    _json_text_DidFocusDocumentNotification,
 )
 
 
@@ -7350,10 +7300,10 @@ def _json_text_DidOpenDocumentNotification(self: DidOpenDocumentNotification) ->
 
 _codec.attach(
     DidOpenDocumentNotification,
-    __init__=_init_DidOpenDocumentNotification,
-    from_json=_from_json_DidOpenDocumentNotification,
-    to_json=_to_json_DidOpenDocumentNotification,
-    _json_text=_json_text_DidOpenDocumentNotification,
+    _init_DidOpenDocumentNotification,
+    _from_json_DidOpenDocumentNotification,
+    _to_json_DidOpenDocumentNotification,
+    _json_text_DidOpenDocumentNotification,
 )
 
 
@@ -7513,10 +7463,10 @@ def _json_text_DidSaveDocumentNotification(self: DidSaveDocumentNotification) ->
 
 _codec.attach(
     DidSaveDocumentNotification,
-    __init__=_init_DidSaveDocumentNotification,
-    from_json=_from_json_DidSaveDocumentNotification,
-    to_json=_to_json_DidSaveDocumentNotification,
-    _json_text=_json_text_DidSaveDocumentNotification,
+    _init_DidSaveDocumentNotification,
+    _from_json_DidSaveDocumentNotification,
+    _to_json_DidSaveDocumentNotification,
+    _json_text_DidSaveDocumentNotification,
 )
 
 
@@ -7634,13 +7584,7 @@ def _json_text_Diff(self: Diff) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Diff,
-    __init__=_init_Diff,
-    from_json=_from_json_Diff,
-    to_json=_to_json_Diff,
-    _json_text=_json_text_Diff,
-)
+_codec.attach(Diff, _init_Diff, _from_json_Diff, _to_json_Diff, _json_text_Diff)
 
 
 def _d_Diff(d: Any) -> Diff:
@@ -7775,10 +7719,10 @@ def _json_text_DiffToolCallContent(self: DiffToolCallContent) -> str:
 
 _codec.attach(
     DiffToolCallContent,
-    __init__=_init_DiffToolCallContent,
-    from_json=_from_json_DiffToolCallContent,
-    to_json=_to_json_DiffToolCallContent,
-    _json_text=_json_text_DiffToolCallContent,
+    _init_DiffToolCallContent,
+    _from_json_DiffToolCallContent,
+    _to_json_DiffToolCallContent,
+    _json_text_DiffToolCallContent,
 )
 
 
@@ -7911,10 +7855,10 @@ def _json_text_DisableProvidersRequest(self: DisableProvidersRequest) -> str:
 
 _codec.attach(
     DisableProvidersRequest,
-    __init__=_init_DisableProvidersRequest,
-    from_json=_from_json_DisableProvidersRequest,
-    to_json=_to_json_DisableProvidersRequest,
-    _json_text=_json_text_DisableProvidersRequest,
+    _init_DisableProvidersRequest,
+    _from_json_DisableProvidersRequest,
+    _to_json_DisableProvidersRequest,
+    _json_text_DisableProvidersRequest,
 )
 
 
@@ -8013,10 +7957,10 @@ def _json_text_DisableProvidersResponse(self: DisableProvidersResponse) -> str:
 
 _codec.attach(
     DisableProvidersResponse,
-    __init__=_init_DisableProvidersResponse,
-    from_json=_from_json_DisableProvidersResponse,
-    to_json=_to_json_DisableProvidersResponse,
-    _json_text=_json_text_DisableProvidersResponse,
+    _init_DisableProvidersResponse,
+    _from_json_DisableProvidersResponse,
+    _to_json_DisableProvidersResponse,
+    _json_text_DisableProvidersResponse,
 )
 
 
@@ -8116,13 +8060,7 @@ def _json_text_Edit(self: Edit) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Edit,
-    __init__=_init_Edit,
-    from_json=_from_json_Edit,
-    to_json=_to_json_Edit,
-    _json_text=_json_text_Edit,
-)
+_codec.attach(Edit, _init_Edit, _from_json_Edit, _to_json_Edit, _json_text_Edit)
 
 
 def _d_Edit(d: Any) -> Edit:
@@ -8244,10 +8182,10 @@ def _json_text_ElicitationAcceptAction(self: ElicitationAcceptAction) -> str:
 
 _codec.attach(
     ElicitationAcceptAction,
-    __init__=_init_ElicitationAcceptAction,
-    from_json=_from_json_ElicitationAcceptAction,
-    to_json=_to_json_ElicitationAcceptAction,
-    _json_text=_json_text_ElicitationAcceptAction,
+    _init_ElicitationAcceptAction,
+    _from_json_ElicitationAcceptAction,
+    _to_json_ElicitationAcceptAction,
+    _json_text_ElicitationAcceptAction,
 )
 
 
@@ -8344,10 +8282,10 @@ def _json_text_ElicitationCapabilities(self: ElicitationCapabilities) -> str:
 
 _codec.attach(
     ElicitationCapabilities,
-    __init__=_init_ElicitationCapabilities,
-    from_json=_from_json_ElicitationCapabilities,
-    to_json=_to_json_ElicitationCapabilities,
-    _json_text=_json_text_ElicitationCapabilities,
+    _init_ElicitationCapabilities,
+    _from_json_ElicitationCapabilities,
+    _to_json_ElicitationCapabilities,
+    _json_text_ElicitationCapabilities,
 )
 
 
@@ -8457,10 +8395,10 @@ def _json_text_ElicitationFormCapabilities(self: ElicitationFormCapabilities) ->
 
 _codec.attach(
     ElicitationFormCapabilities,
-    __init__=_init_ElicitationFormCapabilities,
-    from_json=_from_json_ElicitationFormCapabilities,
-    to_json=_to_json_ElicitationFormCapabilities,
-    _json_text=_json_text_ElicitationFormCapabilities,
+    _init_ElicitationFormCapabilities,
+    _from_json_ElicitationFormCapabilities,
+    _to_json_ElicitationFormCapabilities,
+    _json_text_ElicitationFormCapabilities,
 )
 
 
@@ -8541,10 +8479,10 @@ def _json_text_ElicitationRequestScope(self: ElicitationRequestScope) -> str:
 
 _codec.attach(
     ElicitationRequestScope,
-    __init__=_init_ElicitationRequestScope,
-    from_json=_from_json_ElicitationRequestScope,
-    to_json=_to_json_ElicitationRequestScope,
-    _json_text=_json_text_ElicitationRequestScope,
+    _init_ElicitationRequestScope,
+    _from_json_ElicitationRequestScope,
+    _to_json_ElicitationRequestScope,
+    _json_text_ElicitationRequestScope,
 )
 
 
@@ -8638,10 +8576,10 @@ def _json_text_ElicitationSchema(self: ElicitationSchema) -> str:
 
 _codec.attach(
     ElicitationSchema,
-    __init__=_init_ElicitationSchema,
-    from_json=_from_json_ElicitationSchema,
-    to_json=_to_json_ElicitationSchema,
-    _json_text=_json_text_ElicitationSchema,
+    _init_ElicitationSchema,
+    _from_json_ElicitationSchema,
+    _to_json_ElicitationSchema,
+    _json_text_ElicitationSchema,
 )
 
 
@@ -8780,10 +8718,10 @@ def _json_text_ElicitationSessionScope(self: ElicitationSessionScope) -> str:
 
 _codec.attach(
     ElicitationSessionScope,
-    __init__=_init_ElicitationSessionScope,
-    from_json=_from_json_ElicitationSessionScope,
-    to_json=_to_json_ElicitationSessionScope,
-    _json_text=_json_text_ElicitationSessionScope,
+    _init_ElicitationSessionScope,
+    _from_json_ElicitationSessionScope,
+    _to_json_ElicitationSessionScope,
+    _json_text_ElicitationSessionScope,
 )
 
 
@@ -8882,10 +8820,10 @@ def _json_text_ElicitationUrlCapabilities(self: ElicitationUrlCapabilities) -> s
 
 _codec.attach(
     ElicitationUrlCapabilities,
-    __init__=_init_ElicitationUrlCapabilities,
-    from_json=_from_json_ElicitationUrlCapabilities,
-    to_json=_to_json_ElicitationUrlCapabilities,
-    _json_text=_json_text_ElicitationUrlCapabilities,
+    _init_ElicitationUrlCapabilities,
+    _from_json_ElicitationUrlCapabilities,
+    _to_json_ElicitationUrlCapabilities,
+    _json_text_ElicitationUrlCapabilities,
 )
 
 
@@ -8981,10 +8919,10 @@ def _json_text_EmbeddedResource(self: EmbeddedResource) -> str:
 
 _codec.attach(
     EmbeddedResource,
-    __init__=_init_EmbeddedResource,
-    from_json=_from_json_EmbeddedResource,
-    to_json=_to_json_EmbeddedResource,
-    _json_text=_json_text_EmbeddedResource,
+    _init_EmbeddedResource,
+    _from_json_EmbeddedResource,
+    _to_json_EmbeddedResource,
+    _json_text_EmbeddedResource,
 )
 
 
@@ -9088,11 +9026,7 @@ def _json_text_EnumOption(self: EnumOption) -> str:
 
 
 _codec.attach(
-    EnumOption,
-    __init__=_init_EnumOption,
-    from_json=_from_json_EnumOption,
-    to_json=_to_json_EnumOption,
-    _json_text=_json_text_EnumOption,
+    EnumOption, _init_EnumOption, _from_json_EnumOption, _to_json_EnumOption, _json_text_EnumOption
 )
 
 
@@ -9193,13 +9127,7 @@ def _json_text_EnvVar(self: EnvVar) -> str:
     return out + "}"
 
 
-_codec.attach(
-    EnvVar,
-    __init__=_init_EnvVar,
-    from_json=_from_json_EnvVar,
-    to_json=_to_json_EnvVar,
-    _json_text=_json_text_EnvVar,
-)
+_codec.attach(EnvVar, _init_EnvVar, _from_json_EnvVar, _to_json_EnvVar, _json_text_EnvVar)
 
 
 def _d_EnvVar(d: Any) -> EnvVar:
@@ -9353,10 +9281,10 @@ def _json_text_EnvVariable(self: EnvVariable) -> str:
 
 _codec.attach(
     EnvVariable,
-    __init__=_init_EnvVariable,
-    from_json=_from_json_EnvVariable,
-    to_json=_to_json_EnvVariable,
-    _json_text=_json_text_EnvVariable,
+    _init_EnvVariable,
+    _from_json_EnvVariable,
+    _to_json_EnvVariable,
+    _json_text_EnvVariable,
 )
 
 
@@ -9468,13 +9396,7 @@ def _json_text_Error(self: Error) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Error,
-    __init__=_init_Error,
-    from_json=_from_json_Error,
-    to_json=_to_json_Error,
-    _json_text=_json_text_Error,
-)
+_codec.attach(Error, _init_Error, _from_json_Error, _to_json_Error, _json_text_Error)
 
 
 def _d_Error(d: Any) -> Error:
@@ -9573,10 +9495,10 @@ def _json_text_ErrorAgentResponse(self: ErrorAgentResponse) -> str:
 
 _codec.attach(
     ErrorAgentResponse,
-    __init__=_init_ErrorAgentResponse,
-    from_json=_from_json_ErrorAgentResponse,
-    to_json=_to_json_ErrorAgentResponse,
-    _json_text=_json_text_ErrorAgentResponse,
+    _init_ErrorAgentResponse,
+    _from_json_ErrorAgentResponse,
+    _to_json_ErrorAgentResponse,
+    _json_text_ErrorAgentResponse,
 )
 
 
@@ -9646,10 +9568,10 @@ def _json_text_ErrorClientResponse(self: ErrorClientResponse) -> str:
 
 _codec.attach(
     ErrorClientResponse,
-    __init__=_init_ErrorClientResponse,
-    from_json=_from_json_ErrorClientResponse,
-    to_json=_to_json_ErrorClientResponse,
-    _json_text=_json_text_ErrorClientResponse,
+    _init_ErrorClientResponse,
+    _from_json_ErrorClientResponse,
+    _to_json_ErrorClientResponse,
+    _json_text_ErrorClientResponse,
 )
 
 
@@ -9733,10 +9655,10 @@ def _json_text_FileSystemCapabilities(self: FileSystemCapabilities) -> str:
 
 _codec.attach(
     FileSystemCapabilities,
-    __init__=_init_FileSystemCapabilities,
-    from_json=_from_json_FileSystemCapabilities,
-    to_json=_to_json_FileSystemCapabilities,
-    _json_text=_json_text_FileSystemCapabilities,
+    _init_FileSystemCapabilities,
+    _from_json_FileSystemCapabilities,
+    _to_json_FileSystemCapabilities,
+    _json_text_FileSystemCapabilities,
 )
 
 
@@ -9867,10 +9789,10 @@ def _json_text_ForkSessionRequest(self: ForkSessionRequest) -> str:
 
 _codec.attach(
     ForkSessionRequest,
-    __init__=_init_ForkSessionRequest,
-    from_json=_from_json_ForkSessionRequest,
-    to_json=_to_json_ForkSessionRequest,
-    _json_text=_json_text_ForkSessionRequest,
+    _init_ForkSessionRequest,
+    _from_json_ForkSessionRequest,
+    _to_json_ForkSessionRequest,
+    _json_text_ForkSessionRequest,
 )
 
 
@@ -10035,10 +9957,10 @@ def _json_text_ForkSessionResponse(self: ForkSessionResponse) -> str:
 
 _codec.attach(
     ForkSessionResponse,
-    __init__=_init_ForkSessionResponse,
-    from_json=_from_json_ForkSessionResponse,
-    to_json=_to_json_ForkSessionResponse,
-    _json_text=_json_text_ForkSessionResponse,
+    _init_ForkSessionResponse,
+    _from_json_ForkSessionResponse,
+    _to_json_ForkSessionResponse,
+    _json_text_ForkSessionResponse,
 )
 
 
@@ -10189,10 +10111,10 @@ def _json_text_FormRequest(self: FormRequest) -> str:
 
 _codec.attach(
     FormRequest,
-    __init__=_init_FormRequest,
-    from_json=_from_json_FormRequest,
-    to_json=_to_json_FormRequest,
-    _json_text=_json_text_FormRequest,
+    _init_FormRequest,
+    _from_json_FormRequest,
+    _to_json_FormRequest,
+    _json_text_FormRequest,
 )
 
 
@@ -10336,10 +10258,10 @@ def _json_text_FormSession(self: FormSession) -> str:
 
 _codec.attach(
     FormSession,
-    __init__=_init_FormSession,
-    from_json=_from_json_FormSession,
-    to_json=_to_json_FormSession,
-    _json_text=_json_text_FormSession,
+    _init_FormSession,
+    _from_json_FormSession,
+    _to_json_FormSession,
+    _json_text_FormSession,
 )
 
 
@@ -10499,13 +10421,7 @@ def _json_text_Http(self: Http) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Http,
-    __init__=_init_Http,
-    from_json=_from_json_Http,
-    to_json=_to_json_Http,
-    _json_text=_json_text_Http,
-)
+_codec.attach(Http, _init_Http, _from_json_Http, _to_json_Http, _json_text_Http)
 
 
 def _d_Http(d: Any) -> Http:
@@ -10632,11 +10548,7 @@ def _json_text_HttpHeader(self: HttpHeader) -> str:
 
 
 _codec.attach(
-    HttpHeader,
-    __init__=_init_HttpHeader,
-    from_json=_from_json_HttpHeader,
-    to_json=_to_json_HttpHeader,
-    _json_text=_json_text_HttpHeader,
+    HttpHeader, _init_HttpHeader, _from_json_HttpHeader, _to_json_HttpHeader, _json_text_HttpHeader
 )
 
 
@@ -10761,13 +10673,7 @@ def _json_text_Image(self: Image) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Image,
-    __init__=_init_Image,
-    from_json=_from_json_Image,
-    to_json=_to_json_Image,
-    _json_text=_json_text_Image,
-)
+_codec.attach(Image, _init_Image, _from_json_Image, _to_json_Image, _json_text_Image)
 
 
 def _d_Image(d: Any) -> Image:
@@ -10924,10 +10830,10 @@ def _json_text_ImageContent(self: ImageContent) -> str:
 
 _codec.attach(
     ImageContent,
-    __init__=_init_ImageContent,
-    from_json=_from_json_ImageContent,
-    to_json=_to_json_ImageContent,
-    _json_text=_json_text_ImageContent,
+    _init_ImageContent,
+    _from_json_ImageContent,
+    _to_json_ImageContent,
+    _json_text_ImageContent,
 )
 
 
@@ -11072,10 +10978,10 @@ def _json_text_Implementation(self: Implementation) -> str:
 
 _codec.attach(
     Implementation,
-    __init__=_init_Implementation,
-    from_json=_from_json_Implementation,
-    to_json=_to_json_Implementation,
-    _json_text=_json_text_Implementation,
+    _init_Implementation,
+    _from_json_Implementation,
+    _to_json_Implementation,
+    _json_text_Implementation,
 )
 
 
@@ -11211,10 +11117,10 @@ def _json_text_InitializeRequest(self: InitializeRequest) -> str:
 
 _codec.attach(
     InitializeRequest,
-    __init__=_init_InitializeRequest,
-    from_json=_from_json_InitializeRequest,
-    to_json=_to_json_InitializeRequest,
-    _json_text=_json_text_InitializeRequest,
+    _init_InitializeRequest,
+    _from_json_InitializeRequest,
+    _to_json_InitializeRequest,
+    _json_text_InitializeRequest,
 )
 
 
@@ -11357,10 +11263,10 @@ def _json_text_InitializeResponse(self: InitializeResponse) -> str:
 
 _codec.attach(
     InitializeResponse,
-    __init__=_init_InitializeResponse,
-    from_json=_from_json_InitializeResponse,
-    to_json=_to_json_InitializeResponse,
-    _json_text=_json_text_InitializeResponse,
+    _init_InitializeResponse,
+    _from_json_InitializeResponse,
+    _to_json_InitializeResponse,
+    _json_text_InitializeResponse,
 )
 
 
@@ -11523,13 +11429,7 @@ def _json_text_Integer(self: Integer) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Integer,
-    __init__=_init_Integer,
-    from_json=_from_json_Integer,
-    to_json=_to_json_Integer,
-    _json_text=_json_text_Integer,
-)
+_codec.attach(Integer, _init_Integer, _from_json_Integer, _to_json_Integer, _json_text_Integer)
 
 
 def _d_Integer(d: Any) -> Integer:
@@ -11694,10 +11594,10 @@ def _json_text_IntegerPropertySchema(self: IntegerPropertySchema) -> str:
 
 _codec.attach(
     IntegerPropertySchema,
-    __init__=_init_IntegerPropertySchema,
-    from_json=_from_json_IntegerPropertySchema,
-    to_json=_to_json_IntegerPropertySchema,
-    _json_text=_json_text_IntegerPropertySchema,
+    _init_IntegerPropertySchema,
+    _from_json_IntegerPropertySchema,
+    _to_json_IntegerPropertySchema,
+    _json_text_IntegerPropertySchema,
 )
 
 
@@ -11838,13 +11738,7 @@ def _json_text_Jump(self: Jump) -> str:
     )
 
 
-_codec.attach(
-    Jump,
-    __init__=_init_Jump,
-    from_json=_from_json_Jump,
-    to_json=_to_json_Jump,
-    _json_text=_json_text_Jump,
-)
+_codec.attach(Jump, _init_Jump, _from_json_Jump, _to_json_Jump, _json_text_Jump)
 
 
 def _d_Jump(d: Any) -> Jump:
@@ -11935,10 +11829,10 @@ def _json_text_KillTerminalRequest(self: KillTerminalRequest) -> str:
 
 _codec.attach(
     KillTerminalRequest,
-    __init__=_init_KillTerminalRequest,
-    from_json=_from_json_KillTerminalRequest,
-    to_json=_to_json_KillTerminalRequest,
-    _json_text=_json_text_KillTerminalRequest,
+    _init_KillTerminalRequest,
+    _from_json_KillTerminalRequest,
+    _to_json_KillTerminalRequest,
+    _json_text_KillTerminalRequest,
 )
 
 
@@ -12047,10 +11941,10 @@ def _json_text_KillTerminalResponse(self: KillTerminalResponse) -> str:
 
 _codec.attach(
     KillTerminalResponse,
-    __init__=_init_KillTerminalResponse,
-    from_json=_from_json_KillTerminalResponse,
-    to_json=_to_json_KillTerminalResponse,
-    _json_text=_json_text_KillTerminalResponse,
+    _init_KillTerminalResponse,
+    _from_json_KillTerminalResponse,
+    _to_json_KillTerminalResponse,
+    _json_text_KillTerminalResponse,
 )
 
 
@@ -12136,10 +12030,10 @@ def _json_text_ListProvidersRequest(self: ListProvidersRequest) -> str:
 
 _codec.attach(
     ListProvidersRequest,
-    __init__=_init_ListProvidersRequest,
-    from_json=_from_json_ListProvidersRequest,
-    to_json=_to_json_ListProvidersRequest,
-    _json_text=_json_text_ListProvidersRequest,
+    _init_ListProvidersRequest,
+    _from_json_ListProvidersRequest,
+    _to_json_ListProvidersRequest,
+    _json_text_ListProvidersRequest,
 )
 
 
@@ -12229,10 +12123,10 @@ def _json_text_ListProvidersResponse(self: ListProvidersResponse) -> str:
 
 _codec.attach(
     ListProvidersResponse,
-    __init__=_init_ListProvidersResponse,
-    from_json=_from_json_ListProvidersResponse,
-    to_json=_to_json_ListProvidersResponse,
-    _json_text=_json_text_ListProvidersResponse,
+    _init_ListProvidersResponse,
+    _from_json_ListProvidersResponse,
+    _to_json_ListProvidersResponse,
+    _json_text_ListProvidersResponse,
 )
 
 
@@ -12347,10 +12241,10 @@ def _json_text_ListSessionsRequest(self: ListSessionsRequest) -> str:
 
 _codec.attach(
     ListSessionsRequest,
-    __init__=_init_ListSessionsRequest,
-    from_json=_from_json_ListSessionsRequest,
-    to_json=_to_json_ListSessionsRequest,
-    _json_text=_json_text_ListSessionsRequest,
+    _init_ListSessionsRequest,
+    _from_json_ListSessionsRequest,
+    _to_json_ListSessionsRequest,
+    _json_text_ListSessionsRequest,
 )
 
 
@@ -12484,10 +12378,10 @@ def _json_text_ListSessionsResponse(self: ListSessionsResponse) -> str:
 
 _codec.attach(
     ListSessionsResponse,
-    __init__=_init_ListSessionsResponse,
-    from_json=_from_json_ListSessionsResponse,
-    to_json=_to_json_ListSessionsResponse,
-    _json_text=_json_text_ListSessionsResponse,
+    _init_ListSessionsResponse,
+    _from_json_ListSessionsResponse,
+    _to_json_ListSessionsResponse,
+    _json_text_ListSessionsResponse,
 )
 
 
@@ -12619,10 +12513,10 @@ def _json_text_LoadSessionRequest(self: LoadSessionRequest) -> str:
 
 _codec.attach(
     LoadSessionRequest,
-    __init__=_init_LoadSessionRequest,
-    from_json=_from_json_LoadSessionRequest,
-    to_json=_to_json_LoadSessionRequest,
-    _json_text=_json_text_LoadSessionRequest,
+    _init_LoadSessionRequest,
+    _from_json_LoadSessionRequest,
+    _to_json_LoadSessionRequest,
+    _json_text_LoadSessionRequest,
 )
 
 
@@ -12779,10 +12673,10 @@ def _json_text_LoadSessionResponse(self: LoadSessionResponse) -> str:
 
 _codec.attach(
     LoadSessionResponse,
-    __init__=_init_LoadSessionResponse,
-    from_json=_from_json_LoadSessionResponse,
-    to_json=_to_json_LoadSessionResponse,
-    _json_text=_json_text_LoadSessionResponse,
+    _init_LoadSessionResponse,
+    _from_json_LoadSessionResponse,
+    _to_json_LoadSessionResponse,
+    _json_text_LoadSessionResponse,
 )
 
 
@@ -12902,10 +12796,10 @@ def _json_text_LogoutCapabilities(self: LogoutCapabilities) -> str:
 
 _codec.attach(
     LogoutCapabilities,
-    __init__=_init_LogoutCapabilities,
-    from_json=_from_json_LogoutCapabilities,
-    to_json=_to_json_LogoutCapabilities,
-    _json_text=_json_text_LogoutCapabilities,
+    _init_LogoutCapabilities,
+    _from_json_LogoutCapabilities,
+    _to_json_LogoutCapabilities,
+    _json_text_LogoutCapabilities,
 )
 
 
@@ -12989,10 +12883,10 @@ def _json_text_LogoutRequest(self: LogoutRequest) -> str:
 
 _codec.attach(
     LogoutRequest,
-    __init__=_init_LogoutRequest,
-    from_json=_from_json_LogoutRequest,
-    to_json=_to_json_LogoutRequest,
-    _json_text=_json_text_LogoutRequest,
+    _init_LogoutRequest,
+    _from_json_LogoutRequest,
+    _to_json_LogoutRequest,
+    _json_text_LogoutRequest,
 )
 
 
@@ -13076,10 +12970,10 @@ def _json_text_LogoutResponse(self: LogoutResponse) -> str:
 
 _codec.attach(
     LogoutResponse,
-    __init__=_init_LogoutResponse,
-    from_json=_from_json_LogoutResponse,
-    to_json=_to_json_LogoutResponse,
-    _json_text=_json_text_LogoutResponse,
+    _init_LogoutResponse,
+    _from_json_LogoutResponse,
+    _to_json_LogoutResponse,
+    _json_text_LogoutResponse,
 )
 
 
@@ -13175,10 +13069,10 @@ def _json_text_McpCapabilities(self: McpCapabilities) -> str:
 
 _codec.attach(
     McpCapabilities,
-    __init__=_init_McpCapabilities,
-    from_json=_from_json_McpCapabilities,
-    to_json=_to_json_McpCapabilities,
-    _json_text=_json_text_McpCapabilities,
+    _init_McpCapabilities,
+    _from_json_McpCapabilities,
+    _to_json_McpCapabilities,
+    _json_text_McpCapabilities,
 )
 
 
@@ -13305,10 +13199,10 @@ def _json_text_McpServerHttp(self: McpServerHttp) -> str:
 
 _codec.attach(
     McpServerHttp,
-    __init__=_init_McpServerHttp,
-    from_json=_from_json_McpServerHttp,
-    to_json=_to_json_McpServerHttp,
-    _json_text=_json_text_McpServerHttp,
+    _init_McpServerHttp,
+    _from_json_McpServerHttp,
+    _to_json_McpServerHttp,
+    _json_text_McpServerHttp,
 )
 
 
@@ -13440,10 +13334,10 @@ def _json_text_McpServerSse(self: McpServerSse) -> str:
 
 _codec.attach(
     McpServerSse,
-    __init__=_init_McpServerSse,
-    from_json=_from_json_McpServerSse,
-    to_json=_to_json_McpServerSse,
-    _json_text=_json_text_McpServerSse,
+    _init_McpServerSse,
+    _from_json_McpServerSse,
+    _to_json_McpServerSse,
+    _json_text_McpServerSse,
 )
 
 
@@ -13580,10 +13474,10 @@ def _json_text_McpServerStdio(self: McpServerStdio) -> str:
 
 _codec.attach(
     McpServerStdio,
-    __init__=_init_McpServerStdio,
-    from_json=_from_json_McpServerStdio,
-    to_json=_to_json_McpServerStdio,
-    _json_text=_json_text_McpServerStdio,
+    _init_McpServerStdio,
+    _from_json_McpServerStdio,
+    _to_json_McpServerStdio,
+    _json_text_McpServerStdio,
 )
 
 
@@ -13718,11 +13612,7 @@ def _json_text_ModelInfo(self: ModelInfo) -> str:
 
 
 _codec.attach(
-    ModelInfo,
-    __init__=_init_ModelInfo,
-    from_json=_from_json_ModelInfo,
-    to_json=_to_json_ModelInfo,
-    _json_text=_json_text_ModelInfo,
+    ModelInfo, _init_ModelInfo, _from_json_ModelInfo, _to_json_ModelInfo, _json_text_ModelInfo
 )
 
 
@@ -13874,10 +13764,10 @@ def _json_text_MultiSelectPropertySchema(self: MultiSelectPropertySchema) -> str
 
 _codec.attach(
     MultiSelectPropertySchema,
-    __init__=_init_MultiSelectPropertySchema,
-    from_json=_from_json_MultiSelectPropertySchema,
-    to_json=_to_json_MultiSelectPropertySchema,
-    _json_text=_json_text_MultiSelectPropertySchema,
+    _init_MultiSelectPropertySchema,
+    _from_json_MultiSelectPropertySchema,
+    _to_json_MultiSelectPropertySchema,
+    _json_text_MultiSelectPropertySchema,
 )
 
 
@@ -14042,10 +13932,10 @@ def _json_text_NesCapabilities(self: NesCapabilities) -> str:
 
 _codec.attach(
     NesCapabilities,
-    __init__=_init_NesCapabilities,
-    from_json=_from_json_NesCapabilities,
-    to_json=_to_json_NesCapabilities,
-    _json_text=_json_text_NesCapabilities,
+    _init_NesCapabilities,
+    _from_json_NesCapabilities,
+    _to_json_NesCapabilities,
+    _json_text_NesCapabilities,
 )
 
 
@@ -14191,10 +14081,10 @@ def _json_text_NesContextCapabilities(self: NesContextCapabilities) -> str:
 
 _codec.attach(
     NesContextCapabilities,
-    __init__=_init_NesContextCapabilities,
-    from_json=_from_json_NesContextCapabilities,
-    to_json=_to_json_NesContextCapabilities,
-    _json_text=_json_text_NesContextCapabilities,
+    _init_NesContextCapabilities,
+    _from_json_NesContextCapabilities,
+    _to_json_NesContextCapabilities,
+    _json_text_NesContextCapabilities,
 )
 
 
@@ -14382,10 +14272,10 @@ def _json_text_NesDiagnostic(self: NesDiagnostic) -> str:
 
 _codec.attach(
     NesDiagnostic,
-    __init__=_init_NesDiagnostic,
-    from_json=_from_json_NesDiagnostic,
-    to_json=_to_json_NesDiagnostic,
-    _json_text=_json_text_NesDiagnostic,
+    _init_NesDiagnostic,
+    _from_json_NesDiagnostic,
+    _to_json_NesDiagnostic,
+    _json_text_NesDiagnostic,
 )
 
 
@@ -14467,10 +14357,10 @@ def _json_text_NesDiagnosticsCapabilities(self: NesDiagnosticsCapabilities) -> s
 
 _codec.attach(
     NesDiagnosticsCapabilities,
-    __init__=_init_NesDiagnosticsCapabilities,
-    from_json=_from_json_NesDiagnosticsCapabilities,
-    to_json=_to_json_NesDiagnosticsCapabilities,
-    _json_text=_json_text_NesDiagnosticsCapabilities,
+    _init_NesDiagnosticsCapabilities,
+    _from_json_NesDiagnosticsCapabilities,
+    _to_json_NesDiagnosticsCapabilities,
+    _json_text_NesDiagnosticsCapabilities,
 )
 
 
@@ -14562,10 +14452,10 @@ def _json_text_NesDocumentDidChangeCapabilities(self: NesDocumentDidChangeCapabi
 
 _codec.attach(
     NesDocumentDidChangeCapabilities,
-    __init__=_init_NesDocumentDidChangeCapabilities,
-    from_json=_from_json_NesDocumentDidChangeCapabilities,
-    to_json=_to_json_NesDocumentDidChangeCapabilities,
-    _json_text=_json_text_NesDocumentDidChangeCapabilities,
+    _init_NesDocumentDidChangeCapabilities,
+    _from_json_NesDocumentDidChangeCapabilities,
+    _to_json_NesDocumentDidChangeCapabilities,
+    _json_text_NesDocumentDidChangeCapabilities,
 )
 
 
@@ -14664,10 +14554,10 @@ def _json_text_NesDocumentDidCloseCapabilities(self: NesDocumentDidCloseCapabili
 
 _codec.attach(
     NesDocumentDidCloseCapabilities,
-    __init__=_init_NesDocumentDidCloseCapabilities,
-    from_json=_from_json_NesDocumentDidCloseCapabilities,
-    to_json=_to_json_NesDocumentDidCloseCapabilities,
-    _json_text=_json_text_NesDocumentDidCloseCapabilities,
+    _init_NesDocumentDidCloseCapabilities,
+    _from_json_NesDocumentDidCloseCapabilities,
+    _to_json_NesDocumentDidCloseCapabilities,
+    _json_text_NesDocumentDidCloseCapabilities,
 )
 
 
@@ -14755,10 +14645,10 @@ def _json_text_NesDocumentDidFocusCapabilities(self: NesDocumentDidFocusCapabili
 
 _codec.attach(
     NesDocumentDidFocusCapabilities,
-    __init__=_init_NesDocumentDidFocusCapabilities,
-    from_json=_from_json_NesDocumentDidFocusCapabilities,
-    to_json=_to_json_NesDocumentDidFocusCapabilities,
-    _json_text=_json_text_NesDocumentDidFocusCapabilities,
+    _init_NesDocumentDidFocusCapabilities,
+    _from_json_NesDocumentDidFocusCapabilities,
+    _to_json_NesDocumentDidFocusCapabilities,
+    _json_text_NesDocumentDidFocusCapabilities,
 )
 
 
@@ -14844,10 +14734,10 @@ def _json_text_NesDocumentDidOpenCapabilities(self: NesDocumentDidOpenCapabiliti
 
 _codec.attach(
     NesDocumentDidOpenCapabilities,
-    __init__=_init_NesDocumentDidOpenCapabilities,
-    from_json=_from_json_NesDocumentDidOpenCapabilities,
-    to_json=_to_json_NesDocumentDidOpenCapabilities,
-    _json_text=_json_text_NesDocumentDidOpenCapabilities,
+    _init_NesDocumentDidOpenCapabilities,
+    _from_json_NesDocumentDidOpenCapabilities,
+    _to_json_NesDocumentDidOpenCapabilities,
+    _json_text_NesDocumentDidOpenCapabilities,
 )
 
 
@@ -14933,10 +14823,10 @@ def _json_text_NesDocumentDidSaveCapabilities(self: NesDocumentDidSaveCapabiliti
 
 _codec.attach(
     NesDocumentDidSaveCapabilities,
-    __init__=_init_NesDocumentDidSaveCapabilities,
-    from_json=_from_json_NesDocumentDidSaveCapabilities,
-    to_json=_to_json_NesDocumentDidSaveCapabilities,
-    _json_text=_json_text_NesDocumentDidSaveCapabilities,
+    _init_NesDocumentDidSaveCapabilities,
+    _from_json_NesDocumentDidSaveCapabilities,
+    _to_json_NesDocumentDidSaveCapabilities,
+    _json_text_NesDocumentDidSaveCapabilities,
 )
 
 
@@ -15052,10 +14942,10 @@ def _json_text_NesDocumentEventCapabilities(self: NesDocumentEventCapabilities) 
 
 _codec.attach(
     NesDocumentEventCapabilities,
-    __init__=_init_NesDocumentEventCapabilities,
-    from_json=_from_json_NesDocumentEventCapabilities,
-    to_json=_to_json_NesDocumentEventCapabilities,
-    _json_text=_json_text_NesDocumentEventCapabilities,
+    _init_NesDocumentEventCapabilities,
+    _from_json_NesDocumentEventCapabilities,
+    _to_json_NesDocumentEventCapabilities,
+    _json_text_NesDocumentEventCapabilities,
 )
 
 
@@ -15223,10 +15113,10 @@ def _json_text_NesEditHistoryCapabilities(self: NesEditHistoryCapabilities) -> s
 
 _codec.attach(
     NesEditHistoryCapabilities,
-    __init__=_init_NesEditHistoryCapabilities,
-    from_json=_from_json_NesEditHistoryCapabilities,
-    to_json=_to_json_NesEditHistoryCapabilities,
-    _json_text=_json_text_NesEditHistoryCapabilities,
+    _init_NesEditHistoryCapabilities,
+    _from_json_NesEditHistoryCapabilities,
+    _to_json_NesEditHistoryCapabilities,
+    _json_text_NesEditHistoryCapabilities,
 )
 
 
@@ -15322,10 +15212,10 @@ def _json_text_NesEditHistoryEntry(self: NesEditHistoryEntry) -> str:
 
 _codec.attach(
     NesEditHistoryEntry,
-    __init__=_init_NesEditHistoryEntry,
-    from_json=_from_json_NesEditHistoryEntry,
-    to_json=_to_json_NesEditHistoryEntry,
-    _json_text=_json_text_NesEditHistoryEntry,
+    _init_NesEditHistoryEntry,
+    _from_json_NesEditHistoryEntry,
+    _to_json_NesEditHistoryEntry,
+    _json_text_NesEditHistoryEntry,
 )
 
 
@@ -15414,10 +15304,10 @@ def _json_text_NesEditSuggestion(self: NesEditSuggestion) -> str:
 
 _codec.attach(
     NesEditSuggestion,
-    __init__=_init_NesEditSuggestion,
-    from_json=_from_json_NesEditSuggestion,
-    to_json=_to_json_NesEditSuggestion,
-    _json_text=_json_text_NesEditSuggestion,
+    _init_NesEditSuggestion,
+    _from_json_NesEditSuggestion,
+    _to_json_NesEditSuggestion,
+    _json_text_NesEditSuggestion,
 )
 
 
@@ -15539,10 +15429,10 @@ def _json_text_NesEventCapabilities(self: NesEventCapabilities) -> str:
 
 _codec.attach(
     NesEventCapabilities,
-    __init__=_init_NesEventCapabilities,
-    from_json=_from_json_NesEventCapabilities,
-    to_json=_to_json_NesEventCapabilities,
-    _json_text=_json_text_NesEventCapabilities,
+    _init_NesEventCapabilities,
+    _from_json_NesEventCapabilities,
+    _to_json_NesEventCapabilities,
+    _json_text_NesEventCapabilities,
 )
 
 
@@ -15646,11 +15536,7 @@ def _json_text_NesExcerpt(self: NesExcerpt) -> str:
 
 
 _codec.attach(
-    NesExcerpt,
-    __init__=_init_NesExcerpt,
-    from_json=_from_json_NesExcerpt,
-    to_json=_to_json_NesExcerpt,
-    _json_text=_json_text_NesExcerpt,
+    NesExcerpt, _init_NesExcerpt, _from_json_NesExcerpt, _to_json_NesExcerpt, _json_text_NesExcerpt
 )
 
 
@@ -15727,10 +15613,10 @@ def _json_text_NesJumpCapabilities(self: NesJumpCapabilities) -> str:
 
 _codec.attach(
     NesJumpCapabilities,
-    __init__=_init_NesJumpCapabilities,
-    from_json=_from_json_NesJumpCapabilities,
-    to_json=_to_json_NesJumpCapabilities,
-    _json_text=_json_text_NesJumpCapabilities,
+    _init_NesJumpCapabilities,
+    _from_json_NesJumpCapabilities,
+    _to_json_NesJumpCapabilities,
+    _json_text_NesJumpCapabilities,
 )
 
 
@@ -15823,10 +15709,10 @@ def _json_text_NesJumpSuggestion(self: NesJumpSuggestion) -> str:
 
 _codec.attach(
     NesJumpSuggestion,
-    __init__=_init_NesJumpSuggestion,
-    from_json=_from_json_NesJumpSuggestion,
-    to_json=_to_json_NesJumpSuggestion,
-    _json_text=_json_text_NesJumpSuggestion,
+    _init_NesJumpSuggestion,
+    _from_json_NesJumpSuggestion,
+    _to_json_NesJumpSuggestion,
+    _json_text_NesJumpSuggestion,
 )
 
 
@@ -15915,10 +15801,10 @@ def _json_text_NesOpenFile(self: NesOpenFile) -> str:
 
 _codec.attach(
     NesOpenFile,
-    __init__=_init_NesOpenFile,
-    from_json=_from_json_NesOpenFile,
-    to_json=_to_json_NesOpenFile,
-    _json_text=_json_text_NesOpenFile,
+    _init_NesOpenFile,
+    _from_json_NesOpenFile,
+    _to_json_NesOpenFile,
+    _json_text_NesOpenFile,
 )
 
 
@@ -16038,10 +15924,10 @@ def _json_text_NesOpenFilesCapabilities(self: NesOpenFilesCapabilities) -> str:
 
 _codec.attach(
     NesOpenFilesCapabilities,
-    __init__=_init_NesOpenFilesCapabilities,
-    from_json=_from_json_NesOpenFilesCapabilities,
-    to_json=_to_json_NesOpenFilesCapabilities,
-    _json_text=_json_text_NesOpenFilesCapabilities,
+    _init_NesOpenFilesCapabilities,
+    _from_json_NesOpenFilesCapabilities,
+    _to_json_NesOpenFilesCapabilities,
+    _json_text_NesOpenFilesCapabilities,
 )
 
 
@@ -16134,10 +16020,10 @@ def _json_text_NesRecentFile(self: NesRecentFile) -> str:
 
 _codec.attach(
     NesRecentFile,
-    __init__=_init_NesRecentFile,
-    from_json=_from_json_NesRecentFile,
-    to_json=_to_json_NesRecentFile,
-    _json_text=_json_text_NesRecentFile,
+    _init_NesRecentFile,
+    _from_json_NesRecentFile,
+    _to_json_NesRecentFile,
+    _json_text_NesRecentFile,
 )
 
 
@@ -16222,10 +16108,10 @@ def _json_text_NesRecentFilesCapabilities(self: NesRecentFilesCapabilities) -> s
 
 _codec.attach(
     NesRecentFilesCapabilities,
-    __init__=_init_NesRecentFilesCapabilities,
-    from_json=_from_json_NesRecentFilesCapabilities,
-    to_json=_to_json_NesRecentFilesCapabilities,
-    _json_text=_json_text_NesRecentFilesCapabilities,
+    _init_NesRecentFilesCapabilities,
+    _from_json_NesRecentFilesCapabilities,
+    _to_json_NesRecentFilesCapabilities,
+    _json_text_NesRecentFilesCapabilities,
 )
 
 
@@ -16325,10 +16211,10 @@ def _json_text_NesRelatedSnippet(self: NesRelatedSnippet) -> str:
 
 _codec.attach(
     NesRelatedSnippet,
-    __init__=_init_NesRelatedSnippet,
-    from_json=_from_json_NesRelatedSnippet,
-    to_json=_to_json_NesRelatedSnippet,
-    _json_text=_json_text_NesRelatedSnippet,
+    _init_NesRelatedSnippet,
+    _from_json_NesRelatedSnippet,
+    _to_json_NesRelatedSnippet,
+    _json_text_NesRelatedSnippet,
 )
 
 
@@ -16401,10 +16287,10 @@ def _json_text_NesRelatedSnippetsCapabilities(self: NesRelatedSnippetsCapabiliti
 
 _codec.attach(
     NesRelatedSnippetsCapabilities,
-    __init__=_init_NesRelatedSnippetsCapabilities,
-    from_json=_from_json_NesRelatedSnippetsCapabilities,
-    to_json=_to_json_NesRelatedSnippetsCapabilities,
-    _json_text=_json_text_NesRelatedSnippetsCapabilities,
+    _init_NesRelatedSnippetsCapabilities,
+    _from_json_NesRelatedSnippetsCapabilities,
+    _to_json_NesRelatedSnippetsCapabilities,
+    _json_text_NesRelatedSnippetsCapabilities,
 )
 
 
@@ -16490,10 +16376,10 @@ def _json_text_NesRenameCapabilities(self: NesRenameCapabilities) -> str:
 
 _codec.attach(
     NesRenameCapabilities,
-    __init__=_init_NesRenameCapabilities,
-    from_json=_from_json_NesRenameCapabilities,
-    to_json=_to_json_NesRenameCapabilities,
-    _json_text=_json_text_NesRenameCapabilities,
+    _init_NesRenameCapabilities,
+    _from_json_NesRenameCapabilities,
+    _to_json_NesRenameCapabilities,
+    _json_text_NesRenameCapabilities,
 )
 
 
@@ -16593,10 +16479,10 @@ def _json_text_NesRenameSuggestion(self: NesRenameSuggestion) -> str:
 
 _codec.attach(
     NesRenameSuggestion,
-    __init__=_init_NesRenameSuggestion,
-    from_json=_from_json_NesRenameSuggestion,
-    to_json=_to_json_NesRenameSuggestion,
-    _json_text=_json_text_NesRenameSuggestion,
+    _init_NesRenameSuggestion,
+    _from_json_NesRenameSuggestion,
+    _to_json_NesRenameSuggestion,
+    _json_text_NesRenameSuggestion,
 )
 
 
@@ -16686,10 +16572,10 @@ def _json_text_NesRepository(self: NesRepository) -> str:
 
 _codec.attach(
     NesRepository,
-    __init__=_init_NesRepository,
-    from_json=_from_json_NesRepository,
-    to_json=_to_json_NesRepository,
-    _json_text=_json_text_NesRepository,
+    _init_NesRepository,
+    _from_json_NesRepository,
+    _to_json_NesRepository,
+    _json_text_NesRepository,
 )
 
 
@@ -16770,10 +16656,10 @@ def _json_text_NesSearchAndReplaceCapabilities(self: NesSearchAndReplaceCapabili
 
 _codec.attach(
     NesSearchAndReplaceCapabilities,
-    __init__=_init_NesSearchAndReplaceCapabilities,
-    from_json=_from_json_NesSearchAndReplaceCapabilities,
-    to_json=_to_json_NesSearchAndReplaceCapabilities,
-    _json_text=_json_text_NesSearchAndReplaceCapabilities,
+    _init_NesSearchAndReplaceCapabilities,
+    _from_json_NesSearchAndReplaceCapabilities,
+    _to_json_NesSearchAndReplaceCapabilities,
+    _json_text_NesSearchAndReplaceCapabilities,
 )
 
 
@@ -16881,10 +16767,10 @@ def _json_text_NesSearchAndReplaceSuggestion(self: NesSearchAndReplaceSuggestion
 
 _codec.attach(
     NesSearchAndReplaceSuggestion,
-    __init__=_init_NesSearchAndReplaceSuggestion,
-    from_json=_from_json_NesSearchAndReplaceSuggestion,
-    to_json=_to_json_NesSearchAndReplaceSuggestion,
-    _json_text=_json_text_NesSearchAndReplaceSuggestion,
+    _init_NesSearchAndReplaceSuggestion,
+    _from_json_NesSearchAndReplaceSuggestion,
+    _to_json_NesSearchAndReplaceSuggestion,
+    _json_text_NesSearchAndReplaceSuggestion,
 )
 
 
@@ -17049,10 +16935,10 @@ def _json_text_NesSuggestContext(self: NesSuggestContext) -> str:
 
 _codec.attach(
     NesSuggestContext,
-    __init__=_init_NesSuggestContext,
-    from_json=_from_json_NesSuggestContext,
-    to_json=_to_json_NesSuggestContext,
-    _json_text=_json_text_NesSuggestContext,
+    _init_NesSuggestContext,
+    _from_json_NesSuggestContext,
+    _to_json_NesSuggestContext,
+    _json_text_NesSuggestContext,
 )
 
 
@@ -17224,10 +17110,10 @@ def _json_text_NesTextEdit(self: NesTextEdit) -> str:
 
 _codec.attach(
     NesTextEdit,
-    __init__=_init_NesTextEdit,
-    from_json=_from_json_NesTextEdit,
-    to_json=_to_json_NesTextEdit,
-    _json_text=_json_text_NesTextEdit,
+    _init_NesTextEdit,
+    _from_json_NesTextEdit,
+    _to_json_NesTextEdit,
+    _json_text_NesTextEdit,
 )
 
 
@@ -17312,10 +17198,10 @@ def _json_text_NesUserAction(self: NesUserAction) -> str:
 
 _codec.attach(
     NesUserAction,
-    __init__=_init_NesUserAction,
-    from_json=_from_json_NesUserAction,
-    to_json=_to_json_NesUserAction,
-    _json_text=_json_text_NesUserAction,
+    _init_NesUserAction,
+    _from_json_NesUserAction,
+    _to_json_NesUserAction,
+    _json_text_NesUserAction,
 )
 
 
@@ -17403,10 +17289,10 @@ def _json_text_NesUserActionsCapabilities(self: NesUserActionsCapabilities) -> s
 
 _codec.attach(
     NesUserActionsCapabilities,
-    __init__=_init_NesUserActionsCapabilities,
-    from_json=_from_json_NesUserActionsCapabilities,
-    to_json=_to_json_NesUserActionsCapabilities,
-    _json_text=_json_text_NesUserActionsCapabilities,
+    _init_NesUserActionsCapabilities,
+    _from_json_NesUserActionsCapabilities,
+    _to_json_NesUserActionsCapabilities,
+    _json_text_NesUserActionsCapabilities,
 )
 
 
@@ -17522,10 +17408,10 @@ def _json_text_NewSessionRequest(self: NewSessionRequest) -> str:
 
 _codec.attach(
     NewSessionRequest,
-    __init__=_init_NewSessionRequest,
-    from_json=_from_json_NewSessionRequest,
-    to_json=_to_json_NewSessionRequest,
-    _json_text=_json_text_NewSessionRequest,
+    _init_NewSessionRequest,
+    _from_json_NewSessionRequest,
+    _to_json_NewSessionRequest,
+    _json_text_NewSessionRequest,
 )
 
 
@@ -17666,10 +17552,10 @@ def _json_text_NewSessionResponse(self: NewSessionResponse) -> str:
 
 _codec.attach(
     NewSessionResponse,
-    __init__=_init_NewSessionResponse,
-    from_json=_from_json_NewSessionResponse,
-    to_json=_to_json_NewSessionResponse,
-    _json_text=_json_text_NewSessionResponse,
+    _init_NewSessionResponse,
+    _from_json_NewSessionResponse,
+    _to_json_NewSessionResponse,
+    _json_text_NewSessionResponse,
 )
 
 
@@ -17826,13 +17712,7 @@ def _json_text_Number(self: Number) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Number,
-    __init__=_init_Number,
-    from_json=_from_json_Number,
-    to_json=_to_json_Number,
-    _json_text=_json_text_Number,
-)
+_codec.attach(Number, _init_Number, _from_json_Number, _to_json_Number, _json_text_Number)
 
 
 def _d_Number(d: Any) -> Number:
@@ -18000,10 +17880,10 @@ def _json_text_NumberPropertySchema(self: NumberPropertySchema) -> str:
 
 _codec.attach(
     NumberPropertySchema,
-    __init__=_init_NumberPropertySchema,
-    from_json=_from_json_NumberPropertySchema,
-    to_json=_to_json_NumberPropertySchema,
-    _json_text=_json_text_NumberPropertySchema,
+    _init_NumberPropertySchema,
+    _from_json_NumberPropertySchema,
+    _to_json_NumberPropertySchema,
+    _json_text_NumberPropertySchema,
 )
 
 
@@ -18156,10 +18036,10 @@ def _json_text_PermissionOption(self: PermissionOption) -> str:
 
 _codec.attach(
     PermissionOption,
-    __init__=_init_PermissionOption,
-    from_json=_from_json_PermissionOption,
-    to_json=_to_json_PermissionOption,
-    _json_text=_json_text_PermissionOption,
+    _init_PermissionOption,
+    _from_json_PermissionOption,
+    _to_json_PermissionOption,
+    _json_text_PermissionOption,
 )
 
 
@@ -18276,13 +18156,7 @@ def _json_text_Plan(self: Plan) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Plan,
-    __init__=_init_Plan,
-    from_json=_from_json_Plan,
-    to_json=_to_json_Plan,
-    _json_text=_json_text_Plan,
-)
+_codec.attach(Plan, _init_Plan, _from_json_Plan, _to_json_Plan, _json_text_Plan)
 
 
 def _d_Plan(d: Any) -> Plan:
@@ -18392,11 +18266,7 @@ def _json_text_PlanEntry(self: PlanEntry) -> str:
 
 
 _codec.attach(
-    PlanEntry,
-    __init__=_init_PlanEntry,
-    from_json=_from_json_PlanEntry,
-    to_json=_to_json_PlanEntry,
-    _json_text=_json_text_PlanEntry,
+    PlanEntry, _init_PlanEntry, _from_json_PlanEntry, _to_json_PlanEntry, _json_text_PlanEntry
 )
 
 
@@ -18518,10 +18388,10 @@ def _json_text_PlanSessionUpdate(self: PlanSessionUpdate) -> str:
 
 _codec.attach(
     PlanSessionUpdate,
-    __init__=_init_PlanSessionUpdate,
-    from_json=_from_json_PlanSessionUpdate,
-    to_json=_to_json_PlanSessionUpdate,
-    _json_text=_json_text_PlanSessionUpdate,
+    _init_PlanSessionUpdate,
+    _from_json_PlanSessionUpdate,
+    _to_json_PlanSessionUpdate,
+    _json_text_PlanSessionUpdate,
 )
 
 
@@ -18619,13 +18489,7 @@ def _json_text_Position(self: Position) -> str:
     return '{"character":' + _dump(self.character) + ',"line":' + _dump(self.line) + "}"
 
 
-_codec.attach(
-    Position,
-    __init__=_init_Position,
-    from_json=_from_json_Position,
-    to_json=_to_json_Position,
-    _json_text=_json_text_Position,
-)
+_codec.attach(Position, _init_Position, _from_json_Position, _to_json_Position, _json_text_Position)
 
 
 def _d_Position(d: Any) -> Position:
@@ -18712,10 +18576,10 @@ def _json_text_PromptCapabilities(self: PromptCapabilities) -> str:
 
 _codec.attach(
     PromptCapabilities,
-    __init__=_init_PromptCapabilities,
-    from_json=_from_json_PromptCapabilities,
-    to_json=_to_json_PromptCapabilities,
-    _json_text=_json_text_PromptCapabilities,
+    _init_PromptCapabilities,
+    _from_json_PromptCapabilities,
+    _to_json_PromptCapabilities,
+    _json_text_PromptCapabilities,
 )
 
 
@@ -18857,10 +18721,10 @@ def _json_text_PromptRequest(self: PromptRequest) -> str:
 
 _codec.attach(
     PromptRequest,
-    __init__=_init_PromptRequest,
-    from_json=_from_json_PromptRequest,
-    to_json=_to_json_PromptRequest,
-    _json_text=_json_text_PromptRequest,
+    _init_PromptRequest,
+    _from_json_PromptRequest,
+    _to_json_PromptRequest,
+    _json_text_PromptRequest,
 )
 
 
@@ -18994,10 +18858,10 @@ def _json_text_PromptResponse(self: PromptResponse) -> str:
 
 _codec.attach(
     PromptResponse,
-    __init__=_init_PromptResponse,
-    from_json=_from_json_PromptResponse,
-    to_json=_to_json_PromptResponse,
-    _json_text=_json_text_PromptResponse,
+    _init_PromptResponse,
+    _from_json_PromptResponse,
+    _to_json_PromptResponse,
+    _json_text_PromptResponse,
 )
 
 
@@ -19117,10 +18981,10 @@ def _json_text_ProviderCurrentConfig(self: ProviderCurrentConfig) -> str:
 
 _codec.attach(
     ProviderCurrentConfig,
-    __init__=_init_ProviderCurrentConfig,
-    from_json=_from_json_ProviderCurrentConfig,
-    to_json=_to_json_ProviderCurrentConfig,
-    _json_text=_json_text_ProviderCurrentConfig,
+    _init_ProviderCurrentConfig,
+    _from_json_ProviderCurrentConfig,
+    _to_json_ProviderCurrentConfig,
+    _json_text_ProviderCurrentConfig,
 )
 
 
@@ -19214,10 +19078,10 @@ def _json_text_ProviderInfo(self: ProviderInfo) -> str:
 
 _codec.attach(
     ProviderInfo,
-    __init__=_init_ProviderInfo,
-    from_json=_from_json_ProviderInfo,
-    to_json=_to_json_ProviderInfo,
-    _json_text=_json_text_ProviderInfo,
+    _init_ProviderInfo,
+    _from_json_ProviderInfo,
+    _to_json_ProviderInfo,
+    _json_text_ProviderInfo,
 )
 
 
@@ -19346,10 +19210,10 @@ def _json_text_ProvidersCapabilities(self: ProvidersCapabilities) -> str:
 
 _codec.attach(
     ProvidersCapabilities,
-    __init__=_init_ProvidersCapabilities,
-    from_json=_from_json_ProvidersCapabilities,
-    to_json=_to_json_ProvidersCapabilities,
-    _json_text=_json_text_ProvidersCapabilities,
+    _init_ProvidersCapabilities,
+    _from_json_ProvidersCapabilities,
+    _to_json_ProvidersCapabilities,
+    _json_text_ProvidersCapabilities,
 )
 
 
@@ -19429,13 +19293,7 @@ def _json_text_Range(self: Range) -> str:
     return '{"end":' + self.end._json_text() + ',"start":' + self.start._json_text() + "}"
 
 
-_codec.attach(
-    Range,
-    __init__=_init_Range,
-    from_json=_from_json_Range,
-    to_json=_to_json_Range,
-    _json_text=_json_text_Range,
-)
+_codec.attach(Range, _init_Range, _from_json_Range, _to_json_Range, _json_text_Range)
 
 
 def _d_Range(d: Any) -> Range:
@@ -19525,10 +19383,10 @@ def _json_text_ReadTextFileRequest(self: ReadTextFileRequest) -> str:
 
 _codec.attach(
     ReadTextFileRequest,
-    __init__=_init_ReadTextFileRequest,
-    from_json=_from_json_ReadTextFileRequest,
-    to_json=_to_json_ReadTextFileRequest,
-    _json_text=_json_text_ReadTextFileRequest,
+    _init_ReadTextFileRequest,
+    _from_json_ReadTextFileRequest,
+    _to_json_ReadTextFileRequest,
+    _json_text_ReadTextFileRequest,
 )
 
 
@@ -19665,10 +19523,10 @@ def _json_text_ReadTextFileResponse(self: ReadTextFileResponse) -> str:
 
 _codec.attach(
     ReadTextFileResponse,
-    __init__=_init_ReadTextFileResponse,
-    from_json=_from_json_ReadTextFileResponse,
-    to_json=_to_json_ReadTextFileResponse,
-    _json_text=_json_text_ReadTextFileResponse,
+    _init_ReadTextFileResponse,
+    _from_json_ReadTextFileResponse,
+    _to_json_ReadTextFileResponse,
+    _json_text_ReadTextFileResponse,
 )
 
 
@@ -19780,10 +19638,10 @@ def _json_text_RejectNesNotification(self: RejectNesNotification) -> str:
 
 _codec.attach(
     RejectNesNotification,
-    __init__=_init_RejectNesNotification,
-    from_json=_from_json_RejectNesNotification,
-    to_json=_to_json_RejectNesNotification,
-    _json_text=_json_text_RejectNesNotification,
+    _init_RejectNesNotification,
+    _from_json_RejectNesNotification,
+    _to_json_RejectNesNotification,
+    _json_text_RejectNesNotification,
 )
 
 
@@ -19911,10 +19769,10 @@ def _json_text_ReleaseTerminalRequest(self: ReleaseTerminalRequest) -> str:
 
 _codec.attach(
     ReleaseTerminalRequest,
-    __init__=_init_ReleaseTerminalRequest,
-    from_json=_from_json_ReleaseTerminalRequest,
-    to_json=_to_json_ReleaseTerminalRequest,
-    _json_text=_json_text_ReleaseTerminalRequest,
+    _init_ReleaseTerminalRequest,
+    _from_json_ReleaseTerminalRequest,
+    _to_json_ReleaseTerminalRequest,
+    _json_text_ReleaseTerminalRequest,
 )
 
 
@@ -20023,10 +19881,10 @@ def _json_text_ReleaseTerminalResponse(self: ReleaseTerminalResponse) -> str:
 
 _codec.attach(
     ReleaseTerminalResponse,
-    __init__=_init_ReleaseTerminalResponse,
-    from_json=_from_json_ReleaseTerminalResponse,
-    to_json=_to_json_ReleaseTerminalResponse,
-    _json_text=_json_text_ReleaseTerminalResponse,
+    _init_ReleaseTerminalResponse,
+    _from_json_ReleaseTerminalResponse,
+    _to_json_ReleaseTerminalResponse,
+    _json_text_ReleaseTerminalResponse,
 )
 
 
@@ -20123,13 +19981,7 @@ def _json_text_Rename(self: Rename) -> str:
     )
 
 
-_codec.attach(
-    Rename,
-    __init__=_init_Rename,
-    from_json=_from_json_Rename,
-    to_json=_to_json_Rename,
-    _json_text=_json_text_Rename,
-)
+_codec.attach(Rename, _init_Rename, _from_json_Rename, _to_json_Rename, _json_text_Rename)
 
 
 def _d_Rename(d: Any) -> Rename:
@@ -20222,10 +20074,10 @@ def _json_text_RequestElicitationFormMode(self: RequestElicitationFormMode) -> s
 
 _codec.attach(
     RequestElicitationFormMode,
-    __init__=_init_RequestElicitationFormMode,
-    from_json=_from_json_RequestElicitationFormMode,
-    to_json=_to_json_RequestElicitationFormMode,
-    _json_text=_json_text_RequestElicitationFormMode,
+    _init_RequestElicitationFormMode,
+    _from_json_RequestElicitationFormMode,
+    _to_json_RequestElicitationFormMode,
+    _json_text_RequestElicitationFormMode,
 )
 
 
@@ -20306,10 +20158,10 @@ def _json_text_RequestElicitationUrlMode(self: RequestElicitationUrlMode) -> str
 
 _codec.attach(
     RequestElicitationUrlMode,
-    __init__=_init_RequestElicitationUrlMode,
-    from_json=_from_json_RequestElicitationUrlMode,
-    to_json=_to_json_RequestElicitationUrlMode,
-    _json_text=_json_text_RequestElicitationUrlMode,
+    _init_RequestElicitationUrlMode,
+    _from_json_RequestElicitationUrlMode,
+    _to_json_RequestElicitationUrlMode,
+    _json_text_RequestElicitationUrlMode,
 )
 
 
@@ -20404,10 +20256,10 @@ def _json_text_RequestPermissionRequest(self: RequestPermissionRequest) -> str:
 
 _codec.attach(
     RequestPermissionRequest,
-    __init__=_init_RequestPermissionRequest,
-    from_json=_from_json_RequestPermissionRequest,
-    to_json=_to_json_RequestPermissionRequest,
-    _json_text=_json_text_RequestPermissionRequest,
+    _init_RequestPermissionRequest,
+    _from_json_RequestPermissionRequest,
+    _to_json_RequestPermissionRequest,
+    _json_text_RequestPermissionRequest,
 )
 
 
@@ -20528,10 +20380,10 @@ def _json_text_RequestPermissionResponse(self: RequestPermissionResponse) -> str
 
 _codec.attach(
     RequestPermissionResponse,
-    __init__=_init_RequestPermissionResponse,
-    from_json=_from_json_RequestPermissionResponse,
-    to_json=_to_json_RequestPermissionResponse,
-    _json_text=_json_text_RequestPermissionResponse,
+    _init_RequestPermissionResponse,
+    _from_json_RequestPermissionResponse,
+    _to_json_RequestPermissionResponse,
+    _json_text_RequestPermissionResponse,
 )
 
 
@@ -20643,13 +20495,7 @@ def _json_text_Resource(self: Resource) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Resource,
-    __init__=_init_Resource,
-    from_json=_from_json_Resource,
-    to_json=_to_json_Resource,
-    _json_text=_json_text_Resource,
-)
+_codec.attach(Resource, _init_Resource, _from_json_Resource, _to_json_Resource, _json_text_Resource)
 
 
 def _d_Resource(d: Any) -> Resource:
@@ -20799,10 +20645,10 @@ def _json_text_ResourceLink(self: ResourceLink) -> str:
 
 _codec.attach(
     ResourceLink,
-    __init__=_init_ResourceLink,
-    from_json=_from_json_ResourceLink,
-    to_json=_to_json_ResourceLink,
-    _json_text=_json_text_ResourceLink,
+    _init_ResourceLink,
+    _from_json_ResourceLink,
+    _to_json_ResourceLink,
+    _json_text_ResourceLink,
 )
 
 
@@ -21023,10 +20869,10 @@ def _json_text_ResourceLinkContentBlock(self: ResourceLinkContentBlock) -> str:
 
 _codec.attach(
     ResourceLinkContentBlock,
-    __init__=_init_ResourceLinkContentBlock,
-    from_json=_from_json_ResourceLinkContentBlock,
-    to_json=_to_json_ResourceLinkContentBlock,
-    _json_text=_json_text_ResourceLinkContentBlock,
+    _init_ResourceLinkContentBlock,
+    _from_json_ResourceLinkContentBlock,
+    _to_json_ResourceLinkContentBlock,
+    _json_text_ResourceLinkContentBlock,
 )
 
 
@@ -21221,10 +21067,10 @@ def _json_text_ResultAgentResponse(self: ResultAgentResponse) -> str:
 
 _codec.attach(
     ResultAgentResponse,
-    __init__=_init_ResultAgentResponse,
-    from_json=_from_json_ResultAgentResponse,
-    to_json=_to_json_ResultAgentResponse,
-    _json_text=_json_text_ResultAgentResponse,
+    _init_ResultAgentResponse,
+    _from_json_ResultAgentResponse,
+    _to_json_ResultAgentResponse,
+    _json_text_ResultAgentResponse,
 )
 
 
@@ -21300,10 +21146,10 @@ def _json_text_ResultClientResponse(self: ResultClientResponse) -> str:
 
 _codec.attach(
     ResultClientResponse,
-    __init__=_init_ResultClientResponse,
-    from_json=_from_json_ResultClientResponse,
-    to_json=_to_json_ResultClientResponse,
-    _json_text=_json_text_ResultClientResponse,
+    _init_ResultClientResponse,
+    _from_json_ResultClientResponse,
+    _to_json_ResultClientResponse,
+    _json_text_ResultClientResponse,
 )
 
 
@@ -21396,10 +21242,10 @@ def _json_text_ResumeSessionRequest(self: ResumeSessionRequest) -> str:
 
 _codec.attach(
     ResumeSessionRequest,
-    __init__=_init_ResumeSessionRequest,
-    from_json=_from_json_ResumeSessionRequest,
-    to_json=_to_json_ResumeSessionRequest,
-    _json_text=_json_text_ResumeSessionRequest,
+    _init_ResumeSessionRequest,
+    _from_json_ResumeSessionRequest,
+    _to_json_ResumeSessionRequest,
+    _json_text_ResumeSessionRequest,
 )
 
 
@@ -21560,10 +21406,10 @@ def _json_text_ResumeSessionResponse(self: ResumeSessionResponse) -> str:
 
 _codec.attach(
     ResumeSessionResponse,
-    __init__=_init_ResumeSessionResponse,
-    from_json=_from_json_ResumeSessionResponse,
-    to_json=_to_json_ResumeSessionResponse,
-    _json_text=_json_text_ResumeSessionResponse,
+    _init_ResumeSessionResponse,
+    _from_json_ResumeSessionResponse,
+    _to_json_ResumeSessionResponse,
+    _json_text_ResumeSessionResponse,
 )
 
 
@@ -21706,10 +21552,10 @@ def _json_text_SearchAndReplace(self: SearchAndReplace) -> str:
 
 _codec.attach(
     SearchAndReplace,
-    __init__=_init_SearchAndReplace,
-    from_json=_from_json_SearchAndReplace,
-    to_json=_to_json_SearchAndReplace,
-    _json_text=_json_text_SearchAndReplace,
+    _init_SearchAndReplace,
+    _from_json_SearchAndReplace,
+    _to_json_SearchAndReplace,
+    _json_text_SearchAndReplace,
 )
 
 
@@ -21876,13 +21722,7 @@ def _json_text_Select(self: Select) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Select,
-    __init__=_init_Select,
-    from_json=_from_json_Select,
-    to_json=_to_json_Select,
-    _json_text=_json_text_Select,
-)
+_codec.attach(Select, _init_Select, _from_json_Select, _to_json_Select, _json_text_Select)
 
 
 def _d_Select(d: Any) -> Select:
@@ -22052,13 +21892,7 @@ def _json_text_Selected(self: Selected) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Selected,
-    __init__=_init_Selected,
-    from_json=_from_json_Selected,
-    to_json=_to_json_Selected,
-    _json_text=_json_text_Selected,
-)
+_codec.attach(Selected, _init_Selected, _from_json_Selected, _to_json_Selected, _json_text_Selected)
 
 
 def _d_Selected(d: Any) -> Selected:
@@ -22167,10 +22001,10 @@ def _json_text_SelectedPermissionOutcome(self: SelectedPermissionOutcome) -> str
 
 _codec.attach(
     SelectedPermissionOutcome,
-    __init__=_init_SelectedPermissionOutcome,
-    from_json=_from_json_SelectedPermissionOutcome,
-    to_json=_to_json_SelectedPermissionOutcome,
-    _json_text=_json_text_SelectedPermissionOutcome,
+    _init_SelectedPermissionOutcome,
+    _from_json_SelectedPermissionOutcome,
+    _to_json_SelectedPermissionOutcome,
+    _json_text_SelectedPermissionOutcome,
 )
 
 
@@ -22273,10 +22107,10 @@ def _json_text_SessionAdditionalDirectoriesCapabilities(
 
 _codec.attach(
     SessionAdditionalDirectoriesCapabilities,
-    __init__=_init_SessionAdditionalDirectoriesCapabilities,
-    from_json=_from_json_SessionAdditionalDirectoriesCapabilities,
-    to_json=_to_json_SessionAdditionalDirectoriesCapabilities,
-    _json_text=_json_text_SessionAdditionalDirectoriesCapabilities,
+    _init_SessionAdditionalDirectoriesCapabilities,
+    _from_json_SessionAdditionalDirectoriesCapabilities,
+    _to_json_SessionAdditionalDirectoriesCapabilities,
+    _json_text_SessionAdditionalDirectoriesCapabilities,
 )
 
 
@@ -22394,10 +22228,10 @@ def _json_text_SessionCapabilities(self: SessionCapabilities) -> str:
 
 _codec.attach(
     SessionCapabilities,
-    __init__=_init_SessionCapabilities,
-    from_json=_from_json_SessionCapabilities,
-    to_json=_to_json_SessionCapabilities,
-    _json_text=_json_text_SessionCapabilities,
+    _init_SessionCapabilities,
+    _from_json_SessionCapabilities,
+    _to_json_SessionCapabilities,
+    _json_text_SessionCapabilities,
 )
 
 
@@ -22552,10 +22386,10 @@ def _json_text_SessionCloseCapabilities(self: SessionCloseCapabilities) -> str:
 
 _codec.attach(
     SessionCloseCapabilities,
-    __init__=_init_SessionCloseCapabilities,
-    from_json=_from_json_SessionCloseCapabilities,
-    to_json=_to_json_SessionCloseCapabilities,
-    _json_text=_json_text_SessionCloseCapabilities,
+    _init_SessionCloseCapabilities,
+    _from_json_SessionCloseCapabilities,
+    _to_json_SessionCloseCapabilities,
+    _json_text_SessionCloseCapabilities,
 )
 
 
@@ -22636,10 +22470,10 @@ def _json_text_SessionConfigBoolean(self: SessionConfigBoolean) -> str:
 
 _codec.attach(
     SessionConfigBoolean,
-    __init__=_init_SessionConfigBoolean,
-    from_json=_from_json_SessionConfigBoolean,
-    to_json=_to_json_SessionConfigBoolean,
-    _json_text=_json_text_SessionConfigBoolean,
+    _init_SessionConfigBoolean,
+    _from_json_SessionConfigBoolean,
+    _to_json_SessionConfigBoolean,
+    _json_text_SessionConfigBoolean,
 )
 
 
@@ -22712,10 +22546,10 @@ def _json_text_SessionConfigSelect(self: SessionConfigSelect) -> str:
 
 _codec.attach(
     SessionConfigSelect,
-    __init__=_init_SessionConfigSelect,
-    from_json=_from_json_SessionConfigSelect,
-    to_json=_to_json_SessionConfigSelect,
-    _json_text=_json_text_SessionConfigSelect,
+    _init_SessionConfigSelect,
+    _from_json_SessionConfigSelect,
+    _to_json_SessionConfigSelect,
+    _json_text_SessionConfigSelect,
 )
 
 
@@ -22806,10 +22640,10 @@ def _json_text_SessionConfigSelectGroup(self: SessionConfigSelectGroup) -> str:
 
 _codec.attach(
     SessionConfigSelectGroup,
-    __init__=_init_SessionConfigSelectGroup,
-    from_json=_from_json_SessionConfigSelectGroup,
-    to_json=_to_json_SessionConfigSelectGroup,
-    _json_text=_json_text_SessionConfigSelectGroup,
+    _init_SessionConfigSelectGroup,
+    _from_json_SessionConfigSelectGroup,
+    _to_json_SessionConfigSelectGroup,
+    _json_text_SessionConfigSelectGroup,
 )
 
 
@@ -22939,10 +22773,10 @@ def _json_text_SessionConfigSelectOption(self: SessionConfigSelectOption) -> str
 
 _codec.attach(
     SessionConfigSelectOption,
-    __init__=_init_SessionConfigSelectOption,
-    from_json=_from_json_SessionConfigSelectOption,
-    to_json=_to_json_SessionConfigSelectOption,
-    _json_text=_json_text_SessionConfigSelectOption,
+    _init_SessionConfigSelectOption,
+    _from_json_SessionConfigSelectOption,
+    _to_json_SessionConfigSelectOption,
+    _json_text_SessionConfigSelectOption,
 )
 
 
@@ -23076,10 +22910,10 @@ def _json_text_SessionElicitationFormMode(self: SessionElicitationFormMode) -> s
 
 _codec.attach(
     SessionElicitationFormMode,
-    __init__=_init_SessionElicitationFormMode,
-    from_json=_from_json_SessionElicitationFormMode,
-    to_json=_to_json_SessionElicitationFormMode,
-    _json_text=_json_text_SessionElicitationFormMode,
+    _init_SessionElicitationFormMode,
+    _from_json_SessionElicitationFormMode,
+    _to_json_SessionElicitationFormMode,
+    _json_text_SessionElicitationFormMode,
 )
 
 
@@ -23203,10 +23037,10 @@ def _json_text_SessionElicitationUrlMode(self: SessionElicitationUrlMode) -> str
 
 _codec.attach(
     SessionElicitationUrlMode,
-    __init__=_init_SessionElicitationUrlMode,
-    from_json=_from_json_SessionElicitationUrlMode,
-    to_json=_to_json_SessionElicitationUrlMode,
-    _json_text=_json_text_SessionElicitationUrlMode,
+    _init_SessionElicitationUrlMode,
+    _from_json_SessionElicitationUrlMode,
+    _to_json_SessionElicitationUrlMode,
+    _json_text_SessionElicitationUrlMode,
 )
 
 
@@ -23325,10 +23159,10 @@ def _json_text_SessionForkCapabilities(self: SessionForkCapabilities) -> str:
 
 _codec.attach(
     SessionForkCapabilities,
-    __init__=_init_SessionForkCapabilities,
-    from_json=_from_json_SessionForkCapabilities,
-    to_json=_to_json_SessionForkCapabilities,
-    _json_text=_json_text_SessionForkCapabilities,
+    _init_SessionForkCapabilities,
+    _from_json_SessionForkCapabilities,
+    _to_json_SessionForkCapabilities,
+    _json_text_SessionForkCapabilities,
 )
 
 
@@ -23437,10 +23271,10 @@ def _json_text_SessionInfo(self: SessionInfo) -> str:
 
 _codec.attach(
     SessionInfo,
-    __init__=_init_SessionInfo,
-    from_json=_from_json_SessionInfo,
-    to_json=_to_json_SessionInfo,
-    _json_text=_json_text_SessionInfo,
+    _init_SessionInfo,
+    _from_json_SessionInfo,
+    _to_json_SessionInfo,
+    _json_text_SessionInfo,
 )
 
 
@@ -23606,10 +23440,10 @@ def _json_text_SessionInfoUpdate(self: SessionInfoUpdate) -> str:
 
 _codec.attach(
     SessionInfoUpdate,
-    __init__=_init_SessionInfoUpdate,
-    from_json=_from_json_SessionInfoUpdate,
-    to_json=_to_json_SessionInfoUpdate,
-    _json_text=_json_text_SessionInfoUpdate,
+    _init_SessionInfoUpdate,
+    _from_json_SessionInfoUpdate,
+    _to_json_SessionInfoUpdate,
+    _json_text_SessionInfoUpdate,
 )
 
 
@@ -23735,10 +23569,10 @@ def _json_text_SessionInfoUpdateSessionUpdate(self: SessionInfoUpdateSessionUpda
 
 _codec.attach(
     SessionInfoUpdateSessionUpdate,
-    __init__=_init_SessionInfoUpdateSessionUpdate,
-    from_json=_from_json_SessionInfoUpdateSessionUpdate,
-    to_json=_to_json_SessionInfoUpdateSessionUpdate,
-    _json_text=_json_text_SessionInfoUpdateSessionUpdate,
+    _init_SessionInfoUpdateSessionUpdate,
+    _from_json_SessionInfoUpdateSessionUpdate,
+    _to_json_SessionInfoUpdateSessionUpdate,
+    _json_text_SessionInfoUpdateSessionUpdate,
 )
 
 
@@ -23857,10 +23691,10 @@ def _json_text_SessionListCapabilities(self: SessionListCapabilities) -> str:
 
 _codec.attach(
     SessionListCapabilities,
-    __init__=_init_SessionListCapabilities,
-    from_json=_from_json_SessionListCapabilities,
-    to_json=_to_json_SessionListCapabilities,
-    _json_text=_json_text_SessionListCapabilities,
+    _init_SessionListCapabilities,
+    _from_json_SessionListCapabilities,
+    _to_json_SessionListCapabilities,
+    _json_text_SessionListCapabilities,
 )
 
 
@@ -23957,10 +23791,10 @@ def _json_text_SessionMode(self: SessionMode) -> str:
 
 _codec.attach(
     SessionMode,
-    __init__=_init_SessionMode,
-    from_json=_from_json_SessionMode,
-    to_json=_to_json_SessionMode,
-    _json_text=_json_text_SessionMode,
+    _init_SessionMode,
+    _from_json_SessionMode,
+    _to_json_SessionMode,
+    _json_text_SessionMode,
 )
 
 
@@ -24092,10 +23926,10 @@ def _json_text_SessionModeState(self: SessionModeState) -> str:
 
 _codec.attach(
     SessionModeState,
-    __init__=_init_SessionModeState,
-    from_json=_from_json_SessionModeState,
-    to_json=_to_json_SessionModeState,
-    _json_text=_json_text_SessionModeState,
+    _init_SessionModeState,
+    _from_json_SessionModeState,
+    _to_json_SessionModeState,
+    _json_text_SessionModeState,
 )
 
 
@@ -24212,10 +24046,10 @@ def _json_text_SessionModelState(self: SessionModelState) -> str:
 
 _codec.attach(
     SessionModelState,
-    __init__=_init_SessionModelState,
-    from_json=_from_json_SessionModelState,
-    to_json=_to_json_SessionModelState,
-    _json_text=_json_text_SessionModelState,
+    _init_SessionModelState,
+    _from_json_SessionModelState,
+    _to_json_SessionModelState,
+    _json_text_SessionModelState,
 )
 
 
@@ -24331,10 +24165,10 @@ def _json_text_SessionNotification(self: SessionNotification) -> str:
 
 _codec.attach(
     SessionNotification,
-    __init__=_init_SessionNotification,
-    from_json=_from_json_SessionNotification,
-    to_json=_to_json_SessionNotification,
-    _json_text=_json_text_SessionNotification,
+    _init_SessionNotification,
+    _from_json_SessionNotification,
+    _to_json_SessionNotification,
+    _json_text_SessionNotification,
 )
 
 
@@ -24447,10 +24281,10 @@ def _json_text_SessionResumeCapabilities(self: SessionResumeCapabilities) -> str
 
 _codec.attach(
     SessionResumeCapabilities,
-    __init__=_init_SessionResumeCapabilities,
-    from_json=_from_json_SessionResumeCapabilities,
-    to_json=_to_json_SessionResumeCapabilities,
-    _json_text=_json_text_SessionResumeCapabilities,
+    _init_SessionResumeCapabilities,
+    _from_json_SessionResumeCapabilities,
+    _to_json_SessionResumeCapabilities,
+    _json_text_SessionResumeCapabilities,
 )
 
 
@@ -24559,10 +24393,10 @@ def _json_text_SetProvidersRequest(self: SetProvidersRequest) -> str:
 
 _codec.attach(
     SetProvidersRequest,
-    __init__=_init_SetProvidersRequest,
-    from_json=_from_json_SetProvidersRequest,
-    to_json=_to_json_SetProvidersRequest,
-    _json_text=_json_text_SetProvidersRequest,
+    _init_SetProvidersRequest,
+    _from_json_SetProvidersRequest,
+    _to_json_SetProvidersRequest,
+    _json_text_SetProvidersRequest,
 )
 
 
@@ -24691,10 +24525,10 @@ def _json_text_SetProvidersResponse(self: SetProvidersResponse) -> str:
 
 _codec.attach(
     SetProvidersResponse,
-    __init__=_init_SetProvidersResponse,
-    from_json=_from_json_SetProvidersResponse,
-    to_json=_to_json_SetProvidersResponse,
-    _json_text=_json_text_SetProvidersResponse,
+    _init_SetProvidersResponse,
+    _from_json_SetProvidersResponse,
+    _to_json_SetProvidersResponse,
+    _json_text_SetProvidersResponse,
 )
 
 
@@ -24785,10 +24619,10 @@ def _json_text_SetSessionConfigOptionResponse(self: SetSessionConfigOptionRespon
 
 _codec.attach(
     SetSessionConfigOptionResponse,
-    __init__=_init_SetSessionConfigOptionResponse,
-    from_json=_from_json_SetSessionConfigOptionResponse,
-    to_json=_to_json_SetSessionConfigOptionResponse,
-    _json_text=_json_text_SetSessionConfigOptionResponse,
+    _init_SetSessionConfigOptionResponse,
+    _from_json_SetSessionConfigOptionResponse,
+    _to_json_SetSessionConfigOptionResponse,
+    _json_text_SetSessionConfigOptionResponse,
 )
 
 
@@ -24892,10 +24726,10 @@ def _json_text_SetSessionModeRequest(self: SetSessionModeRequest) -> str:
 
 _codec.attach(
     SetSessionModeRequest,
-    __init__=_init_SetSessionModeRequest,
-    from_json=_from_json_SetSessionModeRequest,
-    to_json=_to_json_SetSessionModeRequest,
-    _json_text=_json_text_SetSessionModeRequest,
+    _init_SetSessionModeRequest,
+    _from_json_SetSessionModeRequest,
+    _to_json_SetSessionModeRequest,
+    _json_text_SetSessionModeRequest,
 )
 
 
@@ -25004,10 +24838,10 @@ def _json_text_SetSessionModeResponse(self: SetSessionModeResponse) -> str:
 
 _codec.attach(
     SetSessionModeResponse,
-    __init__=_init_SetSessionModeResponse,
-    from_json=_from_json_SetSessionModeResponse,
-    to_json=_to_json_SetSessionModeResponse,
-    _json_text=_json_text_SetSessionModeResponse,
+    _init_SetSessionModeResponse,
+    _from_json_SetSessionModeResponse,
+    _to_json_SetSessionModeResponse,
+    _json_text_SetSessionModeResponse,
 )
 
 
@@ -25100,10 +24934,10 @@ def _json_text_SetSessionModelRequest(self: SetSessionModelRequest) -> str:
 
 _codec.attach(
     SetSessionModelRequest,
-    __init__=_init_SetSessionModelRequest,
-    from_json=_from_json_SetSessionModelRequest,
-    to_json=_to_json_SetSessionModelRequest,
-    _json_text=_json_text_SetSessionModelRequest,
+    _init_SetSessionModelRequest,
+    _from_json_SetSessionModelRequest,
+    _to_json_SetSessionModelRequest,
+    _json_text_SetSessionModelRequest,
 )
 
 
@@ -25212,10 +25046,10 @@ def _json_text_SetSessionModelResponse(self: SetSessionModelResponse) -> str:
 
 _codec.attach(
     SetSessionModelResponse,
-    __init__=_init_SetSessionModelResponse,
-    from_json=_from_json_SetSessionModelResponse,
-    to_json=_to_json_SetSessionModelResponse,
-    _json_text=_json_text_SetSessionModelResponse,
+    _init_SetSessionModelResponse,
+    _from_json_SetSessionModelResponse,
+    _to_json_SetSessionModelResponse,
+    _json_text_SetSessionModelResponse,
 )
 
 
@@ -25315,13 +25149,7 @@ def _json_text_Sse(self: Sse) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Sse,
-    __init__=_init_Sse,
-    from_json=_from_json_Sse,
-    to_json=_to_json_Sse,
-    _json_text=_json_text_Sse,
-)
+_codec.attach(Sse, _init_Sse, _from_json_Sse, _to_json_Sse, _json_text_Sse)
 
 
 def _d_Sse(d: Any) -> Sse:
@@ -25464,10 +25292,10 @@ def _json_text_StartNesRequest(self: StartNesRequest) -> str:
 
 _codec.attach(
     StartNesRequest,
-    __init__=_init_StartNesRequest,
-    from_json=_from_json_StartNesRequest,
-    to_json=_to_json_StartNesRequest,
-    _json_text=_json_text_StartNesRequest,
+    _init_StartNesRequest,
+    _from_json_StartNesRequest,
+    _to_json_StartNesRequest,
+    _json_text_StartNesRequest,
 )
 
 
@@ -25592,10 +25420,10 @@ def _json_text_StartNesResponse(self: StartNesResponse) -> str:
 
 _codec.attach(
     StartNesResponse,
-    __init__=_init_StartNesResponse,
-    from_json=_from_json_StartNesResponse,
-    to_json=_to_json_StartNesResponse,
-    _json_text=_json_text_StartNesResponse,
+    _init_StartNesResponse,
+    _from_json_StartNesResponse,
+    _to_json_StartNesResponse,
+    _json_text_StartNesResponse,
 )
 
 
@@ -25740,13 +25568,7 @@ def _json_text_String(self: String) -> str:
     return out + "}"
 
 
-_codec.attach(
-    String,
-    __init__=_init_String,
-    from_json=_from_json_String,
-    to_json=_to_json_String,
-    _json_text=_json_text_String,
-)
+_codec.attach(String, _init_String, _from_json_String, _to_json_String, _json_text_String)
 
 
 def _d_String(d: Any) -> String:
@@ -26008,10 +25830,10 @@ def _json_text_StringPropertySchema(self: StringPropertySchema) -> str:
 
 _codec.attach(
     StringPropertySchema,
-    __init__=_init_StringPropertySchema,
-    from_json=_from_json_StringPropertySchema,
-    to_json=_to_json_StringPropertySchema,
-    _json_text=_json_text_StringPropertySchema,
+    _init_StringPropertySchema,
+    _from_json_StringPropertySchema,
+    _to_json_StringPropertySchema,
+    _json_text_StringPropertySchema,
 )
 
 
@@ -26255,10 +26077,10 @@ def _json_text_SuggestNesRequest(self: SuggestNesRequest) -> str:
 
 _codec.attach(
     SuggestNesRequest,
-    __init__=_init_SuggestNesRequest,
-    from_json=_from_json_SuggestNesRequest,
-    to_json=_to_json_SuggestNesRequest,
-    _json_text=_json_text_SuggestNesRequest,
+    _init_SuggestNesRequest,
+    _from_json_SuggestNesRequest,
+    _to_json_SuggestNesRequest,
+    _json_text_SuggestNesRequest,
 )
 
 
@@ -26436,10 +26258,10 @@ def _json_text_SuggestNesResponse(self: SuggestNesResponse) -> str:
 
 _codec.attach(
     SuggestNesResponse,
-    __init__=_init_SuggestNesResponse,
-    from_json=_from_json_SuggestNesResponse,
-    to_json=_to_json_SuggestNesResponse,
-    _json_text=_json_text_SuggestNesResponse,
+    _init_SuggestNesResponse,
+    _from_json_SuggestNesResponse,
+    _to_json_SuggestNesResponse,
+    _json_text_SuggestNesResponse,
 )
 
 
@@ -26536,13 +26358,7 @@ def _json_text_Terminal(self: Terminal) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Terminal,
-    __init__=_init_Terminal,
-    from_json=_from_json_Terminal,
-    to_json=_to_json_Terminal,
-    _json_text=_json_text_Terminal,
-)
+_codec.attach(Terminal, _init_Terminal, _from_json_Terminal, _to_json_Terminal, _json_text_Terminal)
 
 
 def _d_Terminal(d: Any) -> Terminal:
@@ -26664,10 +26480,10 @@ def _json_text_TerminalAuthMethod(self: TerminalAuthMethod) -> str:
 
 _codec.attach(
     TerminalAuthMethod,
-    __init__=_init_TerminalAuthMethod,
-    from_json=_from_json_TerminalAuthMethod,
-    to_json=_to_json_TerminalAuthMethod,
-    _json_text=_json_text_TerminalAuthMethod,
+    _init_TerminalAuthMethod,
+    _from_json_TerminalAuthMethod,
+    _to_json_TerminalAuthMethod,
+    _json_text_TerminalAuthMethod,
 )
 
 
@@ -26830,10 +26646,10 @@ def _json_text_TerminalExitStatus(self: TerminalExitStatus) -> str:
 
 _codec.attach(
     TerminalExitStatus,
-    __init__=_init_TerminalExitStatus,
-    from_json=_from_json_TerminalExitStatus,
-    to_json=_to_json_TerminalExitStatus,
-    _json_text=_json_text_TerminalExitStatus,
+    _init_TerminalExitStatus,
+    _from_json_TerminalExitStatus,
+    _to_json_TerminalExitStatus,
+    _json_text_TerminalExitStatus,
 )
 
 
@@ -26951,10 +26767,10 @@ def _json_text_TerminalOutputRequest(self: TerminalOutputRequest) -> str:
 
 _codec.attach(
     TerminalOutputRequest,
-    __init__=_init_TerminalOutputRequest,
-    from_json=_from_json_TerminalOutputRequest,
-    to_json=_to_json_TerminalOutputRequest,
-    _json_text=_json_text_TerminalOutputRequest,
+    _init_TerminalOutputRequest,
+    _from_json_TerminalOutputRequest,
+    _to_json_TerminalOutputRequest,
+    _json_text_TerminalOutputRequest,
 )
 
 
@@ -27076,10 +26892,10 @@ def _json_text_TerminalOutputResponse(self: TerminalOutputResponse) -> str:
 
 _codec.attach(
     TerminalOutputResponse,
-    __init__=_init_TerminalOutputResponse,
-    from_json=_from_json_TerminalOutputResponse,
-    to_json=_to_json_TerminalOutputResponse,
-    _json_text=_json_text_TerminalOutputResponse,
+    _init_TerminalOutputResponse,
+    _from_json_TerminalOutputResponse,
+    _to_json_TerminalOutputResponse,
+    _json_text_TerminalOutputResponse,
 )
 
 
@@ -27205,10 +27021,10 @@ def _json_text_TerminalToolCallContent(self: TerminalToolCallContent) -> str:
 
 _codec.attach(
     TerminalToolCallContent,
-    __init__=_init_TerminalToolCallContent,
-    from_json=_from_json_TerminalToolCallContent,
-    to_json=_to_json_TerminalToolCallContent,
-    _json_text=_json_text_TerminalToolCallContent,
+    _init_TerminalToolCallContent,
+    _from_json_TerminalToolCallContent,
+    _to_json_TerminalToolCallContent,
+    _json_text_TerminalToolCallContent,
 )
 
 
@@ -27321,13 +27137,7 @@ def _json_text_Text(self: Text) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Text,
-    __init__=_init_Text,
-    from_json=_from_json_Text,
-    to_json=_to_json_Text,
-    _json_text=_json_text_Text,
-)
+_codec.attach(Text, _init_Text, _from_json_Text, _to_json_Text, _json_text_Text)
 
 
 def _d_Text(d: Any) -> Text:
@@ -27452,10 +27262,10 @@ def _json_text_TextContent(self: TextContent) -> str:
 
 _codec.attach(
     TextContent,
-    __init__=_init_TextContent,
-    from_json=_from_json_TextContent,
-    to_json=_to_json_TextContent,
-    _json_text=_json_text_TextContent,
+    _init_TextContent,
+    _from_json_TextContent,
+    _to_json_TextContent,
+    _json_text_TextContent,
 )
 
 
@@ -27570,10 +27380,10 @@ def _json_text_TextDocumentContentChangeEvent(self: TextDocumentContentChangeEve
 
 _codec.attach(
     TextDocumentContentChangeEvent,
-    __init__=_init_TextDocumentContentChangeEvent,
-    from_json=_from_json_TextDocumentContentChangeEvent,
-    to_json=_to_json_TextDocumentContentChangeEvent,
-    _json_text=_json_text_TextDocumentContentChangeEvent,
+    _init_TextDocumentContentChangeEvent,
+    _from_json_TextDocumentContentChangeEvent,
+    _to_json_TextDocumentContentChangeEvent,
+    _json_text_TextDocumentContentChangeEvent,
 )
 
 
@@ -27684,10 +27494,10 @@ def _json_text_TextResourceContents(self: TextResourceContents) -> str:
 
 _codec.attach(
     TextResourceContents,
-    __init__=_init_TextResourceContents,
-    from_json=_from_json_TextResourceContents,
-    to_json=_to_json_TextResourceContents,
-    _json_text=_json_text_TextResourceContents,
+    _init_TextResourceContents,
+    _from_json_TextResourceContents,
+    _to_json_TextResourceContents,
+    _json_text_TextResourceContents,
 )
 
 
@@ -27804,10 +27614,10 @@ def _json_text_TitledMultiSelectItems(self: TitledMultiSelectItems) -> str:
 
 _codec.attach(
     TitledMultiSelectItems,
-    __init__=_init_TitledMultiSelectItems,
-    from_json=_from_json_TitledMultiSelectItems,
-    to_json=_to_json_TitledMultiSelectItems,
-    _json_text=_json_text_TitledMultiSelectItems,
+    _init_TitledMultiSelectItems,
+    _from_json_TitledMultiSelectItems,
+    _to_json_TitledMultiSelectItems,
+    _json_text_TitledMultiSelectItems,
 )
 
 
@@ -27916,13 +27726,7 @@ def _json_text_ToolCall(self: ToolCall) -> str:
     return out + "}"
 
 
-_codec.attach(
-    ToolCall,
-    __init__=_init_ToolCall,
-    from_json=_from_json_ToolCall,
-    to_json=_to_json_ToolCall,
-    _json_text=_json_text_ToolCall,
-)
+_codec.attach(ToolCall, _init_ToolCall, _from_json_ToolCall, _to_json_ToolCall, _json_text_ToolCall)
 
 
 def _d_ToolCall(d: Any) -> ToolCall:
@@ -28118,10 +27922,10 @@ def _json_text_ToolCallLocation(self: ToolCallLocation) -> str:
 
 _codec.attach(
     ToolCallLocation,
-    __init__=_init_ToolCallLocation,
-    from_json=_from_json_ToolCallLocation,
-    to_json=_to_json_ToolCallLocation,
-    _json_text=_json_text_ToolCallLocation,
+    _init_ToolCallLocation,
+    _from_json_ToolCallLocation,
+    _to_json_ToolCallLocation,
+    _json_text_ToolCallLocation,
 )
 
 
@@ -28283,10 +28087,10 @@ def _json_text_ToolCallSessionUpdate(self: ToolCallSessionUpdate) -> str:
 
 _codec.attach(
     ToolCallSessionUpdate,
-    __init__=_init_ToolCallSessionUpdate,
-    from_json=_from_json_ToolCallSessionUpdate,
-    to_json=_to_json_ToolCallSessionUpdate,
-    _json_text=_json_text_ToolCallSessionUpdate,
+    _init_ToolCallSessionUpdate,
+    _from_json_ToolCallSessionUpdate,
+    _to_json_ToolCallSessionUpdate,
+    _json_text_ToolCallSessionUpdate,
 )
 
 
@@ -28537,10 +28341,10 @@ def _json_text_ToolCallUpdate(self: ToolCallUpdate) -> str:
 
 _codec.attach(
     ToolCallUpdate,
-    __init__=_init_ToolCallUpdate,
-    from_json=_from_json_ToolCallUpdate,
-    to_json=_to_json_ToolCallUpdate,
-    _json_text=_json_text_ToolCallUpdate,
+    _init_ToolCallUpdate,
+    _from_json_ToolCallUpdate,
+    _to_json_ToolCallUpdate,
+    _json_text_ToolCallUpdate,
 )
 
 
@@ -28790,10 +28594,10 @@ def _json_text_ToolCallUpdateSessionUpdate(self: ToolCallUpdateSessionUpdate) ->
 
 _codec.attach(
     ToolCallUpdateSessionUpdate,
-    __init__=_init_ToolCallUpdateSessionUpdate,
-    from_json=_from_json_ToolCallUpdateSessionUpdate,
-    to_json=_to_json_ToolCallUpdateSessionUpdate,
-    _json_text=_json_text_ToolCallUpdateSessionUpdate,
+    _init_ToolCallUpdateSessionUpdate,
+    _from_json_ToolCallUpdateSessionUpdate,
+    _to_json_ToolCallUpdateSessionUpdate,
+    _json_text_ToolCallUpdateSessionUpdate,
 )
 
 
@@ -29006,10 +28810,10 @@ def _json_text_UnstructuredCommandInput(self: UnstructuredCommandInput) -> str:
 
 _codec.attach(
     UnstructuredCommandInput,
-    __init__=_init_UnstructuredCommandInput,
-    from_json=_from_json_UnstructuredCommandInput,
-    to_json=_to_json_UnstructuredCommandInput,
-    _json_text=_json_text_UnstructuredCommandInput,
+    _init_UnstructuredCommandInput,
+    _from_json_UnstructuredCommandInput,
+    _to_json_UnstructuredCommandInput,
+    _json_text_UnstructuredCommandInput,
 )
 
 
@@ -29106,10 +28910,10 @@ def _json_text_UntitledMultiSelectItems(self: UntitledMultiSelectItems) -> str:
 
 _codec.attach(
     UntitledMultiSelectItems,
-    __init__=_init_UntitledMultiSelectItems,
-    from_json=_from_json_UntitledMultiSelectItems,
-    to_json=_to_json_UntitledMultiSelectItems,
-    _json_text=_json_text_UntitledMultiSelectItems,
+    _init_UntitledMultiSelectItems,
+    _from_json_UntitledMultiSelectItems,
+    _to_json_UntitledMultiSelectItems,
+    _json_text_UntitledMultiSelectItems,
 )
 
 
@@ -29201,11 +29005,7 @@ def _json_text_UrlRequest(self: UrlRequest) -> str:
 
 
 _codec.attach(
-    UrlRequest,
-    __init__=_init_UrlRequest,
-    from_json=_from_json_UrlRequest,
-    to_json=_to_json_UrlRequest,
-    _json_text=_json_text_UrlRequest,
+    UrlRequest, _init_UrlRequest, _from_json_UrlRequest, _to_json_UrlRequest, _json_text_UrlRequest
 )
 
 
@@ -29365,11 +29165,7 @@ def _json_text_UrlSession(self: UrlSession) -> str:
 
 
 _codec.attach(
-    UrlSession,
-    __init__=_init_UrlSession,
-    from_json=_from_json_UrlSession,
-    to_json=_to_json_UrlSession,
-    _json_text=_json_text_UrlSession,
+    UrlSession, _init_UrlSession, _from_json_UrlSession, _to_json_UrlSession, _json_text_UrlSession
 )
 
 
@@ -29553,13 +29349,7 @@ def _json_text_Usage(self: Usage) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Usage,
-    __init__=_init_Usage,
-    from_json=_from_json_Usage,
-    to_json=_to_json_Usage,
-    _json_text=_json_text_Usage,
-)
+_codec.attach(Usage, _init_Usage, _from_json_Usage, _to_json_Usage, _json_text_Usage)
 
 
 def _d_Usage(d: Any) -> Usage:
@@ -29714,10 +29504,10 @@ def _json_text_UsageUpdate(self: UsageUpdate) -> str:
 
 _codec.attach(
     UsageUpdate,
-    __init__=_init_UsageUpdate,
-    from_json=_from_json_UsageUpdate,
-    to_json=_to_json_UsageUpdate,
-    _json_text=_json_text_UsageUpdate,
+    _init_UsageUpdate,
+    _from_json_UsageUpdate,
+    _to_json_UsageUpdate,
+    _json_text_UsageUpdate,
 )
 
 
@@ -29850,10 +29640,10 @@ def _json_text_UsageUpdateSessionUpdate(self: UsageUpdateSessionUpdate) -> str:
 
 _codec.attach(
     UsageUpdateSessionUpdate,
-    __init__=_init_UsageUpdateSessionUpdate,
-    from_json=_from_json_UsageUpdateSessionUpdate,
-    to_json=_to_json_UsageUpdateSessionUpdate,
-    _json_text=_json_text_UsageUpdateSessionUpdate,
+    _init_UsageUpdateSessionUpdate,
+    _from_json_UsageUpdateSessionUpdate,
+    _to_json_UsageUpdateSessionUpdate,
+    _json_text_UsageUpdateSessionUpdate,
 )
 
 
@@ -29988,10 +29778,10 @@ def _json_text_UserMessageChunk(self: UserMessageChunk) -> str:
 
 _codec.attach(
     UserMessageChunk,
-    __init__=_init_UserMessageChunk,
-    from_json=_from_json_UserMessageChunk,
-    to_json=_to_json_UserMessageChunk,
-    _json_text=_json_text_UserMessageChunk,
+    _init_UserMessageChunk,
+    _from_json_UserMessageChunk,
+    _to_json_UserMessageChunk,
+    _json_text_UserMessageChunk,
 )
 
 
@@ -30127,13 +29917,7 @@ def _json_text_ValueId(self: ValueId) -> str:
     return out + "}"
 
 
-_codec.attach(
-    ValueId,
-    __init__=_init_ValueId,
-    from_json=_from_json_ValueId,
-    to_json=_to_json_ValueId,
-    _json_text=_json_text_ValueId,
-)
+_codec.attach(ValueId, _init_ValueId, _from_json_ValueId, _to_json_ValueId, _json_text_ValueId)
 
 
 def _d_ValueId(d: Any) -> ValueId:
@@ -30258,10 +30042,10 @@ def _json_text_WaitForTerminalExitRequest(self: WaitForTerminalExitRequest) -> s
 
 _codec.attach(
     WaitForTerminalExitRequest,
-    __init__=_init_WaitForTerminalExitRequest,
-    from_json=_from_json_WaitForTerminalExitRequest,
-    to_json=_to_json_WaitForTerminalExitRequest,
-    _json_text=_json_text_WaitForTerminalExitRequest,
+    _init_WaitForTerminalExitRequest,
+    _from_json_WaitForTerminalExitRequest,
+    _to_json_WaitForTerminalExitRequest,
+    _json_text_WaitForTerminalExitRequest,
 )
 
 
@@ -30382,10 +30166,10 @@ def _json_text_WaitForTerminalExitResponse(self: WaitForTerminalExitResponse) ->
 
 _codec.attach(
     WaitForTerminalExitResponse,
-    __init__=_init_WaitForTerminalExitResponse,
-    from_json=_from_json_WaitForTerminalExitResponse,
-    to_json=_to_json_WaitForTerminalExitResponse,
-    _json_text=_json_text_WaitForTerminalExitResponse,
+    _init_WaitForTerminalExitResponse,
+    _from_json_WaitForTerminalExitResponse,
+    _to_json_WaitForTerminalExitResponse,
+    _json_text_WaitForTerminalExitResponse,
 )
 
 
@@ -30492,10 +30276,10 @@ def _json_text_WorkspaceFolder(self: WorkspaceFolder) -> str:
 
 _codec.attach(
     WorkspaceFolder,
-    __init__=_init_WorkspaceFolder,
-    from_json=_from_json_WorkspaceFolder,
-    to_json=_to_json_WorkspaceFolder,
-    _json_text=_json_text_WorkspaceFolder,
+    _init_WorkspaceFolder,
+    _from_json_WorkspaceFolder,
+    _to_json_WorkspaceFolder,
+    _json_text_WorkspaceFolder,
 )
 
 
@@ -30586,10 +30370,10 @@ def _json_text_WriteTextFileRequest(self: WriteTextFileRequest) -> str:
 
 _codec.attach(
     WriteTextFileRequest,
-    __init__=_init_WriteTextFileRequest,
-    from_json=_from_json_WriteTextFileRequest,
-    to_json=_to_json_WriteTextFileRequest,
-    _json_text=_json_text_WriteTextFileRequest,
+    _init_WriteTextFileRequest,
+    _from_json_WriteTextFileRequest,
+    _to_json_WriteTextFileRequest,
+    _json_text_WriteTextFileRequest,
 )
 
 
@@ -30708,10 +30492,10 @@ def _json_text_WriteTextFileResponse(self: WriteTextFileResponse) -> str:
 
 _codec.attach(
     WriteTextFileResponse,
-    __init__=_init_WriteTextFileResponse,
-    from_json=_from_json_WriteTextFileResponse,
-    to_json=_to_json_WriteTextFileResponse,
-    _json_text=_json_text_WriteTextFileResponse,
+    _init_WriteTextFileResponse,
+    _from_json_WriteTextFileResponse,
+    _to_json_WriteTextFileResponse,
+    _json_text_WriteTextFileResponse,
 )
 
 

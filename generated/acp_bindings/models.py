@@ -8,14 +8,15 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ._codec import Model
 
 # How to read this module.
 #
 # It declares: each object type of the schema is a class, its docstring and its fields with their
-# docs, then the keywords its constructor takes; each union, literal set and alias is its line.
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
 # kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
@@ -46,13 +47,15 @@ class Accept(Model):
     content: dict[str, ElicitationContentValue] | None
     """The user-provided content, if any, as an object matching the requested schema."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: dict[str, ElicitationContentValue] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: dict[str, ElicitationContentValue] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -78,14 +81,16 @@ class AcceptNesNotification(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        id: str,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            id: str,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -114,13 +119,15 @@ class AgentAuthCapabilities(Model):
     By supplying `{}` it means that the agent supports the logout method.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        logout: LogoutCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            logout: LogoutCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -215,20 +222,22 @@ class AgentCapabilities(Model):
     Wire name: ``sessionCapabilities``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        auth: AgentAuthCapabilities | None = None,
-        load_session: bool | None = None,
-        mcp_capabilities: McpCapabilities | None = None,
-        nes: NesCapabilities | None = None,
-        position_encoding: PositionEncodingKind | None = None,
-        prompt_capabilities: PromptCapabilities | None = None,
-        providers: ProvidersCapabilities | None = None,
-        session_capabilities: SessionCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            auth: AgentAuthCapabilities | None = None,
+            load_session: bool | None = None,
+            mcp_capabilities: McpCapabilities | None = None,
+            nes: NesCapabilities | None = None,
+            position_encoding: PositionEncodingKind | None = None,
+            prompt_capabilities: PromptCapabilities | None = None,
+            providers: ProvidersCapabilities | None = None,
+            session_capabilities: SessionCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -264,14 +273,16 @@ class AgentMessageChunk(Model):
     Wire name: ``messageId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        message_id: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            message_id: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -283,13 +294,15 @@ class AgentNotification(Model):
     method: str
     params: AgentNotificationParams | None
 
-    def __init__(
-        self,
-        *,
-        method: str,
-        params: AgentNotificationParams | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            method: str,
+            params: AgentNotificationParams | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -302,14 +315,16 @@ class AgentRequest(Model):
     method: str
     params: AgentRequestParams | None
 
-    def __init__(
-        self,
-        *,
-        id: RequestId,
-        method: str,
-        params: AgentRequestParams | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: RequestId,
+            method: str,
+            params: AgentRequestParams | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -345,14 +360,16 @@ class AgentThoughtChunk(Model):
     Wire name: ``messageId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        message_id: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            message_id: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -375,15 +392,17 @@ class Annotations(Model):
     """Wire name: ``lastModified``."""
     priority: float | None
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        audience: list[Role] | None = None,
-        last_modified: str | None = None,
-        priority: float | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            audience: list[Role] | None = None,
+            last_modified: str | None = None,
+            priority: float | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -413,17 +432,19 @@ class Array(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: list[str] | None = None,
-        description: str | None = None,
-        items: MultiSelectItems,
-        max_items: int | None = None,
-        min_items: int | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: list[str] | None = None,
+            description: str | None = None,
+            items: MultiSelectItems,
+            max_items: int | None = None,
+            min_items: int | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -451,15 +472,17 @@ class Audio(Model):
     mime_type: str
     """Wire name: ``mimeType``."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        data: str,
-        mime_type: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            data: str,
+            mime_type: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -482,15 +505,17 @@ class AudioContent(Model):
     mime_type: str
     """Wire name: ``mimeType``."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        data: str,
-        mime_type: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            data: str,
+            mime_type: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -525,13 +550,15 @@ class AuthCapabilities(Model):
     Schema default (when absent): ``false``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        terminal: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            terminal: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -574,16 +601,18 @@ class AuthEnvVar(Model):
     Schema default (when absent): ``true``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        label: str | None = None,
-        name: str,
-        optional: bool | None = None,
-        secret: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            label: str | None = None,
+            name: str,
+            optional: bool | None = None,
+            secret: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -611,15 +640,17 @@ class AuthMethodAgent(Model):
     name: str
     """Human-readable name of the authentication method."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        id: str,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            id: str,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -655,17 +686,19 @@ class AuthMethodEnvVar(Model):
     vars: list[AuthEnvVar]
     """The environment variables the client should set."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        id: str,
-        link: str | None = None,
-        name: str,
-        vars: list[AuthEnvVar],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            id: str,
+            link: str | None = None,
+            name: str,
+            vars: list[AuthEnvVar],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -701,17 +734,19 @@ class AuthMethodTerminal(Model):
     name: str
     """Human-readable name of the authentication method."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        args: list[str] | None = None,
-        description: str | None = None,
-        env: dict[str, str] | None = None,
-        id: str,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            args: list[str] | None = None,
+            description: str | None = None,
+            env: dict[str, str] | None = None,
+            id: str,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -739,13 +774,15 @@ class AuthenticateRequest(Model):
     Wire name: ``methodId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        method_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            method_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -764,12 +801,14 @@ class AuthenticateResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -794,15 +833,17 @@ class AvailableCommand(Model):
     name: str
     """Command name (e.g., `create_plan`, `research_codebase`)."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str,
-        input: AvailableCommandInput | None = None,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str,
+            input: AvailableCommandInput | None = None,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -826,13 +867,15 @@ class AvailableCommandsUpdate(Model):
     Wire name: ``availableCommands``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        available_commands: list[AvailableCommand],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            available_commands: list[AvailableCommand],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -858,13 +901,15 @@ class AvailableCommandsUpdateSessionUpdate(Model):
     Wire name: ``availableCommands``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        available_commands: list[AvailableCommand],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            available_commands: list[AvailableCommand],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -887,15 +932,17 @@ class BlobResourceContents(Model):
     """Wire name: ``mimeType``."""
     uri: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        blob: str,
-        mime_type: str | None = None,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            blob: str,
+            mime_type: str | None = None,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -913,14 +960,16 @@ class BooleanElicitationPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: bool | None = None,
-        description: str | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: bool | None = None,
+            description: str | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -936,14 +985,16 @@ class BooleanPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: bool | None = None,
-        description: str | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: bool | None = None,
+            description: str | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -982,17 +1033,19 @@ class BooleanSessionConfigOption(Model):
     Wire name: ``currentValue``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        category: SessionConfigOptionCategory | None = None,
-        description: str | None = None,
-        id: SessionConfigId,
-        name: str,
-        current_value: bool,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            category: SessionConfigOptionCategory | None = None,
+            description: str | None = None,
+            id: SessionConfigId,
+            name: str,
+            current_value: bool,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1025,15 +1078,17 @@ class BooleanSetSessionConfigOptionRequest(Model):
     value: bool
     """The boolean value."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_id: SessionConfigId,
-        session_id: SessionId,
-        value: bool,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_id: SessionConfigId,
+            session_id: SessionId,
+            value: bool,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1054,12 +1109,14 @@ class Cancel(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1086,13 +1143,15 @@ class CancelNotification(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1123,13 +1182,15 @@ class CancelRequestNotification(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1147,11 +1208,13 @@ class Cancelled(Model):
     """Always "cancelled": sent as ``outcome``."""
     __slots__ = ()
 
-    def __init__(
-        self,
-        *,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1222,18 +1285,20 @@ class ClientCapabilities(Model):
     Schema default (when absent): ``false``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        auth: AuthCapabilities | None = None,
-        elicitation: ElicitationCapabilities | None = None,
-        fs: FileSystemCapabilities | None = None,
-        nes: ClientNesCapabilities | None = None,
-        position_encodings: list[PositionEncodingKind] | None = None,
-        terminal: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            auth: AuthCapabilities | None = None,
+            elicitation: ElicitationCapabilities | None = None,
+            fs: FileSystemCapabilities | None = None,
+            nes: ClientNesCapabilities | None = None,
+            position_encodings: list[PositionEncodingKind] | None = None,
+            terminal: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1261,15 +1326,17 @@ class ClientNesCapabilities(Model):
     Wire name: ``searchAndReplace``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        jump: NesJumpCapabilities | None = None,
-        rename: NesRenameCapabilities | None = None,
-        search_and_replace: NesSearchAndReplaceCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            jump: NesJumpCapabilities | None = None,
+            rename: NesRenameCapabilities | None = None,
+            search_and_replace: NesSearchAndReplaceCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1281,13 +1348,15 @@ class ClientNotification(Model):
     method: str
     params: ClientNotificationParams | None
 
-    def __init__(
-        self,
-        *,
-        method: str,
-        params: ClientNotificationParams | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            method: str,
+            params: ClientNotificationParams | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1300,14 +1369,16 @@ class ClientRequest(Model):
     method: str
     params: ClientRequestParams | None
 
-    def __init__(
-        self,
-        *,
-        id: RequestId,
-        method: str,
-        params: ClientRequestParams | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: RequestId,
+            method: str,
+            params: ClientRequestParams | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1335,13 +1406,15 @@ class CloseNesRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1360,12 +1433,14 @@ class CloseNesResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1396,13 +1471,15 @@ class CloseSessionRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1421,12 +1498,14 @@ class CloseSessionResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1455,13 +1534,15 @@ class CompleteElicitationNotification(Model):
     Wire name: ``elicitationId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        elicitation_id: ElicitationId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            elicitation_id: ElicitationId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1485,13 +1566,15 @@ class ConfigOptionUpdate(Model):
     Wire name: ``configOptions``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1517,13 +1600,15 @@ class ConfigOptionUpdateSessionUpdate(Model):
     Wire name: ``configOptions``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1544,13 +1629,15 @@ class Content(Model):
     content: ContentBlock
     """The actual content block."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1584,14 +1671,16 @@ class ContentChunk(Model):
     Wire name: ``messageId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        message_id: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            message_id: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1614,13 +1703,15 @@ class ContentToolCallContent(Model):
     content: ContentBlock
     """The actual content block."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1639,13 +1730,15 @@ class Cost(Model):
     currency: str
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
 
-    def __init__(
-        self,
-        *,
-        amount: float,
-        currency: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            amount: float,
+            currency: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1689,18 +1782,20 @@ class CreateTerminalRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        args: list[str] | None = None,
-        command: str,
-        cwd: str | None = None,
-        env: list[EnvVariable] | None = None,
-        output_byte_limit: int | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            args: list[str] | None = None,
+            command: str,
+            cwd: str | None = None,
+            env: list[EnvVariable] | None = None,
+            output_byte_limit: int | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1724,13 +1819,15 @@ class CreateTerminalResponse(Model):
     Wire name: ``terminalId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1757,13 +1854,15 @@ class CurrentModeUpdate(Model):
     Wire name: ``currentModeId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        current_mode_id: SessionModeId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            current_mode_id: SessionModeId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1792,13 +1891,15 @@ class CurrentModeUpdateSessionUpdate(Model):
     Wire name: ``currentModeId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        current_mode_id: SessionModeId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            current_mode_id: SessionModeId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1819,12 +1920,14 @@ class Decline(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1857,16 +1960,18 @@ class DidChangeDocumentNotification(Model):
     version: int
     """The new version number of the document."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content_changes: list[TextDocumentContentChangeEvent],
-        session_id: SessionId,
-        uri: str,
-        version: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content_changes: list[TextDocumentContentChangeEvent],
+            session_id: SessionId,
+            uri: str,
+            version: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1892,14 +1997,16 @@ class DidCloseDocumentNotification(Model):
     uri: str
     """The URI of the closed document."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1934,17 +2041,19 @@ class DidFocusDocumentNotification(Model):
     Wire name: ``visibleRange``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        position: Position,
-        session_id: SessionId,
-        uri: str,
-        version: int,
-        visible_range: Range,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            position: Position,
+            session_id: SessionId,
+            uri: str,
+            version: int,
+            visible_range: Range,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -1979,17 +2088,19 @@ class DidOpenDocumentNotification(Model):
     version: int
     """The version number of the document."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        language_id: str,
-        session_id: SessionId,
-        text: str,
-        uri: str,
-        version: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            language_id: str,
+            session_id: SessionId,
+            text: str,
+            uri: str,
+            version: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2015,14 +2126,16 @@ class DidSaveDocumentNotification(Model):
     uri: str
     """The URI of the saved document."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2058,15 +2171,17 @@ class Diff(Model):
     path: str
     """The file path being modified."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        new_text: str,
-        old_text: str | None = None,
-        path: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            new_text: str,
+            old_text: str | None = None,
+            path: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2099,15 +2214,17 @@ class DiffToolCallContent(Model):
     path: str
     """The file path being modified."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        new_text: str,
-        old_text: str | None = None,
-        path: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            new_text: str,
+            old_text: str | None = None,
+            path: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2133,13 +2250,15 @@ class DisableProvidersRequest(Model):
     id: str
     """Provider id to disable."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2163,12 +2282,14 @@ class DisableProvidersResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2191,15 +2312,17 @@ class Edit(Model):
     uri: str
     """The URI of the file to edit."""
 
-    def __init__(
-        self,
-        *,
-        cursor_position: Position | None = None,
-        edits: list[NesTextEdit],
-        id: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            cursor_position: Position | None = None,
+            edits: list[NesTextEdit],
+            id: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2216,12 +2339,14 @@ class ElicitationAcceptAction(Model):
     content: dict[str, ElicitationContentValue] | None
     """The user-provided content, if any, as an object matching the requested schema."""
 
-    def __init__(
-        self,
-        *,
-        content: dict[str, ElicitationContentValue] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            content: dict[str, ElicitationContentValue] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2249,14 +2374,16 @@ class ElicitationCapabilities(Model):
     url: ElicitationUrlCapabilities | None
     """Whether the client supports URL-based elicitation."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        form: ElicitationFormCapabilities | None = None,
-        url: ElicitationUrlCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            form: ElicitationFormCapabilities | None = None,
+            url: ElicitationUrlCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2280,12 +2407,14 @@ class ElicitationFormCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2306,12 +2435,14 @@ class ElicitationRequestScope(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2341,16 +2472,18 @@ class ElicitationSchema(Model):
     Schema default (when absent): ``"object"``.
     """
 
-    def __init__(
-        self,
-        *,
-        description: str | None = None,
-        properties: dict[str, ElicitationPropertySchema] | None = None,
-        required: list[str] | None = None,
-        title: str | None = None,
-        type: ElicitationSchemaType | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            description: str | None = None,
+            properties: dict[str, ElicitationPropertySchema] | None = None,
+            required: list[str] | None = None,
+            title: str | None = None,
+            type: ElicitationSchemaType | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2379,13 +2512,15 @@ class ElicitationSessionScope(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        session_id: SessionId,
-        tool_call_id: ToolCallId | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            session_id: SessionId,
+            tool_call_id: ToolCallId | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2409,12 +2544,14 @@ class ElicitationUrlCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2435,14 +2572,16 @@ class EmbeddedResource(Model):
     annotations: Annotations | None
     resource: EmbeddedResourceResource
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        resource: EmbeddedResourceResource,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            resource: EmbeddedResourceResource,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2456,13 +2595,15 @@ class EnumOption(Model):
     title: str
     """Human-readable title for this option."""
 
-    def __init__(
-        self,
-        *,
-        const: str,
-        title: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            const: str,
+            title: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2498,17 +2639,19 @@ class EnvVar(Model):
     vars: list[AuthEnvVar]
     """The environment variables the client should set."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        id: str,
-        link: str | None = None,
-        name: str,
-        vars: list[AuthEnvVar],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            id: str,
+            link: str | None = None,
+            name: str,
+            vars: list[AuthEnvVar],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2531,14 +2674,16 @@ class EnvVariable(Model):
     value: str
     """The value to set for the environment variable."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        name: str,
-        value: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            name: str,
+            value: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2566,14 +2711,16 @@ class Error(Model):
     The message should be limited to a concise single sentence.
     """
 
-    def __init__(
-        self,
-        *,
-        code: ErrorCode,
-        data: Any = None,
-        message: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            code: ErrorCode,
+            data: Any = None,
+            message: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2585,13 +2732,15 @@ class ErrorAgentResponse(Model):
     error: Error
     id: RequestId
 
-    def __init__(
-        self,
-        *,
-        error: Error,
-        id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            error: Error,
+            id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2603,13 +2752,15 @@ class ErrorClientResponse(Model):
     error: Error
     id: RequestId
 
-    def __init__(
-        self,
-        *,
-        error: Error,
-        id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            error: Error,
+            id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2645,14 +2796,16 @@ class FileSystemCapabilities(Model):
     Wire name: ``writeTextFile``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        read_text_file: bool | None = None,
-        write_text_file: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            read_text_file: bool | None = None,
+            write_text_file: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2706,16 +2859,18 @@ class ForkSessionRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cwd: str,
-        mcp_servers: list[McpServer] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cwd: str,
+            mcp_servers: list[McpServer] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2761,16 +2916,18 @@ class ForkSessionResponse(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption] | None = None,
-        models: SessionModelState | None = None,
-        modes: SessionModeState | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption] | None = None,
+            models: SessionModelState | None = None,
+            modes: SessionModeState | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2803,15 +2960,17 @@ class FormRequest(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        message: str,
-        requested_schema: ElicitationSchema,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            message: str,
+            requested_schema: ElicitationSchema,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2849,16 +3008,18 @@ class FormSession(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        message: str,
-        requested_schema: ElicitationSchema,
-        session_id: SessionId,
-        tool_call_id: ToolCallId | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            message: str,
+            requested_schema: ElicitationSchema,
+            session_id: SessionId,
+            tool_call_id: ToolCallId | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2888,15 +3049,17 @@ class Http(Model):
     url: str
     """URL to the MCP server."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        headers: list[HttpHeader],
-        name: str,
-        url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            headers: list[HttpHeader],
+            name: str,
+            url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2919,14 +3082,16 @@ class HttpHeader(Model):
     value: str
     """The value to set for the HTTP header."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        name: str,
-        value: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            name: str,
+            value: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2955,16 +3120,18 @@ class Image(Model):
     """Wire name: ``mimeType``."""
     uri: str | None
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        data: str,
-        mime_type: str,
-        uri: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            data: str,
+            mime_type: str,
+            uri: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -2988,16 +3155,18 @@ class ImageContent(Model):
     """Wire name: ``mimeType``."""
     uri: str | None
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        data: str,
-        mime_type: str,
-        uri: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            data: str,
+            mime_type: str,
+            uri: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3033,15 +3202,17 @@ class Implementation(Model):
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        name: str,
-        title: str | None = None,
-        version: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            name: str,
+            title: str | None = None,
+            version: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3084,15 +3255,17 @@ class InitializeRequest(Model):
     Wire name: ``protocolVersion``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        client_capabilities: ClientCapabilities | None = None,
-        client_info: Implementation | None = None,
-        protocol_version: ProtocolVersion,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            client_capabilities: ClientCapabilities | None = None,
+            client_info: Implementation | None = None,
+            protocol_version: ProtocolVersion,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3145,16 +3318,18 @@ class InitializeResponse(Model):
     Wire name: ``protocolVersion``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        agent_capabilities: AgentCapabilities | None = None,
-        agent_info: Implementation | None = None,
-        auth_methods: list[AuthMethod] | None = None,
-        protocol_version: ProtocolVersion,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            agent_capabilities: AgentCapabilities | None = None,
+            agent_info: Implementation | None = None,
+            auth_methods: list[AuthMethod] | None = None,
+            protocol_version: ProtocolVersion,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3176,16 +3351,18 @@ class Integer(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: int | None = None,
-        description: str | None = None,
-        maximum: int | None = None,
-        minimum: int | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: int | None = None,
+            description: str | None = None,
+            maximum: int | None = None,
+            minimum: int | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3205,16 +3382,18 @@ class IntegerPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: int | None = None,
-        description: str | None = None,
-        maximum: int | None = None,
-        minimum: int | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: int | None = None,
+            description: str | None = None,
+            maximum: int | None = None,
+            minimum: int | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3232,14 +3411,16 @@ class Jump(Model):
     uri: str
     """The file to navigate to."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        position: Position,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            position: Position,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3268,14 +3449,16 @@ class KillTerminalRequest(Model):
     Wire name: ``terminalId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3294,12 +3477,14 @@ class KillTerminalResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3323,12 +3508,14 @@ class ListProvidersRequest(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3354,13 +3541,15 @@ class ListProvidersResponse(Model):
     providers: list[ProviderInfo]
     """Configurable providers with current routing info suitable for UI display."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        providers: list[ProviderInfo],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            providers: list[ProviderInfo],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3398,15 +3587,17 @@ class ListSessionsRequest(Model):
     cwd: str | None
     """Filter sessions by working directory. Must be an absolute path."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cursor: str | None = None,
-        cwd: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cursor: str | None = None,
+            cwd: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3433,14 +3624,16 @@ class ListSessionsResponse(Model):
     sessions: list[SessionInfo]
     """Array of session information objects"""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        next_cursor: str | None = None,
-        sessions: list[SessionInfo],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            next_cursor: str | None = None,
+            sessions: list[SessionInfo],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3489,16 +3682,18 @@ class LoadSessionRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cwd: str,
-        mcp_servers: list[McpServer],
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cwd: str,
+            mcp_servers: list[McpServer],
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3534,15 +3729,17 @@ class LoadSessionResponse(Model):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption] | None = None,
-        models: SessionModelState | None = None,
-        modes: SessionModeState | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption] | None = None,
+            models: SessionModelState | None = None,
+            modes: SessionModeState | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3568,12 +3765,14 @@ class LogoutCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3599,12 +3798,14 @@ class LogoutRequest(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3628,12 +3829,14 @@ class LogoutResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3662,14 +3865,16 @@ class McpCapabilities(Model):
     Schema default (when absent): ``false``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        http: bool | None = None,
-        sse: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            http: bool | None = None,
+            sse: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3694,15 +3899,17 @@ class McpServerHttp(Model):
     url: str
     """URL to the MCP server."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        headers: list[HttpHeader],
-        name: str,
-        url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            headers: list[HttpHeader],
+            name: str,
+            url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3727,15 +3934,17 @@ class McpServerSse(Model):
     url: str
     """URL to the MCP server."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        headers: list[HttpHeader],
-        name: str,
-        url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            headers: list[HttpHeader],
+            name: str,
+            url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3762,16 +3971,18 @@ class McpServerStdio(Model):
     name: str
     """Human-readable name identifying this MCP server."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        args: list[str],
-        command: str,
-        env: list[EnvVariable],
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            args: list[str],
+            command: str,
+            env: list[EnvVariable],
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3804,15 +4015,17 @@ class ModelInfo(Model):
     name: str
     """Human-readable name of the model."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        model_id: ModelId,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            model_id: ModelId,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3840,17 +4053,19 @@ class MultiSelectPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: list[str] | None = None,
-        description: str | None = None,
-        items: MultiSelectItems,
-        max_items: int | None = None,
-        min_items: int | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: list[str] | None = None,
+            description: str | None = None,
+            items: MultiSelectItems,
+            max_items: int | None = None,
+            min_items: int | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3873,14 +4088,16 @@ class NesCapabilities(Model):
     events: NesEventCapabilities | None
     """Events the agent wants to receive."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        context: NesContextCapabilities | None = None,
-        events: NesEventCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            context: NesContextCapabilities | None = None,
+            events: NesEventCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3934,18 +4151,20 @@ class NesContextCapabilities(Model):
     Wire name: ``userActions``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        diagnostics: NesDiagnosticsCapabilities | None = None,
-        edit_history: NesEditHistoryCapabilities | None = None,
-        open_files: NesOpenFilesCapabilities | None = None,
-        recent_files: NesRecentFilesCapabilities | None = None,
-        related_snippets: NesRelatedSnippetsCapabilities | None = None,
-        user_actions: NesUserActionsCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            diagnostics: NesDiagnosticsCapabilities | None = None,
+            edit_history: NesEditHistoryCapabilities | None = None,
+            open_files: NesOpenFilesCapabilities | None = None,
+            recent_files: NesRecentFilesCapabilities | None = None,
+            related_snippets: NesRelatedSnippetsCapabilities | None = None,
+            user_actions: NesUserActionsCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3963,15 +4182,17 @@ class NesDiagnostic(Model):
     uri: str
     """The URI of the file containing the diagnostic."""
 
-    def __init__(
-        self,
-        *,
-        message: str,
-        range: Range,
-        severity: NesDiagnosticSeverity,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            message: str,
+            range: Range,
+            severity: NesDiagnosticSeverity,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -3990,12 +4211,14 @@ class NesDiagnosticsCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4019,13 +4242,15 @@ class NesDocumentDidChangeCapabilities(Model):
     Wire name: ``syncKind``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        sync_kind: TextDocumentSyncKind,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            sync_kind: TextDocumentSyncKind,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4044,12 +4269,14 @@ class NesDocumentDidCloseCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4068,12 +4295,14 @@ class NesDocumentDidFocusCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4092,12 +4321,14 @@ class NesDocumentDidOpenCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4116,12 +4347,14 @@ class NesDocumentDidSaveCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4165,17 +4398,19 @@ class NesDocumentEventCapabilities(Model):
     Wire name: ``didSave``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        did_change: NesDocumentDidChangeCapabilities | None = None,
-        did_close: NesDocumentDidCloseCapabilities | None = None,
-        did_focus: NesDocumentDidFocusCapabilities | None = None,
-        did_open: NesDocumentDidOpenCapabilities | None = None,
-        did_save: NesDocumentDidSaveCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            did_change: NesDocumentDidChangeCapabilities | None = None,
+            did_close: NesDocumentDidCloseCapabilities | None = None,
+            did_focus: NesDocumentDidFocusCapabilities | None = None,
+            did_open: NesDocumentDidOpenCapabilities | None = None,
+            did_save: NesDocumentDidSaveCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4199,13 +4434,15 @@ class NesEditHistoryCapabilities(Model):
     Wire name: ``maxCount``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        max_count: int | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            max_count: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4219,13 +4456,15 @@ class NesEditHistoryEntry(Model):
     uri: str
     """The URI of the edited file."""
 
-    def __init__(
-        self,
-        *,
-        diff: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            diff: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4246,15 +4485,17 @@ class NesEditSuggestion(Model):
     uri: str
     """The URI of the file to edit."""
 
-    def __init__(
-        self,
-        *,
-        cursor_position: Position | None = None,
-        edits: list[NesTextEdit],
-        id: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            cursor_position: Position | None = None,
+            edits: list[NesTextEdit],
+            id: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4275,13 +4516,15 @@ class NesEventCapabilities(Model):
     document: NesDocumentEventCapabilities | None
     """Document event capabilities."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        document: NesDocumentEventCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            document: NesDocumentEventCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4303,14 +4546,16 @@ class NesExcerpt(Model):
     text: str
     """The text content of the excerpt."""
 
-    def __init__(
-        self,
-        *,
-        end_line: int,
-        start_line: int,
-        text: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            end_line: int,
+            start_line: int,
+            text: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4329,12 +4574,14 @@ class NesJumpCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4350,14 +4597,16 @@ class NesJumpSuggestion(Model):
     uri: str
     """The file to navigate to."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        position: Position,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            position: Position,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4384,15 +4633,17 @@ class NesOpenFile(Model):
     Wire name: ``visibleRange``.
     """
 
-    def __init__(
-        self,
-        *,
-        language_id: str,
-        last_focused_ms: int | None = None,
-        uri: str,
-        visible_range: Range | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            language_id: str,
+            last_focused_ms: int | None = None,
+            uri: str,
+            visible_range: Range | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4411,12 +4662,14 @@ class NesOpenFilesCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4435,14 +4688,16 @@ class NesRecentFile(Model):
     uri: str
     """The URI of the file."""
 
-    def __init__(
-        self,
-        *,
-        language_id: str,
-        text: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            language_id: str,
+            text: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4466,13 +4721,15 @@ class NesRecentFilesCapabilities(Model):
     Wire name: ``maxCount``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        max_count: int | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            max_count: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4486,13 +4743,15 @@ class NesRelatedSnippet(Model):
     uri: str
     """The URI of the file containing the snippets."""
 
-    def __init__(
-        self,
-        *,
-        excerpts: list[NesExcerpt],
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            excerpts: list[NesExcerpt],
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4511,12 +4770,14 @@ class NesRelatedSnippetsCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4535,12 +4796,14 @@ class NesRenameCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4561,15 +4824,17 @@ class NesRenameSuggestion(Model):
     uri: str
     """The file URI containing the symbol."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        new_name: str,
-        position: Position,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            new_name: str,
+            position: Position,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4588,14 +4853,16 @@ class NesRepository(Model):
     Wire name: ``remoteUrl``.
     """
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        owner: str,
-        remote_url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            name: str,
+            owner: str,
+            remote_url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4614,12 +4881,14 @@ class NesSearchAndReplaceCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4642,16 +4911,18 @@ class NesSearchAndReplaceSuggestion(Model):
     uri: str
     """The file URI to search within."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        is_regex: bool | None = None,
-        replace: str,
-        search: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            is_regex: bool | None = None,
+            replace: str,
+            search: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4705,18 +4976,20 @@ class NesSuggestContext(Model):
     Wire name: ``userActions``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        diagnostics: list[NesDiagnostic] | None = None,
-        edit_history: list[NesEditHistoryEntry] | None = None,
-        open_files: list[NesOpenFile] | None = None,
-        recent_files: list[NesRecentFile] | None = None,
-        related_snippets: list[NesRelatedSnippet] | None = None,
-        user_actions: list[NesUserAction] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            diagnostics: list[NesDiagnostic] | None = None,
+            edit_history: list[NesEditHistoryEntry] | None = None,
+            open_files: list[NesOpenFile] | None = None,
+            recent_files: list[NesRecentFile] | None = None,
+            related_snippets: list[NesRelatedSnippet] | None = None,
+            user_actions: list[NesUserAction] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4733,13 +5006,15 @@ class NesTextEdit(Model):
     range: Range
     """The range to replace."""
 
-    def __init__(
-        self,
-        *,
-        new_text: str,
-        range: Range,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            new_text: str,
+            range: Range,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4760,15 +5035,17 @@ class NesUserAction(Model):
     uri: str
     """The URI of the file where the action occurred."""
 
-    def __init__(
-        self,
-        *,
-        action: str,
-        position: Position,
-        timestamp_ms: int,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            action: str,
+            position: Position,
+            timestamp_ms: int,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4792,13 +5069,15 @@ class NesUserActionsCapabilities(Model):
     Wire name: ``maxCount``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        max_count: int | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            max_count: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4840,15 +5119,17 @@ class NewSessionRequest(Model):
     Wire name: ``mcpServers``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cwd: str,
-        mcp_servers: list[McpServer],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cwd: str,
+            mcp_servers: list[McpServer],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4894,16 +5175,18 @@ class NewSessionResponse(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption] | None = None,
-        models: SessionModelState | None = None,
-        modes: SessionModeState | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption] | None = None,
+            models: SessionModelState | None = None,
+            modes: SessionModeState | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4925,16 +5208,18 @@ class Number(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: float | None = None,
-        description: str | None = None,
-        maximum: float | None = None,
-        minimum: float | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: float | None = None,
+            description: str | None = None,
+            maximum: float | None = None,
+            minimum: float | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4954,16 +5239,18 @@ class NumberPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: float | None = None,
-        description: str | None = None,
-        maximum: float | None = None,
-        minimum: float | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: float | None = None,
+            description: str | None = None,
+            maximum: float | None = None,
+            minimum: float | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -4991,15 +5278,17 @@ class PermissionOption(Model):
     Wire name: ``optionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        kind: PermissionOptionKind,
-        name: str,
-        option_id: PermissionOptionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            kind: PermissionOptionKind,
+            name: str,
+            option_id: PermissionOptionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5031,13 +5320,15 @@ class Plan(Model):
     with their current status. The client replaces the entire plan with each update.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        entries: list[PlanEntry],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            entries: list[PlanEntry],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5069,15 +5360,17 @@ class PlanEntry(Model):
     status: PlanEntryStatus
     """Current execution status of this task."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: str,
-        priority: PlanEntryPriority,
-        status: PlanEntryStatus,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: str,
+            priority: PlanEntryPriority,
+            status: PlanEntryStatus,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5106,13 +5399,15 @@ class PlanSessionUpdate(Model):
     with their current status. The client replaces the entire plan with each update.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        entries: list[PlanEntry],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            entries: list[PlanEntry],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5129,13 +5424,15 @@ class Position(Model):
     line: int
     """Zero-based line number."""
 
-    def __init__(
-        self,
-        *,
-        character: int,
-        line: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            character: int,
+            line: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5186,15 +5483,17 @@ class PromptCapabilities(Model):
     Schema default (when absent): ``false``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        audio: bool | None = None,
-        embedded_context: bool | None = None,
-        image: bool | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            audio: bool | None = None,
+            embedded_context: bool | None = None,
+            image: bool | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5251,15 +5550,17 @@ class PromptRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        message_id: str | None = None,
-        prompt: list[ContentBlock],
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            message_id: str | None = None,
+            prompt: list[ContentBlock],
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5306,15 +5607,17 @@ class PromptResponse(Model):
     Wire name: ``userMessageId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        stop_reason: StopReason,
-        usage: Usage | None = None,
-        user_message_id: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            stop_reason: StopReason,
+            usage: Usage | None = None,
+            user_message_id: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5339,13 +5642,15 @@ class ProviderCurrentConfig(Model):
     Wire name: ``baseUrl``.
     """
 
-    def __init__(
-        self,
-        *,
-        api_type: LlmProtocol,
-        base_url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            api_type: LlmProtocol,
+            base_url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5381,16 +5686,18 @@ class ProviderInfo(Model):
     supported: list[LlmProtocol]
     """Supported protocol types for this provider."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        current: ProviderCurrentConfig | None = None,
-        id: str,
-        required: bool,
-        supported: list[LlmProtocol],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            current: ProviderCurrentConfig | None = None,
+            id: str,
+            required: bool,
+            supported: list[LlmProtocol],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5416,12 +5723,14 @@ class ProvidersCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5435,13 +5744,15 @@ class Range(Model):
     start: Position
     """The start position (inclusive)."""
 
-    def __init__(
-        self,
-        *,
-        end: Position,
-        start: Position,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            end: Position,
+            start: Position,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5474,16 +5785,18 @@ class ReadTextFileRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        limit: int | None = None,
-        line: int | None = None,
-        path: str,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            limit: int | None = None,
+            line: int | None = None,
+            path: str,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5503,13 +5816,15 @@ class ReadTextFileResponse(Model):
     """
     content: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5537,15 +5852,17 @@ class RejectNesNotification(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        id: str,
-        reason: NesRejectReason | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            id: str,
+            reason: NesRejectReason | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5574,14 +5891,16 @@ class ReleaseTerminalRequest(Model):
     Wire name: ``terminalId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5600,12 +5919,14 @@ class ReleaseTerminalResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5628,15 +5949,17 @@ class Rename(Model):
     uri: str
     """The file URI containing the symbol."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        new_name: str,
-        position: Position,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            new_name: str,
+            position: Position,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5658,13 +5981,15 @@ class RequestElicitationFormMode(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        requested_schema: ElicitationSchema,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            requested_schema: ElicitationSchema,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5688,14 +6013,16 @@ class RequestElicitationUrlMode(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        elicitation_id: ElicitationId,
-        url: str,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            elicitation_id: ElicitationId,
+            url: str,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5731,15 +6058,17 @@ class RequestPermissionRequest(Model):
     Wire name: ``toolCall``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        options: list[PermissionOption],
-        session_id: SessionId,
-        tool_call: ToolCallUpdate,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            options: list[PermissionOption],
+            session_id: SessionId,
+            tool_call: ToolCallUpdate,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5760,13 +6089,15 @@ class RequestPermissionResponse(Model):
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        outcome: RequestPermissionOutcome,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            outcome: RequestPermissionOutcome,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5794,14 +6125,16 @@ class Resource(Model):
     annotations: Annotations | None
     resource: EmbeddedResourceResource
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        resource: EmbeddedResourceResource,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            resource: EmbeddedResourceResource,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5828,19 +6161,21 @@ class ResourceLink(Model):
     title: str | None
     uri: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        name: str,
-        size: int | None = None,
-        title: str | None = None,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            description: str | None = None,
+            mime_type: str | None = None,
+            name: str,
+            size: int | None = None,
+            title: str | None = None,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5872,19 +6207,21 @@ class ResourceLinkContentBlock(Model):
     title: str | None
     uri: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        name: str,
-        size: int | None = None,
-        title: str | None = None,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            description: str | None = None,
+            mime_type: str | None = None,
+            name: str,
+            size: int | None = None,
+            title: str | None = None,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5903,13 +6240,15 @@ class ResultAgentResponse(Model):
     These are responses to the corresponding `ClientRequest` variants.
     """
 
-    def __init__(
-        self,
-        *,
-        id: RequestId,
-        result: AgentResponseResult,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: RequestId,
+            result: AgentResponseResult,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5928,13 +6267,15 @@ class ResultClientResponse(Model):
     These are responses to the corresponding `AgentRequest` variants.
     """
 
-    def __init__(
-        self,
-        *,
-        id: RequestId,
-        result: ClientResponseResult,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: RequestId,
+            result: ClientResponseResult,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -5984,16 +6325,18 @@ class ResumeSessionRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cwd: str,
-        mcp_servers: list[McpServer] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cwd: str,
+            mcp_servers: list[McpServer] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6029,15 +6372,17 @@ class ResumeSessionResponse(Model):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption] | None = None,
-        models: SessionModelState | None = None,
-        modes: SessionModeState | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption] | None = None,
+            models: SessionModelState | None = None,
+            modes: SessionModeState | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6062,16 +6407,18 @@ class SearchAndReplace(Model):
     uri: str
     """The file URI to search within."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        is_regex: bool | None = None,
-        replace: str,
-        search: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            is_regex: bool | None = None,
+            replace: str,
+            search: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6107,18 +6454,20 @@ class Select(Model):
     options: SessionConfigSelectOptions
     """The set of selectable options."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        category: SessionConfigOptionCategory | None = None,
-        description: str | None = None,
-        id: SessionConfigId,
-        name: str,
-        current_value: SessionConfigValueId,
-        options: SessionConfigSelectOptions,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            category: SessionConfigOptionCategory | None = None,
+            description: str | None = None,
+            id: SessionConfigId,
+            name: str,
+            current_value: SessionConfigValueId,
+            options: SessionConfigSelectOptions,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6144,13 +6493,15 @@ class Selected(Model):
     Wire name: ``optionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        option_id: PermissionOptionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            option_id: PermissionOptionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6174,13 +6525,15 @@ class SelectedPermissionOutcome(Model):
     Wire name: ``optionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        option_id: PermissionOptionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            option_id: PermissionOptionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6207,12 +6560,14 @@ class SessionAdditionalDirectoriesCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6265,17 +6620,19 @@ class SessionCapabilities(Model):
     resume: SessionResumeCapabilities | None
     """Whether the agent supports `session/resume`."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: SessionAdditionalDirectoriesCapabilities | None = None,
-        close: SessionCloseCapabilities | None = None,
-        fork: SessionForkCapabilities | None = None,
-        list_: SessionListCapabilities | None = None,
-        resume: SessionResumeCapabilities | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: SessionAdditionalDirectoriesCapabilities | None = None,
+            close: SessionCloseCapabilities | None = None,
+            fork: SessionForkCapabilities | None = None,
+            list_: SessionListCapabilities | None = None,
+            resume: SessionResumeCapabilities | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6297,12 +6654,14 @@ class SessionCloseCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6322,12 +6681,14 @@ class SessionConfigBoolean(Model):
     Wire name: ``currentValue``.
     """
 
-    def __init__(
-        self,
-        *,
-        current_value: bool,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            current_value: bool,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6344,13 +6705,15 @@ class SessionConfigSelect(Model):
     options: SessionConfigSelectOptions
     """The set of selectable options."""
 
-    def __init__(
-        self,
-        *,
-        current_value: SessionConfigValueId,
-        options: SessionConfigSelectOptions,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            current_value: SessionConfigValueId,
+            options: SessionConfigSelectOptions,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6375,15 +6738,17 @@ class SessionConfigSelectGroup(Model):
     options: list[SessionConfigSelectOption]
     """The set of option values in this group."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        group: SessionConfigGroupId,
-        name: str,
-        options: list[SessionConfigSelectOption],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            group: SessionConfigGroupId,
+            name: str,
+            options: list[SessionConfigSelectOption],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6408,15 +6773,17 @@ class SessionConfigSelectOption(Model):
     value: SessionConfigValueId
     """Unique identifier for this option value."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        name: str,
-        value: SessionConfigValueId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            name: str,
+            value: SessionConfigValueId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6441,14 +6808,16 @@ class SessionElicitationFormMode(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        requested_schema: ElicitationSchema,
-        session_id: SessionId,
-        tool_call_id: ToolCallId | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            requested_schema: ElicitationSchema,
+            session_id: SessionId,
+            tool_call_id: ToolCallId | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6475,15 +6844,17 @@ class SessionElicitationUrlMode(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        elicitation_id: ElicitationId,
-        url: str,
-        session_id: SessionId,
-        tool_call_id: ToolCallId | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            elicitation_id: ElicitationId,
+            url: str,
+            session_id: SessionId,
+            tool_call_id: ToolCallId | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6509,12 +6880,14 @@ class SessionForkCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6558,17 +6931,19 @@ class SessionInfo(Model):
     Wire name: ``updatedAt``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        additional_directories: list[str] | None = None,
-        cwd: str,
-        session_id: SessionId,
-        title: str | None = None,
-        updated_at: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            additional_directories: list[str] | None = None,
+            cwd: str,
+            session_id: SessionId,
+            title: str | None = None,
+            updated_at: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6598,14 +6973,16 @@ class SessionInfoUpdate(Model):
     Wire name: ``updatedAt``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        title: str | None = None,
-        updated_at: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            title: str | None = None,
+            updated_at: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6633,14 +7010,16 @@ class SessionInfoUpdateSessionUpdate(Model):
     Wire name: ``updatedAt``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        title: str | None = None,
-        updated_at: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            title: str | None = None,
+            updated_at: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6662,12 +7041,14 @@ class SessionListCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6692,15 +7073,17 @@ class SessionMode(Model):
     id: SessionModeId
     name: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        description: str | None = None,
-        id: SessionModeId,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            description: str | None = None,
+            id: SessionModeId,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6729,14 +7112,16 @@ class SessionModeState(Model):
     Wire name: ``currentModeId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        available_modes: list[SessionMode],
-        current_mode_id: SessionModeId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            available_modes: list[SessionMode],
+            current_mode_id: SessionModeId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6770,14 +7155,16 @@ class SessionModelState(Model):
     Wire name: ``currentModelId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        available_models: list[ModelInfo],
-        current_model_id: ModelId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            available_models: list[ModelInfo],
+            current_model_id: ModelId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6808,14 +7195,16 @@ class SessionNotification(Model):
     update: SessionUpdate
     """The actual update content."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        update: SessionUpdate,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            update: SessionUpdate,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6837,12 +7226,14 @@ class SessionResumeCapabilities(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6884,16 +7275,18 @@ class SetProvidersRequest(Model):
     id: str
     """Provider id to configure."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        api_type: LlmProtocol,
-        base_url: str,
-        headers: dict[str, str] | None = None,
-        id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            api_type: LlmProtocol,
+            base_url: str,
+            headers: dict[str, str] | None = None,
+            id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6917,12 +7310,14 @@ class SetProvidersResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6946,13 +7341,15 @@ class SetSessionConfigOptionResponse(Model):
     Wire name: ``configOptions``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_options: list[SessionConfigOption],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_options: list[SessionConfigOption],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -6981,14 +7378,16 @@ class SetSessionModeRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        mode_id: SessionModeId,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            mode_id: SessionModeId,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7007,12 +7406,14 @@ class SetSessionModeResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7046,14 +7447,16 @@ class SetSessionModelRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        model_id: ModelId,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            model_id: ModelId,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7077,12 +7480,14 @@ class SetSessionModelResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7112,15 +7517,17 @@ class Sse(Model):
     url: str
     """URL to the MCP server."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        headers: list[HttpHeader],
-        name: str,
-        url: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            headers: list[HttpHeader],
+            name: str,
+            url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7151,15 +7558,17 @@ class StartNesRequest(Model):
     Wire name: ``workspaceUri``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        repository: NesRepository | None = None,
-        workspace_folders: list[WorkspaceFolder] | None = None,
-        workspace_uri: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            repository: NesRepository | None = None,
+            workspace_folders: list[WorkspaceFolder] | None = None,
+            workspace_uri: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7183,13 +7592,15 @@ class StartNesResponse(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7238,20 +7649,22 @@ class String(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: str | None = None,
-        description: str | None = None,
-        enum: list[str] | None = None,
-        format: StringFormat | None = None,
-        max_length: int | None = None,
-        min_length: int | None = None,
-        one_of: list[EnumOption] | None = None,
-        pattern: str | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: str | None = None,
+            description: str | None = None,
+            enum: list[str] | None = None,
+            format: StringFormat | None = None,
+            max_length: int | None = None,
+            min_length: int | None = None,
+            one_of: list[EnumOption] | None = None,
+            pattern: str | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7302,20 +7715,22 @@ class StringPropertySchema(Model):
     title: str | None
     """Optional title for the property."""
 
-    def __init__(
-        self,
-        *,
-        default: str | None = None,
-        description: str | None = None,
-        enum: list[str] | None = None,
-        format: StringFormat | None = None,
-        max_length: int | None = None,
-        min_length: int | None = None,
-        one_of: list[EnumOption] | None = None,
-        pattern: str | None = None,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            default: str | None = None,
+            description: str | None = None,
+            enum: list[str] | None = None,
+            format: StringFormat | None = None,
+            max_length: int | None = None,
+            min_length: int | None = None,
+            one_of: list[EnumOption] | None = None,
+            pattern: str | None = None,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7363,19 +7778,21 @@ class SuggestNesRequest(Model):
     version: int
     """The version number of the document."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        context: NesSuggestContext | None = None,
-        position: Position,
-        selection: Range | None = None,
-        session_id: SessionId,
-        trigger_kind: NesTriggerKind,
-        uri: str,
-        version: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            context: NesSuggestContext | None = None,
+            position: Position,
+            selection: Range | None = None,
+            session_id: SessionId,
+            trigger_kind: NesTriggerKind,
+            uri: str,
+            version: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7396,13 +7813,15 @@ class SuggestNesResponse(Model):
     suggestions: list[NesSuggestion]
     """The list of suggestions."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        suggestions: list[NesSuggestion],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            suggestions: list[NesSuggestion],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7428,13 +7847,15 @@ class Terminal(Model):
     terminal_id: str
     """Wire name: ``terminalId``."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7470,17 +7891,19 @@ class TerminalAuthMethod(Model):
     name: str
     """Human-readable name of the authentication method."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        args: list[str] | None = None,
-        description: str | None = None,
-        env: dict[str, str] | None = None,
-        id: str,
-        name: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            args: list[str] | None = None,
+            description: str | None = None,
+            env: dict[str, str] | None = None,
+            id: str,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7506,14 +7929,16 @@ class TerminalExitStatus(Model):
     signal: str | None
     """The signal that terminated the process (may be null if exited normally)."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        exit_code: int | None = None,
-        signal: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            exit_code: int | None = None,
+            signal: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7542,14 +7967,16 @@ class TerminalOutputRequest(Model):
     Wire name: ``terminalId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7577,15 +8004,17 @@ class TerminalOutputResponse(Model):
     truncated: bool
     """Whether the output was truncated due to byte limits."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        exit_status: TerminalExitStatus | None = None,
-        output: str,
-        truncated: bool,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            exit_status: TerminalExitStatus | None = None,
+            output: str,
+            truncated: bool,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7613,13 +8042,15 @@ class TerminalToolCallContent(Model):
     terminal_id: str
     """Wire name: ``terminalId``."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7646,14 +8077,16 @@ class Text(Model):
     annotations: Annotations | None
     text: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        text: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            text: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7674,14 +8107,16 @@ class TextContent(Model):
     annotations: Annotations | None
     text: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        annotations: Annotations | None = None,
-        text: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            annotations: Annotations | None = None,
+            text: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7699,13 +8134,15 @@ class TextDocumentContentChangeEvent(Model):
     text: str
     """The new text for the range, or the full document content if `range` is `None`."""
 
-    def __init__(
-        self,
-        *,
-        range: Range | None = None,
-        text: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            range: Range | None = None,
+            text: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7728,15 +8165,17 @@ class TextResourceContents(Model):
     text: str
     uri: str
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        mime_type: str | None = None,
-        text: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            mime_type: str | None = None,
+            text: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7751,12 +8190,14 @@ class TitledMultiSelectItems(Model):
     Wire name: ``anyOf``.
     """
 
-    def __init__(
-        self,
-        *,
-        any_of: list[EnumOption],
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            any_of: list[EnumOption],
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7820,20 +8261,22 @@ class ToolCall(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: list[ToolCallContent] | None = None,
-        kind: ToolKind | None = None,
-        locations: list[ToolCallLocation] | None = None,
-        raw_input: Any = None,
-        raw_output: Any = None,
-        status: ToolCallStatus | None = None,
-        title: str,
-        tool_call_id: ToolCallId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: list[ToolCallContent] | None = None,
+            kind: ToolKind | None = None,
+            locations: list[ToolCallLocation] | None = None,
+            raw_input: Any = None,
+            raw_output: Any = None,
+            status: ToolCallStatus | None = None,
+            title: str,
+            tool_call_id: ToolCallId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7862,14 +8305,16 @@ class ToolCallLocation(Model):
     path: str
     """The file path being accessed or modified."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        line: int | None = None,
-        path: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            line: int | None = None,
+            path: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -7929,20 +8374,22 @@ class ToolCallSessionUpdate(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: list[ToolCallContent] | None = None,
-        kind: ToolKind | None = None,
-        locations: list[ToolCallLocation] | None = None,
-        raw_input: Any = None,
-        raw_output: Any = None,
-        status: ToolCallStatus | None = None,
-        title: str,
-        tool_call_id: ToolCallId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: list[ToolCallContent] | None = None,
+            kind: ToolKind | None = None,
+            locations: list[ToolCallLocation] | None = None,
+            raw_input: Any = None,
+            raw_output: Any = None,
+            status: ToolCallStatus | None = None,
+            title: str,
+            tool_call_id: ToolCallId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8002,20 +8449,22 @@ class ToolCallUpdate(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: list[ToolCallContent] | None = None,
-        kind: ToolKind | None = None,
-        locations: list[ToolCallLocation] | None = None,
-        raw_input: Any = None,
-        raw_output: Any = None,
-        status: ToolCallStatus | None = None,
-        title: str | None = None,
-        tool_call_id: ToolCallId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: list[ToolCallContent] | None = None,
+            kind: ToolKind | None = None,
+            locations: list[ToolCallLocation] | None = None,
+            raw_input: Any = None,
+            raw_output: Any = None,
+            status: ToolCallStatus | None = None,
+            title: str | None = None,
+            tool_call_id: ToolCallId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8071,20 +8520,22 @@ class ToolCallUpdateSessionUpdate(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: list[ToolCallContent] | None = None,
-        kind: ToolKind | None = None,
-        locations: list[ToolCallLocation] | None = None,
-        raw_input: Any = None,
-        raw_output: Any = None,
-        status: ToolCallStatus | None = None,
-        title: str | None = None,
-        tool_call_id: ToolCallId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: list[ToolCallContent] | None = None,
+            kind: ToolKind | None = None,
+            locations: list[ToolCallLocation] | None = None,
+            raw_input: Any = None,
+            raw_output: Any = None,
+            status: ToolCallStatus | None = None,
+            title: str | None = None,
+            tool_call_id: ToolCallId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8105,13 +8556,15 @@ class UnstructuredCommandInput(Model):
     hint: str
     """A hint to display when the input hasn't been provided yet"""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        hint: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            hint: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8125,13 +8578,15 @@ class UntitledMultiSelectItems(Model):
     type: ElicitationStringType
     """Item type discriminator. Must be `"string"`."""
 
-    def __init__(
-        self,
-        *,
-        enum: list[str],
-        type: ElicitationStringType,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            enum: list[str],
+            type: ElicitationStringType,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8166,16 +8621,18 @@ class UrlRequest(Model):
     Wire name: ``requestId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        message: str,
-        elicitation_id: ElicitationId,
-        url: str,
-        request_id: RequestId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            message: str,
+            elicitation_id: ElicitationId,
+            url: str,
+            request_id: RequestId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8215,17 +8672,19 @@ class UrlSession(Model):
     Wire name: ``toolCallId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        message: str,
-        elicitation_id: ElicitationId,
-        url: str,
-        session_id: SessionId,
-        tool_call_id: ToolCallId | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            message: str,
+            elicitation_id: ElicitationId,
+            url: str,
+            session_id: SessionId,
+            tool_call_id: ToolCallId | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8277,17 +8736,19 @@ class Usage(Model):
     Wire name: ``totalTokens``.
     """
 
-    def __init__(
-        self,
-        *,
-        cached_read_tokens: int | None = None,
-        cached_write_tokens: int | None = None,
-        input_tokens: int,
-        output_tokens: int,
-        thought_tokens: int | None = None,
-        total_tokens: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            cached_read_tokens: int | None = None,
+            cached_write_tokens: int | None = None,
+            input_tokens: int,
+            output_tokens: int,
+            thought_tokens: int | None = None,
+            total_tokens: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8317,15 +8778,17 @@ class UsageUpdate(Model):
     used: int
     """Tokens currently in context."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        cost: Cost | None = None,
-        size: int,
-        used: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            cost: Cost | None = None,
+            size: int,
+            used: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8357,15 +8820,17 @@ class UsageUpdateSessionUpdate(Model):
     used: int
     """Tokens currently in context."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        cost: Cost | None = None,
-        size: int,
-        used: int,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            cost: Cost | None = None,
+            size: int,
+            used: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8401,14 +8866,16 @@ class UserMessageChunk(Model):
     Wire name: ``messageId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: ContentBlock,
-        message_id: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: ContentBlock,
+            message_id: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8444,15 +8911,17 @@ class ValueId(Model):
     value: SessionConfigValueId
     """The value ID."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        config_id: SessionConfigId,
-        session_id: SessionId,
-        value: SessionConfigValueId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            config_id: SessionConfigId,
+            session_id: SessionId,
+            value: SessionConfigValueId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8481,14 +8950,16 @@ class WaitForTerminalExitRequest(Model):
     Wire name: ``terminalId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        session_id: SessionId,
-        terminal_id: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            session_id: SessionId,
+            terminal_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8514,14 +8985,16 @@ class WaitForTerminalExitResponse(Model):
     signal: str | None
     """The signal that terminated the process (may be null if exited normally)."""
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        exit_code: int | None = None,
-        signal: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            exit_code: int | None = None,
+            signal: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8535,13 +9008,15 @@ class WorkspaceFolder(Model):
     uri: str
     """The URI of the folder."""
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        uri: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            name: str,
+            uri: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8572,15 +9047,17 @@ class WriteTextFileRequest(Model):
     Wire name: ``sessionId``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        content: str,
-        path: str,
-        session_id: SessionId,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            content: str,
+            path: str,
+            session_id: SessionId,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -8599,12 +9076,14 @@ class WriteTextFileResponse(Model):
     Wire name: ``_meta``.
     """
 
-    def __init__(
-        self,
-        *,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 ExtNotification = Any

@@ -106,13 +106,7 @@ def _json_text_Base(self: Base) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Base,
-    __init__=_init_Base,
-    from_json=_from_json_Base,
-    to_json=_to_json_Base,
-    _json_text=_json_text_Base,
-)
+_codec.attach(Base, _init_Base, _from_json_Base, _to_json_Base, _json_text_Base)
 
 
 def _d_Base(d: Any) -> Base:
@@ -209,13 +203,7 @@ def _json_text_Derived(self: Derived) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Derived,
-    __init__=_init_Derived,
-    from_json=_from_json_Derived,
-    to_json=_to_json_Derived,
-    _json_text=_json_text_Derived,
-)
+_codec.attach(Derived, _init_Derived, _from_json_Derived, _to_json_Derived, _json_text_Derived)
 
 
 def _d_Derived(d: Any) -> Derived:

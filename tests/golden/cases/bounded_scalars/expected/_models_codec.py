@@ -116,13 +116,7 @@ def _json_text_Limits(self: Limits) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Limits,
-    __init__=_init_Limits,
-    from_json=_from_json_Limits,
-    to_json=_to_json_Limits,
-    _json_text=_json_text_Limits,
-)
+_codec.attach(Limits, _init_Limits, _from_json_Limits, _to_json_Limits, _json_text_Limits)
 
 
 def _d_Limits(d: Any) -> Limits:

@@ -124,13 +124,7 @@ def _json_text_Request(self: Request) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Request,
-    __init__=_init_Request,
-    from_json=_from_json_Request,
-    to_json=_to_json_Request,
-    _json_text=_json_text_Request,
-)
+_codec.attach(Request, _init_Request, _from_json_Request, _to_json_Request, _json_text_Request)
 
 
 def _d_Request(d: Any) -> Request:
@@ -241,10 +235,10 @@ def _json_text_RequestEnvValue(self: RequestEnvValue) -> str:
 
 _codec.attach(
     RequestEnvValue,
-    __init__=_init_RequestEnvValue,
-    from_json=_from_json_RequestEnvValue,
-    to_json=_to_json_RequestEnvValue,
-    _json_text=_json_text_RequestEnvValue,
+    _init_RequestEnvValue,
+    _from_json_RequestEnvValue,
+    _to_json_RequestEnvValue,
+    _json_text_RequestEnvValue,
 )
 
 
@@ -306,10 +300,10 @@ def _json_text_RequestOptionsItem(self: RequestOptionsItem) -> str:
 
 _codec.attach(
     RequestOptionsItem,
-    __init__=_init_RequestOptionsItem,
-    from_json=_from_json_RequestOptionsItem,
-    to_json=_to_json_RequestOptionsItem,
-    _json_text=_json_text_RequestOptionsItem,
+    _init_RequestOptionsItem,
+    _from_json_RequestOptionsItem,
+    _to_json_RequestOptionsItem,
+    _json_text_RequestOptionsItem,
 )
 
 
@@ -378,10 +372,10 @@ def _json_text_RequestToolCall(self: RequestToolCall) -> str:
 
 _codec.attach(
     RequestToolCall,
-    __init__=_init_RequestToolCall,
-    from_json=_from_json_RequestToolCall,
-    to_json=_to_json_RequestToolCall,
-    _json_text=_json_text_RequestToolCall,
+    _init_RequestToolCall,
+    _from_json_RequestToolCall,
+    _to_json_RequestToolCall,
+    _json_text_RequestToolCall,
 )
 
 

@@ -107,13 +107,7 @@ def _json_text_Holder(self: Holder) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Holder,
-    __init__=_init_Holder,
-    from_json=_from_json_Holder,
-    to_json=_to_json_Holder,
-    _json_text=_json_text_Holder,
-)
+_codec.attach(Holder, _init_Holder, _from_json_Holder, _to_json_Holder, _json_text_Holder)
 
 
 def _d_Holder(d: Any) -> Holder:
@@ -200,13 +194,7 @@ def _json_text_Pair(self: Pair) -> str:
     return '{"key":' + _str(self.key) + ',"value":' + _str(self.value) + "}"
 
 
-_codec.attach(
-    Pair,
-    __init__=_init_Pair,
-    from_json=_from_json_Pair,
-    to_json=_to_json_Pair,
-    _json_text=_json_text_Pair,
-)
+_codec.attach(Pair, _init_Pair, _from_json_Pair, _to_json_Pair, _json_text_Pair)
 
 
 def _d_Pair(d: Any) -> Pair:

@@ -107,13 +107,7 @@ def _json_text_Location(self: Location) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Location,
-    __init__=_init_Location,
-    from_json=_from_json_Location,
-    to_json=_to_json_Location,
-    _json_text=_json_text_Location,
-)
+_codec.attach(Location, _init_Location, _from_json_Location, _to_json_Location, _json_text_Location)
 
 
 def _d_Location(d: Any) -> Location:
@@ -247,13 +241,7 @@ def _json_text_Update(self: Update) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Update,
-    __init__=_init_Update,
-    from_json=_from_json_Update,
-    to_json=_to_json_Update,
-    _json_text=_json_text_Update,
-)
+_codec.attach(Update, _init_Update, _from_json_Update, _to_json_Update, _json_text_Update)
 
 
 def _d_Update(d: Any) -> Update:

@@ -8,14 +8,15 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ._codec import Model
 
 # How to read this module.
 #
 # It declares: each object type of the schema is a class, its docstring and its fields with their
-# docs, then the keywords its constructor takes; each union, literal set and alias is its line.
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
 # kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
@@ -35,13 +36,15 @@ class Location(Model):
     path: str
     line: int | None
 
-    def __init__(
-        self,
-        *,
-        path: str,
-        line: int | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            path: str,
+            line: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -60,19 +63,21 @@ class Update(Model):
     meta: dict[str, Any] | None
     """Wire name: ``_meta``."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        status: Status | None = None,
-        title: str | None = None,
-        locations: list[Location] | None = None,
-        entries: list[Location],
-        args: list[str] | None = None,
-        env: dict[str, str] | None = None,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            status: Status | None = None,
+            title: str | None = None,
+            locations: list[Location] | None = None,
+            entries: list[Location],
+            args: list[str] | None = None,
+            env: dict[str, str] | None = None,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Status = Literal["done", "pending"]

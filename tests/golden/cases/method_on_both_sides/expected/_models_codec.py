@@ -102,10 +102,10 @@ def _json_text_LogNotification(self: LogNotification) -> str:
 
 _codec.attach(
     LogNotification,
-    __init__=_init_LogNotification,
-    from_json=_from_json_LogNotification,
-    to_json=_to_json_LogNotification,
-    _json_text=_json_text_LogNotification,
+    _init_LogNotification,
+    _from_json_LogNotification,
+    _to_json_LogNotification,
+    _json_text_LogNotification,
 )
 
 
@@ -167,10 +167,10 @@ def _json_text_PingRequest(self: PingRequest) -> str:
 
 _codec.attach(
     PingRequest,
-    __init__=_init_PingRequest,
-    from_json=_from_json_PingRequest,
-    to_json=_to_json_PingRequest,
-    _json_text=_json_text_PingRequest,
+    _init_PingRequest,
+    _from_json_PingRequest,
+    _to_json_PingRequest,
+    _json_text_PingRequest,
 )
 
 
@@ -231,10 +231,10 @@ def _json_text_PingResponse(self: PingResponse) -> str:
 
 _codec.attach(
     PingResponse,
-    __init__=_init_PingResponse,
-    from_json=_from_json_PingResponse,
-    to_json=_to_json_PingResponse,
-    _json_text=_json_text_PingResponse,
+    _init_PingResponse,
+    _from_json_PingResponse,
+    _to_json_PingResponse,
+    _json_text_PingResponse,
 )
 
 

@@ -113,10 +113,10 @@ def _json_text_FormRequest(self: FormRequest) -> str:
 
 _codec.attach(
     FormRequest,
-    __init__=_init_FormRequest,
-    from_json=_from_json_FormRequest,
-    to_json=_to_json_FormRequest,
-    _json_text=_json_text_FormRequest,
+    _init_FormRequest,
+    _from_json_FormRequest,
+    _to_json_FormRequest,
+    _json_text_FormRequest,
 )
 
 
@@ -199,10 +199,10 @@ def _json_text_FormSession(self: FormSession) -> str:
 
 _codec.attach(
     FormSession,
-    __init__=_init_FormSession,
-    from_json=_from_json_FormSession,
-    to_json=_to_json_FormSession,
-    _json_text=_json_text_FormSession,
+    _init_FormSession,
+    _from_json_FormSession,
+    _to_json_FormSession,
+    _json_text_FormSession,
 )
 
 
@@ -274,13 +274,7 @@ def _json_text_Url(self: Url) -> str:
     return '{"mode":"url","url":' + _str(self.url) + "}"
 
 
-_codec.attach(
-    Url,
-    __init__=_init_Url,
-    from_json=_from_json_Url,
-    to_json=_to_json_Url,
-    _json_text=_json_text_Url,
-)
+_codec.attach(Url, _init_Url, _from_json_Url, _to_json_Url, _json_text_Url)
 
 
 def _d_Url(d: Any) -> Url:

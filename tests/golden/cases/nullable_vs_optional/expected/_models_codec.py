@@ -119,13 +119,7 @@ def _json_text_Entry(self: Entry) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Entry,
-    __init__=_init_Entry,
-    from_json=_from_json_Entry,
-    to_json=_to_json_Entry,
-    _json_text=_json_text_Entry,
-)
+_codec.attach(Entry, _init_Entry, _from_json_Entry, _to_json_Entry, _json_text_Entry)
 
 
 def _d_Entry(d: Any) -> Entry:

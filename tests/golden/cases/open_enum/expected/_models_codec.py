@@ -107,13 +107,7 @@ def _json_text_Turn(self: Turn) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Turn,
-    __init__=_init_Turn,
-    from_json=_from_json_Turn,
-    to_json=_to_json_Turn,
-    _json_text=_json_text_Turn,
-)
+_codec.attach(Turn, _init_Turn, _from_json_Turn, _to_json_Turn, _json_text_Turn)
 
 
 def _d_Turn(d: Any) -> Turn:

@@ -8,14 +8,15 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ._codec import Model
 
 # How to read this module.
 #
 # It declares: each object type of the schema is a class, its docstring and its fields with their
-# docs, then the keywords its constructor takes; each union, literal set and alias is its line.
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
 # kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
@@ -35,13 +36,15 @@ class Turn(Model):
     protocol: Protocol | None
     stop: StopReason
 
-    def __init__(
-        self,
-        *,
-        protocol: Protocol | None = None,
-        stop: StopReason,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            protocol: Protocol | None = None,
+            stop: StopReason,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Protocol = Literal["anthropic", "openai"] | str

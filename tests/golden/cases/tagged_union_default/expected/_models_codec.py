@@ -102,13 +102,7 @@ def _json_text_Http(self: Http) -> str:
     return '{"type":"http","url":' + _str(self.url) + "}"
 
 
-_codec.attach(
-    Http,
-    __init__=_init_Http,
-    from_json=_from_json_Http,
-    to_json=_to_json_Http,
-    _json_text=_json_text_Http,
-)
+_codec.attach(Http, _init_Http, _from_json_Http, _to_json_Http, _json_text_Http)
 
 
 def _d_Http(d: Any) -> Http:
@@ -175,13 +169,7 @@ def _json_text_Sse(self: Sse) -> str:
     return '{"type":"sse","url":' + _str(self.url) + "}"
 
 
-_codec.attach(
-    Sse,
-    __init__=_init_Sse,
-    from_json=_from_json_Sse,
-    to_json=_to_json_Sse,
-    _json_text=_json_text_Sse,
-)
+_codec.attach(Sse, _init_Sse, _from_json_Sse, _to_json_Sse, _json_text_Sse)
 
 
 def _d_Sse(d: Any) -> Sse:
@@ -254,13 +242,7 @@ def _json_text_Stdio(self: Stdio) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Stdio,
-    __init__=_init_Stdio,
-    from_json=_from_json_Stdio,
-    to_json=_to_json_Stdio,
-    _json_text=_json_text_Stdio,
-)
+_codec.attach(Stdio, _init_Stdio, _from_json_Stdio, _to_json_Stdio, _json_text_Stdio)
 
 
 def _d_Stdio(d: Any) -> Stdio:

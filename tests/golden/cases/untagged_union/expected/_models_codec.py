@@ -104,13 +104,7 @@ def _json_text_Error(self: Error) -> str:
     return '{"code":' + _dump(self.code) + ',"message":' + _str(self.message) + "}"
 
 
-_codec.attach(
-    Error,
-    __init__=_init_Error,
-    from_json=_from_json_Error,
-    to_json=_to_json_Error,
-    _json_text=_json_text_Error,
-)
+_codec.attach(Error, _init_Error, _from_json_Error, _to_json_Error, _json_text_Error)
 
 
 def _d_Error(d: Any) -> Error:
@@ -179,10 +173,10 @@ def _json_text_ErrorResponse(self: ErrorResponse) -> str:
 
 _codec.attach(
     ErrorResponse,
-    __init__=_init_ErrorResponse,
-    from_json=_from_json_ErrorResponse,
-    to_json=_to_json_ErrorResponse,
-    _json_text=_json_text_ErrorResponse,
+    _init_ErrorResponse,
+    _from_json_ErrorResponse,
+    _to_json_ErrorResponse,
+    _json_text_ErrorResponse,
 )
 
 
@@ -249,13 +243,7 @@ def _json_text_Result(self: Result) -> str:
     return '{"id":' + _dump(self.id) + ',"result":' + _dump(self.result) + "}"
 
 
-_codec.attach(
-    Result,
-    __init__=_init_Result,
-    from_json=_from_json_Result,
-    to_json=_to_json_Result,
-    _json_text=_json_text_Result,
-)
+_codec.attach(Result, _init_Result, _from_json_Result, _to_json_Result, _json_text_Result)
 
 
 def _d_Result(d: Any) -> Result:

@@ -8,14 +8,15 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ._codec import Model
 
 # How to read this module.
 #
 # It declares: each object type of the schema is a class, its docstring and its fields with their
-# docs, then the keywords its constructor takes; each union, literal set and alias is its line.
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
 # kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
@@ -35,13 +36,15 @@ class Error(Model):
     code: int
     message: str
 
-    def __init__(
-        self,
-        *,
-        code: int,
-        message: str,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            code: int,
+            message: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -53,13 +56,15 @@ class ErrorResponse(Model):
     id: int
     error: Error
 
-    def __init__(
-        self,
-        *,
-        id: int,
-        error: Error,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: int,
+            error: Error,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -71,13 +76,15 @@ class Result(Model):
     id: int
     result: Any
 
-    def __init__(
-        self,
-        *,
-        id: int,
-        result: Any,
-        extra: dict[str, Any] | None = None,
-    ) -> None: ...
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
+
+        def __init__(
+            self,
+            *,
+            id: int,
+            result: Any,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Response = Result | ErrorResponse

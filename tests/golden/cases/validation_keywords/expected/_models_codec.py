@@ -122,13 +122,7 @@ def _json_text_Notice(self: Notice) -> str:
     return out + "}"
 
 
-_codec.attach(
-    Notice,
-    __init__=_init_Notice,
-    from_json=_from_json_Notice,
-    to_json=_to_json_Notice,
-    _json_text=_json_text_Notice,
-)
+_codec.attach(Notice, _init_Notice, _from_json_Notice, _to_json_Notice, _json_text_Notice)
 
 
 def _d_Notice(d: Any) -> Notice:
