@@ -167,9 +167,9 @@ def attach(
 ) -> None:
     """Make the functions a models module's codec writes beside a class's decoder its methods:
     ``__init__``, ``from_json`` (a classmethod), ``to_json`` and ``_json_text``, named as if
-    written in its body (``PromptRequest.__init__``). Their code keeps the name it was written
-    with (``_init_PromptRequest``, in a traceback): a copy of each code object renamed would cost
-    the import about a twentieth of the models' time."""
+    written in its body: a constructor called wrong says ``PromptRequest.__init__() missing ...``.
+    Their code keeps the name it was written with (``_init_PromptRequest``, in a traceback): a
+    copy of each code object renamed would cost the import about a twentieth of the models' time."""
     name = cls.__name__
     init.__name__, init.__qualname__ = "__init__", name + ".__init__"
     from_json.__name__, from_json.__qualname__ = "from_json", name + ".from_json"

@@ -155,5 +155,5 @@ def test_attached_methods_are_named_as_the_class_s_own():
     init = models.PromptRequest.__init__
     assert init.__qualname__ == "PromptRequest.__init__" and init.__module__.endswith("_models_codec")
     assert models.PromptRequest.from_json.__qualname__ == "PromptRequest.from_json"
-    with pytest.raises(TypeError, match=r"missing 1 required keyword-only argument: 'prompt'"):
+    with pytest.raises(TypeError, match=r"^PromptRequest\.__init__\(\) missing 1 required keyword-only argument: 'prompt'"):
         models.PromptRequest(session_id="s")  # type: ignore[call-arg]
