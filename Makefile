@@ -14,6 +14,7 @@
 #   make transitions -- every move between protocol versions, for each pair, flavour and side; a table
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
+#   make bench-codec-ab BEFORE=REV -- the generated codec against generated/ at REV, round by round
 #   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
 #   make bench-send -- an agent's send path per update line: stdlib, fast, a msgspec writer
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
@@ -28,7 +29,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: conformance conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build
+.PHONY: conformance conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build bench-codec-ab
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +112,12 @@ bench-stub-history: $(STAMP)
 # Codec line pipeline and import time against plain json and the official ACP Python SDK (same run).
 bench-codec: $(TEST_STAMP)
 	$(BIN)/python bench/bench_codec.py
+
+# BENCH_PYTHON: the interpreter measured (the comparison needs only the standard library)
+BEFORE ?= HEAD~1
+BENCH_PYTHON ?= $(BIN)/python
+bench-codec-ab: $(STAMP)
+	$(BENCH_PYTHON) bench/bench_codec_ab.py --before $(BEFORE)
 
 bench-generate: $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

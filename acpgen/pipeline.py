@@ -33,6 +33,7 @@ from .output.reuse import NOTHING, Reuse
 from .render.environment import make_environment, reads_user_templates, runtime_source
 from .render.modules import (
     BY_NAME,
+    COMPANIONS,
     MODULES,
     OTHER_SIDE_TEMPLATE,
     TEST_PEERS,
@@ -180,13 +181,16 @@ def generate(
 
     ``reuse`` lets a run skip validation and formatting that an earlier run already did on the
     same bytes; the output is the same with or without it. ``only`` limits rendering to the named
-    modules (e.g. ``{"agent.py"}``), for tools and tests that need a part of the package quickly.
+    modules (e.g. ``{"agent.py"}``; ``models.py`` brings its codec, ``_models_codec.py``), for tools
+    and tests that need a part of the package quickly.
     ``locked``: the names the output's manifest records, which this run keeps (see
     :mod:`acpgen.model.namelock`); None names everything by the rules. ``shared_runtime``: the
     package is one version's subpackage of a package of several (:mod:`acpgen.versioned`),
     whose root has the runtime they share: it is left out here, and imported from there.
     """
     check_options(options)
+    if only is not None:  # a module and what it wires in (models' codec)
+        only = {*only, *(companion for name in only for companion in COMPANIONS.get(name, ()))}
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     spec, warnings = spec_of(schema, options, reuse, locked)
     shared = SHARED_MODULES if shared_runtime else frozenset()

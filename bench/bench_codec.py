@@ -43,7 +43,6 @@ GENERATED = ROOT / "generated"
 sys.path.insert(0, str(GENERATED))
 sys.path.insert(0, str(HERE))
 
-import acp  # the baseline SDK
 import acp_bindings
 from _rounds import FLOOR, OURS, SDK, Figure, Row, interleave, table
 
@@ -225,6 +224,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds (default %(default)s)")
     args = parser.parse_args()
+    import acp  # the baseline SDK (imported here: bench_codec_ab.py reuses this module without it)
+
     print(f"codec line pipeline and import, median of {args.rounds} interleaved rounds; sdk: agent-client-protocol {getattr(acp, '__version__', '')}")
     print(table(rows(args.rounds)))
 

@@ -64,6 +64,7 @@ RUNTIME_NAMES = frozenset(
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
         "_guard", "_http_connection", "_asgi_messages", "_event_stream", "_asgi", "_remote", "versions",
         "_kit_report", "_kit_peer", "_kit_agent", "_kit_features", "_kit_wire", "_kit_checks", "_kit_cli", "conformance",
+        "_models_codec",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

@@ -361,6 +361,13 @@ class Spec:
         return any(getattr(h, "pattern", None) is not None for h in self.type_helpers)
 
     @property
+    def codec_uses_literal(self) -> bool:
+        """Some field or field type is an inline literal set: the models' codec, whose
+        constructors and decoders are annotated with it, imports ``Literal``."""
+        annotations = [f.annotation for c in self.classes for f in c.fields]
+        return any("Literal[" in a for a in (*annotations, *(h.annotation for h in self.type_helpers)))
+
+    @property
     def dispatch_tables(self) -> tuple[DispatchTable, ...]:
         """One per tag dispatch of every union. A variant class whose one tag is the dispatched
         one is decoded by its ``_du_`` decoder, which trusts the tag the dispatch already read."""

@@ -109,6 +109,8 @@ MODULES = (
     _runtime("_pydantic_errors.py", Layer.PYDANTIC, flavour="pydantic"),
     _runtime("_pydantic.py", Layer.PYDANTIC, flavour="pydantic"),
     Module("models.py", TEMPLATE),
+    # the dataclass flavour's codec: each class's methods and every decoder, which ``models`` wires in
+    Module("_models_codec.py", TEMPLATE, flavour="dataclasses"),
     Module("builders.py", TEMPLATE),
     Module("session.py", TEMPLATE),
     _runtime("_errors.py", Layer.CONNECTION),
@@ -186,6 +188,9 @@ MODULES = (
 )
 #: The rows by module name.
 BY_NAME = {m.name: m for m in MODULES}
+#: The modules a module wires in at import, which a render limited to it (``only``) makes too:
+#: the dataclass flavour's ``models`` imports its codec.
+COMPANIONS = {"models.py": ("_models_codec.py",)}
 
 
 def module_names(

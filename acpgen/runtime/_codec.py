@@ -2,7 +2,8 @@
 and the wire's JSON text; with the decode errors (``_decode_errors``) and the leniency rules
 (``_leniency``) the generated models reach through this module.
 
-This module knows nothing about the schema: ``models`` registers a decoder for every named type.
+This module knows nothing about the schema: a models module's codec (``_models_codec``) attaches
+each class's methods (:func:`attach`) and registers a decoder for every named type.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ._leniency import (
 )
 
 T = TypeVar("T")
+_M = TypeVar("_M", bound="Model")
 
 __all__ = [  # noqa: RUF022 (in two parts)
     "DecodeError",
@@ -100,8 +102,9 @@ json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 class Model:
-    """The base of every generated class: ``extra``, equality and ``repr``; each class adds its
-    fields (as slots), ``from_json`` and ``to_json``.
+    """The base of every generated class: ``extra``, equality and ``repr``; each class declares its
+    fields (as slots), and its codec attaches its own ``__init__``, ``from_json``, ``to_json`` and
+    ``_json_text`` (:func:`attach`).
 
     Two values are equal when they are of the same class and their fields and ``extra`` are
     equal (whether an absent optional property came as ``null`` does not count).
@@ -138,12 +141,42 @@ class Model:
             parts.append(f"extra={self._extra!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    @classmethod
+    def from_json(cls: type[_M], data: Any) -> _M:  # noqa: PYI019 (typing.Self is Python 3.11's)
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        value: _M = leniently(_DECODERS[cls], data)  # each class's codec attaches its own, quicker
+        return value
+
     def to_json(self) -> dict[str, Any]:
+        """The wire form: a dict ready for ``json.dumps``."""
         raise NotImplementedError
 
     def _json_text(self) -> str:
         """``to_json()`` as the wire's JSON text; each class writes its own, straight from its fields."""
         return dump_json(self.to_json())
+
+
+def attach(
+    cls: type[Model],
+    init: Callable[..., None],
+    from_json: Callable[..., Any],
+    to_json: Callable[..., dict[str, Any]],
+    json_text: Callable[..., str],
+) -> None:
+    """Make the functions a models module's codec writes beside a class's decoder its methods:
+    ``__init__``, ``from_json`` (a classmethod), ``to_json`` and ``_json_text``, named as if
+    written in its body: a constructor called wrong says ``PromptRequest.__init__() missing ...``.
+    Their code keeps the name it was written with (``_init_PromptRequest``, in a traceback): a
+    copy of each code object renamed would cost the import about a twentieth of the models' time."""
+    name = cls.__name__
+    init.__name__, init.__qualname__ = "__init__", name + ".__init__"
+    from_json.__name__, from_json.__qualname__ = "from_json", name + ".from_json"
+    to_json.__name__, to_json.__qualname__ = "to_json", name + ".to_json"
+    json_text.__name__, json_text.__qualname__ = "_json_text", name + "._json_text"
+    setattr(cls, "__init__", init)  # noqa: B010 (mypy refuses to assign a method)
+    setattr(cls, "from_json", classmethod(from_json))  # noqa: B010
+    setattr(cls, "to_json", to_json)  # noqa: B010
+    setattr(cls, "_json_text", json_text)  # noqa: B010
 
 
 def unknown(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:

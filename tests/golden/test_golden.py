@@ -1,7 +1,7 @@
 """Golden pairs: one tiny schema per feature, each beside the modules acpgen makes of it.
 
 ``cases/<feature>/schema.json`` is the input; ``cases/<feature>/expected/`` holds its
-``models.py`` and, for a schema with methods, every other module rendered from a template (the
+``models.py`` and its codec ``_models_codec.py`` and, for a schema with methods, every other module rendered from a template (the
 runtime modules, copied verbatim, are left out); ``examples.json``
 maps type names to wire instances that must round-trip exactly through the generated package.
 Each package is also imported and type-checked with ``mypy --strict``.
@@ -29,12 +29,14 @@ from acpgen.render.modules import Source, module_names
 CASES = Path(__file__).resolve().parent / "cases"
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "schema.json").is_file())
 PACKAGE = "golden"
+MODELS = ("models.py", "_models_codec.py")  # the declarations and their codec
 UPDATE = os.environ.get("ACPGEN_UPDATE_GOLDEN") == "1"
 
 
 def rendered(case: str) -> dict[str, str]:
-    """The case's modules as generation renders them, by module name: ``models.py``, and for a
-    case whose schema has methods every other module rendered from a template."""
+    """The case's modules as generation renders them, by module name: ``models.py`` and
+    ``_models_codec.py``, and for a case whose schema has methods every other module rendered
+    from a template."""
     schema = CASES / case / "schema.json"
     files = generate(Options(schema=schema, package=PACKAGE)).files
     modules = {rel.split("/", 1)[1]: text for rel, text in files.items()}
@@ -42,7 +44,7 @@ def rendered(case: str) -> dict[str, str]:
     return {
         name: text
         for name, text in modules.items()
-        if name.endswith(".py") and name not in module_names(source=Source.RUNTIME) and (has_methods or name == "models.py")
+        if name.endswith(".py") and name not in module_names(source=Source.RUNTIME) and (has_methods or name in MODELS)
     }
 
 

@@ -48,8 +48,9 @@ def test_types_reachable_from_kept_methods_render_a_working_package(tmp_path):
     (package / "__init__.py").write_text("")
     for name in module_names(layer=Layer.CODEC):
         (package / name).write_text(runtime_source(name))
-    text = env.get_template("models.py.jinja").render(spec=pruned, header=header, package="pruned_bindings")
-    (package / "models.py").write_text(text)
+    for module in ("models.py", "_models_codec.py"):  # the declarations and their codec
+        text = env.get_template(f"{module}.jinja").render(spec=pruned, header=header, package="pruned_bindings")
+        (package / module).write_text(text)
     sys.path.insert(0, str(tmp_path))
     try:
         models = importlib.import_module("pruned_bindings.models")

@@ -191,7 +191,7 @@ def test_side_proxy_emits_only_the_proxy_runtime(cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     names = {p.name for p in (out / "proxy_only").iterdir()}
     runtime = {*module_names(layer=Layer.CODEC), *module_names(layer=Layer.CONNECTION)}
-    assert names == {"__init__.py", *runtime, "methods.py", "models.py", "proxy.py", "py.typed",
+    assert names == {"__init__.py", *runtime, "methods.py", "models.py", "_models_codec.py", "proxy.py", "py.typed",
                      "builders.py", "session.py", "_session_state.py", "_session_data.py", "_stub_data.py",
                      "acpgen-manifest.json", "acpgen-schema.json"}
     sys.path.insert(0, str(out))

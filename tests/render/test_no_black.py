@@ -162,19 +162,22 @@ def test_names_of_80_characters_need_no_black(write_schema):
         "            ),\n"
         "        )\n"
     ) in files["acp_bindings/client.py"]
-    models, agent = files["acp_bindings/models.py"], files["acp_bindings/agent.py"]
+    codec, agent = files["acp_bindings/_models_codec.py"], files["acp_bindings/agent.py"]
     long_type = ("Annotations" + "Lengthened" * 10)[:80]
     assert (  # an annotated parameter too long: the annotation in parentheses
         "        output_byte_limit_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened_lengt: (\n"
         "            int | None\n"
         "        ) = None,\n"
     ) in agent
-    assert f"    def from_json(\n        cls, data: Any\n    ) -> {long_type}:\n" in models  # a def split at its bracket
-    assert (  # a subscript assigned a value too long: split at the subscript, the value in parentheses
-        "            out[\n"
-        f'                "{("lastModified" + "Lengthened" * 10)[:80]}"\n'
-        "            ] = (\n"
-    ) in models
+    assert (  # a def split at its bracket, a parameter a line
+        f"def _from_json_{long_type}(\n    cls: type[{long_type}],\n    data: Any,\n) -> {long_type}:\n"
+    ) in codec
+    last_modified = "last_modified_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened_lengthen"
+    assert (  # a condition too long in parentheses; a value too long assigned to a subscript, in parentheses
+        f"    if (\n        self.{last_modified}\n        is not None\n    ):\n"
+        f'        out["{("lastModified" + "Lengthened" * 10)[:80]}"] = (\n'
+        f"            self.{last_modified}\n        )\n"
+    ) in codec
 
 
 def _long(word: str, length: int) -> str:

@@ -1,7 +1,7 @@
 """Black leaves a module unchanged: checked statement by statement on a models module.
 
-A models module is tens of thousands of lines of very regular classes and decoders, and black
-takes half a minute over the bundled schema's. :func:`unchanged_by_black` formats a module whole,
+A models module and its codec are tens of thousands of lines of very regular classes, methods and
+decoders, and black takes half a minute over the bundled schema's. :func:`unchanged_by_black` formats a module whole,
 but for a models module: every top-level statement that is not one of the regular classes and
 decoders, every regular one with a line of code near the limit (not a comment's, not a docstring's)
 or one a test names, and a deterministic sample of the rest.
@@ -34,11 +34,16 @@ def top_level_chunks(text: str) -> list[str]:
     return chunks
 
 
+#: How the regular statements start: a class, its methods in the codec, their attaching, its keys.
+REGULAR = ("@dataclass", "def _init_", "def _from_json_", "def _to_json_", "def _json_text_", "_codec.attach(", "_K_")
+
+
 def models_sample(text: str, named: Callable[[str], bool] = lambda chunk: False) -> list[str]:
-    """The top-level statements of a models module black is run over: all but the regular classes
-    and decoders; of those, each with a line near the limit or ``named``, and one in twelve."""
+    """The top-level statements of a models module (or its codec) black is run over: all but the
+    regular classes, methods and decoders; of those, each with a line near the limit or ``named``,
+    and one in twelve."""
     chunks = top_level_chunks(text)
-    regular = [c for c in chunks if c.startswith(("@dataclass", "_K_")) or "    o = _new(" in c]
+    regular = [c for c in chunks if c.startswith(REGULAR) or "    o = _new(" in c]
     near = [c for c in regular if named(c) or any(len(line) > 88 for line in code_lines(c))]
     return list(dict.fromkeys([c for c in chunks if c not in regular] + regular[::12] + near))
 
@@ -54,7 +59,7 @@ def code_lines(chunk: str) -> list[str]:
 
 def unchanged_by_black(text: str, path: str, named: Callable[[str], bool] = lambda chunk: False) -> list[str]:
     """The parts of ``text`` (a module at ``path``) black would change: empty when it leaves them
-    alone. A ``models.py`` is checked by :func:`models_sample`, any other module whole."""
-    if not path.endswith("models.py"):
+    alone. A ``models.py`` and its codec are checked by :func:`models_sample`, any other module whole."""
+    if not path.endswith(("models.py", "_models_codec.py")):
         return [] if format_python(text, path) == text else [path]
     return [f"{path}: {chunk[:200]}" for chunk in models_sample(text, named) if format_python(chunk) != chunk]

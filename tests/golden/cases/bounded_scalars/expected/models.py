@@ -7,67 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -81,185 +38,32 @@ class Limits(Model):
     ratio: float | None
     retries: int | None
 
-    def __init__(
-        self,
-        *,
-        session: SessionId,
-        port: Port,
-        ratio: float | None = None,
-        retries: int | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.session = session
-        self.port = port
-        self.ratio = ratio
-        self.retries = retries
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Limits:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Limits, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "session": self.session,
-            "port": self.port,
-        }
-        if self.ratio is not None:
-            out["ratio"] = self.ratio
-        if self.retries is not None:
-            out["retries"] = self.retries
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"session":' + _str(self.session) + ',"port":' + _dump(self.port)
-        if self.ratio is not None:
-            out += ',"ratio":' + _dump(self.ratio)
-        if self.retries is not None:
-            out += ',"retries":' + _dump(self.retries)
-        return out + "}"
-
-
-def _d_Limits(d: Any) -> Limits:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 2 and "session" in d and "port" in d:
-        try:
-            k = "session"
-            v1 = d["session"]
-            if v1.__class__ is not str:
-                raise _codec.expected("a string", v1)
-            k = "port"
-            v2 = d["port"]
-            v2 = _d_integer_0_65535(v2)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Limits)
-        o.session = v1
-        o.port = v2
-        o.ratio = None
-        o.retries = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "session"
-        v1 = d["session"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "port"
-        v2 = d["port"]
-        v2 = _d_integer_0_65535(v2)
-        k = "ratio"
-        v3 = d.get("ratio", _ABSENT)
-        if v3 is _ABSENT:
-            v3 = None
-        elif v3 is None:
-            p += 1
-            v3 = _d_number_0_1(None)
-        else:
-            p += 1
-            v3 = _d_number_0_1(v3)
-        k = "retries"
-        v4 = d.get("retries", _ABSENT)
-        if v4 is _ABSENT:
-            v4 = None
-        elif v4 is None:
-            p += 1
-            v4 = _d_integer_0_127(None)
-        else:
-            p += 1
-            v4 = _d_integer_0_127(v4)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Limits)
-    o.session = v1
-    o.port = v2
-    o.ratio = v3
-    o.retries = v4
-    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Limits)
-    o._nulls = ()
-    return o
-
-
-_K_Limits = frozenset({"port", "ratio", "retries", "session"})
+        def __init__(
+            self,
+            *,
+            session: SessionId,
+            port: Port,
+            ratio: float | None = None,
+            retries: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Port = int
-
-
-def _d_Port(d: Any) -> Port:
-    if d.__class__ is not int or not 0 <= d <= 65535:
-        d = _codec.integer(d, 0, 65535)
-    result: Port = d
-    return result
 
 
 SessionId = str
 """A session's id."""
 
 
-def _d_SessionId(d: Any) -> SessionId:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: SessionId = d
-    return result
-
-
-def _d_integer_0_127(d: Any) -> int:
-    if d.__class__ is not int or not 0 <= d <= 127:
-        d = _codec.integer(d, 0, 127)
-    result: int = d
-    return result
-
-
-def _d_integer_0_65535(d: Any) -> int:
-    if d.__class__ is not int or not 0 <= d <= 65535:
-        d = _codec.integer(d, 0, 65535)
-    result: int = d
-    return result
-
-
-def _d_number_0_1(d: Any) -> float:
-    if (d.__class__ is not float and d.__class__ is not int) or not 0 <= d <= 1:
-        raise _codec.expected("a number in [0, 1]", d)
-    result: float = d
-    return result
-
-
-def _d_string(d: Any) -> str:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: str = d
-    return result
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        Limits: _d_Limits,
-    }
-)
-
 __all__ = [
     "Limits",
     "Port",
     "SessionId",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401

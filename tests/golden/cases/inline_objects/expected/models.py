@@ -7,67 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -82,131 +39,17 @@ class Request(Model):
     env: dict[str, RequestEnvValue] | None
     meta: dict[str, Any] | None
 
-    def __init__(
-        self,
-        *,
-        tool_call: RequestToolCall,
-        options: list[RequestOptionsItem] | None = None,
-        env: dict[str, RequestEnvValue] | None = None,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.tool_call = tool_call
-        self.options = options
-        self.env = env
-        self.meta = meta
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Request:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Request, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "toolCall": self.tool_call.to_json(),
-        }
-        if self.options is not None:
-            out["options"] = [x.to_json() for x in self.options]
-        if self.env is not None:
-            out["env"] = {k: x.to_json() for k, x in self.env.items()}
-        if self.meta is not None:
-            out["meta"] = self.meta
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"toolCall":' + self.tool_call._json_text()
-        if self.options is not None:
-            out += ',"options":[' + ",".join([x._json_text() for x in self.options]) + "]"
-        if self.env is not None:
-            out += (
-                ',"env":{'
-                + ",".join([_str(k) + ":" + x._json_text() for k, x in self.env.items()])
-                + "}"
-            )
-        if self.meta is not None:
-            out += ',"meta":' + _dump(self.meta)
-        return out + "}"
-
-
-def _d_Request(d: Any) -> Request:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 1 and "toolCall" in d:
-        try:
-            k = "toolCall"
-            v1 = d["toolCall"]
-            v1 = _d_RequestToolCall(v1)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Request)
-        o.tool_call = v1
-        o.options = None
-        o.env = None
-        o.meta = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "toolCall"
-        v1 = d["toolCall"]
-        v1 = _d_RequestToolCall(v1)
-        k = "options"
-        v2 = d.get("options", _ABSENT)
-        if v2 is _ABSENT:
-            v2 = None
-        elif v2 is None:
-            p += 1
-            v2 = _d_list_RequestOptionsItem(None)
-        else:
-            p += 1
-            v2 = _d_list_RequestOptionsItem(v2)
-        k = "env"
-        v3 = d.get("env", _ABSENT)
-        if v3 is _ABSENT:
-            v3 = None
-        elif v3 is None:
-            p += 1
-            v3 = _d_map_RequestEnvValue(None)
-        else:
-            p += 1
-            v3 = _d_map_RequestEnvValue(v3)
-        k = "meta"
-        v4 = d.get("meta", _ABSENT)
-        if v4 is _ABSENT:
-            v4 = None
-        elif v4 is None:
-            p += 1
-            raise _codec.expected("an object", None)
-        else:
-            p += 1
-            if v4.__class__ is not dict:
-                raise _codec.expected("an object", v4)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Request)
-    o.tool_call = v1
-    o.options = v2
-    o.env = v3
-    o.meta = v4
-    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Request)
-    o._nulls = ()
-    return o
-
-
-_K_Request = frozenset({"env", "meta", "options", "toolCall"})
+        def __init__(
+            self,
+            *,
+            tool_call: RequestToolCall,
+            options: list[RequestOptionsItem] | None = None,
+            env: dict[str, RequestEnvValue] | None = None,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -217,58 +60,14 @@ class RequestEnvValue(Model):
 
     value: str
 
-    def __init__(
-        self,
-        *,
-        value: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.value = value
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> RequestEnvValue:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestEnvValue, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "value": self.value,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"value":' + _str(self.value) + "}"
-
-
-def _d_RequestEnvValue(d: Any) -> RequestEnvValue:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    k = ""
-    try:
-        k = "value"
-        v1 = d["value"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(RequestEnvValue)
-    o.value = v1
-    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_RequestEnvValue)
-    o._nulls = ()
-    return o
-
-
-_K_RequestEnvValue = frozenset({"value"})
+        def __init__(
+            self,
+            *,
+            value: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -279,58 +78,14 @@ class RequestOptionsItem(Model):
 
     name: str
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.name = name
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> RequestOptionsItem:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestOptionsItem, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "name": self.name,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"name":' + _str(self.name) + "}"
-
-
-def _d_RequestOptionsItem(d: Any) -> RequestOptionsItem:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    k = ""
-    try:
-        k = "name"
-        v1 = d["name"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(RequestOptionsItem)
-    o.name = v1
-    o._extra = None if len(d) == 1 else _codec.unknown(d, _K_RequestOptionsItem)
-    o._nulls = ()
-    return o
-
-
-_K_RequestOptionsItem = frozenset({"name"})
+        def __init__(
+            self,
+            *,
+            name: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -342,123 +97,16 @@ class RequestToolCall(Model):
     id: str
     title: str | None
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        title: str | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.id = id
-        self.title = title
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> RequestToolCall:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_RequestToolCall, data)
+        def __init__(
+            self,
+            *,
+            id: str,
+            title: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "id": self.id,
-        }
-        if self.title is not None:
-            out["title"] = self.title
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"id":' + _str(self.id)
-        if self.title is not None:
-            out += ',"title":' + _str(self.title)
-        return out + "}"
-
-
-def _d_RequestToolCall(d: Any) -> RequestToolCall:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 1 and "id" in d:
-        try:
-            k = "id"
-            v1 = d["id"]
-            if v1.__class__ is not str:
-                raise _codec.expected("a string", v1)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(RequestToolCall)
-        o.id = v1
-        o.title = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "id"
-        v1 = d["id"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "title"
-        v2 = d.get("title", _ABSENT)
-        if v2 is _ABSENT:
-            v2 = None
-        elif v2 is None:
-            p += 1
-            raise _codec.expected("a string", None)
-        else:
-            p += 1
-            if v2.__class__ is not str:
-                raise _codec.expected("a string", v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(RequestToolCall)
-    o.id = v1
-    o.title = v2
-    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_RequestToolCall)
-    o._nulls = ()
-    return o
-
-
-_K_RequestToolCall = frozenset({"id", "title"})
-
-
-def _d_list_RequestOptionsItem(d: Any) -> list[RequestOptionsItem]:
-    return _codec.list_of(_d_RequestOptionsItem, d)
-
-
-def _d_map_RequestEnvValue(d: Any) -> dict[str, RequestEnvValue]:
-    return _codec.map_of(_d_RequestEnvValue, d)
-
-
-def _d_map_any(d: Any) -> dict[str, Any]:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    result: dict[str, Any] = d
-    return result
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        Request: _d_Request,
-        RequestEnvValue: _d_RequestEnvValue,
-        RequestOptionsItem: _d_RequestOptionsItem,
-        RequestToolCall: _d_RequestToolCall,
-    }
-)
 
 __all__ = [
     "Request",
@@ -466,3 +114,7 @@ __all__ = [
     "RequestOptionsItem",
     "RequestToolCall",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401

@@ -7,67 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -79,90 +36,15 @@ class Holder(Model):
     value: Value
     values: list[Value] | None
 
-    def __init__(
-        self,
-        *,
-        value: Value,
-        values: list[Value] | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.value = value
-        self.values = values
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Holder:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Holder, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "value": None if self.value is None else _codec.encode(self.value),
-        }
-        if self.values is not None:
-            out["values"] = _codec.encode(self.values)
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"value":' + ("null" if self.value is None else _dump(_codec.encode(self.value)))
-        if self.values is not None:
-            out += ',"values":' + _dump(_codec.encode(self.values))
-        return out + "}"
-
-
-def _d_Holder(d: Any) -> Holder:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 1 and "value" in d:
-        try:
-            k = "value"
-            v1 = d["value"]
-            v1 = _d_Value(v1)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Holder)
-        o.value = v1
-        o.values = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "value"
-        v1 = d["value"]
-        v1 = _d_Value(v1)
-        k = "values"
-        v2 = d.get("values", _ABSENT)
-        if v2 is _ABSENT:
-            v2 = None
-        elif v2 is None:
-            p += 1
-            v2 = _d_list_Value(None)
-        else:
-            p += 1
-            v2 = _d_list_Value(v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Holder)
-    o.value = v1
-    o.values = v2
-    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Holder)
-    o._nulls = ()
-    return o
-
-
-_K_Holder = frozenset({"value", "values"})
+        def __init__(
+            self,
+            *,
+            value: Value,
+            values: list[Value] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -174,128 +56,27 @@ class Pair(Model):
     key: str
     value: str
 
-    def __init__(
-        self,
-        *,
-        key: str,
-        value: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.key = key
-        self.value = value
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Pair:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Pair, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "key": self.key,
-            "value": self.value,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"key":' + _str(self.key) + ',"value":' + _str(self.value) + "}"
-
-
-def _d_Pair(d: Any) -> Pair:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    k = ""
-    try:
-        k = "key"
-        v1 = d["key"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "value"
-        v2 = d["value"]
-        if v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Pair)
-    o.key = v1
-    o.value = v2
-    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_Pair)
-    o._nulls = ()
-    return o
-
-
-_K_Pair = frozenset({"key", "value"})
+        def __init__(
+            self,
+            *,
+            key: str,
+            value: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Value = Pair | str | int | None
 """A string, a number, an object or nothing."""
 
 
-def _d_Value(d: Any) -> Value:
-    c = d.__class__
-    if c is dict:
-        return _d_Pair(d)
-    if c is str:
-        return _d_string(d)
-    if c is int:
-        return _d_integer(d)
-    if d is None:
-        return None
-    if c is float and d.is_integer():
-        return _d_integer(int(d))
-    raise _codec.expected(
-        "an object or a string or an integer or null",
-        d,
-    )
-
-
-def _d_integer(d: Any) -> int:
-    if d.__class__ is not int:
-        d = _codec.integer(d)
-    result: int = d
-    return result
-
-
-def _d_list_Value(d: Any) -> list[Value]:
-    return _codec.list_of(_d_Value, d)
-
-
-def _d_null(d: Any) -> None:
-    if d is not None:
-        raise _codec.expected("null", d)
-
-
-def _d_string(d: Any) -> str:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: str = d
-    return result
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        Holder: _d_Holder,
-        Pair: _d_Pair,
-        Value: _d_Value,
-    }
-)
-
 __all__ = [
     "Holder",
     "Pair",
     "Value",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401

@@ -7,67 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -79,92 +36,15 @@ class Location(Model):
     path: str
     line: int | None
 
-    def __init__(
-        self,
-        *,
-        path: str,
-        line: int | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.path = path
-        self.line = line
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Location:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Location, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "path": self.path,
-        }
-        if self.line is not None:
-            out["line"] = self.line
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"path":' + _str(self.path)
-        if self.line is not None:
-            out += ',"line":' + _dump(self.line)
-        return out + "}"
-
-
-def _d_Location(d: Any) -> Location:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 1 and "path" in d:
-        try:
-            k = "path"
-            v1 = d["path"]
-            if v1.__class__ is not str:
-                raise _codec.expected("a string", v1)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Location)
-        o.path = v1
-        o.line = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "path"
-        v1 = d["path"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "line"
-        v2 = d.get("line", _ABSENT)
-        if v2 is _ABSENT:
-            v2 = None
-        elif v2 is None:
-            p += 1
-            v2 = _d_integer_0_4294967295(None)
-        else:
-            p += 1
-            v2 = _d_integer_0_4294967295(v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Location)
-    o.path = v1
-    o.line = v2
-    o._extra = None if len(d) == 1 + p else _codec.unknown(d, _K_Location)
-    o._nulls = ()
-    return o
-
-
-_K_Location = frozenset({"line", "path"})
+        def __init__(
+            self,
+            *,
+            path: str,
+            line: int | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -183,281 +63,32 @@ class Update(Model):
     meta: dict[str, Any] | None
     """Wire name: ``_meta``."""
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        status: Status | None = None,
-        title: str | None = None,
-        locations: list[Location] | None = None,
-        entries: list[Location],
-        args: list[str] | None = None,
-        env: dict[str, str] | None = None,
-        meta: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.id = id
-        self.status = status
-        self.title = title
-        self.locations = locations
-        self.entries = entries
-        self.args = args
-        self.env = env
-        self.meta = meta
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Update:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Update, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "id": self.id,
-            "entries": [x.to_json() for x in self.entries],
-        }
-        if self.status is not None:
-            out["status"] = self.status
-        if self.title is not None:
-            out["title"] = self.title
-        if self.locations is not None:
-            out["locations"] = [x.to_json() for x in self.locations]
-        if self.args is not None:
-            out["args"] = self.args
-        if self.env is not None:
-            out["env"] = self.env
-        if self.meta is not None:
-            out["_meta"] = self.meta
-        if self._nulls:  # the nulls the peer sent, in their places
-            out = _codec.with_nulls(out, self._nulls, _O_Update)
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra or self._nulls:
-            return _dump(self.to_json())
-        out = (
-            '{"id":'
-            + _str(self.id)
-            + ',"entries":['
-            + ",".join([x._json_text() for x in self.entries])
-            + "]"
-        )
-        if self.status is not None:
-            out += ',"status":' + _dump(self.status)
-        if self.title is not None:
-            out += ',"title":' + _str(self.title)
-        if self.locations is not None:
-            out += ',"locations":[' + ",".join([x._json_text() for x in self.locations]) + "]"
-        if self.args is not None:
-            out += ',"args":' + _dump(self.args)
-        if self.env is not None:
-            out += ',"env":' + _dump(self.env)
-        if self.meta is not None:
-            out += ',"_meta":' + _dump(self.meta)
-        return out + "}"
-
-
-def _d_Update(d: Any) -> Update:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 2 and "id" in d and "entries" in d:
-        try:
-            k = "id"
-            v1 = d["id"]
-            if v1.__class__ is not str:
-                raise _codec.expected("a string", v1)
-            k = "entries"
-            v5 = d["entries"]
-            try:
-                v5 = _d_listskip_Location(v5)
-            except DecodeError as error:
-                v5 = _codec.salvaged(d, k, error, [])
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Update)
-        o.id = v1
-        o.status = None
-        o.title = None
-        o.locations = None
-        o.entries = v5
-        o.args = None
-        o.env = None
-        o.meta = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    n: tuple[str, ...] = ()
-    p = 0
-    try:
-        k = "id"
-        v1 = d["id"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-        k = "status"
-        v2 = d.get("status", _ABSENT)
-        if v2 is _ABSENT:
-            v2 = None
-        elif v2 is None:
-            p += 1
-            n += ("status",)
-        else:
-            p += 1
-            try:
-                v2 = _d_Status(v2)
-            except DecodeError as error:
-                v2 = _codec.salvaged(d, k, error, None)
-        k = "title"
-        v3 = d.get("title", _ABSENT)
-        if v3 is _ABSENT:
-            v3 = None
-        elif v3 is None:
-            p += 1
-            n += ("title",)
-        else:
-            p += 1
-            if v3.__class__ is not str:
-                v3 = _codec.salvaged(d, k, _codec.expected("a string", v3), None)
-        k = "locations"
-        v4 = d.get("locations", _ABSENT)
-        if v4 is _ABSENT:
-            v4 = None
-        elif v4 is None:
-            p += 1
-            n += ("locations",)
-        else:
-            p += 1
-            try:
-                v4 = _d_listskip_Location(v4)
-            except DecodeError as error:
-                v4 = _codec.salvaged(d, k, error, None)
-        k = "entries"
-        v5 = d["entries"]
-        try:
-            v5 = _d_listskip_Location(v5)
-        except DecodeError as error:
-            v5 = _codec.salvaged(d, k, error, [])
-        k = "args"
-        v6 = d.get("args", _ABSENT)
-        if v6 is _ABSENT:
-            v6 = None
-        elif v6 is None:
-            p += 1
-            v6 = _codec.null_as_empty(d, k, [], "an array")
-        else:
-            p += 1
-            v6 = _d_list_string(v6)
-        k = "env"
-        v7 = d.get("env", _ABSENT)
-        if v7 is _ABSENT:
-            v7 = None
-        elif v7 is None:
-            p += 1
-            v7 = _codec.null_as_empty(d, k, {}, "an object")
-        else:
-            p += 1
-            v7 = _d_map_string(v7)
-        k = "_meta"
-        v8 = d.get("_meta", _ABSENT)
-        if v8 is _ABSENT:
-            v8 = None
-        elif v8 is None:
-            p += 1
-            n += ("_meta",)
-        else:
-            p += 1
-            if v8.__class__ is not dict:
-                v8 = _codec.salvaged(d, k, _codec.expected("an object", v8), None)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Update)
-    o.id = v1
-    o.status = v2
-    o.title = v3
-    o.locations = v4
-    o.entries = v5
-    o.args = v6
-    o.env = v7
-    o.meta = v8
-    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Update)
-    o._nulls = n
-    return o
-
-
-_K_Update = frozenset({"_meta", "args", "entries", "env", "id", "locations", "status", "title"})
-_O_Update = ("status", "title", "locations", "args", "env", "_meta")
+        def __init__(
+            self,
+            *,
+            id: str,
+            status: Status | None = None,
+            title: str | None = None,
+            locations: list[Location] | None = None,
+            entries: list[Location],
+            args: list[str] | None = None,
+            env: dict[str, str] | None = None,
+            meta: dict[str, Any] | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Status = Literal["done", "pending"]
 
-
-_L_Status: dict[str, Status] = {"done": "done", "pending": "pending"}
-
-
-def _d_Status(d: Any) -> Status:
-    if d.__class__ is str:
-        result = _L_Status.get(d)
-        if result is not None:
-            return result
-    raise _codec.expected_one_of(d, _L_Status)
-
-
-def _d_integer_0_4294967295(d: Any) -> int:
-    if d.__class__ is not int or not 0 <= d <= 4294967295:
-        d = _codec.integer(d, 0, 4294967295)
-    result: int = d
-    return result
-
-
-def _d_list_string(d: Any) -> list[str]:
-    return _codec.list_of(_d_string, d)
-
-
-def _d_listskip_Location(d: Any) -> list[Location]:
-    return _codec.list_skipping(_d_Location, d)
-
-
-def _d_map_any(d: Any) -> dict[str, Any]:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    result: dict[str, Any] = d
-    return result
-
-
-def _d_map_string(d: Any) -> dict[str, str]:
-    return _codec.map_of(_d_string, d)
-
-
-def _d_string(d: Any) -> str:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: str = d
-    return result
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        Location: _d_Location,
-        Update: _d_Update,
-        Status: _d_Status,
-    }
-)
 
 __all__ = [
     "Location",
     "Status",
     "Update",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401

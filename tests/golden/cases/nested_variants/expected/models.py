@@ -7,67 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -82,79 +39,15 @@ class FormRequest(Model):
     request_id: int
     """Wire name: ``requestId``."""
 
-    def __init__(
-        self,
-        *,
-        fields: list[str],
-        request_id: int,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.fields = fields
-        self.request_id = request_id
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> FormRequest:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_FormRequest, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "mode": "form",
-            "fields": self.fields,
-            "requestId": self.request_id,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return (
-            '{"mode":"form","fields":'
-            + _dump(self.fields)
-            + ',"requestId":'
-            + _dump(self.request_id)
-            + "}"
-        )
-
-
-def _d_FormRequest(d: Any) -> FormRequest:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    if d.get("mode") != "form":
-        raise _codec.bad_tag(d, "mode", ("form",))
-    return _du_FormRequest(d)
-
-
-def _du_FormRequest(d: Any) -> FormRequest:
-    # for a dispatcher that has checked the object and its tag
-    k = ""
-    try:
-        k = "fields"
-        v1 = d["fields"]
-        v1 = _d_list_string(v1)
-        k = "requestId"
-        v2 = d["requestId"]
-        if v2.__class__ is not int:
-            v2 = _codec.integer(v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(FormRequest)
-    o.fields = v1
-    o.request_id = v2
-    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormRequest)
-    o._nulls = ()
-    return o
-
-
-_K_FormRequest = frozenset({"fields", "mode", "requestId"})
+        def __init__(
+            self,
+            *,
+            fields: list[str],
+            request_id: int,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -169,79 +62,15 @@ class FormSession(Model):
     session_id: str
     """Wire name: ``sessionId``."""
 
-    def __init__(
-        self,
-        *,
-        fields: list[str],
-        session_id: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.fields = fields
-        self.session_id = session_id
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> FormSession:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_FormSession, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "mode": "form",
-            "fields": self.fields,
-            "sessionId": self.session_id,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return (
-            '{"mode":"form","fields":'
-            + _dump(self.fields)
-            + ',"sessionId":'
-            + _str(self.session_id)
-            + "}"
-        )
-
-
-def _d_FormSession(d: Any) -> FormSession:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    if d.get("mode") != "form":
-        raise _codec.bad_tag(d, "mode", ("form",))
-    return _du_FormSession(d)
-
-
-def _du_FormSession(d: Any) -> FormSession:
-    # for a dispatcher that has checked the object and its tag
-    k = ""
-    try:
-        k = "fields"
-        v1 = d["fields"]
-        v1 = _d_list_string(v1)
-        k = "sessionId"
-        v2 = d["sessionId"]
-        if v2.__class__ is not str:
-            raise _codec.expected("a string", v2)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(FormSession)
-    o.fields = v1
-    o.session_id = v2
-    o._extra = None if len(d) == 3 else _codec.unknown(d, _K_FormSession)
-    o._nulls = ()
-    return o
-
-
-_K_FormSession = frozenset({"fields", "mode", "sessionId"})
+        def __init__(
+            self,
+            *,
+            fields: list[str],
+            session_id: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -254,143 +83,19 @@ class Url(Model):
 
     url: str
 
-    def __init__(
-        self,
-        *,
-        url: str,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.url = url
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Url:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Url, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "mode": "url",
-            "url": self.url,
-        }
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        return '{"mode":"url","url":' + _str(self.url) + "}"
-
-
-def _d_Url(d: Any) -> Url:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    if d.get("mode") != "url":
-        raise _codec.bad_tag(d, "mode", ("url",))
-    return _du_Url(d)
-
-
-def _du_Url(d: Any) -> Url:
-    # for a dispatcher that has checked the object and its tag
-    k = ""
-    try:
-        k = "url"
-        v1 = d["url"]
-        if v1.__class__ is not str:
-            raise _codec.expected("a string", v1)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Url)
-    o.url = v1
-    o._extra = None if len(d) == 2 else _codec.unknown(d, _K_Url)
-    o._nulls = ()
-    return o
-
-
-_K_Url = frozenset({"mode", "url"})
+        def __init__(
+            self,
+            *,
+            url: str,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Elicitation = FormSession | FormRequest | Url
 """A form or a URL, each scoped to a session or a request."""
 
-
-def _d_Elicitation(d: Any) -> Elicitation:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    tag = d.get("mode")
-    if tag.__class__ is str:
-        decoder = _T_d_Elicitation.get(tag)
-        if decoder is not None:
-            return decoder(d)
-    raise _codec.bad_tag(d, "mode", _T_d_Elicitation)
-
-
-def _d_Elicitation__1(d: Any) -> Elicitation:
-    errors: list[DecodeError] = []
-    if "requestId" in d:
-        try:
-            return _d_FormRequest(d)
-        except DecodeError as error:
-            errors.append(error)
-    if "sessionId" in d:
-        try:
-            return _d_FormSession(d)
-        except DecodeError as error:
-            errors.append(error)
-    if not errors:  # no variant's distinguishing properties are there: say what each lacks
-        errors = _codec.errors_of(
-            d,
-            (
-                _d_FormRequest,
-                _d_FormSession,
-            ),
-        )
-    raise _codec.no_match(
-        d,
-        "FormRequest or FormSession",
-        errors,
-    )
-
-
-_V_Elicitation: tuple[type, ...] = (FormSession, FormRequest, Url)
-
-
-def _d_list_string(d: Any) -> list[str]:
-    return _codec.list_of(_d_string, d)
-
-
-def _d_string(d: Any) -> str:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: str = d
-    return result
-
-
-_T_d_Elicitation: dict[str, Callable[[Any], Elicitation]] = {
-    "form": _d_Elicitation__1,
-    "url": _du_Url,
-}
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {"Elicitation": _V_Elicitation}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        FormRequest: _d_FormRequest,
-        FormSession: _d_FormSession,
-        Url: _d_Url,
-        Elicitation: _d_Elicitation,
-    }
-)
 
 __all__ = [
     "Elicitation",
@@ -398,3 +103,7 @@ __all__ = [
     "FormSession",
     "Url",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401

@@ -7,68 +7,24 @@ Each class has ``from_json(data)`` and ``to_json()``. Optional fields are ``None
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from . import _codec
-from ._codec import DecodeError, Model
+from ._codec import Model
 
 # How to read this module.
 #
-# Each object type of the schema is a class, and right after it the function that decodes it.
+# It declares: each object type of the schema is a class, its docstring and its fields with their
+# docs, then the keywords its constructor takes (for type checkers: the codec attaches the code);
+# each union, literal set and alias is its line.
 # A class is a dataclass with __slots__: dataclasses.fields() lists the schema's properties, and
 # dataclasses.replace() works. @dataclass(init=False, repr=False, eq=False, match_args=False,
-# kw_only=True) only records the fields: the methods are written out here (__init__, from_json,
-# to_json, _json_text), or inherited from _codec.Model (== and repr, over the fields and extra).
-# __init__ takes keywords only, leaves an optional property None (absent), refuses a value that
-# is not a variant of the union its field expects, and takes extra, the properties the schema
-# does not define. Then come the unions, literal sets and aliases, each followed by its decoder;
-# then the decoders of field types that several classes share, the tag tables, the registry.
-#
-# A decoder is a plain function, named by what it decodes:
-#   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
-#   _du_X     an object as the tagged class X, once a union's tag table has chosen it by its tag
-#   _d_X__1   a step of union X's decoder: a choice among some of its variants
-#   _d_list_T, _d_listskip_T (drops a bad item), _d_map_T, _d_string, _d_integer_0_65535, ...:
-#             a field's type, shared by every field of that type
-# and the tables beside them:
-#   _K_X      the wire names of X's properties: any other property goes to extra
-#   _O_X      X's optional properties in order: where the nulls a peer sent go back out
-#   _L_X      the values of the literal set X (_L_d_...: those of a field's literal set)
-#   _P_d_...  a string pattern, compiled
-#   _V_X      the classes of the union X, which constructors check a field's value against
-#   _T_d_X    the tag table of union X: a tag value -> the decoder of its variant
-# In a decoder, d is the data, k the key being read (for the error's JSON pointer), v1, v2, ...
-# the fields' values in order, p the number of optional properties present, n the nulls the peer
-# sent, o the new instance. _new makes an instance without __init__ (a decoder has checked the
-# data already), _ABSENT marks an absent property, _str and _dump write a string's and any
-# value's JSON text.
-_new = object.__new__
-_ABSENT: Any = object()
-_str = _codec.json_string
-_dump = _codec.dump_json
-
-
-def _not_variant(value: Any, union: str) -> TypeError:
-    """The refusal of a value that is not one of ``union``'s variant classes: it would go out
-    untagged. It names the variant that extends the value's class, else every variant."""
-    name = value.__class__.__name__
-    use = [v + "(...)" for u, c, v in _EXTENDS if u == union and c == name]
-    hint = " or ".join(use) or "one of " + ", ".join(c.__name__ for c in _VARIANTS[union])
-    article = "an" if union[:1] in "AEIOU" else "a"
-    return TypeError(f"{name} is not {article} {union}; use {hint}")
-
-
-def _check_variant(value: Any, union: str) -> None:
-    if not isinstance(value, _VARIANTS[union]):
-        raise _not_variant(value, union)
-
-
-def _check_variants(values: Any, union: str) -> None:
-    for value in values:
-        _check_variant(value, union)
+# kw_only=True) only records the fields. __init__ takes keywords only, leaves an optional
+# property None (absent), refuses a value that is not a variant of the union its field expects,
+# and takes extra, the properties the schema does not define. The methods' code is in the codec,
+# _models_codec, which this module imports at its end: there each class's __init__, from_json,
+# to_json and _json_text are written out beside its decoder, and attached to the class once;
+# == and repr are inherited from _codec.Model (over the fields and extra).
 
 
 @dataclass(init=False, repr=False, eq=False, match_args=False, kw_only=True)
@@ -83,195 +39,29 @@ class Notice(Model):
     image: str | None
     link: str | None
 
-    def __init__(
-        self,
-        *,
-        title: str,
-        options: list[str],
-        currency: Currency | None = None,
-        image: str | None = None,
-        link: str | None = None,
-        extra: dict[str, Any] | None = None,
-        _nulls: tuple[str, ...] = (),
-    ) -> None:
-        self.title = title
-        self.options = options
-        self.currency = currency
-        self.image = image
-        self.link = link
-        self._extra = extra
-        self._nulls = _nulls
+    if TYPE_CHECKING:  # the keywords its constructor takes; the codec attaches its code
 
-    @classmethod
-    def from_json(cls, data: Any) -> Notice:
-        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-        return _codec.leniently(_d_Notice, data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: a dict ready for ``json.dumps``."""
-        out: dict[str, Any] = {
-            "title": self.title,
-            "options": self.options,
-        }
-        if self.currency is not None:
-            out["currency"] = self.currency
-        if self.image is not None:
-            out["image"] = self.image
-        if self.link is not None:
-            out["link"] = self.link
-        if self._extra:
-            return {**self._extra, **out}
-        return out
-
-    def _json_text(self) -> str:
-        if self._extra:
-            return _dump(self.to_json())
-        out = '{"title":' + _str(self.title) + ',"options":' + _dump(self.options)
-        if self.currency is not None:
-            out += ',"currency":' + _str(self.currency)
-        if self.image is not None:
-            out += ',"image":' + _str(self.image)
-        if self.link is not None:
-            out += ',"link":' + _str(self.link)
-        return out + "}"
-
-
-def _d_Notice(d: Any) -> Notice:
-    if d.__class__ is not dict:
-        raise _codec.expected("an object", d)
-    # only the keys every instance has: no optional field to look for, nothing unknown to keep
-    if len(d) == 2 and "title" in d and "options" in d:
-        try:
-            k = "title"
-            v1 = d["title"]
-            v1 = _d_string_len1(v1)
-            k = "options"
-            v2 = d["options"]
-            v2 = _d_list_string_min1(v2)
-        except DecodeError as error:
-            raise error.at(k)
-        o = _new(Notice)
-        o.title = v1
-        o.options = v2
-        o.currency = None
-        o.image = None
-        o.link = None
-        o._extra = None
-        o._nulls = ()
-        return o
-    k = ""
-    p = 0
-    try:
-        k = "title"
-        v1 = d["title"]
-        v1 = _d_string_len1(v1)
-        k = "options"
-        v2 = d["options"]
-        v2 = _d_list_string_min1(v2)
-        k = "currency"
-        v3 = d.get("currency", _ABSENT)
-        if v3 is _ABSENT:
-            v3 = None
-        elif v3 is None:
-            p += 1
-            v3 = _d_string_reecf4f1fe6109(None)
-        else:
-            p += 1
-            v3 = _d_string_reecf4f1fe6109(v3)
-        k = "image"
-        v4 = d.get("image", _ABSENT)
-        if v4 is _ABSENT:
-            v4 = None
-        elif v4 is None:
-            p += 1
-            raise _codec.expected("a string", None)
-        else:
-            p += 1
-            if v4.__class__ is not str:
-                raise _codec.expected("a string", v4)
-        k = "link"
-        v5 = d.get("link", _ABSENT)
-        if v5 is _ABSENT:
-            v5 = None
-        elif v5 is None:
-            p += 1
-            raise _codec.expected("a string", None)
-        else:
-            p += 1
-            if v5.__class__ is not str:
-                raise _codec.expected("a string", v5)
-    except KeyError:
-        raise _codec.missing(k) from None
-    except DecodeError as error:
-        raise error.at(k)
-    o = _new(Notice)
-    o.title = v1
-    o.options = v2
-    o.currency = v3
-    o.image = v4
-    o.link = v5
-    o._extra = None if len(d) == 2 + p else _codec.unknown(d, _K_Notice)
-    o._nulls = ()
-    return o
-
-
-_K_Notice = frozenset({"currency", "image", "link", "options", "title"})
+        def __init__(
+            self,
+            *,
+            title: str,
+            options: list[str],
+            currency: Currency | None = None,
+            image: str | None = None,
+            link: str | None = None,
+            extra: dict[str, Any] | None = None,
+        ) -> None: ...
 
 
 Currency = str
 """An ISO 4217 code."""
 
 
-def _d_Currency(d: Any) -> Currency:
-    if d.__class__ is not str or _P_d_string_reecf4f1fe6109.search(d) is None:
-        raise _codec.expected("a string matching '^[A-Z]{3}$'", d)
-    result: Currency = d
-    return result
-
-
-def _d_list_string_min1(d: Any) -> list[str]:
-    result: list[str] = _codec.list_of(_d_string, d)
-    if len(result) < 1:
-        raise _codec.expected("an array of at least 1 item", d)
-    return result
-
-
-def _d_string(d: Any) -> str:
-    if d.__class__ is not str:
-        raise _codec.expected("a string", d)
-    result: str = d
-    return result
-
-
-def _d_string_len1(d: Any) -> str:
-    if d.__class__ is not str or len(d) < 1:
-        raise _codec.expected("a string of at least 1 character", d)
-    result: str = d
-    return result
-
-
-_P_d_string_reecf4f1fe6109 = re.compile("^[A-Z]{3}$")
-
-
-def _d_string_reecf4f1fe6109(d: Any) -> str:
-    if d.__class__ is not str or _P_d_string_reecf4f1fe6109.search(d) is None:
-        raise _codec.expected("a string matching '^[A-Z]{3}$'", d)
-    result: str = d
-    return result
-
-
-#: The variant classes of each union whose values constructors check.
-_VARIANTS: dict[str, tuple[type, ...]] = {}
-#: (union, class, the variant of the union that extends the class): what a refusal suggests.
-_EXTENDS: tuple[tuple[str, str, str], ...] = ()
-
-_codec.register(
-    {
-        Notice: _d_Notice,
-    }
-)
-
 __all__ = [
     "Currency",
     "Notice",
 ]
+
+# The codec: it attaches each class's methods and registers the decoders (its import needs the
+# classes above).
+from . import _models_codec  # noqa: F401
