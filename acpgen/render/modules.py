@@ -165,10 +165,12 @@ MODULES = (
     Module("_listen.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_echo.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_everything.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
+    Module("_client_rules.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_client_kit.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_checking.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_sessions.py", RUNTIME, AGENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),
     Module("_stub_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=False),
+    Module("_turns_offers.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
     Module("_turns_agent.py", RUNTIME, AGENT, peer=True, stub=True, layer=Layer.STUBS, turns=True),
     # what the stub clients' command lines share: the parser's head, the exit status of a turn
     Module("_client_cli.py", RUNTIME, CLIENT, peer=True, stub=True, shared=True, layer=Layer.STUBS),

@@ -28,7 +28,9 @@ OPTIONS = [
 def asked(prompt: Iterable[Any]) -> bool:
     """Whether a prompt's text has the word :data:`WORD` (in any case)."""
     for block in prompt:
-        text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+        text = (
+            block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+        )
         if isinstance(text, str) and WORD in _WORDS.findall(text.lower()):
             return True
     return False

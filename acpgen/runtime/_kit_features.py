@@ -165,7 +165,12 @@ async def _config(kit: Kit) -> None:
     method = kit.target.features["config-options"][0]
     key = "configId" if "configId" in select else "id"  # v2's later drafts name it configId
     # "type": "id" tags the value as the id of a value offered, where the draft tags it
-    params = {"sessionId": answer["sessionId"], "configId": select[key], "type": "id", "value": value}
+    params = {
+        "sessionId": answer["sessionId"],
+        "configId": select[key],
+        "type": "id",
+        "value": value,
+    }
     result = await peer.result(method, params)
     after = {
         o.get(key): o.get("currentValue")

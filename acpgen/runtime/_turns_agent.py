@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import functools
 import itertools
-import json
 import logging
 import os
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from . import (
     _listen,
     _stub_data,
     _stub_sessions,
+    _turns_offers,
     models,
 )
 from ._codec import decode, encode
@@ -67,14 +67,6 @@ SESSION_FEATURES = {
     "delete": "session/delete forgets a session",
     "additional-directories": "additionalDirectories (absolute paths) are kept per session",
 }
-#: The auth method it advertises without ``--auth-method`` (a login with it is optional).
-STUB_LOGIN = "stub-login"
-#: Its one config option, where the draft has ``session/set_config_option``: ``upper`` echoes
-#: the prompt in upper case.
-STYLE = {"id": "style", "name": "Reply style"}
-STYLES = [{"value": "echo", "name": "Echo"}, {"value": "upper", "name": "Upper case"}]
-#: What it advertises of prompts, where the draft has the ``session.prompt`` capability.
-PROMPT_CAPABILITIES: dict[str, Any] = {"image": {}, "audio": {}, "embeddedContext": {}}
 #: The result type of each request the agent answers, by its wire name.
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
@@ -101,13 +93,17 @@ class StubAgent(Agent, _checking.Checked):
         # the ids of the auth methods it requires a login with (none: it requires none, and
         # advertises STUB_LOGIN, which a client may log in with)
         self.auth_methods = tuple(auth_methods)
-        self.advertised = self.auth_methods or ((STUB_LOGIN,) if _stub_data.LOGIN else ())
+        self.advertised = self.auth_methods or (
+            (_turns_offers.STUB_LOGIN,) if _stub_data.LOGIN else ()
+        )
         self.logged_in = False
         self.initialized = False
         self._ids = itertools.count(1)
         self.sessions = store if store is not None else SessionStore()
         self.page_size = page_size
-        self.features = _served(frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled))
+        self.features = _turns_offers.served(
+            frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled)
+        )
         self._turns: set[asyncio.Task[None]] = set()
 
     def session_known(self, session_id: str) -> bool:
@@ -131,7 +127,7 @@ class StubAgent(Agent, _checking.Checked):
             "protocolVersion": max(spoken),
             _stub_data.RESPONSE_INFO: info,
             _stub_data.RESPONSE_CAPABILITIES: self._capabilities(),
-            "authMethods": [_advertised(method_id) for method_id in self.advertised],
+            "authMethods": [_turns_offers.advertised(method_id) for method_id in self.advertised],
         }
         response: InitializeResult = decode(InitializeResult, answer)
         self.initialized = True
@@ -161,24 +157,35 @@ class StubAgent(Agent, _checking.Checked):
             raise RequestError.invalid_params(
                 {"path": "/cwd", "message": "cwd must be an absolute path"}
             )
-        config = {STYLE["id"]: STYLES[0]["value"]} if _config_option() else {}
+        config = (
+            {_turns_offers.STYLE["id"]: _turns_offers.STYLES[0]["value"]}
+            if _turns_offers.config_option()
+            else {}
+        )
         session = self.sessions.create(params.cwd, self._directories(encode(params)), config=config)
         answer: dict[str, Any] = {"sessionId": session.session_id}
         if config:
-            answer["configOptions"] = _config_options(session)
+            answer["configOptions"] = _turns_offers.config_options(session)
         response: NewSessionResult = decode(NewSessionResult, answer)
         return response
 
     async def session_set_config_option(self, params: Any) -> Any:
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
-        if not session.config or request.get("configId") != STYLE["id"]:
+        if not session.config or request.get("configId") != _turns_offers.STYLE["id"]:
             message = "no such config option"
-            raise RequestError.invalid_params({"configId": request.get("configId"), "message": message})
-        if request.get("value") not in [style["value"] for style in STYLES]:
-            raise RequestError.invalid_params({"value": request.get("value"), "message": "no such value"})
-        session.config[STYLE["id"]] = request["value"]
-        update = {"sessionUpdate": "config_option_update", "configOptions": _config_options(session)}
+            raise RequestError.invalid_params(
+                {"configId": request.get("configId"), "message": message}
+            )
+        if request.get("value") not in [style["value"] for style in _turns_offers.STYLES]:
+            raise RequestError.invalid_params(
+                {"value": request.get("value"), "message": "no such value"}
+            )
+        session.config[_turns_offers.STYLE["id"]] = request["value"]
+        update = {
+            "sessionUpdate": "config_option_update",
+            "configOptions": _turns_offers.config_options(session),
+        }
         await self._update(session.session_id, update)
         return _result("session/set_config_option", {"configOptions": update["configOptions"]})
 
@@ -227,7 +234,7 @@ class StubAgent(Agent, _checking.Checked):
         listed, cursor = self.sessions.page(
             request.get("cursor"), self.page_size, request.get("cwd")
         )
-        answer: dict[str, Any] = {"sessions": [_info(s) for s in listed]}
+        answer: dict[str, Any] = {"sessions": [_turns_offers.info(s) for s in listed]}
         if cursor is not None:
             answer["nextCursor"] = cursor
         return _result("session/list", answer)
@@ -256,7 +263,7 @@ class StubAgent(Agent, _checking.Checked):
             return {}
         session: dict[str, Any] = {}
         if _stub_data.PROMPT_CAPABILITIES:
-            session["prompt"] = PROMPT_CAPABILITIES
+            session["prompt"] = _turns_offers.PROMPT_CAPABILITIES
         for feature in sorted(self.features):
             path = _stub_data.SESSION_FEATURES[feature]
             if len(path) > 1:
@@ -318,16 +325,22 @@ class StubAgent(Agent, _checking.Checked):
                 )
             everything = self.all_updates or _everything.asked(prompt)
             if everything:  # every update of the draft (_everything), then a permission request
-                own = {"config_option_update": {"sessionUpdate": "config_option_update",
-                                                "configOptions": _config_options(session)}}
-                for update in _everything.updates(_stub_data.EVERY_UPDATE, own if session.config else {}):
+                own = {
+                    "config_option_update": {
+                        "sessionUpdate": "config_option_update",
+                        "configOptions": _turns_offers.config_options(session),
+                    }
+                }
+                for update in _everything.updates(
+                    _stub_data.EVERY_UPDATE, own if session.config else {}
+                ):
                     if cancelled.is_set():
                         break
                     await self._update(session_id, update, keep=session)
             asks = (self.ask_permission or everything) and not cancelled.is_set()
             allowed = not asks or await self._permission(session_id)
             reply = f"agent-message-{next(self._ids)}"
-            upper = session.config.get(STYLE["id"]) == "upper"
+            upper = session.config.get(_turns_offers.STYLE["id"]) == "upper"
             for content in echoes(prompt) if allowed else ():
                 if cancelled.is_set():
                     break
@@ -384,53 +397,8 @@ class StubAgent(Agent, _checking.Checked):
         return bool(outcome.get("outcome") == "selected" and outcome.get("optionId") == "allow")
 
 
-def _served(enabled: frozenset[str]) -> frozenset[str]:
-    """The session features the agent serves of those ``enabled``: none, when one that the bare
-    ``session`` capability commits to is not (it cannot advertise ``session``, nor what is below).
-    """
-    bare = [f for f, path in _stub_data.SESSION_FEATURES.items() if len(path) == 1]
-    return enabled if all(f in enabled for f in bare) else frozenset()
-
-
 def _result(method: str, value: dict[str, Any]) -> Any:
     return decode(getattr(models, str(_RESULTS[method])), value)
-
-
-def _config_option() -> dict[str, Any] | None:
-    """The draft's config option, as its example update has it (None: the draft has none)."""
-    example = _stub_data.EVERY_UPDATE.get("config_option_update")
-    if example is None or "session/set_config_option" not in _RESULTS:
-        return None
-    option: dict[str, Any] = json.loads(example)["configOptions"][0]
-    return option if option.get("type") == "select" else None
-
-
-def _config_options(session: Session) -> list[dict[str, Any]]:
-    """The session's config options, in the shape of the draft's (``_config_option``)."""
-    option = _config_option() or {}
-    key = "configId" if "configId" in option else "id"
-    kept = {k: v for k, v in option.items() if k in ("type", key, "name", "currentValue", "options")}
-    current = session.config.get(STYLE["id"], STYLES[0]["value"])
-    named = {**kept, key: STYLE["id"], "name": STYLE["name"]}
-    return [{**named, "currentValue": current, "options": STYLES}]
-
-
-def _info(session: Session) -> dict[str, Any]:
-    """A session as ``session/list`` lists it: the fields its draft has."""
-    info: dict[str, Any] = {
-        "sessionId": session.session_id,
-        "cwd": session.cwd,
-        "updatedAt": session.updated_at,
-    }
-    if session.directories:
-        info["additionalDirectories"] = session.directories
-    return {k: v for k, v in info.items() if k in _stub_data.SESSION_INFO}
-
-
-def _advertised(method_id: str) -> dict[str, str]:
-    """An auth method of the type the agent handles itself, as ``initialize`` advertises it."""
-    method = {_stub_data.LOGIN_TAG: _stub_data.LOGIN_TYPE, _stub_data.LOGIN_ID: method_id}
-    return {**method, "name": method_id} if _stub_data.LOGIN_NAMED else method
 
 
 # the login and logout requests' handlers are named after the draft's wire names

@@ -26,15 +26,29 @@ __all__ = ["Checked", "add_arguments", "check_usage", "report", "serve"]
 
 def add_arguments(parser: Any) -> None:
     """The checking mode's options of a stub agent's command line."""
-    parser.add_argument("--check", action="store_true",
-                        help="hold the client that connects to the spec's requirements of a client, and report"
-                        " each when the connection ends (on stderr; with --listen, on stdout); exit status: 0"
-                        " when every MUST holds, 1 when one fails")
-    parser.add_argument("--json", action="store_true", help="with --check: the whole report as JSON")
-    parser.add_argument("--report", metavar="FILE",
-                        help="with --check: write the report to FILE (a client may hide this agent's stderr)")
-    parser.add_argument("--junit", metavar="FILE", help="with --check: write JUnit XML, one test case per requirement")
-    parser.add_argument("--html", metavar="FILE", help="with --check: write the inspector's page of the connection")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="hold the client that connects to the spec's requirements of a client, and report"
+        " each when the connection ends (on stderr; with --listen, on stdout); exit status: 0"
+        " when every MUST holds, 1 when one fails",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="with --check: the whole report as JSON"
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="with --check: write the report to FILE (a client may hide this agent's stderr)",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="with --check: write JUnit XML, one test case per requirement",
+    )
+    parser.add_argument(
+        "--html", metavar="FILE", help="with --check: write the inspector's page of the connection"
+    )
 
 
 def check_usage(parser: Any, args: Any) -> None:
@@ -42,8 +56,14 @@ def check_usage(parser: Any, args: Any) -> None:
         parser.error("--json, --report, --junit and --html go with --check")
 
 
-def report(check: ClientCheck, args: Any, subject: str, version: int, out: Any,
-           page: Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str] | None) -> int:
+def report(
+    check: ClientCheck,
+    args: Any,
+    subject: str,
+    version: int,
+    out: Any,
+    page: Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str] | None,
+) -> int:
     """Print (and write) the report of one connection; its exit status."""
     verdicts = check.verdicts()
     version = check.version() or version
@@ -105,8 +125,14 @@ async def _reported(connection: Any, on_end: Callable[[], None]) -> None:
         on_end()
 
 
-def serve(parser: Any, args: Any, stub: Callable[..., Any], run: Callable[[Any], Any],
-          app: Callable[[Callable[[], Any]], Any], version: int) -> None:
+def serve(
+    parser: Any,
+    args: Any,
+    stub: Callable[..., Any],
+    run: Callable[[Any], Any],
+    app: Callable[[Callable[[], Any]], Any],
+    version: int,
+) -> None:
     """Serve a stub agent (``stub(check=...)`` makes one) on stdio or, with ``--listen``, its
     ASGI app (``app(factory)``). With ``--check``: on stdio, exit with the report's status; over
     the network, report every connection on stdout as it ends."""
@@ -119,11 +145,15 @@ def serve(parser: Any, args: Any, stub: Callable[..., Any], run: Callable[[Any],
     if args.listen is None:
         check = ClientCheck()
         _listen.serve(parser, args, lambda: _until_stopped(run(stub(check=check))), lambda: None)
-        sys.exit(report(check, args, "the client on this stub agent's stdio", version, sys.stderr, page))
+        sys.exit(
+            report(check, args, "the client on this stub agent's stdio", version, sys.stderr, page)
+        )
 
     def connected() -> Any:
         check = ClientCheck()
-        check.on_end = lambda: report(check, args, "a client over the network", version, sys.stdout, page)
+        check.on_end = lambda: report(
+            check, args, "a client over the network", version, sys.stdout, page
+        )
         return stub(check=check)
 
     _listen.serve(parser, args, lambda: None, lambda: app(connected))

@@ -27,70 +27,26 @@ A requirement the client gave no chance to test is "not applicable", never passe
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._client_rules import BY_ID, REQUIREMENTS, judge, obj, quote
 from ._kit_report import (
     FAILED,
-    MUST,
     NOT_APPLICABLE,
     PASSED,
-    SHOULD,
-    Requirement,
     Verdict,
 )
 
 __all__ = ["REQUIREMENTS", "ClientCheck", "judge", "quote"]
 
-_JSONRPC = "https://www.jsonrpc.org/specification"
-#: What the kit holds a client to, in the order it reports them.
-REQUIREMENTS = (
-    Requirement("initialization.first", MUST, 'initialization.mdx, "Initialization"',
-                "The client calls initialize before any other request."),
-    Requirement("capabilities.agent-advertised", MUST, 'initialization.mdx, "Agent Capabilities"',
-                "The client calls no method the agent did not advertise (none answered -32601)."),
-    Requirement("prompt.known-session", MUST, 'session-setup.mdx, "Session ID"',
-                "The client prompts only sessions the agent created on the connection."),
-    Requirement("prompt.one-at-a-time", SHOULD, 'prompt-turn.mdx, "The Prompt Turn"',
-                "The client sends no prompt for a session while a turn of it runs."),
-    Requirement("permission.offered-option", MUST, 'tool-calls.mdx, "Requesting Permission"',
-                "The client answers session/request_permission with an option it was offered,"
-                " or cancelled."),
-    Requirement("permission.cancelled-after-cancel", MUST, 'prompt-turn.mdx, "Cancellation"',
-                "After session/cancel, the client answers the session's pending permission"
-                " requests with the cancelled outcome."),
-    Requirement("fs.write", MUST, 'file-system.mdx, "Writing Files"',
-                "Where it advertises fs.writeTextFile, the client writes a file the agent asks it to."),
-    Requirement("fs.read", MUST, 'file-system.mdx, "Reading Files"',
-                "Where it advertises fs.readTextFile, the client answers a read with the file's text."),
-    Requirement("terminal.run", MUST, 'terminals.mdx, "Executing Commands"',
-                "Where it advertises terminal, the client runs a command and gives its output and exit"
-                " status, and releases it."),
-    Requirement("jsonrpc.ids", MUST, f"{_JSONRPC}#response_object",
-                "Every response answers a request the agent sent, once, with its id."),
-    Requirement("jsonrpc.envelope", MUST, f"{_JSONRPC}#request_object",
-                "Every message is a JSON-RPC 2.0 object (the agent answered no -32700 or -32600)."),
-)
-_BY_ID = {r.id: r for r in REQUIREMENTS}
-#: The file the fs probes write and read back, in the session's cwd.
 PROBE_FILE = ".acp-client-check.txt"
 PROBE_TEXT = "written by the ACP client kit\n"
 #: Seconds a probe waits for its answer.
 PATIENCE = 30.0
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def quote(message: Any, most: int = 300) -> str:
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 @dataclass
@@ -120,31 +76,40 @@ class ClientCheck:
 
     def version(self) -> int | None:
         """The protocol version the agent answered ``initialize`` with (None: none yet)."""
-        asked = {m.get("id") for _, d, m in self.events if d == "received" and m.get("method") == "initialize"}
+        asked = {
+            m.get("id")
+            for _, d, m in self.events
+            if d == "received" and m.get("method") == "initialize"
+        }
         for _, direction, message in self.events:
             if direction == "sent" and "method" not in message and message.get("id") in asked:
-                found = _obj(message.get("result")).get("protocolVersion")
+                found = obj(message.get("result")).get("protocolVersion")
                 return found if isinstance(found, int) else None
         return None
 
     def cwd_of(self, session_id: str) -> str | None:
         """The cwd the client created (or restored) the session in."""
-        asked = {m.get("id"): (m.get("params") or {}).get("cwd") for _, d, m in self.events
-                 if d == "received" and "method" in m and "id" in m}
+        asked = {
+            m.get("id"): (m.get("params") or {}).get("cwd")
+            for _, d, m in self.events
+            if d == "received" and "method" in m and "id" in m
+        }
         for _, direction, message in self.events:
             sent = direction == "sent" and "method" not in message
-            if sent and _obj(message.get("result")).get("sessionId") == session_id:
+            if sent and obj(message.get("result")).get("sessionId") == session_id:
                 return asked.get(message.get("id"))
         return None
 
-    async def probe(self, call: Callable[[str, Any], Any], session_id: str, methods: Sequence[str]) -> None:
+    async def probe(
+        self, call: Callable[[str, Any], Any], session_id: str, methods: Sequence[str]
+    ) -> None:
         """Once per connection: the ``fs/*`` and ``terminal/*`` requests of ``methods`` (those the
         package's version has) that the client advertised; each one's verdict."""
         if self.probing:
             return
         self.probing = True
         capabilities = self.capabilities()
-        fs = _obj(capabilities.get("fs"))
+        fs = obj(capabilities.get("fs"))
         cwd = self.cwd_of(session_id) or os.getcwd()
         path = os.path.join(cwd, PROBE_FILE)
         session = {"sessionId": session_id}
@@ -154,8 +119,15 @@ class ClientCheck:
         elif fs.get("writeTextFile") is not True:
             self._not_applicable("fs.write", "the client does not advertise fs.writeTextFile")
         else:
-            wrote = await self._step("fs.write", call, "fs/write_text_file",
-                                     {**session, "path": path, "content": PROBE_TEXT}) is not None
+            wrote = (
+                await self._step(
+                    "fs.write",
+                    call,
+                    "fs/write_text_file",
+                    {**session, "path": path, "content": PROBE_TEXT},
+                )
+                is not None
+            )
         if "fs/read_text_file" not in methods:
             self._not_applicable("fs.read", "this protocol version has no fs/read_text_file")
         elif fs.get("readTextFile") is not True:
@@ -186,7 +158,9 @@ class ClientCheck:
         if created is None:
             return
         if not isinstance(terminal, str):
-            self._fail("terminal.run", f"terminal/create was answered {quote(created)}, with no terminalId")
+            self._fail(
+                "terminal.run", f"terminal/create was answered {quote(created)}, with no terminalId"
+            )
             return
         named = {**session, "terminalId": terminal}
         for method in ("terminal/wait_for_exit", "terminal/output", "terminal/release"):
@@ -197,217 +171,37 @@ class ClientCheck:
                 self._fail("terminal.run", f"terminal/output was answered {quote(answer)}")
                 return
 
-    async def _step(self, rid: str, call: Callable[[str, Any], Any], method: str, params: Any) -> Any:
+    async def _step(
+        self, rid: str, call: Callable[[str, Any], Any], method: str, params: Any
+    ) -> Any:
         """Call ``method``; its result (a dict), or None with the requirement failed."""
         try:
             result = await asyncio.wait_for(call(method, params), PATIENCE)
         except asyncio.TimeoutError:
             self._fail(rid, f"{method} was not answered within {PATIENCE:g} s")
             return None
-        except Exception as exc:  # noqa: BLE001  (an error answer, or none: the client did not serve it)
+        # an error answer, or none: the client did not serve it
+        except Exception as exc:  # noqa: BLE001
             code = getattr(exc, "code", None)
-            what = f"error {code} {getattr(exc, 'message', '')}".strip() if code is not None else repr(exc)
+            what = (
+                f"error {code} {getattr(exc, 'message', '')}".strip()
+                if code is not None
+                else repr(exc)
+            )
             self._fail(rid, f"{method} was answered {what}")
             return None
         if not isinstance(result, dict):
             self._fail(rid, f"{method} was answered {quote(result)}, not an object")
             return None
-        self.probed.setdefault(rid, Verdict(_BY_ID[rid], PASSED))
+        self.probed.setdefault(rid, Verdict(BY_ID[rid], PASSED))
         return result
 
     def _fail(self, rid: str, detail: str) -> None:
         if self.probed.get(rid) is None or self.probed[rid].outcome != FAILED:
-            self.probed[rid] = Verdict(_BY_ID[rid], FAILED, detail)
+            self.probed[rid] = Verdict(BY_ID[rid], FAILED, detail)
 
     def _not_applicable(self, rid: str, why: str) -> None:
-        self.probed[rid] = Verdict(_BY_ID[rid], NOT_APPLICABLE, why)
+        self.probed[rid] = Verdict(BY_ID[rid], NOT_APPLICABLE, why)
 
     def verdicts(self) -> list[Verdict]:
         return judge(self.events, self.probed)
-
-
-def judge(events: Sequence[tuple[float, str, dict[str, Any]]], probed: dict[str, Verdict]) -> list[Verdict]:
-    """Each requirement's verdict: the probes', and the rest from the transcript ``events``."""
-    found: dict[str, Verdict] = dict(probed)
-    for rid, check in _CHECKS.items():
-        outcome = check([(d, m) for _, d, m in events])
-        found[rid] = Verdict(_BY_ID[rid], *outcome) if outcome else found.get(rid) or Verdict(
-            _BY_ID[rid], NOT_APPLICABLE, "the client gave the agent no chance to send these requests")
-    return [found.get(r.id) or Verdict(r, NOT_APPLICABLE, "not probed") for r in REQUIREMENTS]
-
-
-Events = Sequence[tuple[str, dict[str, Any]]]
-Outcome = tuple[str, str]
-
-
-def _requests(events: Events, direction: str) -> list[dict[str, Any]]:
-    return [m for d, m in events if d == direction and "method" in m and "id" in m]
-
-
-def _responses(events: Events, direction: str) -> list[dict[str, Any]]:
-    return [m for d, m in events if d == direction and "method" not in m]
-
-
-def _initialize_first(events: Events) -> Outcome | None:
-    received = _requests(events, "received")
-    if not received:
-        return None
-    if received[0].get("method") != "initialize":
-        return FAILED, f"the client's first request was {quote(received[0])}"
-    return PASSED, ""
-
-
-def _advertised(events: Events) -> Outcome | None:
-    methods = {m.get("id"): m.get("method") for m in _requests(events, "received")}
-    if not methods:
-        return None
-    for answer in _responses(events, "sent"):
-        method = methods.get(answer.get("id"))
-        error = _obj(answer.get("error"))
-        named = _obj(error.get("data")).get("method", method)  # -32601 of the call itself
-        if error.get("code") == -32601 and isinstance(method, str) and not method.startswith("_") and named == method:
-            return FAILED, f"the client called {method}, which the agent did not advertise: {quote(answer)}"
-    return PASSED, ""
-
-
-def _created(events: Events) -> set[str]:
-    """The sessions the agent created (or restored) for the client in ``events``."""
-    asked = {m.get("id"): m for m in _requests(events, "received")
-             if m.get("method") in ("session/new", "session/load", "session/resume", "session/fork")}
-    ids: set[str] = set()
-    for answer in _responses(events, "sent"):
-        request, result = asked.get(answer.get("id")), answer.get("result")
-        if request is None or not isinstance(result, dict):
-            continue
-        session = result.get("sessionId") or (request.get("params") or {}).get("sessionId")
-        if isinstance(session, str):
-            ids.add(session)
-    return ids
-
-
-def _known_session(events: Events) -> Outcome | None:
-    prompts = [m for m in _requests(events, "received") if m.get("method") == "session/prompt"]
-    if not prompts:
-        return None
-    created: set[str] = set()
-    for index, (direction, message) in enumerate(events):
-        if message.get("method") == "session/prompt" and direction == "received":
-            session = (message.get("params") or {}).get("sessionId")
-            created = _created(events[:index])
-            if session not in created:
-                return FAILED, f"the client prompted a session the agent never created: {quote(message)}"
-    return PASSED, ""
-
-
-def _one_at_a_time(events: Events) -> Outcome | None:
-    running: dict[Any, Any] = {}  # session -> the id of its running prompt
-    prompts = 0
-    for direction, message in events:
-        params = _obj(message.get("params"))
-        if direction == "received" and message.get("method") == "session/prompt":
-            prompts += 1
-            session = params.get("sessionId")
-            if session in running:
-                return FAILED, f"the client prompted {session} while its turn ran: {quote(message)}"
-            running[session] = message.get("id")
-        elif direction == "sent" and "method" not in message:
-            result = message.get("result")
-            if isinstance(result, dict) and "stopReason" in result:  # v1: the turn's end
-                running = {s: i for s, i in running.items() if i != message.get("id")}
-        elif direction == "sent" and message.get("method") == "session/update":
-            update = _obj(params.get("update"))
-            if update.get("sessionUpdate") == "state_update" and update.get("state") == "idle":
-                running.pop(params.get("sessionId"), None)  # v2: the turn's end
-    return (PASSED, "") if prompts else None
-
-
-def _permission_pairs(events: Events) -> list[tuple[dict[str, Any], dict[str, Any] | None, bool]]:
-    """Each permission request the agent sent, its answer (None: none), and whether the client
-    cancelled the session's turn while it was pending."""
-    pairs = []
-    for index, (direction, message) in enumerate(events):
-        if direction != "sent" or message.get("method") != "session/request_permission" or "id" not in message:
-            continue
-        session = (message.get("params") or {}).get("sessionId")
-        answer, cancelled = None, False
-        for later_direction, later in events[index + 1:]:
-            if later_direction != "received":
-                continue
-            if later.get("method") == "session/cancel" and (later.get("params") or {}).get("sessionId") == session:
-                cancelled = True
-            if "method" not in later and later.get("id") == message["id"]:
-                answer = later
-                break
-        pairs.append((message, answer, cancelled))
-    return pairs
-
-
-def _offered_option(events: Events) -> Outcome | None:
-    pairs = [(asked, answer) for asked, answer, _ in _permission_pairs(events) if answer is not None]
-    if not pairs:
-        return None
-    for asked, answer in pairs:
-        offered = [o.get("optionId") for o in (asked.get("params") or {}).get("options") or []]
-        outcome = _obj(answer.get("result")).get("outcome")
-        if not isinstance(outcome, dict):
-            return FAILED, f"the client answered a permission request {quote(answer)}"
-        if outcome.get("outcome") == "cancelled":
-            continue
-        if outcome.get("outcome") != "selected" or outcome.get("optionId") not in offered:
-            return FAILED, f"offered {offered}, the client answered {quote(answer)}"
-    return PASSED, ""
-
-
-def _cancelled_after_cancel(events: Events) -> Outcome | None:
-    pending = [(asked, answer) for asked, answer, cancelled in _permission_pairs(events) if cancelled]
-    if not pending:
-        return NOT_APPLICABLE, "the client sent no session/cancel while a permission request was pending"
-    for _, answer in pending:
-        outcome = _obj(_obj(_obj(answer).get("result")).get("outcome"))
-        if outcome.get("outcome") != "cancelled":
-            return FAILED, f"after session/cancel the client answered {quote(answer)}"
-    return PASSED, ""
-
-
-def _ids(events: Events) -> Outcome | None:
-    asked = {m.get("id") for m in _requests(events, "sent")}
-    answered: set[Any] = set()
-    for answer in _responses(events, "received"):
-        rid = answer.get("id")
-        if rid not in asked:
-            return FAILED, f"the client answered a request the agent never sent: {quote(answer)}"
-        if rid in answered:
-            return FAILED, f"the client answered a request twice: {quote(answer)}"
-        answered.add(rid)
-    if not asked:
-        return None
-    missing = asked - answered
-    if missing:
-        return FAILED, f"the client never answered the agent's request(s) {sorted(map(str, missing))}"
-    return PASSED, ""
-
-
-def _envelope(events: Events) -> Outcome | None:
-    # a request of the right shape refused -32600 (before initialize) is not the envelope's
-    shaped = {m.get("id") for d, m in events if d == "received" and m.get("jsonrpc") == "2.0"
-              and isinstance(m.get("method"), str) and "id" in m and m.get("id") is not None}
-    for direction, message in events:
-        error = _obj(message.get("error"))
-        code = error.get("code")
-        if direction == "sent" and (code == -32700 or (code == -32600 and message.get("id") not in shaped)):
-            return FAILED, f"the agent had to answer {quote(message)}"
-        if direction == "received" and message.get("jsonrpc") != "2.0":
-            return FAILED, f"the client sent {quote(message)}"
-    return (PASSED, "") if any(d == "received" for d, _ in events) else None
-
-
-_CHECKS: dict[str, Callable[[Events], Outcome | None]] = {
-    "initialization.first": _initialize_first,
-    "capabilities.agent-advertised": _advertised,
-    "prompt.known-session": _known_session,
-    "prompt.one-at-a-time": _one_at_a_time,
-    "permission.offered-option": _offered_option,
-    "permission.cancelled-after-cancel": _cancelled_after_cancel,
-    "jsonrpc.ids": _ids,
-    "jsonrpc.envelope": _envelope,
-}

@@ -62,7 +62,7 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         # _session_data
         versioned = ["_session_data.py", "_session_state.py", "_stub_agent.py", "_stub_client.py",
                      "_stub_data.py"] if version == 1 else [
-            "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py"]
+            "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py", "_turns_offers.py"]
         assert sorted(p.name for p in (package / f"v{version}").iterdir()) == sorted([
             "__init__.py", "_models_codec.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py",
             "conformance.py", "inspect.py", "methods.py", "models.py", "pair.py", "py.typed", "session.py", "stub_agent.py",
@@ -147,7 +147,7 @@ def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, projec
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 96 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 98 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest
