@@ -8,19 +8,16 @@ itself is :class:`~._incoming.Batch`).
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._errors import ConnectionClosed, RequestError
-from ._framing import WIRE_LOG, encode_json, notification_text, request_text
+from ._framing import encode_json, notification_text, request_text
 from ._incoming import CANCEL_REQUEST, Batch, in_notification
 from ._sender import FLUSH_AT, Sender
 from ._tracing import Tracing
 
 __all__ = ["Batches"]
-
-logger = logging.getLogger(WIRE_LOG)
 
 
 class Batches:
@@ -36,10 +33,10 @@ class Batches:
     _pending: dict[int, tuple[asyncio.Future[Any], bool]]
     _cancelled_by_us: set[int]
     _batch: Batch | None
-    _batches_out: list[list[int]]  # the request ids of each batch sent, unanswered
-    _refused_batches: dict[
-        int, RequestError
-    ]  # a batch's first request id -> the error with id null
+    #: the request ids of each batch sent, unanswered
+    _batches_out: list[list[int]]
+    #: a batch's first request id -> the error with id null that answered the whole batch
+    _refused_batches: dict[int, RequestError]
     #: settles a call's future (:class:`~._incoming.Incoming`'s): declared, not defined, here
     _release: Callable[[asyncio.Future[Any], bool, Any, RequestError | None], None]
 
