@@ -27,7 +27,7 @@ from ._kit_agent import (
     error_code,
     unknown_session_error,
 )
-from ._kit_peer import Broken, quote
+from ._kit_peer import Broken, Peer, quote
 from ._kit_report import MUST, SHOULD
 
 __all__ = ["feature_checks"]
@@ -229,31 +229,32 @@ async def _login_refused(kit: Kit) -> None:
         )
 
 
-async def _list_without_params(kit: Kit) -> None:
-    method, path = kit.target.features["list"]
+async def _advertised(kit: Kit, feature: str) -> tuple[str, Peer]:
+    """The method of ``feature`` and the live peer, for a check of what the feature does once
+    advertised: not applicable where the agent does not advertise it."""
+    method, path = kit.target.features[feature]
     peer = await kit.live()
     if not kit.advertised(path):
         raise NotApplicable(f"{'.'.join(path)} is not advertised")
+    return method, peer
+
+
+async def _list_without_params(kit: Kit) -> None:
+    method, peer = await _advertised(kit, "list")
     answer = await peer.request(method)
     if not isinstance(answer.get("result"), dict):
         raise Broken(f"{method} without params (all of them optional) answered {quote(answer)}")
 
 
 async def _bad_cursor(kit: Kit) -> None:
-    method, path = kit.target.features["list"]
-    peer = await kit.live()
-    if not kit.advertised(path):
-        raise NotApplicable(f"{'.'.join(path)} is not advertised")
+    method, peer = await _advertised(kit, "list")
     answer = await peer.request(method, {"cursor": "kit-no-such-cursor"})
     if "error" not in answer:
         raise Broken(f"{method} with a cursor it never gave answered {quote(answer)}")
 
 
 async def _delete_unknown(kit: Kit) -> None:
-    method, path = kit.target.features["delete"]
-    peer = await kit.live()
-    if not kit.advertised(path):
-        raise NotApplicable(f"{'.'.join(path)} is not advertised")
+    method, peer = await _advertised(kit, "delete")
     answer = await peer.request(method, {"sessionId": "kit-no-such-session"})
     if not isinstance(answer.get("result"), dict):
         raise Broken(f"{method} of a session that never existed answered {quote(answer)}")
