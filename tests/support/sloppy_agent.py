@@ -17,8 +17,8 @@ import threading
 import time
 from typing import Any
 
-#: The requirement each break makes the agent fail (a break named after another half of the same
-#: requirement says so after a colon).
+#: The requirement each break makes the agent fail (or, for a requirement of the level ADVICE,
+#: be advised on): each break is named after its requirement.
 BREAKS = {
     "initialization.version-negotiation": "answers the version asked for, whatever it is",
     "initialization.implementation-info": "names no agent",
@@ -27,14 +27,20 @@ BREAKS = {
     "prompt.stop-reason": "sends an update of another session during a turn",
     "prompt.cancellation": "never hears session/cancel",
     "capabilities.load": "advertises loadSession, but refuses session/load",
-    "capabilities.load:unadvertised": "serves session/load without advertising it",
+    "capabilities.load.unadvertised": "serves session/load without advertising it",
+    "session-load.replay-first": "sends a replayed update again after session/load's answer",
     "capabilities.resume": "advertises resume, but refuses session/resume",
+    "capabilities.resume.unadvertised": "serves session/resume without advertising it",
     "capabilities.list": "lists the first page only (drops nextCursor)",
-    "capabilities.list:unadvertised": "serves session/list without advertising it",
+    "capabilities.list.unadvertised": "serves session/list without advertising it",
     "capabilities.close": "advertises close, but refuses session/close",
+    "capabilities.close.unadvertised": "serves session/close without advertising it",
     "capabilities.delete": "advertises delete, but refuses session/delete of a session it made",
+    "capabilities.delete.unadvertised": "serves session/delete without advertising it",
     "capabilities.fork": "advertises fork, but refuses session/fork",
+    "capabilities.fork.unadvertised": "serves session/fork without advertising it",
     "capabilities.logout": "advertises logout, but refuses it",
+    "capabilities.logout.unadvertised": "serves logout without advertising it",
     "capabilities.additional-directories": "advertises additional directories, but refuses them",
     "capabilities.modes": "offers modes, but refuses session/set_mode",
     "capabilities.config-options": "offers config options, but refuses to set one",
@@ -68,8 +74,14 @@ REFUSED = {
 }
 #: The capability each "unadvertised" break takes out of initialize's result.
 UNADVERTISED = {
-    "capabilities.load:unadvertised": (("agentCapabilities", "loadSession"),),
-    "capabilities.list:unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
+    "capabilities.load.unadvertised": (("agentCapabilities", "loadSession"),),
+    "capabilities.list.unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
+    "capabilities.resume.unadvertised": (("agentCapabilities", "sessionCapabilities", "resume"),),
+    "capabilities.close.unadvertised": (("agentCapabilities", "sessionCapabilities", "close"),),
+    "capabilities.fork.unadvertised": (("agentCapabilities", "sessionCapabilities", "fork"),),
+    "capabilities.delete.unadvertised": (("agentCapabilities", "sessionCapabilities", "delete"),
+                                         ("capabilities", "session", "delete")),
+    "capabilities.logout.unadvertised": (("agentCapabilities", "auth", "logout"), ("authMethods",)),
 }
 
 
@@ -81,6 +93,7 @@ class Sloppy:
         self.asked: dict[str, tuple[str, Any]] = {}  # request id -> (method, params)
         self.sessions: list[str] = []  # the ids of the sessions it made
         self.cursors: set[Any] = set()  # the cursors it gave
+        self.last_update: dict[Any, Any] = {}  # session id -> the last session/update of it
 
     def write(self, message: Any) -> None:
         line = (json.dumps(message) if not isinstance(message, bytes) else message.decode()).rstrip("\n")
@@ -180,7 +193,15 @@ class Sloppy:
                 self.answered(method, params, result)
             if "jsonrpc.ids-echoed" in b and isinstance(message.get("id"), int):
                 message["id"] = str(message["id"])
-        elif message.get("method") == "session/update" and "prompt.stop-reason" in b:
+            if method == "session/load" and "session-load.replay-first" in b:
+                late = self.last_update.get(params.get("sessionId"))
+                self.write(message)
+                if late is not None:
+                    self.write(late)  # a replayed update after the answer
+                return
+        elif message.get("method") == "session/update":
+            self.last_update[(message.get("params") or {}).get("sessionId")] = message
+        if message.get("method") == "session/update" and "prompt.stop-reason" in b:
             update = (message.get("params") or {}).get("update") or {}
             if update.get("sessionUpdate") == "agent_message_chunk":
                 other = json.loads(json.dumps(message))
