@@ -93,3 +93,19 @@ def test_every_requirement_is_broken_by_some_sloppy_agent():
 
 def _checks(module: Any) -> list[Any]:
     return list(importlib.import_module(f"{module.__package__}._kit_checks").requirements(module.TARGET))
+
+
+def test_a_demanding_agent_that_keeps_the_text_passes(monkeypatch):
+    """An agent that loads, resumes, forks, closes and lists only sessions that have had a turn,
+    answers a prompt on a closed session -32603, refuses an image that is no PNG and answers a
+    change of configuration with an option it brings: all the text allows, so the kit, asking as a
+    client would, fails nothing of it."""
+    agents_import(monkeypatch, BINDINGS)
+    module = kit_module("acp_bindings", BINDINGS)
+    status, report = run_kit(module, "--timeout", "3", "--",
+                             *sloppy_command(["demanding"], [sys.executable, "-m", "acp_bindings.stub_agent"]))
+    assert outcomes(report, "failed") == outcomes(report, "advised") == set(), details(report)
+    assert {"capabilities.load", "capabilities.resume", "capabilities.fork", "capabilities.close",
+            "capabilities.list", "capabilities.config-options", "capabilities.prompt-content",
+            "session-load.replay-first"} <= outcomes(report, "passed")
+    assert status == 0

@@ -118,3 +118,29 @@ def test_the_requirements_the_text_does_not_place_on_the_agent_are_advice(requir
     assert levels[("v2", "initialization.implementation-info")] == MUST
     assert levels[("v1", "initialization.version-negotiation")] == MUST
     assert levels[("v1", "session-load.replay-first")] == MUST
+
+
+def test_the_content_a_prompt_carries_is_what_it_says():
+    """The image is a PNG a decoder reads (one pixel, each chunk's CRC right), the sound a WAV."""
+    import base64
+    import io
+    import struct
+    import wave
+    import zlib
+
+    from acpgen.runtime import _kit_features
+
+    png = base64.b64decode(_kit_features._CONTENT["image"]["data"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = {}, 8
+    while at < len(png):
+        (size,) = struct.unpack(">I", png[at:at + 4])
+        kind, data = png[at + 4:at + 8], png[at + 8:at + 8 + size]
+        assert struct.unpack(">I", png[at + 8 + size:at + 12 + size])[0] == zlib.crc32(kind + data), kind
+        chunks[kind], at = data, at + 12 + size
+    assert list(chunks) == [b"IHDR", b"IDAT", b"IEND"]
+    assert struct.unpack(">IIBB", chunks[b"IHDR"][:10]) == (1, 1, 8, 2)
+    assert zlib.decompress(chunks[b"IDAT"]) == b"\x00\xff\xff\xff"  # one row: a white pixel
+    with wave.open(io.BytesIO(base64.b64decode(_kit_features._CONTENT["audio"]["data"]))) as sound:
+        assert (sound.getnchannels(), sound.getframerate(), sound.getnframes()) == (1, 8000, 800)
+    assert _kit_features._CONTENT["image"] == _kit_features._CONTENT["image"] | {"data": _kit_features._png()}

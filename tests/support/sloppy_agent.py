@@ -10,6 +10,7 @@ itself, drops, or rewrites. Standard library only, so that it starts in millisec
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -61,6 +62,16 @@ BREAKS = {
     "transports.shutdown": "does not exit when its stdin ends",
     "transports.stdout-hygiene": "prints a banner on stdout",
 }
+#: Ways of a demanding agent that break nothing the text asks, as real products do; the kit, asking
+#: only what a client would, holds such an agent to no failure.
+QUIRKS = {
+    "demanding": "loads, resumes, forks and closes only a session that has had a turn, lists only "
+    "those, answers a prompt on a closed session -32603, refuses an image that is no PNG, and "
+    "adds an effort option to the configuration once an option is set",
+}
+#: A select option a change of configuration brings (an effort for a model).
+EFFORT = {"id": "effort", "name": "Effort", "type": "select", "currentValue": "low",
+          "options": [{"value": "low", "name": "Low"}, {"value": "high", "name": "High"}]}
 #: The method each "refuses" break refuses.
 REFUSED = {
     "capabilities.load": "session/load",
@@ -94,6 +105,8 @@ class Sloppy:
         self.sessions: list[str] = []  # the ids of the sessions it made
         self.cursors: set[Any] = set()  # the cursors it gave
         self.last_update: dict[Any, Any] = {}  # session id -> the last session/update of it
+        self.turned: set[Any] = set()  # the sessions that have had a turn
+        self.closed: set[Any] = set()  # the sessions closed
 
     def write(self, message: Any) -> None:
         line = (json.dumps(message) if not isinstance(message, bytes) else message.decode()).rstrip("\n")
@@ -133,6 +146,8 @@ class Sloppy:
                 self.reply(message, error=-32601)
                 return False
             return True
+        if "demanding" in b and request and self.demands(message, method, params):
+            return False
         for name, refused in REFUSED.items():
             if name in b and request and method in ((refused,) if isinstance(refused, str) else refused):
                 if name == "capabilities.delete" and params.get("sessionId") not in self.sessions:
@@ -173,6 +188,24 @@ class Sloppy:
                     self.reply(message, outcome)
                 return False
         return True
+
+    def demands(self, message: dict[str, Any], method: str, params: dict[str, Any]) -> bool:
+        """The demanding agent's ways with a request: True when it answered it itself."""
+        session = params.get("sessionId")
+        if method in ("session/load", "session/resume", "session/fork", "session/close"):
+            if session not in self.turned:
+                self.reply(message, error=-32602)  # no conversation to go on with
+                return True
+            if method == "session/close":
+                self.closed.add(session)
+        elif method == "session/prompt" and session in self.closed:
+            self.write({"jsonrpc": "2.0", "id": message.get("id"),
+                        "error": {"code": -32603, "message": "Session not found"}})
+            return True
+        elif method == "session/prompt" and not all(_image(block) for block in params.get("prompt") or []):
+            self.reply(message, error=-32602)
+            return True
+        return False
 
     # -- agent to client ------------------------------------------------------------------------
 
@@ -226,7 +259,13 @@ class Sloppy:
             if "session.unique-ids" in b and len(self.sessions) == 1:
                 result["sessionId"] = self.sessions[0]
             self.sessions.append(result["sessionId"])
-        elif method == "session/list":
+        elif method == "session/prompt":
+            self.turned.add(params.get("sessionId"))
+        elif method == "session/set_config_option" and "demanding" in b and isinstance(result.get("configOptions"), list):
+            result["configOptions"].append(EFFORT)
+        if method == "session/list" and "demanding" in b and isinstance(result.get("sessions"), list):
+            result["sessions"] = [s for s in result["sessions"] if s.get("sessionId") in self.turned]
+        if method == "session/list":
             if result.get("nextCursor") is not None:
                 self.cursors.add(result["nextCursor"])
             if "capabilities.list" in b:
@@ -254,6 +293,17 @@ class Sloppy:
             self.outgoing(line)
 
 
+def _image(block: Any) -> bool:
+    """Not an image block, or one whose data is a PNG (its signature, a header, an end)."""
+    if not isinstance(block, dict) or block.get("type") != "image":
+        return True
+    try:
+        data = base64.b64decode(block.get("data", ""), validate=True)
+    except ValueError:
+        return False
+    return data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR" and data.endswith(b"IEND\xaeB`\x82")
+
+
 def _remove(result: dict[str, Any], path: tuple[str, ...]) -> None:
     holder: Any = result
     for key in path[:-1]:
@@ -267,7 +317,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: sloppy_agent.py BREAK[,BREAK...] -- AGENT_CMD [ARGS...]\n")
         return 2
     breaks = set(filter(None, argv[0].split(",")))
-    unknown = sorted(breaks - set(BREAKS))
+    unknown = sorted(breaks - set(BREAKS) - set(QUIRKS))
     if unknown:
         sys.stderr.write(f"sloppy_agent.py: no such break: {', '.join(unknown)}\n")
         return 2
