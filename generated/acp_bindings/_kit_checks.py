@@ -88,6 +88,18 @@ async def unknown_session(kit: Kit) -> None:
         raise Broken(
             f"it sent updates for a session it never created: {quote(peer.updates('kit-no-such-session')[0])}"
         )
+    method, path = kit.target.features.get("close", ("", ()))
+    if not method or not kit.advertised(path):
+        return
+    closed = await kit.new_session()
+    await kit.turn(closed, "hello before")
+    if "result" not in await peer.request(method, {"sessionId": closed}):
+        return  # a refused close is capabilities.close's
+    answer = await peer.request("session/prompt", kit.prompt(closed, "hello again"))
+    if not unknown_session_error(answer, peer):
+        raise Broken(
+            f"after {method} a prompt for the session answered {quote(answer)}, not an error"
+        )
 
 
 async def stop_reason(kit: Kit) -> None:
@@ -236,10 +248,12 @@ CHECKS = (
             "session-setup#closing-a-session",
             "agent",
             "MAY",
-            "an agent may answer an error for a session that does not exist (no text asks more)",
+            "an agent may answer an error for a session that does not exist or is no longer active "
+            "(no text asks more)",
             "session-setup#closing-active-sessions",
         ),
-        "a prompt for a session never created is answered an error, with no update",
+        "a prompt for a session never created (or closed, where close is advertised) is answered "
+        "an error, whatever its code, with no update",
         unknown_session,
     ),
     Check(

@@ -36,7 +36,6 @@ from ._kit_agent import (
     Target,
     cites,
     error_code,
-    unknown_session_error,
 )
 from ._kit_peer import Broken, Peer, quote
 
@@ -77,10 +76,19 @@ async def _load(kit: Kit, method: str) -> None:
     peer = await kit.live()
     start = len(peer.messages)
     answer = await peer.request(method, kit.session_params(sessionId=session_id))
-    if not isinstance(answer.get("result"), dict):
+    if not _succeeded(answer):
         raise Broken(f"loadSession is advertised, yet {method} answered {quote(answer)}")
     if not peer.updates(session_id, start):
         raise Broken(f"{method} answered {quote(answer)} before replaying the session's turn")
+
+
+def _succeeded(answer: dict[str, Any]) -> bool:
+    """A result: an object, or null where it has no field (v1's text shows ``session/load``'s so)."""
+    return (
+        "error" not in answer
+        and (answer.get("result") is None or isinstance(answer["result"], dict))
+        and "result" in answer
+    )
 
 
 #: How long after ``session/load``'s answer the kit waits for a replayed update that came late.
@@ -94,7 +102,7 @@ async def _replay_first(kit: Kit) -> None:
     session_id = await _used(kit)
     start = len(peer.messages)
     answer = await peer.request(method, kit.session_params(sessionId=session_id))
-    if not isinstance(answer.get("result"), dict):
+    if not _succeeded(answer):
         raise NotApplicable(f"{method} answered {quote(answer)} (capabilities.load holds that)")
     at = next(i for i in range(start, len(peer.messages)) if peer.messages[i] is answer)
     late = await peer.wait_for(
@@ -144,16 +152,12 @@ async def _list(kit: Kit, method: str) -> None:
 
 
 async def _ends(kit: Kit, method: str) -> None:
-    """``session/close`` (``session/delete``): the session is gone; a prompt for it is an error,
-    whatever its code."""
+    """``session/close`` (``session/delete``) of a session that has had a turn succeeds. What a
+    prompt for it then gets is not the text's to say (an error is what an agent MAY answer for a
+    session no longer active: ``session.unknown-session`` advises it; for a deleted one it is
+    implementation-defined)."""
     session_id = await _used(kit)
-    peer = await kit.live()
-    await peer.result(method, {"sessionId": session_id})
-    answer = await peer.request("session/prompt", kit.prompt(session_id, "hello again"))
-    if not unknown_session_error(answer, peer):
-        raise Broken(
-            f"after {method} a prompt for the session answered {quote(answer)}, not an error"
-        )
+    await (await kit.live()).result(method, {"sessionId": session_id})
 
 
 async def _fork(kit: Kit, method: str) -> None:
@@ -366,12 +370,19 @@ _SUPPORTS = cites(
     "MUST",
     "initialize answers the capabilities the agent supports: one advertised is served",
 )
-#: What the text says of a method the agent does not advertise: the client never calls it.
+#: What the text says of a method the agent does not advertise: the client never calls it (v1's
+#: pages of load, resume, list, close, delete and logout), or the agent may serve more methods by
+#: advertising their capabilities (where no page says more).
 _NEVER_CALLED = "the client never calls a method whose capability is not advertised"
+_MAY_SERVE = "the agent may serve more methods, each advertised by its capability"
 
 
-def _never(section: str, v2: str | None = None, keyword: str = "MUST NOT") -> tuple[Cite, Cite]:
-    return cites(section, "client", keyword, _NEVER_CALLED, v2)
+def _never(section: str) -> Cite:
+    return Cite(section, "client", "MUST NOT", _NEVER_CALLED)
+
+
+def _may(section: str = "initialization#session-capabilities") -> Cite:
+    return Cite(section, "agent", "MAY", _MAY_SERVE)
 
 
 #: The features that are methods: how the advertised half is checked, the sentences it rests on
@@ -387,7 +398,7 @@ _METHODS: dict[str, tuple[Serve, tuple[Cite, Cite], tuple[Cite, Cite], str]] = {
             "answers",
             "initialization",
         ),
-        _never("session-setup#loading-sessions", "initialization#session-capabilities"),
+        (_never("session-setup#loading-sessions"), _may()),
         "the agent replays the session (after a turn) before it answers",
     ),
     "resume": (
@@ -401,7 +412,7 @@ _METHODS: dict[str, tuple[Serve, tuple[Cite, Cite], tuple[Cite, Cite], str]] = {
                 "an agent of the session surface supports session/resume",
             ),
         ),
-        _never("session-setup#resuming-sessions", "initialization#session-capabilities", ""),
+        (_never("session-setup#resuming-sessions"), _may()),
         "the agent resumes a session it made, after a turn",
     ),
     "list": (
@@ -412,7 +423,7 @@ _METHODS: dict[str, tuple[Serve, tuple[Cite, Cite], tuple[Cite, Cite], str]] = {
             "MUST",
             "session/list answers the sessions that match, an empty array when none do",
         ),
-        _never("session-list#checking-support", "session-list#listing-sessions", ""),
+        (_never("session-list#checking-support"), _may()),
         "the agent lists a cwd's sessions (each after a turn) page by page, none for a cwd with none",
     ),
     "close": (
@@ -423,21 +434,19 @@ _METHODS: dict[str, tuple[Serve, tuple[Cite, Cite], tuple[Cite, Cite], str]] = {
             "MUST",
             "session/close cancels the session's work and frees what it holds",
         ),
-        _never(
-            "session-setup#closing-active-sessions", "session-setup#closing-active-sessions", ""
-        ),
-        "a closed session (after a turn) is gone: a prompt for it is an error, whatever its code",
+        (_never("session-setup#closing-active-sessions"), _may()),
+        "the agent closes a session it made, after a turn",
     ),
     "delete": (
         _ends,
         _SUPPORTS,
-        _never("session-delete#checking-support"),
-        "a deleted session (after a turn) is gone: a prompt for it is an error",
+        (_never("session-delete#checking-support"),) * 2,
+        "the agent deletes a session it made, after a turn",
     ),
     "fork": (
         _fork,
         _SUPPORTS,
-        _never("initialization#session-capabilities", keyword=""),
+        (_may(), _may()),
         "a fork of a session (after a turn) answers a new session id",
     ),
     "logout": (
@@ -451,7 +460,7 @@ _METHODS: dict[str, tuple[Serve, tuple[Cite, Cite], tuple[Cite, Cite], str]] = {
                 "an agent that advertises auth methods implements auth/login and auth/logout",
             ),
         ),
-        _never("authentication#advertising-authentication"),
+        (_never("authentication#advertising-authentication"),) * 2,
         "the agent logs the client out",
     ),
 }
@@ -616,7 +625,7 @@ def feature_checks(target: Target) -> tuple[Check, ...]:
             checks.append(
                 Check(
                     f"capabilities.{method}.unadvertised",
-                    _never("initialization#agent-capabilities", keyword=""),
+                    (_may("initialization#agent-capabilities"),) * 2,
                     f"{method}: not advertised, it is answered -32601",
                     _gated_method(method, pointer, False),
                 )

@@ -98,8 +98,17 @@ async def notification_no_reply(kit: Kit) -> None:
 # -- extensibility ---------------------------------------------------------------------------------------
 
 
-async def extension_request(kit: Kit) -> None:
+async def extension_answered(kit: Kit) -> None:
     answer = await (await kit.live()).request("_conformance/ping", {"asked": True})
+    if "result" not in answer and "error" not in answer:
+        raise Broken(f"an extension request it does not know was answered {quote(answer)}")
+
+
+async def extension_request(kit: Kit) -> None:
+    try:
+        answer = await (await kit.live()).request("_conformance/ping", {"asked": True})
+    except Broken as exc:  # not answered at all: extensibility.unknown-request's to fail
+        raise NotApplicable(str(exc)) from None
     if error_code(answer) != -32601:
         raise Broken(
             f"an extension request it does not know was answered {quote(answer)}, not -32601"
@@ -241,6 +250,17 @@ ENVELOPE = (
     ),
     Check(
         "extensibility.unknown-request",
+        cites(
+            "extensibility#custom-requests",
+            "either",
+            "MUST",
+            "the receiver of a custom request answers it, with its id",
+        ),
+        "an extension request it does not know is answered (a response with its id)",
+        extension_answered,
+    ),
+    Check(
+        "extensibility.method-not-found",
         cites(
             "extensibility#custom-requests",
             "either",

@@ -101,7 +101,7 @@ ADVICE_NOW = {
     "jsonrpc.invalid-request",  # a line the client MUST NOT write
     "jsonrpc.parse-error",  # a line the client MUST NOT write
     "extensibility.meta",  # _meta is on every type; no keyword asks to accept it
-    "extensibility.unknown-request",  # a lower-case "should"
+    "extensibility.method-not-found",  # a lower-case "should" (its answer, a MUST, is unknown-request)
     "transports.shutdown",  # no keyword asks the agent to exit
 }
 
@@ -117,7 +117,7 @@ def test_the_requirements_the_text_does_not_place_on_the_agent_are_advice(requir
     assert levels[("v1", "initialization.implementation-info")] == SHOULD
     assert levels[("v2", "initialization.implementation-info")] == MUST
     assert levels[("v1", "initialization.version-negotiation")] == MUST
-    assert levels[("v1", "session-load.replay-first")] == MUST
+    assert levels[("v1", "session-load.replay-first")] == levels[("v1", "extensibility.unknown-request")] == MUST
 
 
 def test_the_content_a_prompt_carries_is_what_it_says():

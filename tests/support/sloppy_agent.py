@@ -57,7 +57,8 @@ BREAKS = {
     "jsonrpc.notification-no-reply": "answers an unknown notification",
     "jsonrpc.parse-error": "drops a line that is not JSON",
     "extensibility.meta": "refuses params with _meta",
-    "extensibility.unknown-request": "answers an unknown extension request result: null",
+    "extensibility.unknown-request": "never answers an unknown extension request",
+    "extensibility.method-not-found": "answers an unknown extension request result: null",
     "extensibility.unknown-notification": "answers an unknown extension notification",
     "transports.shutdown": "does not exit when its stdin ends",
     "transports.stdout-hygiene": "prints a banner on stdout",
@@ -172,7 +173,8 @@ class Sloppy:
              {"sessionId": "sloppy-session"}),
             ("jsonrpc.notification-no-reply", not request and method.startswith("kit/"), "stray"),
             ("extensibility.meta", request and "_meta" in params, -32602),
-            ("extensibility.unknown-request", request and method.startswith("_"), None),
+            ("extensibility.unknown-request", request and method.startswith("_"), False),
+            ("extensibility.method-not-found", request and method.startswith("_"), None),
             ("extensibility.unknown-notification", not request and method.startswith("_"), "stray"),
         ]
         for name, applies, outcome in rules:
