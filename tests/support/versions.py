@@ -84,3 +84,22 @@ def several_versions_package() -> Path:
     folder = _FOLDER / "both"
     write_package(generate_versions(Options(package="both"), given).files, folder)
     return folder
+
+
+@functools.cache
+def guide_versions_package() -> Path:
+    """The folder holding ``both`` as the "Two protocol versions" guide makes it: the bundled
+    schema (version 1) and the v2 draft of the spec's release v1.7.0 (version 2, by the
+    ``meta.json`` beside it), what ``acpgen generate --package both --schema schema.unstable.json
+    --schema v2/schema.json`` writes."""
+    from acpgen.versioned import generate_versions
+
+    schemas = _FOLDER / "guide-schemas" / "v2"
+    schemas.mkdir(parents=True)
+    shutil.copy(CORPUS / "v0.12.2--schema.unstable.json", schemas.parent / "schema.unstable.json")
+    shutil.copy(CORPUS / "v1.7.0--v2-schema.json", schemas / "schema.json")
+    shutil.copy(CORPUS / "v1.7.0--v2-meta.json", schemas / "meta.json")
+    folder = _FOLDER / "guide-both"
+    write_package(generate_versions(Options(package="both"), [schemas.parent / "schema.unstable.json",
+                                                               schemas / "schema.json"]).files, folder)
+    return folder
