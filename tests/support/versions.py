@@ -4,6 +4,7 @@ generated once per test session, and the stub processes they run."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import re
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from acpgen.pipeline import Options
@@ -103,3 +105,24 @@ def guide_versions_package() -> Path:
     write_package(generate_versions(Options(package="both"), [schemas.parent / "schema.unstable.json",
                                                                schemas / "schema.json"]).files, folder)
     return folder
+
+
+@contextlib.contextmanager
+def imported_from(package: str, folder: Path) -> Iterator[None]:
+    """``package`` imported from ``folder`` while inside: two packages of one name (the guide's
+    ``both`` and the TypeScript SDK schemas' ``both``) may be tested in one process, and neither
+    leaves its modules behind for the other."""
+    def ours(name: str) -> bool:
+        return name == package or name.startswith(f"{package}.")
+
+    before = {name: module for name, module in sys.modules.items() if ours(name)}
+    for name in before:
+        del sys.modules[name]
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(before)
