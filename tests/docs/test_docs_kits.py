@@ -12,7 +12,9 @@ The guard at the end fails on a block that defines an agent or a client and is i
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import importlib.util
 import json
 import re
 import subprocess
@@ -159,6 +161,65 @@ def test_every_client_of_the_docs_passes_the_client_kit(name, tmp_path):
     assert report["exitStatus"] == 0
     passed = {r["id"] for r in report["requirements"] if r["outcome"] == "passed"}
     assert {"initialization.first", *peer.passes} <= passed, report["requirements"]
+
+
+# -- a permission request no option of the client's policy fits ---------------------------------
+
+
+def _client_class(tmp_path: Path, name: str, source: str, cls: str) -> type:
+    """The class ``cls`` of a client's ``source``, imported as a module (its last line, which
+    runs it, left out where it has no ``__main__`` guard)."""
+    (tmp_path / f"{name}.py").write_text(source)
+    spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, cls)
+
+
+async def _asked(client: object, kinds: list[str]) -> tuple[object, bool]:
+    """An agent asks ``client`` a permission request offering options of ``kinds`` once in a turn:
+    the outcome it was answered, and whether the client cancelled the turn."""
+    import acp_bindings as acp
+    from acp_bindings import models
+
+    class Asking(acp.Agent):
+        cancelled = False
+
+        async def session_cancel(self, params: models.CancelNotification) -> None:
+            self.cancelled = True
+
+        async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+            options = [models.PermissionOption(option_id=f"{kind}-{i}", name=kind, kind=kind) for i, kind in enumerate(kinds)]
+            answer = await self.client.session_request_permission(
+                session_id=params.session_id, tool_call=models.ToolCallUpdate(tool_call_id="call-1"), options=options)
+            self.outcome = answer.outcome
+            return models.PromptResponse(stop_reason="cancelled" if self.cancelled else "end_turn")
+
+    agent = Asking()
+    async with acp.in_memory_pair(agent, client) as (_, conn):
+        session = await conn.agent.session_new(cwd=str(ROOT), mcp_servers=[])
+        await conn.agent.session_prompt(session_id=session.session_id, prompt=[])
+    return agent.outcome, agent.cancelled
+
+
+def test_the_guides_and_examples_clients_answer_an_option_offered_or_cancel_the_turn(tmp_path):
+    """The Viewer rejects, and cancels the turn when offered nothing to reject; the echo client
+    allows, and cancels the turn when offered nothing to allow: never an option not offered."""
+    from acp_bindings import models
+
+    viewer = _client_class(tmp_path, "viewer", _instead_of_last_line(
+        _VIEWER, "asyncio.run(main(sys.argv[1:]))  # python viewer.py python echo_agent.py", ""), "Viewer")
+    echo = _client_class(tmp_path, "echo_client", (EXAMPLES / "echo_client.py").read_text(), "EchoClient")
+    for client, kinds, answered in [
+        (viewer(), ["allow_once", "reject_once"], ("selected", "reject_once-1", False)),
+        (viewer(), ["allow_once", "allow_always"], ("cancelled", None, True)),
+        (echo(cancel=False), ["reject_once", "allow_once"], ("selected", "allow_once-1", False)),
+        (echo(cancel=False), ["reject_once", "reject_always"], ("cancelled", None, True)),
+    ]:
+        outcome, cancelled = asyncio.run(_asked(client, kinds))
+        chosen = outcome.option_id if isinstance(outcome, models.Selected) else None
+        assert (outcome.to_json()["outcome"], chosen, cancelled) == answered, (type(client).__name__, kinds)
 
 
 # -- over the network --------------------------------------------------------------------------
