@@ -26,16 +26,25 @@ from support.remote import free_port, stop, wait_listening
 from support.runtime import child_env
 from support.versions import env_for, stub, v2_package
 
-from acpgen.runtime._client_kit import REQUIREMENTS
+from acpgen.runtime._client_kit import RULES
+from acpgen.runtime._client_rules import BY_ID, level_of
+from acpgen.runtime._kit_report import ADVICE, MUST, SHOULD
 
 SLOPPY = TESTS / "kit" / "sloppy_client.py"
-MUSTS = {r.id for r in REQUIREMENTS if r.level == "MUST"}
-#: The breaks the default run tries (one of the transcript's, one of the permission answers');
-#: ``make conformance-client`` sets ACPGEN_CLIENT_KIT_ALL=1 and tries them all.
-DEFAULT_BREAKS = ["jsonrpc.ids", "permission.offered-option"]
-BREAKS = [r.id for r in REQUIREMENTS] if os.environ.get("ACPGEN_CLIENT_KIT_ALL") == "1" else DEFAULT_BREAKS
-#: What breaking one requirement leaves untestable: the client wrote no file to read back.
-LEFT_UNTESTED = {"fs.write": {"fs.read"}}
+MUSTS = {r.id for r in RULES if r.level == "MUST"}
+#: Each way the sloppy client breaks a requirement (``id+how`` where there are several).
+MODES = sorted(set(re.findall(r'MODE == "([\w.+-]+)"', SLOPPY.read_text()))
+               | {m for group in re.findall(r"MODE in \(([^)]*)\)", SLOPPY.read_text())
+                  for m in re.findall(r'"([\w.+-]+)"', group)})
+#: The breaks the default run tries (a MUST of the transcript's, the refused initialize, a
+#: notification nothing answers, an ADVICE); ``make conformance-client`` sets ACPGEN_CLIENT_KIT_ALL=1 and tries them all.
+DEFAULT_BREAKS = ["jsonrpc.ids", "initialization.first+refused", "capabilities.agent-advertised",
+                  "permission.offered-option"]
+BREAKS = ([m for m in MODES if m.partition("+")[0] in {r.id for r in RULES}]
+          if os.environ.get("ACPGEN_CLIENT_KIT_ALL") == "1" else DEFAULT_BREAKS)
+#: What a break leaves untestable: an initialize refused, the agent serves nothing after it.
+LEFT_UNTESTED = {"initialization.first+refused": {r.id for r in RULES} - {
+    "initialization.first", "jsonrpc.envelope", "capabilities.known-method"}}
 
 
 def checked(tmp_path: Path, client: list[str], *options: str) -> tuple[dict, int]:
@@ -48,9 +57,13 @@ def checked(tmp_path: Path, client: list[str], *options: str) -> tuple[dict, int
                           timeout=60, check=False)
     assert report.is_file(), done.stdout + done.stderr
     document = json.loads(report.read_text())
-    cases = ET.parse(junit).getroot().iter("testcase")
+    assert {r["id"]: r["level"] for r in document["requirements"]} == {r.id: r.level for r in RULES}
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
     failed = {case.get("name") for case in cases if case.find("failure") is not None}
-    assert failed == {r["id"] for r in document["requirements"] if r["outcome"] == "failed"}
+    advised = {case.get("name") for case in cases if "advice: " in (case.findtext("system-out") or "")}
+    for names, advice in ((failed, False), (advised, True)):
+        assert names == {r["id"] for r in document["requirements"]
+                         if r["outcome"] == "failed" and (r["level"] == "ADVICE") == advice}
     return document, done.returncode
 
 
@@ -58,11 +71,29 @@ def outcomes(document: dict) -> dict[str, str]:
     return {r["id"]: r["outcome"] for r in document["requirements"]}
 
 
+ANCHORS = set((TESTS / "data" / "spec_anchors_v1.7.0.txt").read_text().split("\n"))
+
+
+def test_each_level_is_the_keyword_its_cited_sentence_gives_the_client():
+    """A level is read from the record of the sentence it rests on (the section, the peer it
+    binds, its keyword), never set: MUST and SHOULD only where the sentence binds the client so;
+    each section a page or heading of ACP v1.7.0's docs (or JSON-RPC 2.0's text)."""
+    assert level_of("client", "MUST NOT") == MUST and level_of("client and agent", "SHOULD") == SHOULD
+    assert level_of("agent", "MUST") == level_of("client", "MAY") == level_of("", "") == ADVICE
+    for rule in RULES:
+        assert rule.binds in ("client", "agent", "client and agent", ""), rule
+        assert rule.keyword in ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", ""), rule
+        assert rule.binds or not rule.keyword, f"{rule.id}: a keyword binds some peer"
+        for version in (1, 2):
+            requirement = rule.requirement(version)
+            assert requirement.level == level_of(rule.binds, rule.keyword)
+            section = requirement.section
+            assert section.startswith("https://www.jsonrpc.org/specification#") or section in ANCHORS, section
+    assert BY_ID["fs.read"].requirement(2).section == "protocol/v1/file-system#reading-files"  # v2: none
+
+
 def test_every_requirement_has_a_mode_of_the_sloppy_client_that_breaks_it():
-    modes = set(re.findall(r'MODE == "([\w.-]+)"', SLOPPY.read_text()))
-    modes |= {m for group in re.findall(r"MODE in \(([^)]*)\)", SLOPPY.read_text())
-              for m in re.findall(r'"([\w.-]+)"', group)}
-    assert {r.id for r in REQUIREMENTS} <= modes
+    assert {r.id for r in RULES} <= {m.partition("+")[0] for m in MODES}
 
 
 def test_a_client_that_keeps_every_requirement_passes_each(tmp_path):
@@ -72,20 +103,52 @@ def test_a_client_that_keeps_every_requirement_passes_each(tmp_path):
     document, status = checked(tmp_path, [sys.executable, str(SLOPPY), "cancel", "--"], "--html", str(page))
     assert set(outcomes(document).values()) == {"passed"}, document
     assert (status, document["exitStatus"]) == (0, 0)
-    assert len(list(ET.parse(tmp_path / "junit.xml").getroot().iter("testcase"))) == len(REQUIREMENTS)
+    assert len(list(ET.parse(tmp_path / "junit.xml").getroot().iter("testcase"))) == len(RULES)
     assert "session/request_permission" in page.read_text(), "the inspector's page of the connection"
 
 
-@pytest.mark.parametrize("requirement", BREAKS)
-def test_a_sloppy_client_fails_just_the_requirement_it_breaks(tmp_path, requirement):
-    document, status = checked(tmp_path, [sys.executable, str(SLOPPY), requirement, "--"])
+def test_a_client_that_reads_but_never_writes_is_asked_to_read_a_file_the_agent_put_there(tmp_path):
+    """``fs.read`` is tested wherever the client advertises reads: the agent puts the file in the
+    session's cwd itself (and removes it)."""
+    document, status = checked(tmp_path, [sys.executable, str(SLOPPY), "read-only", "--"])
+    found = outcomes(document)
+    assert (found["fs.write"], found["fs.read"], status) == ("not applicable", "passed", 0), document
+    assert not list(tmp_path.glob(".acp-client-check*")), "the kit leaves no file behind"
+
+
+def test_a_package_of_one_side_offers_no_html_page(tmp_path):
+    """Neither kit of a package of one side, which has no inspector, offers ``--html``: ``--help``
+    does not name it, and it is a usage error."""
+    from support import write_package
+
+    from acpgen import Options, generate
+
+    write_package(generate(Options(side="client", package="one_side")).files, tmp_path)
+    env = env_for(tmp_path)
+    for module in ("one_side.stub_agent", "one_side.conformance"):
+        helped = subprocess.run([sys.executable, "-m", module, "--help"], env=env, capture_output=True, text=True,
+                                timeout=30, check=False)
+        assert helped.returncode == 0 and "--json" in helped.stdout and "--html" not in helped.stdout, helped
+        refused = subprocess.run([sys.executable, "-m", module, "--check" if "stub" in module else "--json",
+                                  "--html", "page.html", "--", "true"], env=env, capture_output=True, text=True,
+                                 timeout=30, check=False, cwd=tmp_path)
+        assert refused.returncode == 2 and "unrecognized arguments: --html" in refused.stderr, refused
+    assert not (tmp_path / "page.html").exists()
+
+
+@pytest.mark.parametrize("mode", BREAKS)
+def test_a_sloppy_client_fails_just_the_requirement_it_breaks(tmp_path, mode):
+    """Each break fails its requirement alone; an ADVICE (what the text does not require of a
+    client) is shown, in the JSON and the JUnit file, and leaves the exit status 0."""
+    requirement = mode.partition("+")[0]
+    document, status = checked(tmp_path, [sys.executable, str(SLOPPY), mode, "--"])
     found = outcomes(document)
     assert [rid for rid, outcome in found.items() if outcome == "failed"] == [requirement], document
     detail = next(r["detail"] for r in document["requirements"] if r["id"] == requirement)
     assert detail, "a failure quotes what broke it"
-    untested = {"permission.cancelled-after-cancel"} - {requirement} | LEFT_UNTESTED.get(requirement, set())
+    untested = LEFT_UNTESTED.get(mode, {"permission.cancelled-after-cancel"} - {requirement})
     assert {rid for rid, outcome in found.items() if outcome == "not applicable"} == untested
-    assert status == (1 if requirement in MUSTS else 0)
+    assert (status, document["exitStatus"]) == ((1, 1) if requirement in MUSTS else (0, 0))
 
 
 @pytest.mark.parametrize("client", ["stub client", "Python SDK", "TypeScript SDK"])
@@ -124,9 +187,13 @@ def test_a_v2_client_over_a_websocket_is_reported_as_its_connection_ends(tmp_pat
     finally:
         stop(server)
     lines = report.read_text().splitlines()
-    assert lines[-1] == "7 passed, 0 failed (0 MUST), 4 not applicable", lines
-    assert any(line.startswith("N/A  MUST   fs.read ") and "has no fs/read_text_file" in line for line in lines)
-    assert any(line.startswith("PASS MUST   permission.offered-option ") for line in lines)
+    assert lines[-1] == "8 passed, 0 failed (0 MUST), 4 not applicable", lines
+    # the draft's own pages cited, v1's where it has none (it has no file system)
+    assert any(line.startswith("PASS MUST   initialization.first ") and line.endswith(" protocol/v2/initialization")
+               for line in lines), lines
+    assert any(line.startswith("N/A  ADVICE fs.read ") and " protocol/v1/file-system#reading-files: " in line
+               and "has no fs/read_text_file" in line for line in lines), lines
+    assert any(line.startswith("PASS ADVICE permission.offered-option ") for line in lines)
 
 
 def test_the_root_stub_agent_of_several_versions_checks_the_client_in_the_version_it_speaks(tmp_path):
