@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from support import INTEROP, TESTS
+from support import INTEROP, ROOT, TESTS, docs
 from support.remote import free_port, stop, wait_listening
 from support.runtime import child_env
 from support.versions import env_for, stub, v2_package
@@ -220,3 +220,65 @@ def test_the_example_client_cancelling_its_turn_answers_the_pending_permission_r
     assert found["permission.cancelled-after-cancel"] == "passed" and status == 0, document
     assert {rid for rid, outcome in found.items() if outcome == "not applicable"} == {"fs.write", "fs.read",
                                                                                       "terminal.run"}
+
+
+# -- the guides ------------------------------------------------------------------------------------
+
+(CI,) = docs.blocks("guides/conformance.md", "sh", "In CI")
+
+
+def _recipe_folder(tmp_path: Path, *client_options: str) -> dict[str, str]:
+    """``./my-agent`` (the stub agent) and ``./my-client`` (a client written with the official
+    Python SDK) in ``tmp_path``; the environment the recipe runs in."""
+    for name, command in (("my-agent", f"{sys.executable} -m acp_bindings.stub_agent"),
+                          ("my-client", f"{sys.executable} {INTEROP / 'sdk_kit_client.py'} {' '.join(client_options)}")):
+        (tmp_path / name).write_text(f'#!/bin/sh\nexec {command} "$@"\n')
+        (tmp_path / name).chmod(0o755)
+    env = child_env()
+    return {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ['PATH'])}"}
+
+
+def _run(text: str, tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-e", "-c", text], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_the_ci_recipe_runs_both_kits_as_written(tmp_path):
+    done = _run(CI.text, tmp_path, _recipe_folder(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((tmp_path / "client-kit.json").read_text())["exitStatus"] == 0
+    for junit in ("agent-kit.xml", "client-kit.xml"):
+        cases = list(ET.parse(tmp_path / junit).getroot().iter("testcase"))
+        assert cases and not [c for c in cases if c.find("failure") is not None], junit
+
+
+def test_the_ci_recipe_fails_a_client_that_swallows_its_agents_verdict(tmp_path):
+    """A client written with the official Python SDK shows neither its agent's exit status nor
+    its stderr: breaking ``fs.write`` (MUST), it exits 0 and prints no report; the recipe's last
+    line reads the verdict from the report, and fails."""
+    env = _recipe_folder(tmp_path, "--null-write")
+    client = CI.text[CI.text.index("# a client"):]
+    start, read = client.splitlines()[1:3], client.splitlines()[3]
+    assert start[1].startswith("./my-client ") and read.startswith("python -c ")
+    started = _run("\n".join(start), tmp_path, env)
+    assert started.returncode == 0 and "fs.write" not in started.stdout + started.stderr, started
+    report = json.loads((tmp_path / "client-kit.json").read_text())
+    assert outcomes(report)["fs.write"] == "failed" and report["exitStatus"] == 1, report
+    assert _run(read, tmp_path, env).returncode == 1
+    (tmp_path / "client-kit.json").unlink()
+    assert _run(read, tmp_path, env).returncode != 0, "no report: the job fails"
+
+
+def test_the_guides_table_is_the_client_kits_requirements():
+    """The table of Writing a client: every requirement, its level, the peer it binds and its
+    section (v1's), as the kit records them, and nothing else."""
+    page = (ROOT / "docs" / "guides" / "writing-a-client.md").read_text()
+    table = page[page.index("| id | level | binds | section |"):]
+    rows = [line.split(" | ") for line in table.splitlines()[2:] if line.startswith("| `")]
+    assert [row[0].strip("| `") for row in rows] == [r.id for r in RULES]
+    for (_, level, binds, section, *_), rule in zip(rows, RULES):
+        requirement = rule.requirement(1)
+        link = requirement.section if requirement.section.startswith("http") else \
+            f"https://agentclientprotocol.com/{requirement.section}"
+        assert (level, section.endswith(f"]({link})")) == (rule.level, True), (rule.id, level, section)
+        assert binds.startswith(rule.binds or "—"), (rule.id, binds)
