@@ -195,6 +195,8 @@ def _page() -> Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str
 
     def page(version: int, title: str, entries: Sequence[tuple[float, str, bytes, int]]) -> str:
         inspect = importlib.import_module(name)
+        # the root of a package of several versions: the inspector of the version spoken
+        inspect = getattr(inspect, "_INSPECTORS", {}).get(version, inspect)
         session, checker = inspect.Session(), inspect.make_checker()
         for at, direction, line, _ in entries:
             session.add(at, direction, line, list(checker.check_line(direction, line).problems))

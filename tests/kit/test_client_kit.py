@@ -200,14 +200,16 @@ def test_the_root_stub_agent_of_several_versions_checks_the_client_in_the_versio
     from support.versions import several_versions_package
 
     folder = several_versions_package()
-    report = tmp_path / "report.json"
+    report, page = tmp_path / "report.json", tmp_path / "page.html"
     done = subprocess.run([sys.executable, "-m", "both.stub_client", "--protocol-version", "1", "--prompt", "hi", "--",
-                           sys.executable, "-m", "both.stub_agent", "--check", "--json", "--report", str(report)],
+                           sys.executable, "-m", "both.stub_agent", "--check", "--json", "--report", str(report),
+                           "--html", str(page)],
                           cwd=tmp_path, env=env_for(folder), capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     document = json.loads(report.read_text())
     assert document["protocolVersion"] == 1 and document["exitStatus"] == 0, document
     assert outcomes(document)["permission.offered-option"] == "passed"
+    assert "session/request_permission" in page.read_text(), "the page of the version spoken"
 
 
 def test_the_example_client_cancelling_its_turn_answers_the_pending_permission_request_cancelled(tmp_path):
