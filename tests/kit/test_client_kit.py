@@ -92,6 +92,46 @@ def test_each_level_is_the_keyword_its_cited_sentence_gives_the_client():
     assert BY_ID["fs.read"].requirement(2).section == "protocol/v1/file-system#reading-files"  # v2: none
 
 
+def _transcript(*messages: tuple[str, dict]) -> list[tuple[float, str, dict]]:
+    return [(float(i), direction, {"jsonrpc": "2.0", **m}) for i, (direction, m) in enumerate(messages)]
+
+
+HELLO = ("received", {"id": 0, "method": "initialize", "params": {"protocolVersion": 1}})
+ADVERTISED = ("sent", {"id": 0, "result": {"protocolVersion": 1, "agentCapabilities": {"loadSession": False}}})
+NEW = (("received", {"id": 1, "method": "session/new", "params": {"cwd": "/"}}),
+       ("sent", {"id": 1, "result": {"sessionId": "s"}}))
+
+
+def test_judged_on_the_wire_an_error_ends_a_turn_and_a_refused_initialize_is_none():
+    """What acplint found: a prompt answered with an error ends its turn (the next is no second
+    one); a client whose only initialize was refused did not initialize; a notification of a
+    method the agent did not advertise breaks the capability, though nothing answers it. Advice
+    not taken opens its line NOTE and leaves the exit status 0."""
+    from acpgen.runtime._client_rules import judge
+    from acpgen.runtime._kit_report import exit_status, report_lines
+
+    def found(*messages):
+        return {v.requirement.id: (v.outcome, v.detail) for v in judge(_transcript(*messages), {}, 1, GATES)}
+
+    GATES = {"session/load": "/result/agentCapabilities/loadSession"}
+    prompt = {"method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}
+    turns = found(HELLO, ADVERTISED, *NEW, ("received", {"id": 2, **prompt}),
+                  ("sent", {"id": 2, "error": {"code": -32602, "message": "Invalid params"}}),
+                  ("received", {"id": 3, **prompt}), ("sent", {"id": 3, "result": {"stopReason": "end_turn"}}))
+    assert turns["prompt.one-at-a-time"] == ("passed", "") and turns["initialization.first"] == ("passed", "")
+    refused = found(HELLO, ("sent", {"id": 0, "error": {"code": -32602, "message": "Invalid params"}}), *NEW)
+    assert refused["initialization.first"][0] == "failed" and "refused" in refused["initialization.first"][1]
+    never = found(("received", {"id": 5, "method": "authenticate", "params": {"methodId": "x"}}))
+    assert never["initialization.first"][0] == "failed"
+    loaded = found(HELLO, ADVERTISED, ("received", {"method": "session/load", "params": {"sessionId": "s"}}))
+    assert loaded["capabilities.agent-advertised"][0] == "failed" and "loadSession" in loaded["capabilities.agent-advertised"][1]
+    overlapping = judge(_transcript(HELLO, ADVERTISED, *NEW, ("received", {"id": 2, **prompt}),
+                                    ("received", {"id": 3, **prompt})), {}, 1, GATES)
+    lines = report_lines(overlapping)
+    assert any(line.startswith("NOTE ADVICE prompt.one-at-a-time ") for line in lines), lines
+    assert exit_status(overlapping) == 0
+
+
 def test_every_requirement_has_a_mode_of_the_sloppy_client_that_breaks_it():
     assert {r.id for r in RULES} <= {m.partition("+")[0] for m in MODES}
 
