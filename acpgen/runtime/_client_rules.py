@@ -92,6 +92,13 @@ RULES = (
         " leading underscore.",
     ),
     Rule(
+        "session.additional-directories",
+        ("session-setup#additional-workspace-roots",) * 2,
+        "client",
+        "MUST",
+        "The client sends additionalDirectories only where the agent advertises them.",
+    ),
+    Rule(
         "prompt.known-session",
         ("prompt-turn", "prompt-lifecycle"),
         "client",
@@ -187,10 +194,12 @@ def judge(
     probed: Mapping[str, Outcome],
     version: int,
     gates: Mapping[str, str] | None = None,
+    fields: Mapping[str, str] | None = None,
 ) -> list[Verdict]:
     """Each requirement's verdict for a client of protocol ``version``: the probes' (``probed``,
     by id), and the rest from the transcript ``events``; ``gates``: the JSON pointer into
-    ``initialize``'s answer of the capability each of the agent's methods needs."""
+    ``initialize``'s answer of the capability each of the agent's methods needs; ``fields``: that
+    of each field of a request (``additionalDirectories``), where the schema has it."""
     found: dict[str, Outcome] = dict(probed)
     pairs = [(d, m) for _, d, m in events]
     for rid, check in _CHECKS.items():
@@ -200,6 +209,9 @@ def judge(
     outcome = _advertised(pairs, gates or {})
     if outcome is not None:
         found["capabilities.agent-advertised"] = outcome
+    outcome = _directories(pairs, (fields or {}).get("additionalDirectories"))
+    if outcome is not None:
+        found["session.additional-directories"] = outcome
     untested = (NOT_APPLICABLE, "the client gave the agent no chance to send these requests")
     return [
         Verdict(rule.requirement(version), *found.get(rule.id, untested)) for rule in RULES
@@ -209,6 +221,8 @@ def judge(
 Events = Sequence[tuple[str, dict[str, Any]]]
 #: The session requests a client may send only once initialized (the v2 drafts' too).
 _SESSION_REQUESTS = ("session/",)
+#: The requests that make or restore a session.
+_SESSION_SETUP = ("session/new", "session/load", "session/resume", "session/fork")
 
 
 def _requests(events: Events, direction: str) -> list[dict[str, Any]]:
@@ -288,6 +302,22 @@ def _advertised(events: Events, gates: Mapping[str, str]) -> Outcome | None:
     return PASSED, ""
 
 
+def _directories(events: Events, pointer: str | None) -> Outcome | None:
+    hello = _hello(events)
+    if pointer is None:
+        return NOT_APPLICABLE, "this protocol version has no additionalDirectories"
+    if hello is None:
+        return None
+    advertised = _pointer(hello, pointer) not in (None, False)
+    asked = [m for m in _requests(events, "received") if m.get("method") in _SESSION_SETUP]
+    for request in asked:
+        if not advertised and "additionalDirectories" in obj(request.get("params")):
+            capability = pointer[len("/result/") :]
+            detail = f"the agent did not advertise {capability}, the client sent"
+            return FAILED, f"{detail} {quote(request)}"
+    return (PASSED, "") if asked else None
+
+
 def _known_method(events: Events) -> Outcome | None:
     methods = {m.get("id"): m.get("method") for m in _requests(events, "received")}
     if not methods:
@@ -312,9 +342,7 @@ def _known_method(events: Events) -> Outcome | None:
 def _created(events: Events) -> set[str]:
     """The sessions the agent created (or restored) for the client in ``events``."""
     asked = {
-        m.get("id"): m
-        for m in _requests(events, "received")
-        if m.get("method") in ("session/new", "session/load", "session/resume", "session/fork")
+        m.get("id"): m for m in _requests(events, "received") if m.get("method") in _SESSION_SETUP
     }
     ids: set[str] = set()
     for answer in _responses(events, "sent"):

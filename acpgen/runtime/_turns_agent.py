@@ -88,6 +88,12 @@ class StubAgent(Agent, _checking.Checked):
         self.check = check  # checking mode: the client is held to the spec (_client_kit)
         self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.capability_pointers = CAPABILITIES
+        where = getattr(_stub_data, "RESPONSE_CAPABILITIES", "capabilities")
+        directories = getattr(_stub_data, "SESSION_FEATURES", {}).get("additional-directories")
+        if directories:
+            self.field_pointers = {
+                "additionalDirectories": "/".join(("/result", where, *directories))
+            }
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.ask_permission = ask_permission

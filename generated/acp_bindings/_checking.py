@@ -112,6 +112,9 @@ class Checked:
     #: the JSON pointer into ``initialize``'s answer of the capability each method needs
     #: (``methods.CAPABILITIES`` of the package's protocol version)
     capability_pointers: Mapping[str, str] = {}
+    #: the JSON pointer into ``initialize``'s answer of the capability a request's field needs
+    #: (``additionalDirectories``), where the schema has it
+    field_pointers: Mapping[str, str] = {}
 
     def watch(self, connection: Any) -> None:
         """Observe ``connection`` (from ``on_connect``); a remote one is reported as it ends."""
@@ -119,7 +122,7 @@ class Checked:
         if check is None:
             return
         self._connection = connection
-        check.gates = self.capability_pointers
+        check.gates, check.fields = self.capability_pointers, self.field_pointers
         connection.observe(check.observe)
         if check.on_end is not None:
             background(_reported(connection, check.on_end))

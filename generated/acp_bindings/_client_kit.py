@@ -17,8 +17,9 @@ the sentence binds the client so, ADVICE (shown, never failing) where it does no
 
 * ``initialize`` answered with a result before any session request (a client whose initialize
   was refused, or that never sent one, fails);
-* no method whose agent capability the agent did not advertise, whatever the answer (none too);
-  and no method the agent does not have (advice; an extension method aside);
+* no method whose agent capability the agent did not advertise, whatever the answer (none too),
+  no ``additionalDirectories`` unless advertised; and no method the agent does not have (advice;
+  an extension method aside);
 * prompts only for sessions the agent created, one at a time per session (advice; a prompt
   answered with an error ends its turn);
 * the permission request answered with an option it offered (advice), and with ``cancelled``
@@ -67,6 +68,9 @@ class ClientCheck:
     #: the JSON pointer into ``initialize``'s answer of the capability each of the agent's
     #: methods needs (the package's ``methods.CAPABILITIES``)
     gates: Mapping[str, str] = field(default_factory=dict)
+    #: the JSON pointer into ``initialize``'s answer of the capability a request's field needs
+    #: (``additionalDirectories``), where the schema has it
+    fields: Mapping[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     probing: bool = False  # the first turn's probes are done or under way
     on_end: Callable[[], Any] | None = None  # a remote connection's report, when it ends
@@ -220,7 +224,7 @@ class ClientCheck:
     def verdicts(self, version: int) -> list[Verdict]:
         """Each requirement's verdict, held to protocol ``version`` (the one the agent answered
         ``initialize`` with, where it did)."""
-        return judge(self.events, self.probed, self.version() or version, self.gates)
+        return judge(self.events, self.probed, self.version() or version, self.gates, self.fields)
 
 
 def _place(path: str) -> bool:

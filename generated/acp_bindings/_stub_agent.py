@@ -89,6 +89,11 @@ class StubAgent(Agent, _checking.Checked):
         self.check = check  # checking mode: the client is held to the spec (_client_kit)
         self.client_methods = [m.method for m in METHODS if m.side == "client"]
         self.capability_pointers = CAPABILITIES
+        directories = getattr(_stub_data, "ADVERTISED", {}).get("additional-directories")
+        if directories:
+            self.field_pointers = {
+                "additionalDirectories": "/".join(("/result/agentCapabilities", *directories))
+            }
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)

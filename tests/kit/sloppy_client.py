@@ -121,6 +121,8 @@ class Sloppy:
         if MODE == "capabilities.known-method":
             await self.request("session/no_such_method", {})
         created = await self.request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
+        if MODE == "session.additional-directories":  # run against an agent that does not advertise them
+            await self.request("session/new", {"cwd": os.getcwd(), "mcpServers": [], "additionalDirectories": [os.getcwd()]})
         if "result" in created:
             await self.turns(created["result"]["sessionId"])
         assert self.process.stdin is not None
