@@ -285,10 +285,13 @@ def _hello(events: Events) -> dict[str, Any] | None:
     return None
 
 
+_UNANSWERED = (NOT_APPLICABLE, "no initialize of the client's was answered: nothing was advertised")
+
+
 def _advertised(events: Events, gates: Mapping[str, str]) -> Outcome | None:
     hello = _hello(events)
     if hello is None:
-        return None
+        return _UNANSWERED if _requests(events, "received") else None
     answers = {m.get("id"): m for m in _responses(events, "sent")}
     for direction, message in events:
         method = message.get("method")
@@ -309,7 +312,7 @@ def _directories(events: Events, pointer: str | None) -> Outcome | None:
     if pointer is None:
         return NOT_APPLICABLE, "this protocol version has no additionalDirectories"
     if hello is None:
-        return None
+        return _UNANSWERED if _requests(events, "received") else None
     advertised = _pointer(hello, pointer) not in (None, False)
     asked = [m for m in _requests(events, "received") if m.get("method") in _SESSION_SETUP]
     for request in asked:
