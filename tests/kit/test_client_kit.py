@@ -204,7 +204,9 @@ def test_our_stub_client_and_clients_of_the_official_sdks_pass(tmp_path, client)
     found = outcomes(document)
     assert "failed" not in found.values() and status == 0, document
     applicable = {rid for rid, outcome in found.items() if outcome != "not applicable"}
-    assert applicable >= {"permission.offered-option", "fs.write", "fs.read", "jsonrpc.ids", "prompt.known-session"}
+    assert applicable >= {"initialization.first", "capabilities.agent-advertised", "session.additional-directories",
+                          "permission.offered-option", "fs.write", "fs.read", "jsonrpc.ids", "prompt.known-session",
+                          "jsonrpc.envelope"}
     assert ("terminal.run" in applicable) == (client == "stub client")  # only it advertises terminals
     assert not list(tmp_path.glob(".acp-client-check*")), "the kit leaves no file behind"
 
