@@ -13,7 +13,9 @@ the kit no chance to test it; never "passed"). This module only prints them:
 * :func:`write_junit`: JUnit XML, one test case per requirement (``--junit FILE``);
 * :func:`exit_status`: 0 when every MUST holds, 1 when one fails.
 
-A failed SHOULD is reported, but does not fail the run.
+A failed SHOULD is reported, but does not fail the run; nor does a failed ADVICE, what the cited
+text does not require of the peer but a good peer does (its line opens ``NOTE``, and JUnit shows
+it as the test case's output, not a failure).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "ADVICE",
     "FAILED",
     "LEVELS",
     "MUST",
@@ -42,8 +45,8 @@ __all__ = [
     "write_junit",
 ]
 
-MUST, SHOULD = "MUST", "SHOULD"
-LEVELS = (MUST, SHOULD)
+MUST, SHOULD, ADVICE = "MUST", "SHOULD", "ADVICE"
+LEVELS = (MUST, SHOULD, ADVICE)
 PASSED, FAILED, NOT_APPLICABLE = "passed", "failed", "not applicable"
 OUTCOMES = (PASSED, FAILED, NOT_APPLICABLE)
 #: How each outcome opens its line.
@@ -55,7 +58,7 @@ class Requirement:
     """One rule of the spec a peer is held to."""
 
     id: str  # "initialization.version-negotiation"
-    level: str  # "MUST" | "SHOULD"
+    level: str  # "MUST" | "SHOULD" | "ADVICE"
     section: str  # the spec's section cited (doc page and heading, or URL)
     text: str  # what the peer must do, in a sentence
 
@@ -104,7 +107,8 @@ def report_lines(verdicts: Iterable[Verdict]) -> list[str]:
     lines = []
     for verdict in verdicts:
         requirement = verdict.requirement
-        line = f"{_MARKS[verdict.outcome]} {requirement.level:<6} {requirement.id:<{width}}  {requirement.section}"
+        mark = "NOTE" if _advice(verdict) else _MARKS[verdict.outcome]
+        line = f"{mark} {requirement.level:<6} {requirement.id:<{width}}  {requirement.section}"
         if verdict.detail:
             line += ": " + " ".join(verdict.detail.split())
         lines.append(line)
@@ -150,7 +154,7 @@ def write_junit(verdicts: Iterable[Verdict], path: str | os.PathLike[str], *, su
         "testsuite",
         name=suite,
         tests=str(len(verdicts)),
-        failures=str(counts[FAILED]),
+        failures=str(sum(v.outcome == FAILED and not _advice(v) for v in verdicts)),
         errors="0",
         skipped=str(counts[NOT_APPLICABLE]),
     )
@@ -165,7 +169,9 @@ def write_junit(verdicts: Iterable[Verdict], path: str | os.PathLike[str], *, su
                 ET.Element("property", name="requirement", value=requirement.text),
             ]
         )
-        if verdict.outcome == FAILED:
+        if _advice(verdict):
+            ET.SubElement(case, "system-out").text = f"advice: {verdict.detail}"
+        elif verdict.outcome == FAILED:
             ET.SubElement(case, "failure", message=verdict.detail, type=requirement.level).text = (
                 f"{requirement.text} ({requirement.section})\n{verdict.detail}"
             )
@@ -183,6 +189,11 @@ def write_junit(verdicts: Iterable[Verdict], path: str | os.PathLike[str], *, su
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _advice(verdict: Verdict) -> bool:
+    """A failed ADVICE: shown, never a failure."""
+    return verdict.outcome == FAILED and verdict.requirement.level == ADVICE
 
 
 def exit_status(verdicts: Iterable[Verdict]) -> int:
