@@ -226,7 +226,7 @@ def write_junit(verdicts: Iterable[Verdict], path: str | os.PathLike[str], *, su
         if verdict.outcome == ADVISED:
             properties.append(ET.Element("property", name="advice", value=verdict.detail))
             ET.SubElement(case, "system-out").text = (
-                f"advice ({requirement.section}): {requirement.text}\n{verdict.detail}"
+                f"advice: {verdict.detail}\n{requirement.text} ({requirement.section})"
             )
         elif verdict.outcome == FAILED:
             ET.SubElement(case, "failure", message=verdict.detail, type=requirement.level).text = (

@@ -2,9 +2,9 @@
 
 The stub agent of each kind of package (v1, the spec's v2 draft, the root of the TypeScript SDK's
 v1 and v2) over each transport (stdio, WebSocket, Streamable HTTP) under each flavour of models,
-once each: a combination-covering subset (``make conformance`` runs them all); our example and
-docs' agents; the kit's reports (JSON, JUnit read back by a parser, the inspector's page) and its
-exit status. ``test_agent_kit_sloppy.py`` holds the other half: agents made to break requirements.
+once each: a combination-covering subset (``make conformance`` runs them all); the kit's reports
+(JSON, JUnit read back by a parser, the inspector's page) and its exit status. ``test_agent_kit_sloppy.py`` holds the other half: agents made to break requirements;
+``tests/docs/test_docs_kits.py`` holds every agent and client of the docs and ``examples/``.
 The kit runs in this process (its module's ``main``); the agents are child processes.
 """
 
@@ -102,28 +102,6 @@ def test_the_root_of_a_package_of_two_versions_holds_an_agent_to_the_one_it_answ
     assert {r["section"].split("/")[1] for r in report["requirements"] if r["section"].startswith("protocol/")} == {"v2"}
     assert outcomes(report, "failed") == set(), details(report)
     assert outcomes(report, "not applicable") == advertised(report), details(report)
-
-
-_README = re.search(r"<<'EOF'\n(.*?)^EOF$", docs.blocks("README.md", "sh", "Quick start")[0].text, re.DOTALL | re.MULTILINE)
-assert _README, "README.md: the quick start writes no agent"
-DOCS_AGENTS = {
-    "echo-example": (ROOT / "examples" / "echo_agent.py").read_text(),
-    "readme-quick-start": _README.group(1),
-    "guide-echo-agent": docs.blocks("guides/writing-an-agent.md", "python")[0].text,
-}
-
-
-@pytest.mark.parametrize("name", sorted(DOCS_AGENTS))
-def test_our_examples_and_docs_agents_meet_every_requirement_they_give_a_chance_to_test(name, tmp_path, monkeypatch):
-    agent = tmp_path / "agent.py"
-    agent.write_text(DOCS_AGENTS[name])
-    agents_import(monkeypatch, BINDINGS)
-    status, report = run_kit(kit_module("acp_bindings", BINDINGS), "--cwd", str(tmp_path), "--",
-                             sys.executable, str(agent))
-    assert outcomes(report, "failed") == set(), details(report)
-    assert status == 0
-    assert {"initialization.version-negotiation", "jsonrpc.parse-error", "transports.stdout-hygiene"} <= outcomes(
-        report, "passed")
 
 
 @pytest.mark.parametrize(("args", "message"), [
