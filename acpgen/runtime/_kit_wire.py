@@ -238,7 +238,7 @@ ENVELOPE = (
     Check(
         "extensibility.meta",
         cites(
-            "extensibility#the-meta-field",
+            "extensibility#the-_meta-field",
             "either",
             "",
             "every type of the protocol has a _meta field (no keyword asks a peer to accept it)",

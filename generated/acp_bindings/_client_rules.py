@@ -14,30 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._kit_report import (
-    ADVICE,
     FAILED,
-    MUST,
     NOT_APPLICABLE,
     PASSED,
-    SHOULD,
     Requirement,
     Verdict,
+    level_for,
 )
 
-__all__ = ["BY_ID", "RULES", "Rule", "judge", "level_of", "obj", "quote", "requirements"]
+__all__ = ["BY_ID", "RULES", "Rule", "judge", "obj", "quote", "requirements"]
 
 _JSONRPC = "https://www.jsonrpc.org/specification"
-
-
-def level_of(binds: str, keyword: str) -> str:
-    """A requirement's level, from its sentence: the sentence's keyword where it binds the client
-    (MUST, MUST NOT: MUST; SHOULD, SHOULD NOT: SHOULD), ADVICE where it binds only the agent,
-    states no keyword or no more than MAY."""
-    if "client" not in binds.split(" and "):
-        return ADVICE
-    if keyword.startswith(MUST):
-        return MUST
-    return SHOULD if keyword.startswith(SHOULD) else ADVICE
 
 
 @dataclass(frozen=True)
@@ -45,8 +32,9 @@ class Rule:
     """A requirement of the client kit and the sentence it rests on, as data: where the sentence
     is (the page and heading of v1's docs and of v2's, ``page#heading``; a page alone where the
     sentence precedes every heading; a URL for JSON-RPC 2.0's text), the peer it binds
-    (``client``, ``agent``, ``client and agent``; ``""`` for no sentence) and its RFC 2119
-    keyword (``""`` for none). Its level is read from them (:func:`level_of`), never set."""
+    (``client``, ``agent``, ``either``; ``""`` for no sentence) and its RFC 2119 keyword (``""``
+    for none). Its level is read from them (:func:`~._kit_report.level_for`, as the agent kit's
+    are), never set."""
 
     id: str
     sections: tuple[str, str]  # v1's docs, v2's ("": the draft has no such, v1's is cited)
@@ -56,7 +44,7 @@ class Rule:
 
     @property
     def level(self) -> str:
-        return level_of(self.binds, self.keyword)
+        return level_for(self.binds, self.keyword, "client")
 
     def requirement(self, version: int) -> Requirement:
         """The requirement as the report of a client of protocol ``version`` cites it."""
@@ -64,7 +52,7 @@ class Rule:
         docs = 2 if version >= 2 and self.sections[1] else 1
         page = self.sections[docs - 1]
         section = page if page.startswith("http") else f"protocol/v{docs}/{page}"
-        return Requirement(self.id, self.level, section, self.text)
+        return Requirement(self.id, self.level, section, self.text, self.binds, self.keyword)
 
 
 #: What the kit holds a client to, in the order it reports them.
@@ -80,7 +68,7 @@ RULES = (
     Rule(
         "capabilities.agent-advertised",
         ("initialization#capabilities",) * 2,
-        "client and agent",
+        "either",
         "MUST",
         "The client calls no method (request or notification) whose agent capability the agent"
         " did not advertise, whatever the answer.",
@@ -88,7 +76,7 @@ RULES = (
     Rule(
         "capabilities.known-method",
         ("extensibility#custom-requests",) * 2,
-        "client and agent",
+        "either",
         "MAY",
         "The client calls only the protocol's methods, and extension methods named with a"
         " leading underscore.",

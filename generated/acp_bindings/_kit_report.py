@@ -79,9 +79,12 @@ PEERS = ("agent", "client", "either")
 
 def level_for(binds: str, keyword: str, peer: str) -> str:
     """The level of a requirement on ``peer`` whose text binds ``binds`` with ``keyword``: the
-    keyword's where it binds ``peer`` (or either), ADVICE where it binds the other peer."""
+    keyword's where it binds ``peer`` (or either), ADVICE where it binds the other peer or where
+    no sentence of the text is cited (``binds`` and ``keyword`` both "")."""
     if keyword not in KEYWORDS:
         raise ValueError(f"{keyword!r} is not a keyword of RFC 2119")
+    if not binds and not keyword:
+        return ADVICE  # no sentence of the text: what a good peer does
     if binds not in PEERS or peer not in PEERS[:2]:
         raise ValueError(f"binds {binds!r}, peer {peer!r}: each is one of {', '.join(PEERS)}")
     return KEYWORDS[keyword] if binds in (peer, "either") else ADVICE

@@ -28,8 +28,8 @@ from support.runtime import child_env
 from support.versions import env_for, stub, v2_package
 
 from acpgen.runtime._client_kit import RULES
-from acpgen.runtime._client_rules import BY_ID, level_of
-from acpgen.runtime._kit_report import ADVICE, MUST, SHOULD
+from acpgen.runtime._client_rules import BY_ID
+from acpgen.runtime._kit_report import ADVICE, MUST, SHOULD, level_for
 
 SLOPPY = TESTS / "kit" / "sloppy_client.py"
 MUSTS = {r.id for r in RULES if r.level == "MUST"}
@@ -74,22 +74,25 @@ def outcomes(document: dict) -> dict[str, str]:
     return {r["id"]: r["outcome"] for r in document["requirements"]}
 
 
-ANCHORS = set((TESTS / "data" / "spec_anchors_v1.7.0.txt").read_text().split("\n"))
+_PAGES = json.loads((TESTS / "data" / "spec_anchors_v1.7.0.json").read_text())
+ANCHORS = {page for page in _PAGES if page.startswith("protocol/")} | {
+    f"{page}#{anchor}" for page, anchors in _PAGES.items() if page.startswith("protocol/") for anchor in anchors
+}
 
 
 def test_each_level_is_the_keyword_its_cited_sentence_gives_the_client():
     """A level is read from the record of the sentence it rests on (the section, the peer it
     binds, its keyword), never set: MUST and SHOULD only where the sentence binds the client so;
     each section a page or heading of ACP v1.7.0's docs (or JSON-RPC 2.0's text)."""
-    assert level_of("client", "MUST NOT") == MUST and level_of("client and agent", "SHOULD") == SHOULD
-    assert level_of("agent", "MUST") == level_of("client", "MAY") == level_of("", "") == ADVICE
+    assert level_for("client", "MUST NOT", "client") == MUST and level_for("either", "SHOULD", "client") == SHOULD
+    assert level_for("agent", "MUST", "client") == level_for("client", "MAY", "client") == level_for("", "", "client") == ADVICE
     for rule in RULES:
-        assert rule.binds in ("client", "agent", "client and agent", ""), rule
+        assert rule.binds in ("client", "agent", "either", ""), rule
         assert rule.keyword in ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", ""), rule
         assert rule.binds or not rule.keyword, f"{rule.id}: a keyword binds some peer"
         for version in (1, 2):
             requirement = rule.requirement(version)
-            assert requirement.level == level_of(rule.binds, rule.keyword)
+            assert requirement.level == level_for(rule.binds, rule.keyword, "client")
             section = requirement.section
             assert section.startswith("https://www.jsonrpc.org/specification#") or section in ANCHORS, section
     assert BY_ID["fs.read"].requirement(2).section == "protocol/v1/file-system#reading-files"  # v2: none
