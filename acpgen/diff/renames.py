@@ -11,7 +11,7 @@ shares the most places with it; a tie pairs none.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +139,3 @@ def shape_key(node: Any) -> str:
 
     return json.dumps(strip(node), sort_keys=True)
 
-
-def renames_by_name(renames: Mapping[str, Rename]) -> dict[str, str]:
-    return {old: rename.new for old, rename in renames.items()}
