@@ -275,7 +275,7 @@ def _by_rendering(run: Run, folder: str, summary_only: bool) -> tuple[int, list[
             click.echo(item.diff, nl=False)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
-    return EXIT_DRIFT, listed, "" if summary_only else verdict
+    return EXIT_DRIFT, listed, verdict
 
 
 def _as_written(run: Run) -> Manifest | None:
