@@ -8,7 +8,7 @@ import json
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,11 +23,15 @@ from ..output.manifest import manifest_for, manifest_path, read_manifest
 from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, local_path
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, WriteFailed, check_out_folder, write_output
-from ..pipeline import build_spec, generate
 from ..render.flavours import FLAVOURS
 from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
-from ..versioned import Previous, generate_versions, previous_package, schema_version
+
+if TYPE_CHECKING:
+    from ..versioned import Previous
+
+# The pipeline (jinja2, the model) is imported where a command renders: a check that tells from
+# the manifest alone that a package is up to date never loads it.
 from .base import (
     EXIT_ERROR,
     F,
@@ -49,6 +53,8 @@ def methods(schema: Path | None, fmt: str) -> None:
 
     One row per method and handling side, read from the schema's x-method / x-side annotations.
     """
+    from ..pipeline import build_spec
+
     if schema is None:
         schema = _config().values.get("schema")
     _refuse_without_methods(schema)
@@ -233,6 +239,9 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
+    from ..pipeline import generate
+    from ..versioned import generate_versions, schema_version
+
     for schema in run.options.schemas or (run.options.schema,):
         _refuse_without_methods(schema)
     previous = _previous(run)
@@ -269,6 +278,8 @@ def inputs(run: Run) -> Inputs:
 
 def _previous(run: Run) -> Previous:
     """What the output's manifest records of the package's versions: their names locks, its root."""
+    from ..versioned import Previous, previous_package
+
     manifest = read_manifest(run.out, run.options.package)
     if manifest is None:
         return Previous({}, None)
