@@ -142,6 +142,16 @@ def test_every_rename_over_the_corpus_is_paired_on_evidence():
     assert found == RENAMES and len(found) == 11
 
 
+def test_from_the_bundled_schema_to_v1_7_0_model_id_is_removed_not_renamed():
+    """Two string aliases, ModelId (the unstable session/set_model's) and AuthMethodId (new in
+    v1.7.0, authenticate's), stand nowhere alike: the import of ModelId that fails is a removal."""
+    changes = changes_between("v0.12.2--schema.unstable.json", "v1.7.0--v1-schema.json")
+    assert not [c for c in changes if c.kind == "def-renamed"]
+    by_subject = {(c.kind, c.subject): c for c in changes}
+    removed, added = by_subject[("def-removed", "ModelId")], by_subject[("def-added", "AuthMethodId")]
+    assert (removed.severity, removed.python, added.python) == ("breaking", "alias ModelId removed", "alias AuthMethodId added")
+
+
 def test_the_worst_pair_reports_the_renamed_id_as_removed_and_required():
     changes = diff_schemas(schema("v1.2.0--v2-schema.unstable.json"), schema("v1.3.0--v2-schema.unstable.json"))
     by_subject = {(c.kind, c.subject): c for c in changes}
