@@ -235,7 +235,8 @@ def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
             return 0, listed, ""
         if missing is None:
             return None, [], ""  # render, to show the diff
-        verdict = f"acpgen check: {summary(drift)}; run `{hints.regenerate(run)}` (the diff needs {_what(missing)})"
+        verdict = (f"acpgen check: {summary(drift)}; showing the diff, and regenerating, needs {_what(missing)};"
+                   f" then run `{hints.regenerate(run)}`")
         click.echo(verdict, err=True)
         for item in drift:
             click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)

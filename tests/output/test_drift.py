@@ -129,10 +129,9 @@ def test_check_tells_from_the_manifest_alone_when_it_need_not_render(cli, tmp_pa
     edited = methods.read_bytes()
     methods.write_bytes(edited + b"# edited\n")
     result = cli("check", "--schema", schema, "--out", out)
-    regenerate = "run `acpgen generate --schema schema.json --out out`"
-    verdict = ("acpgen check: 1 file(s) differ from what acpgen generate would write (1 changed); "
-               f"{regenerate} (the diff needs datamodel-code-generator: python -m pip install"
-               " 'datamodel-code-generator==0.89.*')")
+    verdict = ("acpgen check: 1 file(s) differ from what acpgen generate would write (1 changed); showing the diff,"
+               " and regenerating, needs datamodel-code-generator: python -m pip install"
+               " 'datamodel-code-generator==0.89.*'; then run `acpgen generate --schema schema.json --out out`")
     assert (result.exit_code, result.stderr.splitlines()) == (1, [verdict, f"  changed: out/{PKG}/methods.py", verdict])
     methods.write_bytes(edited)
     said = doc["$defs"]["PingRequest"].get("description")
