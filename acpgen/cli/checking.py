@@ -223,11 +223,11 @@ def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
     digests, or by the inputs that changed). The files the manifest lists, and the verdict to
     repeat last ("" for none)."""
     manifest = _as_written(run)
+    missing = missing_tool(run.options)
     if manifest is None or manifest.inputs is None:
-        return None, [], ""
+        return (None, [], "") if missing is None else _unsure(run, folder, missing)
     listed = [*manifest.files, run.manifest]
     changed = manifest.inputs.changed(inputs(run), _schema_names(run))
-    missing = missing_tool(run.options)
     if not changed:
         drift = recorded_drift(run.out, manifest, run.manifest)
         if not drift:
@@ -247,6 +247,22 @@ def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
                f" regenerating it, and showing what changes, needs {_what(missing)}; then run"
                f" `{hints.regenerate(run)}`", err=True)
     return EXIT_DRIFT, listed, ""
+
+
+def _unsure(run: Run, folder: str, missing: str) -> tuple[int | None, list[str], str]:
+    """Without the renderer, a manifest that is not as acpgen wrote it: drift (exit 1) when it
+    records inputs (it was edited); a manifest of an earlier acpgen, which records none, cannot
+    tell (exit 2); no manifest: rendering says what it needs (exit 2)."""
+    recorded = read_manifest(run.out, run.options.package)
+    if recorded is None:
+        return None, [], ""
+    if recorded.inputs is None:
+        fail(f"{folder}'s manifest records no inputs (an earlier acpgen wrote it): checking it means rendering it,"
+             f" which needs {_what(missing)}; or regenerate it once with this acpgen: `{hints.regenerate(run)}`")
+    verdict = (f"acpgen check: {folder}'s manifest is not as acpgen wrote it (edited by hand?); showing what"
+               f" differs, and regenerating, needs {_what(missing)}; then run `{hints.regenerate(run)}`")
+    click.echo(verdict, err=True)
+    return EXIT_DRIFT, [*recorded.files, run.manifest], ""
 
 
 def _by_rendering(run: Run, folder: str, summary_only: bool) -> tuple[int, list[str], str]:

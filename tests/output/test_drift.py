@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from support import DATA, ROOT, mini_schema, one_error_line, tree
@@ -302,3 +303,26 @@ def test_a_module_laid_out_by_other_code_is_not_reused(cli, tmp_path, write_sche
     monkeypatch.setattr(inputs, "acpgen_digest", lambda: "other code")  # what changing acpgen's files does
     result = cli("check", "--schema", schema, "--out", out)
     assert laid_out and result.exit_code == 1 and f"{PKG}/acpgen-manifest.json" in result.stdout + result.stderr
+
+
+def test_without_the_renderer_an_edited_manifest_is_drift_and_an_old_one_an_error(cli, tmp_path, write_schema,
+                                                                                  monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    schema, out = write_schema(mini_schema()), Path("out")
+    assert cli("generate", "--schema", schema, "--out", out).exit_code == 0
+    hint = "--models pydantic needs datamodel-code-generator: python -m pip install 'datamodel-code-generator==0.89.*'"
+    monkeypatch.setattr("acpgen.cli.checking.missing_tool", lambda options: hint)
+    manifest = out / PKG / "acpgen-manifest.json"
+    written = manifest.read_text()
+    manifest.write_text(written.replace('"PingRequest"', '"PingQuery"'))
+    edited = cli("check", "--schema", schema, "--out", out)
+    assert (edited.exit_code, edited.stderr) == (1, (
+        f"acpgen check: out/{PKG}'s manifest is not as acpgen wrote it (edited by hand?); showing what differs, and"
+        " regenerating, needs datamodel-code-generator: python -m pip install 'datamodel-code-generator==0.89.*';"
+        " then run `acpgen generate --schema schema.json --out out`\n"))
+    document = json.loads(written)
+    del document["inputs"]  # as an earlier acpgen wrote it
+    manifest.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    assert one_error_line(cli("check", "--schema", schema, "--out", out)).startswith(
+        f"error: out/{PKG}'s manifest records no inputs (an earlier acpgen wrote it): checking it means rendering it,"
+        " which needs datamodel-code-generator")
