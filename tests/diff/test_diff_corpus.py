@@ -11,7 +11,7 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
-from support import CORPUS
+from support import CORPUS, DATA
 from support.lineages import consecutive_pairs, lineages
 
 from acpgen.diff import KINDS, diff_schemas
@@ -21,6 +21,8 @@ from acpgen.diff.report import fails
 from acpgen.model.namelock import renamed
 from acpgen.model.typebuild import build_types
 from acpgen.schema.loader import LoadedSchema, load_schema
+
+SDK = DATA / "sdk-schemas"
 
 
 @functools.cache
@@ -140,6 +142,21 @@ def test_every_rename_over_the_corpus_is_paired_on_evidence():
                 found[(old, change.subject)] = match.groups()
                 assert change.severity == "python" and f"an import of {change.subject} fails" in change.python
     assert found == RENAMES and len(found) == 11
+
+
+def test_from_the_last_releases_to_the_typescript_sdks_schemas_renames_are_paired_on_evidence():
+    """The TypeScript SDK's schemas follow v1.7.0's. Shape alone paired 23 $defs gone with 23 come
+    over the four (McpConnectionId with McpRequestId, NesJumpCapabilities with
+    SessionStatusCapabilities, each an object of _meta alone, ...); one pair stands at one place:
+    v2's AuthCapabilities, now ClientAuthCapabilities."""
+    found = {}
+    for lineage, sdk in (("schema.json", "v1-schema.json"), ("schema.unstable.json", "v1-schema.unstable.json"),
+                         ("v2-schema.json", "v2-schema.json"), ("v2-schema.unstable.json", "v2-schema.unstable.json")):
+        new = load_schema(SDK / sdk, validated=frozenset({hashlib.sha256((SDK / sdk).read_bytes()).hexdigest()}))
+        found.update({(sdk, c.subject): c.detail for c in diff_schemas(schema(lineages()[lineage][-1]), new)
+                      if c.kind == "def-renamed"})
+    detail = "now ClientAuthCapabilities, same shape, at the same place (ClientCapabilities.auth)"
+    assert found == {("v2-schema.json", "AuthCapabilities"): detail, ("v2-schema.unstable.json", "AuthCapabilities"): detail}
 
 
 def test_from_the_bundled_schema_to_v1_7_0_model_id_is_removed_not_renamed():
