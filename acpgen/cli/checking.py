@@ -243,7 +243,8 @@ def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
         return EXIT_DRIFT, listed, verdict
     if missing is None:
         return None, [], ""
-    click.echo(f"acpgen check: {folder} is out of date: {', '.join(changed)} changed since it was generated;"
+    said = f"{', '.join(changed[:-1])} and {changed[-1]}" if len(changed) > 1 else changed[0]
+    click.echo(f"acpgen check: {folder} is out of date: {said} changed since it was generated;"
                f" regenerating it, and showing what changes, needs {_what(missing)}; then run"
                f" `{hints.regenerate(run)}`", err=True)
     return EXIT_DRIFT, listed, ""

@@ -326,3 +326,20 @@ def test_without_the_renderer_an_edited_manifest_is_drift_and_an_old_one_an_erro
     assert one_error_line(cli("check", "--schema", schema, "--out", out)).startswith(
         f"error: out/{PKG}'s manifest records no inputs (an earlier acpgen wrote it): checking it means rendering it,"
         " which needs datamodel-code-generator")
+
+
+def test_a_changed_templates_folder_or_names_file_is_a_changed_input(cli, tmp_path, write_schema, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    schema, out = write_schema(mini_schema()), Path("out")
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "names.json").write_text("{}\n")
+    args = ["--schema", schema, "--out", out, "--templates", "tpl", "--names", "names.json"]
+    assert cli("generate", *args).exit_code == 0
+    hint = "--models pydantic needs datamodel-code-generator: python -m pip install 'datamodel-code-generator==0.89.*'"
+    monkeypatch.setattr("acpgen.cli.checking.missing_tool", lambda options: hint)
+    assert cli("check", "--out", out).exit_code == 0
+    (tmp_path / "tpl" / "agent.py.jinja").write_text("# mine\n")
+    (tmp_path / "names.json").write_text('{"types": {}}\n')
+    result = cli("check", "--out", out)
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"acpgen check: out/{PKG} is out of date: the templates folder and the names file changed since it was generated;")
