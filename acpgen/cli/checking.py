@@ -253,8 +253,13 @@ def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
 def _unsure(run: Run, folder: str, missing: str) -> tuple[int | None, list[str], str]:
     """Without the renderer, a manifest that is not as acpgen wrote it: drift (exit 1) when it
     records inputs (it was edited); a manifest of an earlier acpgen, which records none, cannot
-    tell (exit 2); no manifest: rendering says what it needs (exit 2)."""
+    tell (exit 2); no package folder: drift (exit 1); a folder without a manifest: rendering says
+    what it needs (exit 2)."""
     recorded = read_manifest(run.out, run.options.package)
+    if recorded is None and not _folder(run).exists():
+        click.echo(f"acpgen check: {folder} does not exist; run `{hints.regenerate(run)}` (it needs {_what(missing)})",
+                   err=True)
+        return EXIT_DRIFT, [], ""
     if recorded is None:
         return None, [], ""
     if recorded.inputs is None:

@@ -326,6 +326,10 @@ def test_without_the_renderer_an_edited_manifest_is_drift_and_an_old_one_an_erro
     assert one_error_line(cli("check", "--schema", schema, "--out", out)).startswith(
         f"error: out/{PKG}'s manifest records no inputs (an earlier acpgen wrote it): checking it means rendering it,"
         " which needs datamodel-code-generator")
+    never = cli("check", "--schema", schema, "--out", out, "--package", "never.made")
+    assert (never.exit_code, never.stderr) == (1, (
+        "acpgen check: out/never/made does not exist; run `acpgen generate --schema schema.json --out out --package"
+        " never.made` (it needs datamodel-code-generator: python -m pip install 'datamodel-code-generator==0.89.*')\n"))
 
 
 def test_a_changed_templates_folder_or_names_file_is_a_changed_input(cli, tmp_path, write_schema, monkeypatch):
