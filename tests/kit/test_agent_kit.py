@@ -40,7 +40,7 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
                              sys.executable, "-m", "acp_bindings.stub_agent")
     assert outcomes(report, "failed") == set(), details(report)
     assert outcomes(report, "not applicable") == set(), details(report)  # it serves everything it defines
-    assert len(report["requirements"]) == 30 and status == report["exitStatus"]
+    assert len(report["requirements"]) == 31 and status == report["exitStatus"]
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("name") == "acp-agent-conformance-v1"
     cases = {c.get("name"): c for c in suite.iter("testcase")}

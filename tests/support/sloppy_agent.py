@@ -26,6 +26,7 @@ BREAKS = {
     "session.unknown-session": "runs a turn for a session it never made",
     "prompt.stop-reason": "sends an update of another session during a turn",
     "prompt.cancellation": "never hears session/cancel",
+    "prompt.no-update-after-cancel": "sends a message chunk after a cancelled turn's response",
     "capabilities.load": "advertises loadSession, but refuses session/load",
     "capabilities.load:unadvertised": "serves session/load without advertising it",
     "capabilities.resume": "advertises resume, but refuses session/resume",
@@ -180,6 +181,14 @@ class Sloppy:
                 self.answered(method, params, result)
             if "jsonrpc.ids-echoed" in b and isinstance(message.get("id"), int):
                 message["id"] = str(message["id"])
+            late = (method == "session/prompt" and isinstance(result, dict)
+                    and result.get("stopReason") == "cancelled" and "prompt.no-update-after-cancel" in b)
+            if late:
+                self.write(message)
+                self.write({"jsonrpc": "2.0", "method": "session/update", "params": {
+                    "sessionId": params.get("sessionId"),
+                    "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}}})
+                return
         elif message.get("method") == "session/update" and "prompt.stop-reason" in b:
             update = (message.get("params") or {}).get("update") or {}
             if update.get("sessionUpdate") == "agent_message_chunk":
