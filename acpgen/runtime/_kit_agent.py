@@ -153,7 +153,7 @@ class Kit:
             raise Broken(f"initialize asking for version {asked} answered {quote(answer)}")
         peer.hello = answer["result"]
         peer.authenticate = self._asked_to_log_in
-        peer.refused = self._refused
+        peer.refused = self.refused
         return peer
 
     def login_method(self, hello: Mapping[str, Any]) -> str | None:
@@ -197,7 +197,7 @@ class Kit:
             raise Broken(self.auth_failure)
         return True
 
-    def _refused(self, method: str, answer: dict[str, Any]) -> None:
+    def refused(self, method: str, answer: dict[str, Any]) -> None:
         """A ``session/new`` refused while none was ever opened: the check that asked first
         reports it; the others have no session to test on."""
         if method != "session/new" or any(peer.opened for peer in self.peers):
@@ -213,6 +213,13 @@ class Kit:
             f"(answered {first}, reported by {check})"
         )
 
+    async def hello(self) -> dict[str, Any]:
+        """The result of ``initialize`` on the shared connection, even if the agent has gone
+        away since (a check that reads only that does not need it alive)."""
+        if self.peer is not None and self.peer.hello:
+            return self.peer.hello
+        return (await self.live()).hello
+
     async def live(self) -> Peer:
         """The shared connection: a new one when there is none or the last one ended. An agent
         that ended a connection on which it served nothing after ``initialize`` is not started
@@ -224,6 +231,9 @@ class Kit:
             self.failure = (
                 f"{await self.peer.link.gone()} after it answered initialize; not started again"
             )
+            if not self.peer.gone_said:  # reported once: here, where nothing else said it
+                self.peer.gone_said = True
+                raise Broken(self.failure)
             raise NotApplicable(f"no connection to test it on: {self.failure}")
         if self.peer is None or self.peer.ended:
             self.peer = None
@@ -312,7 +322,7 @@ async def still_serves(kit: Kit, after: str) -> None:
     peer = await kit.live()
     answer = await peer.request("session/new", kit.session_params())
     if not isinstance(answer.get("result"), dict):
-        kit._refused("session/new", answer)  # refused from the first: it never served one
+        kit.refused("session/new", answer)  # refused from the first: it never served one
         raise Broken(
             f"after {after} the agent no longer serves: session/new answered {quote(answer)}"
         )

@@ -56,7 +56,7 @@ async def version_negotiation(kit: Kit) -> None:
 
 
 async def implementation_info(kit: Kit) -> None:
-    hello = (await kit.live()).hello
+    hello = await kit.hello()
     info = hello.get(kit.target.info)
     if not isinstance(info, dict) or not all(
         isinstance(info.get(k), str) and info[k] for k in ("name", "version")

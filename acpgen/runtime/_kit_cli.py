@@ -146,6 +146,9 @@ async def _run(
         write_junit(verdicts, args.junit, suite=f"acp-agent-conformance-v{target.version}")
     if args.html and page is not None:
         _write(args.html, page(target.version, subject, _entries(kit, started)))
+    if kit.failure is not None:  # the agent could not be held to every requirement
+        print(f"conformance: {kit.failure}", file=sys.stderr)
+        return 1
     if kit.out_of_time:
         print(
             f"conformance: the run's bound of {args.run_timeout:g} s (--run-timeout) passed",

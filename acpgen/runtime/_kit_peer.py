@@ -226,6 +226,7 @@ class Peer:
         self.permission = "allow"  # or "cancel": cancel the turn when the agent asks
         self.ended = False
         self.closed = False  # the kit closed it (else the agent ended it)
+        self.gone_said = False  # a check's verdict said how the agent went away
         self.answered = 0  # the responses the agent sent
         self.opened = 0  # the sessions session/new opened
         self.garbage = 0  # the lines that were not JSON objects
@@ -240,6 +241,7 @@ class Peer:
         self._first_garbage: tuple[float, bytes] | None = None
         self._waiters: list[asyncio.Future[None]] = []
         self._end: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stray: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._reader = asyncio.ensure_future(self._read())
 
     # -- sending ------------------------------------------------------------------------------
@@ -320,7 +322,7 @@ class Peer:
                 left = min(left, self._strays[strays][0] + min(_STRAY_GRACE, self.patience) - now)
             if left <= 0:
                 break
-            waits: list[asyncio.Future[Any]] = [future, self._end]
+            waits: list[asyncio.Future[Any]] = [future, self._end, self._stray]
             await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
         if future.done():
             return future.result()
@@ -335,6 +337,7 @@ class Peer:
             return f"it answered an id no request carried: {quote(self._strays[strays][1])}"
         if self.ended and not self.closed:
             why = await self.link.gone()
+            self.gone_said = True
         elif self.ended:
             why = "the kit closed the connection"
         else:
@@ -523,6 +526,8 @@ class Peer:
         asked = key in self._asked or key in map(_key, self.sent_ids)  # sent_ids: by hand too
         if not asked and not (message.get("id") is None and "error" in message):
             self._strays.append((self.clock(), message))
+            self._stray.set_result(None)  # wakes the waits for an answer: one may never come
+            self._stray = asyncio.get_running_loop().create_future()
             return
         future = self._future(message.get("id"))
         if not future.done():

@@ -47,6 +47,7 @@ async def parse_error(kit: Kit) -> None:
             f"a line that is not JSON was answered {quote(answer) if answer else 'nothing'}, not -32700"
         )
     if not isinstance(later.get("result"), dict):
+        kit.refused("session/new", later)  # refused from the first: it never served one
         raise Broken(
             f"after a line that is not JSON the agent no longer serves: session/new answered {quote(later)}"
         )
