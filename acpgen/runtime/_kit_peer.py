@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ._process import exited, signal_group
+from ._process import end_group, exited, signal_group
 from ._transports import MessageTransport
 
 __all__ = [
@@ -140,7 +140,7 @@ class StdioLink(Link):
                 signal_group(self.process, signum)
                 if await exited(self.process, 1.0):
                     break
-        signal_group(self.process, _KILL)  # a child of its own left holding the pipes
+        await end_group(self.process, 1.0)  # a child of its own left holding the pipes
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._drain), 1.0)
         with contextlib.suppress(asyncio.TimeoutError):

@@ -34,6 +34,7 @@ from ._transports import MessageWriter, PipeReader
 __all__ = [
     "ProcessReader",
     "describe_exit",
+    "end_group",
     "read_stdin",
     "signal_group",
     "spawn",
@@ -334,19 +335,39 @@ async def exited(process: asyncio.subprocess.Process, timeout: float) -> bool:
     return True
 
 
+def _group_left(process: asyncio.subprocess.Process) -> bool:
+    """Whether a process of ``process``'s group still exists (``process`` itself included)."""
+    try:
+        os.killpg(process.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def end_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Once ``process`` has exited, end what it left behind in its group (a child holding its
+    pipes open, whose end a reader of them would wait for in vain): terminated, then killed if
+    it is still there after ``grace`` seconds. Nothing to do for a group already gone."""
+    if not _GROUPS or not _group_left(process):
+        return
+    signal_group(process, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + grace
+    while _group_left(process) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(_POLL)
+    signal_group(process, _KILL)
+
+
 async def stop_process(process: asyncio.subprocess.Process, grace: float) -> None:
     """Stop ``process`` after its stdin closed, in bounded time: wait ``grace`` seconds for it to
-    exit, then terminate its process group, then kill it. Once it has exited, what it left
-    behind in its group is killed if it still holds the pipes after ``grace`` seconds."""
+    exit, then terminate its process group, then kill it; once it has exited, what it left behind
+    in its group is ended too (:func:`end_group`)."""
     for signum in (None, signal.SIGTERM, _KILL):
         if signum is not None:
             signal_group(process, signum)
         if await exited(process, grace):
             break
-    waiter = asyncio.ensure_future(process.wait())  # the pipes closed, the child reaped
+    await end_group(process, grace)
+    waiter = asyncio.ensure_future(process.wait())  # the child reaped
     done, _ = await asyncio.wait([waiter], timeout=grace)
-    if not done:
-        signal_group(process, _KILL)
-        done, _ = await asyncio.wait([waiter], timeout=grace)
     if not done:
         waiter.cancel()

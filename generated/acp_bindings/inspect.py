@@ -19,7 +19,7 @@ monotonic clock, since the start; a line that is not JSON is kept as a string un
 ``--strict`` reports warnings as errors. The exit status is the agent's.
 
 The agent runs in a process group of its own: a signal to the inspector goes to the whole group,
-and once the agent has exited, what it left behind there (a child holding a pipe) is killed.
+and once the agent has exited, what it left behind there (a child holding a pipe) is ended.
 """
 
 from __future__ import annotations
@@ -39,13 +39,12 @@ from typing import Any, BinaryIO
 from . import _session_page, methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
 from ._codec import DecodeError, decode_salvaging
-from ._process import read_stdin, signal_group, start_on_pipes, take_stdout
+from ._process import end_group, read_stdin, signal_group, start_on_pipes, take_stdout
 
 __all__ = ["Session", "Tap", "main", "make_checker", "run"]
 
 _OUTPUT_GRACE = 2.0  # seconds to wait for the agent's output to end once it has exited
 _FLUSH_AFTER = 0.05  # seconds a transcript line may wait in the buffer
-_KILL: int = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 
 def make_checker(*, strict: bool = False) -> Checker:
@@ -305,7 +304,7 @@ async def run(
         await asyncio.wait_for(asyncio.shield(inspector.output_ended), _OUTPUT_GRACE)
     except asyncio.TimeoutError:
         inspector.to_client.close()
-    signal_group(process, _KILL)  # what it left behind in its group, holding a pipe or not
+    await end_group(process, _OUTPUT_GRACE)  # what it left behind, holding a pipe or not
     ended = inspector.checker.finish()
     for problem in ended:
         report(problem)
