@@ -7,12 +7,16 @@ one line that says what the wire shows, within the times the guide gives."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import BINDINGS, ROOT
+from support.interpreters import interpreters
 from support.kit import agents_import, details, kit_module, outcomes, run_kit
 from support.processes import alive, started_pids
 
@@ -189,6 +193,25 @@ def test_an_agent_whose_child_holds_its_pipes_is_ended_in_bounded_time(monkeypat
         status, report, took = kit(monkeypatch, tmp_path, "launcher", "--timeout", "3")
         assert outcomes(report, "failed") == set(), details(report)
         assert status == 0 and took < 30
+        assert [pid for pid in started_pids(pids) if alive(pid)] == []
+    finally:
+        started_pids(pids, end=True)
+
+
+@pytest.mark.parametrize("version", [(3, 10), (3, 13)], ids=["3.10", "3.13"])
+def test_the_kit_ends_such_an_agent_under_the_oldest_and_newest_python(version, tmp_path):
+    """The kit in a process of its own under that Python (asyncio waits for a child's pipes
+    differently across versions), against the same agent."""
+    found = interpreters()
+    assert version in found, f"no Python {version} found: {sorted(found)}"
+    pids = tmp_path / "pids"
+    env = {**os.environ, "PYTHONPATH": str(BINDINGS), "ROUGH_PIDS": str(pids)}
+    try:
+        done = subprocess.run([found[version], "-m", "acp_bindings.conformance", "--timeout", "3", "--cwd",
+                               str(tmp_path), "--", *rough("launcher")], env=env, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "FAIL" not in done.stdout
         assert [pid for pid in started_pids(pids) if alive(pid)] == []
     finally:
         started_pids(pids, end=True)
