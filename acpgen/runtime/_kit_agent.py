@@ -278,7 +278,9 @@ class Kit:
 
     async def idle(self, peer: Peer, session_id: str, start: int) -> dict[str, Any]:
         """v2: the ``state_update`` to ``idle`` that ends the turn of ``session_id``."""
-        message = await peer.wait_for(lambda m: turn_state(m, session_id) == "idle", start)
+        message = await peer.wait_for(
+            lambda m: turn_state(m, session_id) == "idle", start, session=session_id
+        )
         if message is None:
             raise Broken(f"the turn of {session_id!r} never ended with a state_update to idle")
         update: dict[str, Any] = message["params"]["update"]
