@@ -72,9 +72,9 @@ def test_a_turn_that_streams_for_a_minute_passes_with_the_default_timeout(monkey
 
 
 def test_a_flood_of_updates_before_end_turn_passes_the_turns_requirements(monkeypatch, tmp_path):
-    """Each turn streams updates for 3 s (hundreds a second) before it ends; --timeout 1."""
+    """Each turn streams updates for 3 s (hundreds a second) before it ends; --timeout 2."""
     ids = {"prompt.stop-reason", "prompt.cancellation", "prompt.no-update-after-cancel", "extensibility.meta"}
-    found = checks_run(monkeypatch, tmp_path, rough("stream=3:0.002:0"), ids, 1.0)
+    found = checks_run(monkeypatch, tmp_path, rough("stream=3:0.002:0"), ids, 2.0)
     assert found == dict.fromkeys(ids, ("passed", "")), found
 
 
@@ -84,16 +84,16 @@ def test_a_silent_turn_is_called_stuck_after_the_idle_time(monkeypatch, tmp_path
     took = time.monotonic() - started
     outcome, detail = found["prompt.stop-reason"]
     assert outcome == "failed" and "nothing of that session came for 2 s (--timeout)" in detail, detail
-    assert 2 <= took < 8
+    assert 2 <= took < 10
 
 
 def test_the_runs_bound_fails_the_check_it_cuts_short_and_runs_no_other(monkeypatch, tmp_path):
-    status, report, took = kit(monkeypatch, tmp_path, "stream=60:0.5:1", "--run-timeout", "4")
+    status, report, took = kit(monkeypatch, tmp_path, "stream=60:0.5:1", "--run-timeout", "8")
     assert verdict(report, "prompt.stop-reason") == (
-        "failed", "the run's bound of 4 s (--run-timeout) passed during it")
+        "failed", "the run's bound of 8 s (--run-timeout) passed during it")
     assert outcomes(report, "passed") >= {"initialization.version-negotiation", "session.unique-ids"}
     assert all(verdict(report, r)[1].startswith("not run: the run's bound") for r in outcomes(report, "not applicable"))
-    assert status == 1 and took < 15
+    assert status == 1 and took < 20
 
 
 # -- wire-true diagnoses, each a line within 15 s with the default timeout ---------------------------
