@@ -109,6 +109,7 @@ LONGEST = (
     "tests/workflow/test_pydantic_v2.py",
     "tests/docs/test_quick_start.py",
     "tests/runtime/test_remote_interop.py",
+    "tests/kit/test_agent_kit_rough.py",
     "tests/kit/test_agent_kit.py",
     "tests/kit/test_agent_kit_sloppy.py",
     "tests/docs/test_docs_flavours.py",

@@ -17,6 +17,7 @@ from ._kit_agent import (
     NotApplicable,
     cites,
     error_code,
+    no_stray_answer_so_far,
     no_stray_answers,
     still_serves,
 )
@@ -46,6 +47,7 @@ async def parse_error(kit: Kit) -> None:
             f"a line that is not JSON was answered {quote(answer) if answer else 'nothing'}, not -32700"
         )
     if not isinstance(later.get("result"), dict):
+        kit.refused("session/new", later)  # refused from the first: it never served one
         raise Broken(
             f"after a line that is not JSON the agent no longer serves: session/new answered {quote(later)}"
         )
@@ -53,8 +55,7 @@ async def parse_error(kit: Kit) -> None:
 
 async def invalid_request(kit: Kit) -> None:
     peer = await kit.live()
-    await peer.send({"jsonrpc": "2.0", "id": "kit-bad-request", "method": 42})
-    peer.sent_ids.append("kit-bad-request")
+    await peer.send(peer.asking(42, request_id="kit-bad-request"))  # a method that is a number
     answer = await peer.response("kit-bad-request", "a request whose method is a number")
     if error_code(answer) != -32600:
         raise Broken(f"a request whose method is a number was answered {quote(answer)}, not -32600")
@@ -76,6 +77,7 @@ async def invalid_params(kit: Kit) -> None:
 
 
 async def ids_echoed(kit: Kit) -> None:
+    no_stray_answer_so_far(kit)  # an id mangled may have left no connection to test on
     peer = await kit.live()
     start = len(peer.messages)
     for request_id in (7, "echo-7", 2**40):

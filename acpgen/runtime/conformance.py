@@ -1,7 +1,7 @@
 """Hold an ACP agent to the spec's requirements of this package's protocol version.
 
 ``python -m <package>.conformance [--json] [--junit FILE] [--html FILE] [--timeout SECONDS]
-[--cwd DIR] -- AGENT_CMD [ARGS...]``, or ``--url URL [--token TOKEN]`` for a remote agent
+[--run-timeout SECONDS] [--cwd DIR] -- AGENT_CMD [ARGS...]``, or ``--url URL [--token TOKEN]`` for a remote agent
 (WebSocket or Streamable HTTP).
 
 Each requirement cites the section of the spec's docs it comes from and gets a verdict: passed,

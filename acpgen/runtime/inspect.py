@@ -15,6 +15,9 @@ monotonic clock, since the start; a line that is not JSON is kept as a string un
 ``--html FILE`` writes, once the connection has ended, one self-contained page of the session
 (a sequence diagram with every message and problem, see ``_session_page``).
 ``--strict`` reports warnings as errors. The exit status is the agent's.
+
+The agent runs in a process group of its own: a signal to the inspector goes to the whole group,
+and once the agent has exited, what it left behind there (a child holding a pipe) is ended.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any, BinaryIO
 from . import _session_page, methods, models
 from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
 from ._codec import DecodeError, decode_salvaging
-from ._process import read_stdin, start_on_pipes, take_stdout
+from ._process import end_group, read_stdin, signal_group, start_on_pipes, take_stdout
 
 __all__ = ["Session", "Tap", "main", "make_checker", "run"]
 
@@ -299,6 +302,7 @@ async def run(
         await asyncio.wait_for(asyncio.shield(inspector.output_ended), _OUTPUT_GRACE)
     except asyncio.TimeoutError:
         inspector.to_client.close()
+    await end_group(process, _OUTPUT_GRACE)  # what it left behind, holding a pipe or not
     ended = inspector.checker.finish()
     for problem in ended:
         report(problem)
@@ -328,10 +332,8 @@ def _ignore(data: bytes) -> None:
 
 
 def _forward_signal(process: asyncio.subprocess.Process, signum: int) -> None:
-    try:
-        process.send_signal(signum)
-    except ProcessLookupError:
-        pass
+    """A signal to us goes to the agent's process group: what it started too."""
+    signal_group(process, signum)
 
 
 def main(

@@ -13,11 +13,19 @@ capability, or the turn ended before a cancel could reach it). The checks are in
 them all), :mod:`._kit_features` (capability gating) and :mod:`._kit_wire` (the JSON-RPC
 envelope, extensibility, the transport); each cites the page and heading of the spec's docs of
 the version (``protocol/v1/...``: the docs of ACP v1.7.0; ``protocol/v2/...``: the draft's).
+
+The kit asks only what a client would: it logs in only when an answer asks for it (-32000,
+authentication required) or a check needs it. An agent that went away is reported once, by the
+check it left unanswered: it is started again only if it had served something on the connection
+it left. A ``session/new`` refused from the first is reported by the check that asked first, and
+the checks that need a session are not applicable, saying so. The run has a bound of its own
+(``run_timeout``): the check it cuts short fails, the rest are not run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +40,7 @@ from ._kit_report import (
     level_for,
 )
 
-__all__ = ["Check", "Cite", "Kit", "NotApplicable", "Target", "Unreachable", "cites", "run"]
+__all__ = ["RUN_TIMEOUT", "Check", "Cite", "Kit", "NotApplicable", "Target", "Unreachable", "cites", "run"]
 
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"})
 CLIENT_INFO = {"name": "acpgen-conformance", "version": "1"}
@@ -131,17 +139,35 @@ class Check:
 Connect = Callable[[], Awaitable[Peer]]
 
 
+def _say(note: str) -> None:
+    print(f"conformance: {note}", file=sys.stderr)
+
+
 class Kit:
     """The connection the checks share, and what they need to say to the agent."""
 
-    def __init__(self, target: Target, connect: Connect, cwd: str, scratch: str) -> None:
+    def __init__(
+        self,
+        target: Target,
+        connect: Connect,
+        cwd: str,
+        scratch: str,
+        say: Callable[[str], None] = _say,
+    ) -> None:
         self.target = target
         self._connect = connect
         self.cwd = cwd  # a session's working directory
         self.scratch = scratch  # an empty folder, absolute: a cwd no session has yet
+        self.say = say  # tells the user what the kit did that no check asked (a login)
         self.peers: list[Peer] = []  # every connection made, in order
         self.peer: Peer | None = None
         self.failure: str | None = None  # why the last connection could not be initialized
+        self.current = ""  # the id of the check running
+        self.refusal: tuple[str, str] | None = None  # (check, answer): session/new refused first
+        self.auth_failure: str | None = None  # why the login an answer asked for failed
+        self.out_of_time = False  # the run's bound passed
+        #: The turn prompt.cancellation cancelled: (its connection, session, index of its end).
+        self.cancelled_turn: tuple[Peer, str, int] | None = None
 
     async def connection(self, version: int | None = None) -> Peer:
         """A new connection, initialized asking for ``version`` (the target's by default); its
@@ -161,27 +187,88 @@ class Kit:
         if not isinstance(answer.get("result"), dict):
             raise Broken(f"initialize asking for version {asked} answered {quote(answer)}")
         peer.hello = answer["result"]
-        if version is None:
-            await self.login(peer)
+        peer.authenticate = self._asked_to_log_in
+        peer.refused = self.refused
         return peer
 
-    async def login(self, peer: Peer) -> None:
-        """Log in with the first auth method the agent handles itself (type ``agent``, or none
-        given), as a client does before it opens sessions with an agent that may require it."""
-        methods = peer.hello.get("authMethods")
-        login = self.target.login
-        if not isinstance(methods, list) or login is None:
-            return
-        for method in methods:
+    def login_method(self, hello: Mapping[str, Any]) -> str | None:
+        """The first auth method the agent handles itself (type ``agent``, or none given)."""
+        methods = hello.get("authMethods")
+        for method in methods if isinstance(methods, list) else []:
             if isinstance(method, dict) and method.get("type", "agent") == "agent":
                 name = method.get(self.target.login_id, method.get("id"))
                 if isinstance(name, str):
-                    await peer.request(login, {self.target.login_id: name})
-                    return
+                    return name
+        return None
+
+    async def login(self, peer: Peer) -> dict[str, Any] | None:
+        """Log in with :meth:`login_method`: its answer (None when there is no such method, or
+        the package's protocol has no login); :class:`Broken` when none comes."""
+        name = self.login_method(peer.hello)
+        if name is None or self.target.login is None:
+            return None
+        return await peer.request(self.target.login, {self.target.login_id: name})
+
+    async def _asked_to_log_in(self, peer: Peer, method: str, answer: dict[str, Any]) -> bool:
+        """``method`` was answered -32000 (authentication required): log in as a client would,
+        once, and say so; True when that succeeded. A login that hangs or fails is reported as
+        what it is, by the check that asked, and not tried again."""
+        login = self.target.login
+        if method == login or login is None or self.auth_failure is not None:
+            return False
+        name = self.login_method(peer.hello)
+        asked = f"{method} answered {quote(answer, 200)}, asking for authentication"
+        if name is None:
+            self.auth_failure = f"{asked}, and initialize offers no auth method the kit can run"
+            raise Broken(self.auth_failure)
+        self.say(f"{asked}: calling {login} with {self.target.login_id} {name!r}")
+        try:
+            done = await peer.request(login, {self.target.login_id: name})
+        except Broken as exc:
+            self.auth_failure = f"{asked}; {login} with {name!r} got {exc}"
+            raise Broken(self.auth_failure) from None
+        if not isinstance(done.get("result"), dict):
+            self.auth_failure = f"{asked}; {login} with {name!r} answered {quote(done, 200)}"
+            raise Broken(self.auth_failure)
+        return True
+
+    def refused(self, method: str, answer: dict[str, Any]) -> None:
+        """A ``session/new`` refused while none was ever opened: the check that asked first
+        reports it; the others have no session to test on."""
+        if method != "session/new" or any(peer.opened for peer in self.peers):
+            return
+        if self.auth_failure is not None:
+            raise NotApplicable(f"no session to test it on: {self.auth_failure}")
+        if self.refusal is None:
+            self.refusal = (self.current, quote(answer, 200))
+            return
+        check, first = self.refusal
+        raise NotApplicable(
+            f"no session to test it on: session/new has been refused from the first "
+            f"(answered {first}, reported by {check})"
+        )
+
+    async def hello(self) -> dict[str, Any]:
+        """The result of ``initialize`` on the shared connection, even if the agent has gone
+        away since (a check that reads only that does not need it alive)."""
+        if self.peer is not None and self.peer.hello:
+            return self.peer.hello
+        return (await self.live()).hello
 
     async def live(self) -> Peer:
-        """The shared connection: a new one when there is none or the last one ended."""
+        """The shared connection: a new one when there is none or the last one ended. An agent
+        that ended a connection on which it served nothing after ``initialize`` is not started
+        again: it went away on its own, and the check it left is where that is reported."""
         if self.failure is not None:  # once initialize failed, the agent is not started again
+            raise NotApplicable(f"no connection to test it on: {self.failure}")
+        gone = self.peer is not None and self.peer.ended and not self.peer.closed
+        if gone and self.peer is not None and self.peer.answered <= 1:  # initialize's alone
+            self.failure = (
+                f"{await self.peer.link.gone()} after it answered initialize; not started again"
+            )
+            if not self.peer.gone_said:  # reported once: here, where nothing else said it
+                self.peer.gone_said = True
+                raise Broken(self.failure)
             raise NotApplicable(f"no connection to test it on: {self.failure}")
         if self.peer is None or self.peer.ended:
             self.peer = None
@@ -226,7 +313,9 @@ class Kit:
 
     async def idle(self, peer: Peer, session_id: str, start: int) -> dict[str, Any]:
         """v2: the ``state_update`` to ``idle`` that ends the turn of ``session_id``."""
-        message = await peer.wait_for(lambda m: turn_state(m, session_id) == "idle", start)
+        message = await peer.wait_for(
+            lambda m: turn_state(m, session_id) == "idle", start, session=session_id
+        )
         if message is None:
             raise Broken(f"the turn of {session_id!r} never ended with a state_update to idle")
         update: dict[str, Any] = message["params"]["update"]
@@ -267,9 +356,17 @@ async def still_serves(kit: Kit, after: str) -> None:
     peer = await kit.live()
     answer = await peer.request("session/new", kit.session_params())
     if not isinstance(answer.get("result"), dict):
+        kit.refused("session/new", answer)  # refused from the first: it never served one
         raise Broken(
             f"after {after} the agent no longer serves: session/new answered {quote(answer)}"
         )
+
+
+def no_stray_answer_so_far(kit: Kit) -> None:
+    """:class:`Broken` quoting the first answer, on any connection of the run, to an id no
+    request carried (or to one already answered)."""
+    for peer in kit.peers:
+        no_stray_answers(peer)
 
 
 def no_stray_answers(peer: Peer, start: int = 0) -> None:
@@ -278,22 +375,60 @@ def no_stray_answers(peer: Peer, start: int = 0) -> None:
         raise Broken(f"answered no request of ours: {quote(strays[0])}")
 
 
+#: The bound of a whole run, in seconds, unless the caller gives one.
+RUN_TIMEOUT = 1200.0
+
+
 async def run(
-    target: Target, checks: Sequence[Check], connect: Connect, cwd: str, scratch: str
+    target: Target,
+    checks: Sequence[Check],
+    connect: Connect,
+    cwd: str,
+    scratch: str,
+    *,
+    run_timeout: float = RUN_TIMEOUT,
+    say: Callable[[str], None] = _say,
 ) -> tuple[list[Verdict], Kit]:
     """``checks`` (those that apply to ``target``, in order) against the agent ``connect``
-    reaches: a verdict each, and the kit (its connections, for their transcript)."""
-    kit = Kit(target, connect, cwd, scratch)
+    reaches: a verdict each, and the kit (its connections, for their transcript). Once
+    ``run_timeout`` seconds have passed, the check running fails saying so and the rest are not
+    applicable (:attr:`Kit.out_of_time` is set)."""
+    kit = Kit(target, connect, cwd, scratch, say)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + run_timeout
     verdicts = []
     for check in checks:
         requirement = check.requirement(target)
+        kit.current = check.id
+        left = deadline - loop.time()
+        if left <= 0:
+            verdicts.append(
+                Verdict(
+                    requirement,
+                    NOT_APPLICABLE,
+                    f"not run: the run's bound of {run_timeout:g} s (--run-timeout) had passed",
+                )
+            )
+            continue
         try:
-            await check.run(kit)
+            await asyncio.wait_for(check.run(kit), left)
         except Broken as exc:
             verdicts.append(Verdict(requirement, FAILED, str(exc)))
         except NotApplicable as exc:
             verdicts.append(Verdict(requirement, NOT_APPLICABLE, str(exc)))
-        except (OSError, asyncio.TimeoutError) as exc:
+        except asyncio.TimeoutError:
+            if loop.time() < deadline:  # raised by the check itself
+                verdicts.append(Verdict(requirement, FAILED, "the connection failed: timed out"))
+                continue
+            kit.out_of_time = True
+            verdicts.append(
+                Verdict(
+                    requirement,
+                    FAILED,
+                    f"the run's bound of {run_timeout:g} s (--run-timeout) passed during it",
+                )
+            )
+        except OSError as exc:
             verdicts.append(Verdict(requirement, FAILED, f"the connection failed: {exc}"))
         else:
             verdicts.append(Verdict(requirement, PASSED))

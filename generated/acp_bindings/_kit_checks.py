@@ -59,7 +59,7 @@ async def version_negotiation(kit: Kit) -> None:
 
 
 async def implementation_info(kit: Kit) -> None:
-    hello = (await kit.live()).hello
+    hello = await kit.hello()
     info = hello.get(kit.target.info)
     if not isinstance(info, dict) or not all(
         isinstance(info.get(k), str) and info[k] for k in ("name", "version")
@@ -121,47 +121,110 @@ async def stop_reason(kit: Kit) -> None:
         )
 
 
+#: A prompt that asks for a long turn: time for a cancel to reach it while it is under way.
+LONG_TURN = (
+    "Please write a long, detailed answer, at least two thousand words, on the history of "
+    "computing, and check the files of the current folder as you go."
+)
+#: Updates that say what a session is rather than what its turn does: they may follow a turn's end.
+SESSION_UPDATES = frozenset(
+    {
+        "state_update",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "session_info_update",
+        "usage_update",
+    }
+)
+
+
 async def cancellation(kit: Kit) -> None:
-    """Cancel a turn once it is under way. A turn that ends otherwise fails only where the agent
-    had read the cancel first: it answered a request sent after the cancel before it ended the
-    turn (or it was waiting for a permission the cancel answered)."""
+    """Cancel a turn before the agent could have answered it: ``session/cancel`` in the same write
+    as the prompt; if that turn ended before the agent read the cancel, again once a turn asked
+    to be long is under way. A turn that ends otherwise fails only where the agent had read the
+    cancel first: it answered a request sent after the cancel before it ended the turn (or it
+    was waiting for a permission the cancel answered). Where neither try could test it, the
+    verdict says why. The turn cancelled is kept for ``prompt.no-update-after-cancel``."""
+    kit.cancelled_turn = None
+    first = await _cancelled(kit, at_once=True)
+    if isinstance(first, str):
+        second = await _cancelled(kit, at_once=False)
+        if isinstance(second, str):
+            raise NotApplicable(
+                f"could not test it: with the prompt, {first}; during a long turn, {second}"
+            )
+
+
+async def _cancelled(kit: Kit, at_once: bool) -> str | None:
+    """One try: None once the turn ended cancelled (kept in ``kit.cancelled_turn``), or why it
+    could not test the requirement; :class:`Broken` when the agent read the cancel and the turn
+    ended otherwise."""
     session_id = await kit.new_session()
     peer = await kit.live()
     start = len(peer.messages)
     peer.permission = "cancel"  # a permission request is answered cancelled, after session/cancel
     ping = None
+    cancel = peer.notification("session/cancel", {"sessionId": session_id})
     try:
-        turn = await peer.start(
-            "session/prompt", kit.prompt(session_id, " ".join(["conformance"] * 20))
-        )
-        ended = (
-            None if kit.target.state_turns else turn
-        )  # v2: the answer only says the prompt is taken
-        busy = await peer.wait_for(lambda m: _busy(m, session_id, ended), start)
-        if busy is None or "method" not in busy or turn_state(busy, session_id) == "idle":
-            raise NotApplicable(
-                "the turn ended before it sent an update or asked for permission: no chance to cancel it"
+        if at_once:
+            prompt = peer.asking("session/prompt", kit.prompt(session_id, "hello cancellation"))
+            after = peer.asking("kit/after_cancel", {})  # answered once the cancel is read
+            await peer.send_together([prompt, cancel, after])
+            turn, ping = prompt["id"], after["id"]
+        else:
+            turn = await peer.start("session/prompt", kit.prompt(session_id, LONG_TURN))
+            ended = None if kit.target.state_turns else turn  # v2: the answer takes the prompt
+            busy = await peer.wait_for(
+                lambda m: _busy(m, session_id, ended), start, session=session_id
             )
-        if busy.get("method") != "session/request_permission":
-            await peer.notify("session/cancel", {"sessionId": session_id})
-            ping = await peer.start("kit/after_cancel", {})  # answered once the cancel is read
+            if busy is None or "method" not in busy or turn_state(busy, session_id) == "idle":
+                return "the turn ended before it sent an update or asked for permission"
+            if busy.get("method") != "session/request_permission":
+                after = peer.asking("kit/after_cancel", {})
+                await peer.send_together([cancel, after])
+                ping = after["id"]
         answer = await peer.response(turn, "session/prompt")
         if not isinstance(answer.get("result"), dict):
             raise Broken(f"a cancelled turn answered {quote(answer)}")
         end = (
             await kit.idle(peer, session_id, start) if kit.target.state_turns else answer["result"]
         )
-        if ping is not None:
+        if ping is not None and end.get("stopReason") != "cancelled":
             pong = await peer.response(ping, "a request sent after the cancel")
-            read = peer.messages.index(pong, start)
-            if end.get("stopReason") != "cancelled" and _index(peer.messages, end, start) < read:
-                raise NotApplicable(
-                    f"the turn ended ({quote(end)}) before the agent had read the cancel"
-                )
+            if _index(peer.messages, end, start) < peer.messages.index(pong, start):
+                return f"the turn ended ({quote(end)}) before the agent read the cancel"
     finally:
         peer.permission = "allow"
     if end.get("stopReason") != "cancelled":
         raise Broken(f"a turn cancelled by session/cancel ended with {quote(end)}")
+    kit.cancelled_turn = (peer, session_id, _index(peer.messages, end, start))
+    return None
+
+
+async def no_update_after_cancel(kit: Kit) -> None:
+    """After the cancelled turn's end (v1: its response; v2: its ``idle``), no update of what the
+    turn did (content, tool calls, a plan) for its session, within a second."""
+    if kit.cancelled_turn is None:
+        raise NotApplicable("no turn was cancelled (see prompt.cancellation)")
+    peer, session_id, end = kit.cancelled_turn
+
+    def late(message: Mapping[str, Any]) -> bool:
+        params = message.get("params")
+        if message.get("method") != "session/update" or not isinstance(params, dict):
+            return False
+        update = params.get("update")
+        return (
+            params.get("sessionId") == session_id
+            and isinstance(update, dict)
+            and update.get("sessionUpdate") not in SESSION_UPDATES
+        )
+
+    found = await peer.wait_for(late, end + 1, timeout=min(1.0, peer.patience))
+    if found is not None:
+        raise Broken(
+            f"after the cancelled turn's end ({quote(peer.messages[end], 200)}) it sent {quote(found)}"
+        )
 
 
 def _index(messages: list[dict[str, Any]], end: Mapping[str, Any], start: int) -> int:
@@ -279,6 +342,18 @@ CHECKS = (
         ),
         "session/cancel during a turn ends it with the stop reason cancelled",
         cancellation,
+    ),
+    Check(
+        "prompt.no-update-after-cancel",
+        cites(
+            "prompt-turn#cancellation",
+            "agent",
+            "MUST",
+            "updates of content or tool calls sent after the cancel come before the turn's answer",
+            "prompt-lifecycle#cancellation",
+        ),
+        "a cancelled turn's updates of content and tool calls all come before its end",
+        no_update_after_cancel,
     ),
 )
 

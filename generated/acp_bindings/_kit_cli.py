@@ -8,7 +8,8 @@ version (:mod:`._kit_agent`, :mod:`._kit_features`) and prints one line per requ
 (``--json``: the whole report instead); ``--junit FILE`` writes JUnit XML, ``--html FILE`` the
 inspector's page of the run's messages. A package of several versions holds the agent to the
 version it answers (its ``initialize`` asked for each, newest first). Exit status: 0 when every
-MUST holds, 1 when one fails (or the agent cannot be reached), 2 for a usage error.
+MUST holds, 1 when one fails (or the agent cannot be reached, or the run outlasts
+``--run-timeout``), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._kit_agent import CLIENT_INFO, Kit, Target, Unreachable, run
+from ._kit_agent import CLIENT_INFO, RUN_TIMEOUT, Kit, Target, Unreachable, run
 from ._kit_checks import requirements
 from ._kit_features import scratch_folder
 from ._kit_peer import Broken, Link, Peer, RemoteLink, StdioLink
@@ -60,7 +61,16 @@ def parser(prog: str, html: bool = True) -> argparse.ArgumentParser:
         type=float,
         default=10.0,
         metavar="SECONDS",
-        help="how long an answer may take (default: 10)",
+        help="how long the agent may stay silent while an answer is due; the updates of a "
+        "turn's session count as activity (default: 10)",
+    )
+    parser.add_argument(
+        "--run-timeout",
+        type=float,
+        default=RUN_TIMEOUT,
+        metavar="SECONDS",
+        help=f"the bound of the whole run: the check it cuts short fails, the rest are not run "
+        f"(default: {RUN_TIMEOUT:g})",
     )
     parser.add_argument(
         "--cwd", help="the folder sessions are opened in (default: the current one)"
@@ -92,6 +102,8 @@ def main(
         arguments.error("--token needs --url")
     if args.timeout <= 0:
         arguments.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
+    if args.run_timeout <= 0:
+        arguments.error(f"--run-timeout {args.run_timeout:g}: give a number of seconds above 0")
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         arguments.error(f"--cwd {args.cwd}: no such folder")
@@ -122,7 +134,9 @@ async def _run(
     scratch = scratch_folder()
     started = time.monotonic()
     try:
-        verdicts, kit = await run(target, requirements(target), connect, cwd, scratch)
+        verdicts, kit = await run(
+            target, requirements(target), connect, cwd, scratch, run_timeout=args.run_timeout
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
@@ -135,6 +149,15 @@ async def _run(
         write_junit(verdicts, args.junit, suite=f"acp-agent-conformance-v{target.version}")
     if getattr(args, "html", None) and page is not None:
         _write(args.html, page(target.version, subject, _entries(kit, started)))
+    if kit.failure is not None:  # the agent could not be held to every requirement
+        print(f"conformance: {kit.failure}", file=sys.stderr)
+        return 1
+    if kit.out_of_time:
+        print(
+            f"conformance: the run's bound of {args.run_timeout:g} s (--run-timeout) passed",
+            file=sys.stderr,
+        )
+        return 1
     return exit_status(verdicts)
 
 

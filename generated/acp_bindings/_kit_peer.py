@@ -9,9 +9,16 @@ message both ways with its time (the transcript the ``--html`` page shows) and e
 agent wrote on its stdout (which the stdout check reads whole). It imports nothing of a version's
 modules: a check holds the agent to the spec's text, not to a package's decoders.
 
-A :class:`Link` is the wire: :class:`StdioLink` starts the agent's command on pipes;
+A :class:`Link` is the wire: :class:`StdioLink` starts the agent's command on pipes, in a
+process group of its own (closing it ends what the agent started too, in bounded time);
 :class:`RemoteLink` is a connection of the remote client (``_remote.open_transport``) over
 WebSocket or Streamable HTTP.
+
+An answer is awaited while the agent is busy with it: the agent is called stuck once it has sent
+nothing for the patience (``--timeout``), where for a request naming a session only the messages
+of that session count (a turn streaming its updates for minutes is not stuck). The wait ends at
+once when the connection ends (saying how the agent went away), and within a second of an answer
+to an id no request carried (quoting it): a diagnosis of what is on the wire, not a timeout.
 """
 
 from __future__ import annotations
@@ -21,10 +28,12 @@ import contextlib
 import itertools
 import json
 import os
+import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from ._process import end_group, exited, signal_group
 from ._transports import MessageTransport
 
 __all__ = [
@@ -40,6 +49,9 @@ __all__ = [
 
 CLIENT_TO_AGENT, AGENT_TO_CLIENT = "client-to-agent", "agent-to-client"
 _LINE_LIMIT = 64 * 1024 * 1024  # the longest line read from an agent's stdout
+_KEPT_GARBAGE = 1000  # lines that are not JSON kept, of an agent that writes them endlessly
+_STRAY_GRACE = 1.0  # seconds an answer may still come after one to an id no request carried
+_KILL: int = getattr(signal, "SIGKILL", signal.SIGTERM)
 _MISSING: Any = object()
 
 
@@ -78,6 +90,10 @@ class Link:
     def stderr(self) -> str:
         return ""
 
+    async def gone(self) -> str:
+        """How the agent went away, once the connection ended: a phrase."""
+        return "the agent closed the connection"
+
 
 class StdioLink(Link):
     """An agent process on pipes: a line per message."""
@@ -98,6 +114,7 @@ class StdioLink(Link):
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             limit=_LINE_LIMIT,
+            start_new_session=hasattr(os, "killpg"),
         )
         return cls(process)
 
@@ -112,23 +129,40 @@ class StdioLink(Link):
         return line or None
 
     async def close(self, grace: float) -> int | None:
+        """Close its stdin; the exit status if it exits within ``grace`` seconds. Else its
+        process group is terminated, then killed; and once it has exited, what it left behind
+        in its group is killed, so that no wait here is unbounded."""
         stdin = self.process.stdin
         if stdin is not None and not stdin.is_closing():
             with contextlib.suppress(ConnectionError):
                 stdin.close()
-        try:
-            status: int | None = await asyncio.wait_for(self.process.wait(), grace)
-        except asyncio.TimeoutError:
-            status = None
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-            await self.process.wait()
+        status = self.process.returncode if await exited(self.process, grace) else None
+        if status is None:
+            for signum in (signal.SIGTERM, _KILL):
+                signal_group(self.process, signum)
+                if await exited(self.process, 1.0):
+                    break
+        await end_group(self.process, 1.0)  # a child of its own left holding the pipes
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._drain, 1.0)
+            await asyncio.wait_for(asyncio.shield(self._drain), 1.0)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.process.wait(), 1.0)
         return status
 
     def stderr(self) -> str:
         return self._stderr.decode("utf-8", "replace")
+
+    async def gone(self) -> str:
+        if not await exited(self.process, 0.5):
+            how = "the agent closed its stdout, still running"
+        elif self.process.returncode is not None and self.process.returncode < 0:
+            how = f"the agent was killed by signal {-self.process.returncode}"
+        else:
+            how = f"the agent exited with status {self.process.returncode}"
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._drain), 0.2)
+        last = [line for line in self.stderr().splitlines() if line.strip()][-1:]
+        return f"{how} (its stderr ends: {quote(last[0], 200)})" if last else how
 
     async def _read_stderr(self) -> None:
         assert self.process.stderr is not None
@@ -167,6 +201,15 @@ class RemoteLink(Link):
         return None
 
 
+#: Called with the peer, a request's method and its answer asking for authentication (-32000):
+#: True once the kit has logged in, and the request is sent again.
+Authenticate = Callable[["Peer", str, dict[str, Any]], Awaitable[bool]]
+#: Called with a request's method and an answer that is not a result, before :meth:`Peer.result`
+#: raises :class:`Broken`: it may raise what fits better.
+Refused = Callable[[str, dict[str, Any]], None]
+AUTH_REQUIRED = -32000  # the schema's error code for "authentication required"
+
+
 class Peer:
     """A client on one connection to the agent."""
 
@@ -174,7 +217,7 @@ class Peer:
         self, link: Link, patience: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.link = link
-        self.patience = patience  # how long an answer may take before the agent is called stuck
+        self.patience = patience  # how long the agent may be silent before it is called stuck
         self.clock = clock
         self.started = clock()
         self.hello: dict[str, Any] = {}  # the result of the connection's initialize
@@ -184,9 +227,23 @@ class Peer:
         self.sent_ids: list[Any] = []
         self.permission = "allow"  # or "cancel": cancel the turn when the agent asks
         self.ended = False
+        self.closed = False  # the kit closed it (else the agent ended it)
+        self.gone_said = False  # a check's verdict said how the agent went away
+        self.answered = 0  # the responses the agent sent
+        self.opened = 0  # the sessions session/new opened
+        self.garbage = 0  # the lines that were not JSON objects
+        self.authenticate: Authenticate | None = None
+        self.refused: Refused | None = None
         self._ids = itertools.count(1)
         self._responses: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._changed = asyncio.Event()
+        self._asked: set[str] = set()  # the ids of the requests sent
+        self._sessions: dict[str, Any] = {}  # request id -> the session its params name
+        self._heard: dict[Any, float] = {}  # session id (None: any) -> when it last spoke
+        self._strays: list[tuple[float, dict[str, Any]]] = []  # answers to ids never sent
+        self._first_garbage: tuple[float, bytes] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+        self._end: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stray: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._reader = asyncio.ensure_future(self._read())
 
     # -- sending ------------------------------------------------------------------------------
@@ -201,68 +258,166 @@ class Peer:
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
+    async def send_together(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Send ``messages`` back to back: on stdio in one write (so the agent reads them at
+        once), elsewhere one after another with nothing awaited between them."""
+        lines = [json.dumps(m, separators=(",", ":")).encode() for m in messages]
+        if not self.link.stdio:
+            for line in lines:
+                await self.send_bytes(line)
+            return
+        now = self.clock()
+        self.transcript += [(now, CLIENT_TO_AGENT, line) for line in lines]
+        try:
+            await self.link.send(b"\n".join(lines))
+        except (ConnectionError, OSError) as exc:
+            raise Broken(f"the connection ended: {exc}") from None
+
     async def notify(self, method: str, params: Any = _MISSING) -> None:
+        await self.send(self.notification(method, params))
+
+    @staticmethod
+    def notification(method: str, params: Any = _MISSING) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not _MISSING:
             message["params"] = params
-        await self.send(message)
+        return message
 
-    async def start(self, method: str, params: Any = _MISSING, *, request_id: Any = None) -> Any:
-        """Send a request; returns its id (``request_id``, else a fresh ``kit-N``)."""
+    def asking(
+        self, method: Any, params: Any = _MISSING, *, request_id: Any = None
+    ) -> dict[str, Any]:
+        """A request to send (with :meth:`send_together`), its id recorded as sent: ``request_id``,
+        else a fresh ``kit-N``."""
         if request_id is None:
             request_id = f"kit-{next(self._ids)}"
+        key = _key(request_id)
+        if key in self._responses and self._responses[key].done():
+            del self._responses[key]  # an id used again: its new answer is awaited
         self._future(request_id)
         self.sent_ids.append(request_id)
+        self._asked.add(key)
+        if isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            self._sessions[key] = params["sessionId"]
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not _MISSING:
             message["params"] = params
+        return message
+
+    async def start(self, method: str, params: Any = _MISSING, *, request_id: Any = None) -> Any:
+        """Send a request; returns its id (``request_id``, else a fresh ``kit-N``)."""
+        message = self.asking(method, params, request_id=request_id)
         await self.send(message)
-        return request_id
+        return message["id"]
 
     async def response(self, request_id: Any, what: str = "") -> dict[str, Any]:
-        """The response to ``request_id`` (the whole message); :class:`Broken` if none comes."""
+        """The response to ``request_id`` (the whole message); :class:`Broken` if none comes: the
+        agent sent nothing (of the request's session, if it names one) for the patience, the
+        connection ended, or an answer came to an id no request carried and no other after it."""
         future = self._future(request_id)
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), self.patience)
-        except asyncio.TimeoutError:
-            gone = (
-                "the agent closed the connection" if self.ended else f"{self.patience:g} s passed"
+        session = self._sessions.get(_key(request_id))
+        since = self.clock()
+        strays = len(self._strays)
+        while not future.done() and not self.ended:
+            now = self.clock()
+            left = max(since, self._heard.get(session, since)) + self.patience - now
+            if len(self._strays) > strays:
+                left = min(left, self._strays[strays][0] + min(_STRAY_GRACE, self.patience) - now)
+            if left <= 0:
+                break
+            waits: list[asyncio.Future[Any]] = [future, self._end, self._stray]
+            await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+        if future.done():
+            return future.result()
+        raise Broken(
+            f"no answer to {what or 'request'} {request_id!r}: "
+            + await self._silence(since, strays, session)
+        )
+
+    async def _silence(self, since: float, strays: int, session: Any) -> str:
+        """Why no answer came: what the wire shows."""
+        if len(self._strays) > strays:
+            return f"it answered an id no request carried: {quote(self._strays[strays][1])}"
+        if self.ended and not self.closed:
+            why = await self.link.gone()
+            self.gone_said = True
+        elif self.ended:
+            why = "the kit closed the connection"
+        else:
+            silent = "of that session " if session is not None else ""
+            why = f"nothing {silent}came for {self.patience:g} s (--timeout)"
+        if self._first_garbage is not None:
+            why += (
+                f"; it wrote {self.garbage} line(s) on stdout that are not JSON-RPC, the first: "
+                f"{quote(self._first_garbage[1], 120)}"
             )
-            raise Broken(f"no answer to {what or 'request'} {request_id!r}: {gone}") from None
+        return why
 
     async def request(
         self, method: str, params: Any = _MISSING, *, request_id: Any = None
     ) -> dict[str, Any]:
-        return await self.response(await self.start(method, params, request_id=request_id), method)
+        """Send a request and await its answer. An answer asking for authentication (-32000) is
+        given to :attr:`authenticate`, and once that logs in the request is sent again."""
+        answer = await self.response(
+            await self.start(method, params, request_id=request_id), method
+        )
+        if (
+            self.authenticate is not None
+            and _error_code(answer) == AUTH_REQUIRED
+            and await self.authenticate(self, method, answer)
+        ):
+            answer = await self.response(
+                await self.start(method, params, request_id=request_id), method
+            )
+        if method == "session/new" and isinstance(answer.get("result"), dict):
+            self.opened += 1
+        return answer
 
     async def result(self, method: str, params: Any = _MISSING) -> Any:
         """The result of a request that must succeed; :class:`Broken` quoting the answer if not."""
         answer = await self.request(method, params)
         if not isinstance(answer.get("result", _MISSING), dict):
+            if self.refused is not None:
+                self.refused(method, answer)
             raise Broken(f"{method} answered {quote(answer)}")
         return answer["result"]
 
     # -- what came back ---------------------------------------------------------------------------
 
     async def wait_for(
-        self, found: Callable[[dict[str, Any]], bool], start: int = 0, timeout: float | None = None
+        self,
+        found: Callable[[dict[str, Any]], bool],
+        start: int = 0,
+        timeout: float | None = None,
+        session: Any = None,
     ) -> dict[str, Any] | None:
         """The first message the agent sent (from index ``start`` of :attr:`messages`) for which
-        ``found`` is true; None if none comes in ``timeout`` seconds (default: the patience) or the
-        connection ends first."""
-        deadline = self.clock() + (self.patience if timeout is None else timeout)
+        ``found`` is true; None if the connection ends first, or if none comes in ``timeout``
+        seconds, or (without one) while the agent is silent (on ``session``, when given) for the
+        patience."""
+        since = self.clock()
+        deadline = None if timeout is None else since + timeout
         index = start
         while True:
             while index < len(self.messages):
                 if found(self.messages[index]):
                     return self.messages[index]
                 index += 1
-            left = deadline - self.clock()
+            now = self.clock()
+            if deadline is None:
+                left = max(since, self._heard.get(session, since)) + self.patience - now
+            else:
+                left = deadline - now
             if left <= 0 or self.ended:
                 return None
-            self._changed.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await asyncio.wait(
+                    [waiter, self._end], timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
 
     def updates(self, session_id: str, start: int = 0) -> list[dict[str, Any]]:
         """The ``session/update`` params for ``session_id`` sent from index ``start`` on."""
@@ -276,10 +431,12 @@ class Peer:
         ]
 
     def unexpected_responses(self, start: int = 0) -> list[dict[str, Any]]:
-        """Responses to no request of ours, or to one already answered (among the messages from
-        index ``start`` on)."""
-        sent = {_key(i) for i in self.sent_ids}
-        seen: set[str] = set()
+        """Responses to no request of ours, or more of them than the request was sent (among the
+        messages from index ``start`` on)."""
+        asked: dict[str, int] = {}
+        for request_id in self.sent_ids:
+            asked[_key(request_id)] = asked.get(_key(request_id), 0) + 1
+        seen: dict[str, int] = {}
         wrong = []
         for number, message in enumerate(self.messages):
             if "method" in message or ("result" not in message and "error" not in message):
@@ -287,17 +444,18 @@ class Peer:
             key = _key(message.get("id"))
             if message.get("id") is None and "error" in message:
                 continue  # an error the agent could not tie to a request (a parse error)
-            if (key not in sent or key in seen) and number >= start:
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > asked.get(key, 0) and number >= start:
                 wrong.append(message)
-            seen.add(key)
         return wrong
 
     async def close(self, grace: float = 5.0) -> int | None:
+        self.closed = not self.ended
         status = await self.link.close(grace)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
         self._reader.cancel()
-        self.ended = True
+        self._ended()
         return status
 
     # -- the reader ------------------------------------------------------------------------------
@@ -308,33 +466,74 @@ class Peer:
             self._responses[key] = asyncio.get_running_loop().create_future()
         return self._responses[key]
 
+    def _ended(self) -> None:
+        self.ended = True
+        if not self._end.done():
+            self._end.set_result(None)
+
+    def _wake(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
     async def _read(self) -> None:
         try:
             while True:
                 line = await self.link.receive()
                 if line is None:
                     return
-                self.lines.append(line)
-                self.transcript.append((self.clock(), AGENT_TO_CLIENT, line.rstrip(b"\r\n")))
                 try:
                     message = json.loads(line)
                 except ValueError:
-                    continue
+                    message = None
                 if not isinstance(message, dict):
+                    self._garbage(line)
                     continue
+                self.lines.append(line)
+                self.transcript.append((self.clock(), AGENT_TO_CLIENT, line.rstrip(b"\r\n")))
                 self.messages.append(message)
+                self._heard_from(message)
                 if "method" in message and "id" in message:
                     await self._answer(message)
                 elif "method" not in message:
-                    future = self._future(message.get("id"))
-                    if not future.done():
-                        future.set_result(message)
-                self._changed.set()
+                    self._response(message)
+                self._wake()
         except (ConnectionError, OSError):
             return
         finally:
-            self.ended = True
-            self._changed.set()
+            self._ended()
+            self._wake()
+
+    def _garbage(self, line: bytes) -> None:
+        """A line that is not a JSON object: kept (the first thousand) for the stdout check and
+        the transcript, never taken for a sign of life."""
+        self.garbage += 1
+        if self._first_garbage is None:
+            self._first_garbage = (self.clock(), line)
+        if self.garbage <= _KEPT_GARBAGE:
+            self.lines.append(line)
+            self.transcript.append((self.clock(), AGENT_TO_CLIENT, line.rstrip(b"\r\n")))
+
+    def _heard_from(self, message: dict[str, Any]) -> None:
+        now = self.clock()
+        self._heard[None] = now
+        params = message.get("params")
+        if isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            self._heard[params["sessionId"]] = now
+
+    def _response(self, message: dict[str, Any]) -> None:
+        self.answered += 1
+        key = _key(message.get("id"))
+        asked = key in self._asked or key in map(_key, self.sent_ids)  # sent_ids: by hand too
+        if not asked and not (message.get("id") is None and "error" in message):
+            self._strays.append((self.clock(), message))
+            self._stray.set_result(None)  # wakes the waits for an answer: one may never come
+            self._stray = asyncio.get_running_loop().create_future()
+            return
+        future = self._future(message.get("id"))
+        if not future.done():
+            future.set_result(message)
 
     async def _answer(self, request: dict[str, Any]) -> None:
         """A client's answer: permission as :attr:`permission` says (to cancel, ``session/cancel``
@@ -361,6 +560,11 @@ class Peer:
             reply["result"] = {"outcome": {"outcome": "selected", "optionId": option}}
         with contextlib.suppress(Broken):
             await self.send(reply)
+
+
+def _error_code(answer: dict[str, Any]) -> Any:
+    error = answer.get("error")
+    return error.get("code") if "result" not in answer and isinstance(error, dict) else None
 
 
 def _key(request_id: Any) -> str:

@@ -7,6 +7,11 @@ read through the event loop; a regular file, ``/dev/null``, a terminal or anothe
 thread (the event loop cannot wait on them, and a terminal must not be made non-blocking); a
 closed stdin is an input that ends at once, with the reason logged. Stdout is written the same
 way. The inspector reads and writes through these too.
+
+A child process starts in a session of its own (a process group it leads), so that stopping it
+reaches what it started: an agent that runs its real work in a child of its own (a launcher, as
+an npm entry is) cannot leave that child holding the pipes open, and no wait for it is unbounded
+(:func:`stop_process`, :func:`signal_group`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import collections
 import errno
 import logging
 import os
+import signal
 import stat
 import sys
 import threading
@@ -28,7 +34,9 @@ from ._transports import MessageWriter, PipeReader
 __all__ = [
     "ProcessReader",
     "describe_exit",
+    "end_group",
     "read_stdin",
+    "signal_group",
     "spawn",
     "start_on_pipes",
     "stderr_not_quoted",
@@ -177,7 +185,13 @@ async def start_on_pipes(
     from_child, child_stdout = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *command, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+            *command,
+            stdin=child_stdin,
+            stdout=child_stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            start_new_session=_GROUPS,
         )
     except BaseException:
         os.close(to_child)
@@ -249,9 +263,13 @@ class ProcessReader(PipeReader):
             self._report_task = asyncio.ensure_future(self._report(reason))
 
     async def finished(self) -> None:
-        """Wait until the child's stderr is passed through and its end is reported."""
+        """Wait until the child's stderr is passed through and its end is reported: at most
+        ``grace`` seconds for each (a process the child left behind may hold its stderr open)."""
         for task in (self._stderr_done, self._report_task):
             if task is not None:
+                await asyncio.wait([task], timeout=self.grace)
+                if not task.done():
+                    task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
 
     async def _report(self, reason: str) -> None:
@@ -287,16 +305,69 @@ def stderr_not_quoted(reason: str) -> str:
     return f"{head} (its stderr is above)" if quoted else reason
 
 
+_GROUPS = hasattr(os, "killpg")  # POSIX: a child leads a process group of its own
+_POLL = 0.02  # seconds between looks at whether a child has exited
+_KILL: int = getattr(signal, "SIGKILL", signal.SIGTERM)
+
+
+def signal_group(process: asyncio.subprocess.Process, signum: int) -> None:
+    """Send ``signum`` to ``process`` and every process of its group (what it started and did
+    not move elsewhere); to the process alone where there are no process groups. A group
+    already gone is no error."""
+    try:
+        if _GROUPS:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def exited(process: asyncio.subprocess.Process, timeout: float) -> bool:
+    """Whether ``process`` has exited within ``timeout`` seconds. Unlike ``process.wait()``, this
+    does not wait for the pipes it shares with processes it left behind to close."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while process.returncode is None:
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            return False
+        await asyncio.sleep(min(_POLL, left))
+    return True
+
+
+def _group_left(process: asyncio.subprocess.Process) -> bool:
+    """Whether a process of ``process``'s group still exists (``process`` itself included)."""
+    try:
+        os.killpg(process.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def end_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Once ``process`` has exited, end what it left behind in its group (a child holding its
+    pipes open, whose end a reader of them would wait for in vain): terminated, then killed if
+    it is still there after ``grace`` seconds. Nothing to do for a group already gone."""
+    if not _GROUPS or not _group_left(process):
+        return
+    signal_group(process, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + grace
+    while _group_left(process) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(_POLL)
+    signal_group(process, _KILL)
+
+
 async def stop_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Wait for ``process`` to exit after its stdin closed; terminate, then kill, if it does not."""
-    waiter = asyncio.ensure_future(process.wait())
-    for action in (None, process.terminate, process.kill):
-        if action is not None:
-            try:
-                action()
-            except ProcessLookupError:
-                break
-        done, _ = await asyncio.wait({waiter}, timeout=grace)
-        if done:
-            return
-    await waiter
+    """Stop ``process`` after its stdin closed, in bounded time: wait ``grace`` seconds for it to
+    exit, then terminate its process group, then kill it; once it has exited, what it left behind
+    in its group is ended too (:func:`end_group`)."""
+    for signum in (None, signal.SIGTERM, _KILL):
+        if signum is not None:
+            signal_group(process, signum)
+        if await exited(process, grace):
+            break
+    await end_group(process, grace)
+    waiter = asyncio.ensure_future(process.wait())  # the child reaped
+    done, _ = await asyncio.wait([waiter], timeout=grace)
+    if not done:
+        waiter.cancel()

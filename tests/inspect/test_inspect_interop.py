@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from support.processes import alive
 from support.runtime import INTEROP, STUB_AGENT, STUB_CLIENT, child_env, make_workspace
 
 INSPECT = (sys.executable, "-m", "acp_bindings.inspect")
@@ -118,6 +119,7 @@ def test_the_exit_status_is_the_agents_and_a_file_on_stdin_is_read_whole(tmp_pat
 
 
 def test_a_process_the_agent_leaves_behind_does_not_hold_the_inspector(tmp_path):
+    """It is in the agent's process group: once the agent exits, the inspector ends it."""
     agent, pid = tmp_path / "agent.py", tmp_path / "left-behind.pid"
     agent.write_text(
         "import subprocess, sys\n"
@@ -130,7 +132,9 @@ def test_a_process_the_agent_leaves_behind_does_not_hold_the_inspector(tmp_path)
             [*INSPECT, "--", sys.executable, str(agent)],
             check=False, input='{"jsonrpc":"2.0","method":"_x/bye"}\n', capture_output=True, text=True, env=child_env(), timeout=60,
         )
+        left = int(pid.read_text())
+        assert not alive(left), "the process the agent left behind (in its group) was not ended"
     finally:
-        if pid.exists():
+        if pid.exists() and alive(int(pid.read_text())):
             os.kill(int(pid.read_text()), signal.SIGKILL)
     assert (done.returncode, done.stdout, done.stderr) == (0, '{"jsonrpc":"2.0","method":"_x/bye"}\n', "")

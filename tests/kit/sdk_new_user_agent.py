@@ -1,6 +1,6 @@
 """An agent as a new user writes one with the official Python SDK (``agent-client-protocol``):
 it answers ``initialize`` with the version it was asked for, names no implementation, and answers
-each prompt with its text. What the SDK does for the rest (the methods it serves by default, the
+each prompt with its text, ending a turn cancelled once a cancel for it arrived. What the SDK does for the rest (the methods it serves by default, the
 lines it drops) is the SDK's. With ``--keeps-the-text`` it answers the version it speaks and names
 itself: its only lapses are then ones the text does not forbid."""
 
@@ -14,6 +14,9 @@ from acp.schema import TextContentBlock
 
 
 class NewUserAgent:
+    def __init__(self) -> None:
+        self.cancelled: set[str] = set()  # sessions whose turn a session/cancel asked to end
+
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
@@ -27,13 +30,19 @@ class NewUserAgent:
         return acp.NewSessionResponse(session_id=uuid.uuid4().hex)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
+        self.cancelled.add(session_id)
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> acp.PromptResponse:
         for block in prompt:
             if isinstance(block, TextContentBlock):
                 update = acp.update_agent_message_text(block.text)
                 await self.conn.session_update(session_id=session_id, update=update)
+            if session_id in self.cancelled:
+                break
+        await asyncio.sleep(0)  # let a cancel written with the prompt be read first
+        if session_id in self.cancelled:
+            self.cancelled.discard(session_id)
+            return acp.PromptResponse(stop_reason="cancelled")
         return acp.PromptResponse(stop_reason="end_turn")
 
 

@@ -47,7 +47,7 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
     assert outcomes(report, "failed") == set(), details(report)
     assert outcomes(report, "not applicable") == advertised(report), details(report)  # it serves all it defines
     assert len(advertised(report)) == 6 and outcomes(report, "advised") == set()
-    assert len(report["requirements"]) == 38 and status == report["exitStatus"] == 0
+    assert len(report["requirements"]) == 39 and status == report["exitStatus"] == 0
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("name") == "acp-agent-conformance-v1"
     cases = {c.get("name"): c for c in suite.iter("testcase")}

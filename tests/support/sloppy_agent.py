@@ -27,6 +27,7 @@ BREAKS = {
     "session.unknown-session": "runs a turn for a session it never made",
     "prompt.stop-reason": "sends an update of another session during a turn",
     "prompt.cancellation": "never hears session/cancel",
+    "prompt.no-update-after-cancel": "sends a message chunk after a cancelled turn's response",
     "capabilities.load": "advertises loadSession, but refuses session/load",
     "capabilities.load.unadvertised": "serves session/load without advertising it",
     "session-load.replay-first": "sends a replayed update again after session/load's answer",
@@ -233,6 +234,14 @@ class Sloppy:
                 self.write(message)
                 if late is not None:
                     self.write(late)  # a replayed update after the answer
+                return
+            late = (method == "session/prompt" and isinstance(result, dict)
+                    and result.get("stopReason") == "cancelled" and "prompt.no-update-after-cancel" in b)
+            if late:
+                self.write(message)
+                self.write({"jsonrpc": "2.0", "method": "session/update", "params": {
+                    "sessionId": params.get("sessionId"),
+                    "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}}})
                 return
         elif message.get("method") == "session/update":
             self.last_update[(message.get("params") or {}).get("sessionId")] = message

@@ -1,0 +1,203 @@
+"""A rough agent: a good one (``AGENT_CMD``, a stub agent) made to behave as real agents do on
+the wire, slow, broken or oddly started, to hold the agent kit's timeouts and diagnoses.
+
+``python rough_agent.py MODE[,MODE...] -- AGENT_CMD [ARGS...]``
+
+It runs the agent as a child on pipes and passes every line both ways, but for what each mode
+(a key of :data:`MODES`) changes. Standard library only, so that it starts in milliseconds; it
+writes the process ids it starts to the file ``ROUGH_PIDS`` names, one a line, when set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+MODES = {
+    "stream": "stream=SECONDS:INTERVAL:TURNS: before a prompt reaches the agent, an update every "
+              "INTERVAL seconds for SECONDS (the first TURNS prompts; 0: every one); a cancel "
+              "stops it and follows the prompt",
+    "silent": "never answers a prompt, and sends nothing of its session",
+    "instant": "answers every prompt end_turn at once, before it reads on",
+    "die-after-initialize": "exits (status 3) right after its answer to initialize",
+    "wrong-id": "answers every request with the id 'zzz'",
+    "refuse": "answers every request but initialize -32601",
+    "deaf-login": "never answers authenticate (a login that waits for a browser)",
+    "garbage": "writes lines that are not JSON on stdout, never an answer",
+    "launcher": "leaves a process of its group behind that holds stdout and stderr open and "
+                "ignores SIGTERM (as a launcher's child does)",
+}
+
+
+class Rough:
+    def __init__(self, modes: dict[str, str], command: list[str]) -> None:
+        self.modes = modes
+        self.lock = threading.Lock()
+        self.to_child = threading.Lock()
+        self.asked: dict[str, str] = {}  # request id -> method
+        self.streams: dict[str, tuple[threading.Event, list[bytes]]] = {}  # session -> cancel, held
+        self.turns = 0
+        self.sessions: set[str] = set()  # the sessions the agent opened
+        self.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.pids = [self.child.pid]
+        if "launcher" in modes:
+            hold = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
+            holder = subprocess.Popen([sys.executable, "-c", hold])
+            self.pids.append(holder.pid)
+        if os.environ.get("ROUGH_PIDS"):
+            with open(os.environ["ROUGH_PIDS"], "w") as out:
+                out.write("".join(f"{pid}\n" for pid in [os.getpid(), *self.pids]))
+
+    def write(self, message: Any) -> None:
+        line = message if isinstance(message, bytes) else (json.dumps(message) + "\n").encode()
+        with self.lock:
+            sys.stdout.buffer.write(line)
+            sys.stdout.buffer.flush()
+
+    def forward(self, line: bytes) -> None:
+        assert self.child.stdin is not None
+        with self.to_child:
+            self.child.stdin.write(line)
+            self.child.stdin.flush()
+
+    def reply(self, request: dict[str, Any], result: Any = None, error: int | None = None) -> None:
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+        if error is not None:
+            answer["error"] = {"code": error, "message": "rough"}
+        else:
+            answer["result"] = result
+        self.write(answer)
+
+    # -- client to agent ------------------------------------------------------------------------
+
+    def incoming(self, line: bytes) -> None:
+        m = self.modes
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if "garbage" in m:
+            self.write(b"Loading the model... please wait\n")
+            return
+        if not isinstance(message, dict):
+            self.forward(line)
+            return
+        method, params = message.get("method"), message.get("params")
+        params = params if isinstance(params, dict) else {}
+        request = "id" in message and isinstance(method, str)
+        if request:
+            self.asked[json.dumps(message["id"])] = method
+        if "deaf-login" in m and method == "authenticate":
+            return
+        if "refuse" in m and request and method != "initialize":
+            self.reply(message, error=-32601)
+            return
+        if method == "session/prompt" and request:
+            if "silent" in m:
+                return
+            if "instant" in m:
+                self.reply(message, {"stopReason": "end_turn"})
+                return
+            streams = "stream" in m and str(params.get("sessionId")) in self.sessions
+            self.turns += streams
+            if streams and (self.stream_turns == 0 or self.turns <= self.stream_turns):
+                self.stream(str(params.get("sessionId")), line)
+                return
+        if method == "session/cancel" and str(params.get("sessionId")) in self.streams:
+            cancel, held = self.streams[str(params["sessionId"])]
+            held.append(line)
+            cancel.set()
+            return
+        self.forward(line)
+
+    @property
+    def stream_turns(self) -> int:
+        return int(self.modes["stream"].split(":")[2])
+
+    def stream(self, session: str, prompt: bytes) -> None:
+        seconds, interval, _ = (float(x) for x in self.modes["stream"].split(":"))
+        cancel, held = threading.Event(), [prompt]
+        self.streams[session] = (cancel, held)
+
+        def run() -> None:
+            deadline = time.monotonic() + seconds
+            count = 0
+            while time.monotonic() < deadline and not cancel.is_set():
+                count += 1
+                self.write({"jsonrpc": "2.0", "method": "session/update", "params": {
+                    "sessionId": session,
+                    "update": {"sessionUpdate": "agent_thought_chunk",
+                               "content": {"type": "text", "text": f"thinking {count}"}}}})
+                cancel.wait(interval)
+            with self.to_child:  # the prompt, and a cancel that came meanwhile, in that order
+                del self.streams[session]
+            for line in held:
+                self.forward(line)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    # -- agent to client ------------------------------------------------------------------------
+
+    def outgoing(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self.write(line)
+            return
+        if not isinstance(message, dict) or "method" in message:
+            self.write(line)
+            return
+        method = self.asked.pop(json.dumps(message.get("id")), None)
+        result = message.get("result")
+        if method == "session/new" and isinstance(result, dict):
+            self.sessions.add(str(result.get("sessionId")))
+        if "wrong-id" in self.modes:
+            message["id"] = "zzz"
+        self.write(message)
+        if method == "initialize" and "die-after-initialize" in self.modes:
+            sys.stderr.write("rough agent: giving up after initialize\n")
+            sys.stderr.flush()
+            os._exit(3)
+
+    # -- the pumps -------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        threading.Thread(target=self.pump_out, daemon=True).start()
+        if "garbage" in self.modes:
+            threading.Thread(target=self.babble, daemon=True).start()
+        assert self.child.stdin is not None
+        for line in sys.stdin.buffer:
+            self.incoming(line)
+        self.child.stdin.close()
+        return self.child.wait()
+
+    def pump_out(self) -> None:
+        assert self.child.stdout is not None
+        for line in self.child.stdout:
+            self.outgoing(line)
+
+    def babble(self) -> None:
+        while True:
+            time.sleep(0.3)
+            self.write(b"Loading the model... still loading\n")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        sys.stderr.write("usage: rough_agent.py MODE[,MODE...] -- AGENT_CMD [ARGS...]\n")
+        return 2
+    modes = dict(m.partition("=")[::2] for m in argv[0].split(",") if m)
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown:
+        sys.stderr.write(f"rough_agent.py: no such mode: {', '.join(unknown)}\n")
+        return 2
+    return Rough(modes, argv[2:]).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
