@@ -121,7 +121,11 @@ def _reads(codec: Codec, params_type: Any, params: Any) -> bool:
 
 
 class TypedDispatcher:
-    """Decodes params, calls the handler object's method, encodes its result."""
+    """Decodes params, calls the handler object's method, encodes its result.
+
+    A handler object with a ``handled_requests`` attribute (a collection of wire names; the stub
+    agents have one) handles those requests of ``routes`` alone: any other is answered -32601
+    (method not found) before its params are read, whatever they are."""
 
     def __init__(
         self,
@@ -132,8 +136,11 @@ class TypedDispatcher:
         protocol_version: int | None = None,
         unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
     ) -> None:
+        handled: Collection[str] | None = getattr(target, "handled_requests", None)
         self._requests = {
-            r.method: (_keeping_sessions(target, r), r.params_type) for r in routes if r.is_request
+            r.method: (_keeping_sessions(target, r), r.params_type)
+            for r in routes
+            if r.is_request and (handled is None or r.method in handled)
         }
         self._notifications: dict[str, tuple[Callable[[Any], Coroutine[Any, Any, None]], Any]] = {
             r.method: (getattr(target, r.handler), r.params_type)
