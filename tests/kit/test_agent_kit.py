@@ -194,10 +194,10 @@ def test_an_agent_that_never_answers_fails_negotiation_and_gives_no_chance_to_te
 
 def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkeypatch, tmp_path):
     """A method of the schema with a capability the kit knows nothing more of (the unstable ones):
-    advertised, it must not answer -32601; not advertised, it must. The stub agent answers
-    ``session/set_model`` (-32602 for empty params) and not ``nes/start`` (-32601): with each
-    gated by a capability it advertises (``loadSession``) and by one it does not, each half
-    passes once and fails once."""
+    advertised, it must not answer -32601; not advertised, it must. The stub agent serves
+    ``session/new`` (-32602 for empty params) and not ``nes/start`` (-32601, as it refuses every
+    method it does not serve, whatever the params): with each gated by a capability it
+    advertises (``loadSession``) and by one it does not, each half passes once and fails once."""
     import asyncio
     import dataclasses
 
@@ -218,7 +218,7 @@ def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkey
         found, _ = asyncio.run(_kit_agent.run(gated, checks, connect, str(tmp_path), str(tmp_path)))
         return {v.requirement.id: v.outcome for v in found}
 
-    assert verdicts("session/set_model", "nes/start") == {
-        "capabilities.session/set_model": "passed", "capabilities.nes/start": "passed"}
-    assert verdicts("nes/start", "session/set_model") == {
-        "capabilities.nes/start": "failed", "capabilities.session/set_model": "failed"}
+    assert verdicts("session/new", "nes/start") == {
+        "capabilities.session/new": "passed", "capabilities.nes/start": "passed"}
+    assert verdicts("nes/start", "session/new") == {
+        "capabilities.nes/start": "failed", "capabilities.session/new": "failed"}
