@@ -34,7 +34,7 @@ from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
 from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
-from .agent import Agent, asgi_app, run_agent
+from .agent import AGENT_ROUTES, Agent, asgi_app, run_agent
 from .methods import METHODS, PROTOCOL_VERSION
 
 __all__ = ["FEATURES", "SUPPORTED_VERSIONS", "StubAgent", "app", "main"]
@@ -91,6 +91,12 @@ class StubAgent(Agent, _checking.Checked):
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
+        # what it does not serve (a feature disabled, or a method of the schema it never
+        # overrides) is answered -32601 before its params are read
+        refused = {m for f, m in _stub_data.FEATURES.items() if f not in self.features}
+        self.handled_requests = _stub_sessions.served_requests(
+            type(self), Agent, AGENT_ROUTES, refused
+        )
         self.require_auth = require_auth and _stub_data.AUTH
         self.page_size = page_size
         self.sessions = store if store is not None else SessionStore()
