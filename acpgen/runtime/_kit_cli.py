@@ -132,7 +132,9 @@ async def _run(
     if len(targets) == 1:
         target = targets[max(targets)]
     else:
-        target = await _pick({asked: targets[asked]} if asked else targets, connect, forced=bool(asked))
+        target = await _pick(
+            {asked: targets[asked]} if asked else targets, connect, forced=bool(asked)
+        )
     scratch = scratch_folder()
     started = time.monotonic()
     try:

@@ -73,7 +73,9 @@ def page_size(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return size
 
 
-def served_requests(agent: type, base: type, routes: Iterable[Any], refused: Collection[str]) -> frozenset[str]:
+def served_requests(
+    agent: type, base: type, routes: Iterable[Any], refused: Collection[str]
+) -> frozenset[str]:
     """The requests a stub agent serves: those of ``routes`` (its version's ``AGENT_ROUTES``)
     whose handler its class ``agent`` overrides from ``base`` (its version's ``Agent``), but
     ``refused`` (the methods of the features it does not serve). Given to its connection as its

@@ -28,7 +28,7 @@ it, as v1 agents always have):
   ``initialize`` again.
 * a client asking for a version the router does not serve (the draft picked another for it)
   whose ``initialize`` the picked version cannot read is served in the latest version below it
-  that reads it (:func:`_readable`): a v1 client asking for 999 gets version 1, in v1's shape,
+  that reads it (:func:`readable_version`): a v1 client asking for 999 gets version 1, in v1's shape,
   from a router of versions 1 and 2. Each version's ``agent`` module says what it reads
   (``_typed.register_initialize``); where none reads it (or none says), the picked version's
   connection answers it with an error naming the version asked for and the versions served
@@ -66,6 +66,7 @@ __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "AgentRouter",
     "Connector",
+    "readable_version",
     "route_transport",
     "select_version",
     "serve_versions",
@@ -183,7 +184,7 @@ def _one(
     except RequestError as refused:
         return _error(request_id, refused.code, refused.message, refused.data), None
     if version != requested:
-        version = _readable(version, params, supported)
+        version = readable_version(version, params, supported)
     integral = isinstance(request_id, float) and request_id.is_integer()
     if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
         message_text = "Invalid request: ACP v2 request IDs must be strings or integers"
@@ -193,7 +194,7 @@ def _one(
     return None, (version, initialize, requested)
 
 
-def _readable(picked: int, params: Any, supported: tuple[int, ...]) -> int:
+def readable_version(picked: int, params: Any, supported: tuple[int, ...]) -> int:
     """The version to serve a client that asked for a version not served: ``picked``, the
     draft's, unless its agent cannot read the client's ``initialize`` (its params are in an older
     version's shape: a v1 client asking for 999); then the latest version below it whose agent
