@@ -14,8 +14,13 @@ client to the version it speaks, through the same router.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
+from support import BINDINGS
+from support.kit import agents_import, kit_module
 from support.kit_versions import agent_kit, client_kit
+from support.versions import pair_package, v2_package
 
 
 @pytest.mark.parametrize(
@@ -36,3 +41,25 @@ def test_the_agent_kit_holds_the_stub_router_to_each_version(release, kit, trans
 def test_the_client_kit_holds_each_versions_stub_client_through_the_stub_router(release, client, transport,
                                                                                 tmp_path):
     client_kit(release, "both", client, transport, tmp_path)
+
+
+def test_the_root_kit_holds_an_agent_to_no_version_it_does_not_speak(monkeypatch, capsys):
+    """``--protocol-version 1`` against the TypeScript SDK's v2 stub alone: refused (-32022), the
+    agent is held to nothing, one line and exit status 1; a version the package has not is a
+    usage error; a package of one version has no such option."""
+    folder, name = pair_package("sdk unstable")
+    v2_folder, v2_name = v2_package("sdk unstable")
+    agents_import(monkeypatch, v2_folder)
+    kit = kit_module(name, folder)
+    assert kit.main(["--protocol-version", "1", "--", sys.executable, "-m", f"{v2_name}.stub_agent"]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("conformance: ") and "--protocol-version 1: asked for version 1, the agent answered " in line
+    assert '"code":-32022' in line and line.endswith(": it does not speak it")
+    one_version = kit_module("acp_bindings", BINDINGS)
+    for module, args in ((kit, ["--protocol-version", "3"]), (one_version, ["--protocol-version", "1"])):
+        with pytest.raises(SystemExit) as exited:
+            module.main([*args, "--", "agent"])
+        assert exited.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].endswith("unrecognized arguments: --protocol-version")
+    assert any(line.endswith("argument --protocol-version: invalid choice: 3 (choose from 1, 2)") for line in err)
