@@ -66,6 +66,18 @@ FEATURES = {
     "session/set_config_option, config_option_update",
     "logout": "logout undoes authenticate",
 }
+#: The handler of each feature that is a request, by the name ``--disable`` takes.
+_HANDLERS = {
+    "load": "session_load",
+    "resume": "session_resume",
+    "list": "session_list",
+    "close": "session_close",
+    "delete": "session_delete",
+    "fork": "session_fork",
+    "modes": "session_set_mode",
+    "config-options": "session_set_config_option",
+    "logout": "logout",
+}
 #: The result type of each request the agent answers, by its wire name.
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
@@ -89,9 +101,9 @@ class StubAgent(Agent, _checking.Checked):
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
-        # what it does not serve (a feature disabled, or a method of the schema it never
-        # overrides) is answered -32601 before its params are read
-        refused = {m for f, m in _stub_data.FEATURES.items() if f not in self.features}
+        # what it does not serve (a feature the schema lacks a part of, or disabled, or a method
+        # of the schema it never overrides) is answered -32601 before its params are read
+        refused = {h for f, h in _HANDLERS.items() if f not in self.features}
         self.handled_requests = _stub_sessions.served_requests(
             type(self), Agent, AGENT_ROUTES, refused
         )

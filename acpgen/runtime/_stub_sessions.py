@@ -78,15 +78,15 @@ def served_requests(
 ) -> frozenset[str]:
     """The requests a stub agent serves: those of ``routes`` (its version's ``AGENT_ROUTES``)
     whose handler its class ``agent`` overrides from ``base`` (its version's ``Agent``), but
-    ``refused`` (the methods of the features it does not serve). Given to its connection as its
-    ``handled_requests``, every other request is answered -32601 whatever its params, as the
-    capabilities it does not advertise say."""
+    those whose handler is in ``refused`` (the handlers of the features it does not serve).
+    Given to its connection as its ``handled_requests``, every other request is answered -32601
+    whatever its params, as the capabilities it does not advertise say."""
     return frozenset(
         route.method
         for route in routes
         if route.is_request
         and getattr(agent, route.handler, None) is not getattr(base, route.handler, None)
-        and route.method not in refused
+        and route.handler not in refused
     )
 
 

@@ -106,7 +106,7 @@ class StubAgent(Agent, _checking.Checked):
         )
         # what it does not serve (a session feature not served, or a method of the draft it
         # never overrides) is answered -32601 before its params are read
-        refused = {f"session/{f}" for f in _stub_data.SESSION_FEATURES if f not in self.features}
+        refused = {f"session_{f}" for f in SESSION_FEATURES if f not in self.features}
         self.handled_requests = _stub_sessions.served_requests(
             type(self), Agent, AGENT_ROUTES, refused
         )
