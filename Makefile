@@ -21,7 +21,8 @@
 #   make bench-stub-history -- the stub agent's memory after 20,000 turns of one session, bounded and not
 #   make scale      -- the stub agent's app in 4 workers behind HAProxy: 200 sessions, a worker killed
 #   make bench-remote -- server CPU per update and memory per idle connection, our ASGI app vs the SDK's
-#   make conformance -- the agent kit's whole matrix: each sloppy break alone, every stub over every transport
+#   make conformance -- the agent kit's whole matrix (each sloppy break alone, every stub over every
+#                      transport), and both kits on every version of our stubs and routers
 #   make conformance-client -- the client kit against the sloppy client breaking each requirement alone
 PYTHON ?= python3
 VENV := .venv
@@ -184,9 +185,10 @@ transitions: $(TEST_STAMP)
 
 # The agent kit's whole matrix: each break of the sloppy agent alone (the kit fails just the
 # requirement it breaks), the stub agent of every kind of package over stdio, WebSocket and
-# Streamable HTTP (nothing fails); the default suite runs a subset covering each once.
+# Streamable HTTP (nothing fails); and both kits on every version of our stubs and routers, for
+# the bundled schema and each pair of two versions; the default suite runs a subset covering each once.
 conformance: $(TEST_STAMP)
-	ACPGEN_CONFORMANCE=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_agent_kit_matrix.py
+	ACPGEN_CONFORMANCE=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_agent_kit_matrix.py tests/kit/test_versions_kits_matrix.py
 
 # The client kit (stub_agent --check) against the sloppy client breaking each requirement in turn
 # (the suite tries two of them), and against the clients that keep them all.

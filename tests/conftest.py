@@ -21,7 +21,8 @@ from typing import Any
 
 #: Modules of the slow targets alone (``make conformance``): not collected in the default run, so it
 #: neither runs nor skips them.
-collect_ignore = [] if os.environ.get("ACPGEN_CONFORMANCE") else ["kit/test_agent_kit_matrix.py"]
+collect_ignore = [] if os.environ.get("ACPGEN_CONFORMANCE") else ["kit/test_agent_kit_matrix.py",
+                                                                  "kit/test_versions_kits_matrix.py"]
 
 
 def _cache_bytecode() -> None:

@@ -201,9 +201,7 @@ def judge(
     if outcome is not None:
         found["session.additional-directories"] = outcome
     untested = (NOT_APPLICABLE, "the client gave the agent no chance to send these requests")
-    return [
-        Verdict(rule.requirement(version), *found.get(rule.id, untested)) for rule in RULES
-    ]
+    return [Verdict(rule.requirement(version), *found.get(rule.id, untested)) for rule in RULES]
 
 
 Events = Sequence[tuple[str, dict[str, Any]]]

@@ -63,6 +63,7 @@ from ._typed import (
     log_unhandled,
     negotiated_version,
     params_of,
+    register_initialize,
 )
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "memory_transports",
     "negotiated_version",
     "params_of",
+    "register_initialize",
     "spawn",
     "stdio_streams",
     "stop_process",

@@ -32,7 +32,7 @@ from ._codec import decode, encode
 from ._echo import text_chunks
 from ._rpc import RequestError
 from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
-from .agent import Agent, asgi_app, run_agent
+from .agent import AGENT_ROUTES, Agent, asgi_app, run_agent
 from .methods import CAPABILITIES, METHODS, PROTOCOL_VERSION
 
 __all__ = ["FEATURES", "SUPPORTED_VERSIONS", "StubAgent", "app", "main"]
@@ -66,6 +66,18 @@ FEATURES = {
     "session/set_config_option, config_option_update",
     "logout": "logout undoes authenticate",
 }
+#: The handler of each feature that is a request, by the name ``--disable`` takes.
+_HANDLERS = {
+    "load": "session_load",
+    "resume": "session_resume",
+    "list": "session_list",
+    "close": "session_close",
+    "delete": "session_delete",
+    "fork": "session_fork",
+    "modes": "session_set_mode",
+    "config-options": "session_set_config_option",
+    "logout": "logout",
+}
 #: The result type of each request the agent answers, by its wire name.
 _RESULTS = {m.method: m.result for m in METHODS if m.side == "agent" and m.result}
 
@@ -95,6 +107,12 @@ class StubAgent(Agent, _checking.Checked):
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)
+        # what it does not serve (a feature the schema lacks a part of, or disabled, or a method
+        # of the schema it never overrides) is answered -32601 before its params are read
+        refused = {h for f, h in _HANDLERS.items() if f not in self.features}
+        self.handled_requests = _stub_sessions.served_requests(
+            type(self), Agent, AGENT_ROUTES, refused
+        )
         self.require_auth = require_auth and _stub_data.AUTH
         self.page_size = page_size
         self.sessions = store if store is not None else SessionStore()

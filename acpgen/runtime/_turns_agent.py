@@ -46,7 +46,7 @@ from ._stub_data import (
     UpdateParams,
 )
 from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
-from .agent import Agent, asgi_app, run_agent
+from .agent import AGENT_ROUTES, Agent, asgi_app, run_agent
 from .methods import CAPABILITIES, METHODS, PROTOCOL_VERSION
 
 __all__ = ["SUPPORTED_VERSIONS", "UNSUPPORTED_PROTOCOL_VERSION", "StubAgent", "app", "main"]
@@ -110,6 +110,12 @@ class StubAgent(Agent, _checking.Checked):
         self.page_size = page_size
         self.features = _turns_offers.served(
             frozenset(_stub_data.SESSION_FEATURES) - frozenset(disabled)
+        )
+        # what it does not serve (a session feature not served, or a method of the draft it
+        # never overrides) is answered -32601 before its params are read
+        refused = {f"session_{f}" for f in SESSION_FEATURES if f not in self.features}
+        self.handled_requests = _stub_sessions.served_requests(
+            type(self), Agent, AGENT_ROUTES, refused
         )
         self._turns: set[asyncio.Task[None]] = set()
 

@@ -12,7 +12,9 @@ writer)`` (over the network: a transport, and None for the writer). Then:
   ``methods.UNSUPPORTED_VERSION_ERROR`` and ``methods.BATCHES``: give them (the defaults are the
   TypeScript SDK's draft's, -32022 and no batches).
 
-The router picks the version by the draft's rule (:func:`negotiated_version`) and hands the
+The router picks the version by the draft's rule (:func:`negotiated_version`), or, for a client
+asking for a version not served whose ``initialize`` that version's agent cannot read (a v1
+client asking for 999), the latest version below it whose agent reads it, and hands the
 connection over; nothing is converted between versions, but the ``protocolVersion`` of that first
 ``initialize``, set to the version picked.
 

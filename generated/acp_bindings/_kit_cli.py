@@ -7,9 +7,10 @@ It starts the agent (or connects to it), holds it to the requirements of the pac
 version (:mod:`._kit_agent`, :mod:`._kit_features`) and prints one line per requirement on stdout
 (``--json``: the whole report instead); ``--junit FILE`` writes JUnit XML, ``--html FILE`` the
 inspector's page of the run's messages. A package of several versions holds the agent to the
-version it answers (its ``initialize`` asked for each, newest first). Exit status: 0 when every
-MUST holds, 1 when one fails (or the agent cannot be reached, or the run outlasts
-``--run-timeout``), 2 for a usage error.
+version it answers (its ``initialize`` asked for each, newest first), or with
+``--protocol-version N`` to version N (an agent that does not answer N is not held to anything).
+Exit status: 0 when every MUST holds, 1 when one fails (or the agent cannot be reached, does not
+speak the version given, or the run outlasts ``--run-timeout``), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 from ._kit_agent import CLIENT_INFO, RUN_TIMEOUT, Kit, Target, Unreachable, run
 from ._kit_checks import requirements
 from ._kit_features import scratch_folder
-from ._kit_peer import Broken, Link, Peer, RemoteLink, StdioLink
+from ._kit_peer import Broken, Link, Peer, RemoteLink, StdioLink, quote
 from ._kit_report import exit_status, report_json, report_lines, write_junit
 
 __all__ = ["main"]
@@ -38,9 +39,10 @@ __all__ = ["main"]
 PageMaker = Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str]
 
 
-def parser(prog: str, html: bool = True) -> argparse.ArgumentParser:
+def parser(prog: str, html: bool = True, versions: Sequence[int] = ()) -> argparse.ArgumentParser:
     """The kit's command line; ``html``: whether it offers ``--html`` (a package with an
-    inspector; one of one side has none)."""
+    inspector; one of one side has none); ``versions``: a package's several protocol versions,
+    which ``--protocol-version`` chooses from (none: a package of one version, without it)."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Hold an ACP agent to the spec's requirements of this package's protocol version.",
@@ -75,6 +77,15 @@ def parser(prog: str, html: bool = True) -> argparse.ArgumentParser:
     parser.add_argument(
         "--cwd", help="the folder sessions are opened in (default: the current one)"
     )
+    if len(versions) > 1:
+        parser.add_argument(
+            "--protocol-version",
+            type=int,
+            choices=sorted(versions),
+            metavar="N",
+            help=f"hold the agent to version N ({', '.join(map(str, sorted(versions)))}; default:"
+            " the version it answers)",
+        )
     parser.add_argument(
         "command", nargs="*", metavar="AGENT_CMD", help="the agent's command, after --"
     )
@@ -90,7 +101,7 @@ def main(
 ) -> int:
     """Run the kit; ``targets``: the package's versions (one, or one per version of a package of
     several); ``page``: makes the ``--html`` page (None: the package has no inspector)."""
-    arguments = parser(prog, html=page is not None)
+    arguments = parser(prog, html=page is not None, versions=tuple(targets))
     args = arguments.parse_args(argv)
     if bool(args.command) == bool(args.url):
         arguments.error(
@@ -130,7 +141,13 @@ async def _run(
             link = await StdioLink.start(args.command, cwd=cwd)
         return Peer(link, args.timeout)
 
-    target = targets[max(targets)] if len(targets) == 1 else await _pick(targets, connect)
+    asked = getattr(args, "protocol_version", None)
+    if len(targets) == 1:
+        target = targets[max(targets)]
+    else:
+        target = await _pick(
+            {asked: targets[asked]} if asked else targets, connect, forced=bool(asked)
+        )
     scratch = scratch_folder()
     started = time.monotonic()
     try:
@@ -161,9 +178,12 @@ async def _run(
     return exit_status(verdicts)
 
 
-async def _pick(targets: Mapping[int, Target], connect: Callable[[], Any]) -> Target:
+async def _pick(
+    targets: Mapping[int, Target], connect: Callable[[], Any], forced: bool = False
+) -> Target:
     """The target of the version the agent answers: ``initialize`` asking for each, newest
-    first, in its shape; the first the agent answers with the version asked for."""
+    first, in its shape; the first the agent answers with the version asked for. ``forced``:
+    ``targets`` is the one version ``--protocol-version`` gives."""
     answered: list[Any] = []
     for version in sorted(targets, reverse=True):
         target = targets[version]
@@ -191,6 +211,11 @@ async def _pick(targets: Mapping[int, Target], connect: Callable[[], Any]) -> Ta
                 file=sys.stderr,
             )
             return target
+    if forced:  # the one version asked for
+        raise ValueError(
+            f"--protocol-version {version}: asked for version {version}, the agent answered"
+            f" {quote(answer)}: it does not speak it"
+        )
     supported = ", ".join(map(str, sorted(targets)))
     raise ValueError(
         f"the agent speaks none of this package's protocol versions ({supported}): "

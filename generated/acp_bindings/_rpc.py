@@ -65,6 +65,7 @@ from ._typed import (
     log_unhandled,
     negotiated_version,
     params_of,
+    register_initialize,
 )
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "memory_transports",
     "negotiated_version",
     "params_of",
+    "register_initialize",
     "spawn",
     "stdio_streams",
     "stop_process",

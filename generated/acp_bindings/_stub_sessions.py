@@ -35,6 +35,7 @@ __all__ = [
     "SessionStore",
     "add_arguments",
     "page_size",
+    "served_requests",
 ]
 
 #: Sessions per page of ``session/list`` (``--page-size``): small, so that a client meets the cursor.
@@ -72,6 +73,23 @@ def page_size(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if size < 1:
         parser.error("argument --page-size: must be at least 1")
     return size
+
+
+def served_requests(
+    agent: type, base: type, routes: Iterable[Any], refused: Collection[str]
+) -> frozenset[str]:
+    """The requests a stub agent serves: those of ``routes`` (its version's ``AGENT_ROUTES``)
+    whose handler its class ``agent`` overrides from ``base`` (its version's ``Agent``), but
+    those whose handler is in ``refused`` (the handlers of the features it does not serve).
+    Given to its connection as its ``handled_requests``, every other request is answered -32601
+    whatever its params, as the capabilities it does not advertise say."""
+    return frozenset(
+        route.method
+        for route in routes
+        if route.is_request
+        and getattr(agent, route.handler, None) is not getattr(base, route.handler, None)
+        and route.handler not in refused
+    )
 
 
 #: The turns of a session's conversation kept for replay: the last ones (about 5 KB a turn).

@@ -28,6 +28,8 @@ __all__ = [
     "log_unhandled",
     "negotiated_version",
     "params_of",
+    "reads_initialize",
+    "register_initialize",
     "routed_from",
 ]
 
@@ -86,8 +88,46 @@ class Route(NamedTuple):
     session: SessionUse | None = None
 
 
+#: Whether the agent connections of each protocol version of this runtime read an
+#: ``initialize``'s params: one entry per version whose ``agent`` module is imported (each
+#: registers itself, :func:`register_initialize`). The router of several versions (``_versions``)
+#: asks it before it hands a client that asked for a version it does not serve to the version its
+#: draft picks.
+_INITIALIZE_READERS: dict[int, Callable[[Any], bool]] = {}
+
+
+def register_initialize(version: int, routes: Collection[Route], codec: Codec) -> None:
+    """Say that the agent connections of ``version`` read ``initialize`` as ``routes`` decode it
+    with ``codec`` (what the generated ``agent`` module calls as it is imported)."""
+    for route in routes:
+        if route.method == "initialize" and route.is_request:
+            _INITIALIZE_READERS[version] = functools.partial(_reads, codec, route.params_type)
+
+
+def reads_initialize(version: int, params: Any) -> bool | None:
+    """Whether the agent connections of ``version`` read an ``initialize`` of these params (its
+    ``protocolVersion`` set to ``version``, as the router hands it over); None: no agent module
+    of that version registered with this runtime (it may be another package's)."""
+    reads = _INITIALIZE_READERS.get(version)
+    if reads is None:
+        return None
+    return reads({**params, "protocolVersion": version} if isinstance(params, dict) else params)
+
+
+def _reads(codec: Codec, params_type: Any, params: Any) -> bool:
+    try:
+        codec.decode(params_type, params)
+    except codec.error:
+        return False
+    return True
+
+
 class TypedDispatcher:
-    """Decodes params, calls the handler object's method, encodes its result."""
+    """Decodes params, calls the handler object's method, encodes its result.
+
+    A handler object with a ``handled_requests`` attribute (a collection of wire names; the stub
+    agents have one) handles those requests of ``routes`` alone: any other is answered -32601
+    (method not found) before its params are read, whatever they are."""
 
     def __init__(
         self,
@@ -98,8 +138,11 @@ class TypedDispatcher:
         protocol_version: int | None = None,
         unsupported_version_error: int | None = UNSUPPORTED_PROTOCOL_VERSION,
     ) -> None:
+        handled: Collection[str] | None = getattr(target, "handled_requests", None)
         self._requests = {
-            r.method: (_keeping_sessions(target, r), r.params_type) for r in routes if r.is_request
+            r.method: (_keeping_sessions(target, r), r.params_type)
+            for r in routes
+            if r.is_request and (handled is None or r.method in handled)
         }
         self._notifications: dict[str, tuple[Callable[[Any], Coroutine[Any, Any, None]], Any]] = {
             r.method: (getattr(target, r.handler), r.params_type)
@@ -283,9 +326,9 @@ def negotiated_version(
     TypeScript SDK's v2 draft's ``-32022``, "no protocol version supported by the Agent is at or
     below the requested version") serves the highest version at or below the one requested, and
     raises that error, data ``{"requested": N, "supported": [...]}``, when there is none. A draft
-    that defines none (the spec's releases: "If the Agent supports the requested version, it MUST
-    respond with the same version. Otherwise, the Agent MUST respond with the latest version it
-    supports.") answers ``requested`` when it is supported, else the latest supported. An agent
+    that defines none (the spec's releases, whose text is the rule:
+    ``protocol/v1/initialization#version-negotiation``) answers ``requested`` when it is
+    supported, else the latest supported. An agent
     of version 1 alone serves every request with it, as v1 agents always have."""
     spoken = sorted(supported)
     if requested in spoken or spoken == [1]:

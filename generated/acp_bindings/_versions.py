@@ -27,10 +27,12 @@ it, as v1 agents always have):
   an empty array gets one ``-32600``. None of these closes the connection: the client may send
   ``initialize`` again.
 * a client asking for a version the router does not serve (the draft picked another for it)
-  whose ``initialize`` the picked version cannot read (its params are of the version it asked
-  for) is answered by that version's connection with an error naming the version asked for and
-  the versions served (``_typed.routed_from``): the draft's own error where it defines one, else
-  ``-32602``.
+  whose ``initialize`` the picked version cannot read is served in the latest version below it
+  that reads it (:func:`readable_version`): a v1 client asking for 999 gets version 1, in v1's shape,
+  from a router of versions 1 and 2. Each version's ``agent`` module says what it reads
+  (``_typed.register_initialize``); where none reads it (or none says), the picked version's
+  connection answers it with an error naming the version asked for and the versions served
+  (``_typed.routed_from``): the draft's own error where it defines one, else ``-32602``.
 
 :class:`AgentRouter` routes a byte stream (stdio, a pipe); :func:`route_transport` routes a
 :class:`MessageTransport` (a WebSocket or a Streamable HTTP connection of the ASGI app), with
@@ -58,12 +60,13 @@ from ._rpc import (
     negotiated_version,
     stdio_streams,
 )
-from ._typed import routed_from
+from ._typed import reads_initialize, routed_from
 
 __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "AgentRouter",
     "Connector",
+    "readable_version",
     "route_transport",
     "select_version",
     "serve_versions",
@@ -180,6 +183,8 @@ def _one(
         version = negotiated_version(requested, supported, unsupported_version_error)
     except RequestError as refused:
         return _error(request_id, refused.code, refused.message, refused.data), None
+    if version != requested:
+        version = readable_version(version, params, supported)
     integral = isinstance(request_id, float) and request_id.is_integer()
     if version >= 2 and not (isinstance(request_id, (str, int)) or integral):
         message_text = "Invalid request: ACP v2 request IDs must be strings or integers"
@@ -187,6 +192,19 @@ def _one(
     assert isinstance(params, dict)
     initialize = {**message, "params": {**params, "protocolVersion": version}}
     return None, (version, initialize, requested)
+
+
+def readable_version(picked: int, params: Any, supported: tuple[int, ...]) -> int:
+    """The version to serve a client that asked for a version not served: ``picked``, the
+    draft's, unless its agent cannot read the client's ``initialize`` (its params are in an older
+    version's shape: a v1 client asking for 999); then the latest version below it whose agent
+    reads them, since it is the latest version the agent can answer that client in (a v2 answer
+    names its auth methods by ``methodId``, where a v1 client reads ``id``). None reads them:
+    ``picked``, whose connection answers the error (``_typed.routed_from``)."""
+    if reads_initialize(picked, params) is not False:
+        return picked
+    lower = sorted((version for version in supported if version < picked), reverse=True)
+    return next((v for v in lower if reads_initialize(v, params)), picked)
 
 
 @contextmanager

@@ -185,10 +185,11 @@ def test_an_agent_that_never_answers_fails_negotiation_and_gives_no_chance_to_te
 
 def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkeypatch, tmp_path):
     """A method of the schema with a capability the kit knows nothing more of (the unstable ones):
-    advertised, it must not answer -32601; not advertised, it must. The stub agent answers
-    ``session/set_model`` (-32602 for empty params) and not ``nes/start`` (-32601): with each
-    gated by a capability it advertises (``loadSession``) and by one it does not, each half
-    passes once and fails once."""
+    advertised, it must not answer -32601; not advertised, it is advised to. The stub agent serves
+    ``session/new`` (-32602 for empty params) and not ``nes/start`` (-32601, as it refuses every
+    method it does not serve, whatever the params): with each gated by a capability it
+    advertises (``loadSession``) and by one it does not, each half passes once and fails (or is
+    advised on) once."""
     import asyncio
     import dataclasses
 
@@ -210,13 +211,13 @@ def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkey
         return {v.requirement.id: (v.requirement.level, v.outcome) for v in found}
 
     # the advertised half is a MUST (initialize answers what the agent supports); the other, advice
-    assert verdicts("session/set_model", "nes/start") == {
-        "capabilities.session/set_model": ("MUST", "passed"),
-        "capabilities.session/set_model.unadvertised": ("ADVICE", "not applicable"),
+    assert verdicts("session/new", "nes/start") == {
+        "capabilities.session/new": ("MUST", "passed"),
+        "capabilities.session/new.unadvertised": ("ADVICE", "not applicable"),
         "capabilities.nes/start": ("MUST", "not applicable"),
         "capabilities.nes/start.unadvertised": ("ADVICE", "passed")}
-    assert verdicts("nes/start", "session/set_model") == {
+    assert verdicts("nes/start", "session/new") == {
         "capabilities.nes/start": ("MUST", "failed"),
         "capabilities.nes/start.unadvertised": ("ADVICE", "not applicable"),
-        "capabilities.session/set_model": ("MUST", "not applicable"),
-        "capabilities.session/set_model.unadvertised": ("ADVICE", "advised")}
+        "capabilities.session/new": ("MUST", "not applicable"),
+        "capabilities.session/new.unadvertised": ("ADVICE", "advised")}

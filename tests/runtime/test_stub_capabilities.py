@@ -278,6 +278,8 @@ def test_a_feature_off_is_not_advertised_and_its_request_is_method_not_found(pac
             params = {**OFF_PARAMS[feature], **({} if method in ("session/list", "logout") else
                                                 {"sessionId": session["sessionId"]})}
             assert stub.code(method, params) == METHOD_NOT_FOUND, f"{method} is served with {feature} off"
+            # refused before its params are read: params that do not decode are no -32602
+            assert stub.code(method, {"sessionId": 7}) == METHOD_NOT_FOUND, f"{method} reads its params"
         else:  # additional directories off: none is kept, none refused
             kept = stub.new(additionalDirectories=["/opt/extra"])
             assert "sessionId" in kept

@@ -126,3 +126,39 @@ def imported_from(package: str, folder: Path) -> Iterator[None]:
         for name in [name for name in sys.modules if ours(name)]:
             del sys.modules[name]
         sys.modules.update(before)
+
+
+#: The pairs of schemas of versions 1 and 2 the kits hold our stubs to on every version: the spec's
+#: v1.7.0 and the TypeScript SDK 2.4.0's, stable and unstable (keys of :data:`V2_SCHEMAS` too).
+PAIRS = {
+    "v1.7.0": (CORPUS / "v1.7.0--v1-schema.json", CORPUS / "v1.7.0--v2-schema.json"),
+    "sdk": (SDK_SCHEMAS / "v1-schema.json", SDK_SCHEMAS / "v2-schema.json"),
+    "sdk unstable": (SDK_SCHEMAS / "v1-schema.unstable.json", SDK_SCHEMAS / "v2-schema.unstable.json"),
+}
+
+
+@functools.cache
+def pair_package(release: str) -> tuple[Path, str]:
+    """The folder holding the package of both versions of the pair ``release`` (a key of
+    :data:`PAIRS`; the TypeScript SDK's stable pair is :func:`several_versions_package`'s
+    ``both``), and the package's name."""
+    if release == "sdk":
+        return several_versions_package(), "both"
+    from acpgen.versioned import generate_versions
+
+    name = "both_" + re.sub(r"\W", "_", release)
+    versions = (1, 2) if PAIRS[release][0].parent == SDK_SCHEMAS else ()  # the SDK's schemas state none
+    folder = _FOLDER / name
+    write_package(generate_versions(Options(package=name, protocol_versions=versions), PAIRS[release]).files, folder)
+    return folder, name
+
+
+@functools.cache
+def v1_package(release: str) -> tuple[Path, str]:
+    """The folder holding the package of the pair ``release``'s v1 schema alone, and its name."""
+    schema = PAIRS[release][0]
+    name = "v1_" + re.sub(r"\W", "_", release)
+    version = 1 if schema.parent == SDK_SCHEMAS else None
+    folder = _FOLDER / name
+    write_package(generated_files(Options(schema=schema, package=name, protocol_version=version)), folder)
+    return folder, name

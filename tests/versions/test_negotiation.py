@@ -8,11 +8,12 @@ routers differ), an error in full."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
-from support import BINDINGS, INTEROP
+from support import BINDINGS, INTEROP, docs
 from support.versions import env_for, v2_package
 
 TS_AGENT = ["node", str(INTEROP / "ts_versions_agent.mjs")]
@@ -183,3 +184,39 @@ def test_our_client_binds_the_version_the_agent_answers(ours_env, tmp_path, agen
     result = json.loads(done.stdout)
     assert {k: v for k, v in result.items() if k != "sessionId"} == bound
     assert ("sessionId" in result) == ("error" not in bound)
+
+
+def _answer(command: list[str], request: dict, env: dict | None = None) -> dict:
+    done = subprocess.run(command, input=json.dumps(request) + "\n", env=env, capture_output=True, text=True,
+                          timeout=30, check=False)
+    return json.loads(done.stdout.splitlines()[0])
+
+
+(WIRE,) = docs.blocks("guides/protocol-versions.md", "", "What a client asking for another version gets")
+
+
+def test_a_v1_client_asking_for_a_version_no_release_defines_is_answered_in_a_shape_it_reads():
+    """A v1 ``initialize`` (v1's params, no ``info``) asking for 999, which no release defines:
+    the guide's exchange. The root stub agent of a package of both versions serves it in the
+    latest version whose agent reads it: version 1, a result v1's models decode, of the fields
+    the guide shows. The TypeScript router makes up an ``info`` and serves v2: version 2 in v2's
+    shape, where a v1 client finds neither ``agentInfo`` nor ``agentCapabilities``. A v2
+    ``initialize`` asking for 999 gets 2 from both."""
+    from support.versions import several_versions_package
+
+    sent, shown = (json.loads(re.sub(r"\{\.\.\.\}", "{}", re.sub(r"\[\.\.\.\]", "[]", line[3:])))
+                   for line in WIRE.text.splitlines())
+    env = env_for(several_versions_package())
+    ours = [sys.executable, "-m", "both.stub_agent"]
+    mine = _answer(ours, sent, env)
+    assert list(mine) == list(shown) and mine["id"] == sent["id"]
+    assert list(mine["result"]) == list(shown["result"]) and mine["result"]["protocolVersion"] == 1
+    read = "import json, sys; from both.v1 import models; print(models.InitializeResponse.from_json(json.load(sys.stdin)).protocol_version)"
+    decoded = subprocess.run([sys.executable, "-c", read], input=json.dumps(mine["result"]), env=env,
+                             capture_output=True, text=True, timeout=30, check=False)
+    assert decoded.stdout.strip() == "1", decoded.stderr
+    theirs = _answer([*TS_AGENT, "router"], sent)["result"]
+    assert theirs["protocolVersion"] == 2 and "agentInfo" not in theirs and "info" in theirs
+    v2_asking = {**initialize(2), "params": {**initialize(2)["params"], "protocolVersion": 999}}
+    for command, environment in ((ours, env), ([*TS_AGENT, "router"], None)):
+        assert _answer(command, v2_asking, environment)["result"]["protocolVersion"] == 2

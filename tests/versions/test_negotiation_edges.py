@@ -5,7 +5,7 @@ version and completes a turn with an agent of v1 alone and one of v2 alone, with
 stdio the Python SDK's agent (v1) and the TypeScript SDK's v2 app, over ``--url`` (a WebSocket,
 Streamable HTTP) our stub agents of one version (``--listen``). The
 router of the spec's v1.7.0 pair (whose draft defines batches and no refusal) answers a v1
-``initialize`` asking for version 0 with an error naming the versions it serves, a v2 one with
+``initialize`` asking for version 0 with version 1 (the v2 agent cannot read it), a v2 one with
 the draft's answer (the latest version), and a batch before ``initialize`` entry by entry. Our
 ``batch()`` fails at once when the TypeScript SDK's router answers a batch with one error of id
 null."""
@@ -146,14 +146,16 @@ V2_ASKING_0 = {"jsonrpc": "2.0", "id": 2, "method": "initialize",
 
 
 def test_a_version_below_every_one_served_by_the_spec_draft(spec_pair):
-    """The draft says: the latest version. The v2 agent cannot read a v1 ``initialize`` (no
-    ``info``): its error names the version asked for and every version served; a v2 one (on the
-    same connection, now v2's) gets version 2."""
-    first, second = asyncio.run(_exchange(spec_pair, [V1_ASKING_0, V2_ASKING_0], 2))
-    assert first["id"] == 1 and first["error"]["code"] == -32602
-    assert first["error"]["data"]["path"] == "/info"
-    assert (first["error"]["data"]["requested"], first["error"]["data"]["supported"]) == (0, [1, 2])
-    assert second["id"] == 2 and second["result"]["protocolVersion"] == 2
+    """The draft says: the latest version. A v2 ``initialize`` gets version 2; a v1 one, which
+    the v2 agent cannot read (no ``info``), gets the latest version that reads it, 1, in v1's
+    shape, and the connection speaks 1 from then on (a session/new of v1's shape is served)."""
+    [v2] = asyncio.run(_exchange(spec_pair, [V2_ASKING_0], 1))
+    assert v2["id"] == 2 and v2["result"]["protocolVersion"] == 2
+    session = {"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}
+    v1, created = asyncio.run(_exchange(spec_pair, [V1_ASKING_0, session], 2))
+    assert v1["id"] == 1 and v1["result"]["protocolVersion"] == 1
+    assert v1["result"]["agentInfo"]["name"] and "info" not in v1["result"]
+    assert created["id"] == 3 and created["result"]["sessionId"]
 
 
 def test_a_batch_before_initialize_is_answered_entry_by_entry_where_the_draft_has_batches(spec_pair):

@@ -151,6 +151,21 @@ def test_the_root_inspector_checks_the_version_the_first_initialize_asks_for(out
     assert lines == [f"inspect: the client asks for protocol version {asked}: checking against version {checked}"]
 
 
+def test_the_root_inspector_checks_a_v1_client_asking_for_999_against_the_version_it_is_served(output):
+    """The router serves a v1 ``initialize`` asking for 999 in version 1 (the v2 agent cannot read
+    it): the root inspector checks against 1 too, and finds no problem in the session."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": 999, "clientCapabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}]
+    env = {**os.environ, "PYTHONPATH": str(output)}
+    done = subprocess.run([sys.executable, "-m", "acp.inspect", "--", sys.executable, "-m", "acp.stub_agent"],
+                          input="".join(json.dumps(line) + "\n" for line in lines), env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["result"].get("protocolVersion") for a in answers[:1]] == [1] and answers[1]["result"]["sessionId"]
+    assert done.stderr.splitlines() == ["inspect: the client asks for protocol version 999: checking against version 1"]
+
+
 def test_a_version_s_inspector_on_the_other_version_s_session_finds_problems(output):
     done = _session(output, 1, "acp.v2.inspect")  # what the root inspector spares a v1 client
     assert done.returncode == 0, done.stderr

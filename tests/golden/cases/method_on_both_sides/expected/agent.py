@@ -151,6 +151,10 @@ class AgentSideConnection(_rpc.PeerConnection):
         return self
 
 
+# a router of several protocol versions asks which versions read a client's initialize
+_rpc.register_initialize(1, AGENT_ROUTES, _CODEC)
+
+
 async def run_agent(
     agent: Agent,
     *,
