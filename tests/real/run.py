@@ -62,6 +62,7 @@ class Outcome:
     problem: str = ""  # why there is no verdict, when there is none
     apis: list[str] = field(default_factory=list)
     scratch: str = ""  # its temporary folder, shown as TMP in the details
+    turn: str = ""  # an agent's one turn with the stub client: its set-up works, or not
 
 
 # --- running ------------------------------------------------------------------------------
@@ -180,6 +181,7 @@ def run_product(product: Product, *, gen: Path, work: Path, out: Path, fake: str
         if product.kind == "agent":
             env["PYTHONPATH"] = str(gen)
             env.update(product.setup(place))
+            outcome.turn = one_turn(product, place, env, mine, args)
             cmd = [sys.executable, "-m", f"{PACKAGE}.conformance", "--json",
                    "--junit", str(mine / "junit.xml"), "--html", str(mine / "page.html"),
                    "--timeout", str(args.kit_timeout), "--cwd", str(place.cwd),
@@ -199,6 +201,23 @@ def run_product(product: Product, *, gen: Path, work: Path, out: Path, fake: str
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return outcome
+
+
+def one_turn(product: Product, place: Place, env: dict[str, str], mine: Path,
+             args: argparse.Namespace) -> str:
+    """One prompt turn of the package's stub client with the agent, before the kit: whether
+    the agent, as set up, answers a turn from the fake model at all."""
+    out, err = mine / "turn-stdout.txt", mine / "turn-stderr.txt"
+    cmd = [sys.executable, "-m", f"{PACKAGE}.stub_client", "--prompt", "Say hello.", "--",
+           *product.command(place)]
+    status, hung, seconds = run_bounded(cmd, cwd=place.cwd, env=env, stdout=out, stderr=err,
+                                        timeout=args.turn_timeout)
+    lines = out.read_text(encoding="utf-8", errors="replace").splitlines()
+    ended = next((line for line in reversed(lines) if '"stopReason"' in line), "")
+    said = "end_turn" if '"end_turn"' in ended else (one_line(ended, 60) or "no stop reason")
+    if hung:
+        return f"{said}; the client did not end in {args.turn_timeout:.0f} s"
+    return f"{said}; exit {status}, {seconds:.0f} s"
 
 
 def collect(outcome: Outcome, mine: Path, stdout: Path, stderr: Path) -> None:
@@ -263,8 +282,8 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
     if not mine:
         return []
     if kind == "agent":
-        lines = ["| product | version | model API | calls to the fake | kit | time | failed (MUST) |",
-                 "| --- | --- | --- | --- | --- | --- | --- |"]
+        lines = [("| product | version | model API | one turn (stub client) | calls to the fake | kit "
+                 "| time | failed (MUST) |"), "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     else:
         lines = ["| product | version | how it names its agent | client | time | failed (MUST) |",
                  "| --- | --- | --- | --- | --- | --- |"]
@@ -273,7 +292,7 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
         failed = [v for v in verdicts.values() if v["outcome"] == "failed"]
         musts = [v for v in failed if v["level"] == "MUST"]
         connections = f", {len(o.reports)} connections" if kind == "client" else ""
-        about = (f"{o.product.api} | {', '.join(o.apis) or 'none'}" if kind == "agent"
+        about = (f"{o.product.api} | {o.turn} | {', '.join(o.apis) or 'none'}" if kind == "agent"
                  else o.product.note)
         lines.append(f"| {o.product.name} | {o.version} | {about} | "
                      f"{status_of(o, args.product_timeout)}{connections} | {o.seconds:.0f} s | "
@@ -374,6 +393,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="products run at once (default 1)")
     parser.add_argument("--product-timeout", type=float, default=240.0)
     parser.add_argument("--kit-timeout", type=float, default=20.0)
+    parser.add_argument("--turn-timeout", type=float, default=60.0,
+                        help="bound of an agent's one turn with the stub client (default 60)")
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--docs", action="store_true", help=f"write the table into {DOCS.name}")
     args = parser.parse_args(argv)
