@@ -195,10 +195,10 @@ conformance-client: $(TEST_STAMP) $(NODE_STAMP)
 	ACPGEN_CLIENT_KIT_ALL=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_client_kit.py
 
 # Both kits against real products (tests/real/): the agents and clients pinned by its package-lock.json
-# and requirements.txt (a venv of its own: fast-agent needs Python 3.12+), each agent's model a
+# and requirements files (venvs of their own: fast-agent needs Python 3.12+), each agent's model a
 # local fake of its API on 127.0.0.1, the run in a network namespace of its own where unshare
 # can make one. Prints the verdict table and writes it to tests/real/out/verdicts.md;
-# REAL_ARGS=--docs also puts it into docs/guides/conformance.md.
+# REAL_ARGS=--docs also puts it into docs/guides/conformance.md, REAL_ARGS="--only NAME" runs one.
 REAL := tests/real
 # The first Python 3.12+ found: on PATH, else pyenv's.
 REAL_PYTHON ?= $(shell for p in python3.13 python3.12 "$$(pyenv prefix 3.13.0 2>/dev/null)/bin/python3.13" \
@@ -214,6 +214,7 @@ $(REAL_NODE_STAMP): $(REAL)/package.json $(REAL)/package-lock.json
 	touch $(REAL_NODE_STAMP)
 
 $(REAL_PY_STAMP): $(REAL)/requirements.txt | $(TEST_STAMP)
+	@test -n "$(REAL_PYTHON)" || { echo "conformance-real: no Python 3.12+ found; set REAL_PYTHON=..." >&2; exit 1; }
 	rm -rf $(REAL)/.venv
 	$(REAL_PYTHON) -m venv $(REAL)/.venv
 	$(BIN)/python -m uv pip install --quiet --python $(REAL)/.venv/bin/python -r $(REAL)/requirements.txt \
@@ -223,6 +224,7 @@ $(REAL_PY_STAMP): $(REAL)/requirements.txt | $(TEST_STAMP)
 # acpc needs an older official Python SDK than fast-agent pins: a venv of its own.
 REAL_ACPC_STAMP := $(REAL)/.venv-acpc/.installed
 $(REAL_ACPC_STAMP): $(REAL)/requirements-acpc.txt | $(TEST_STAMP)
+	@test -n "$(REAL_PYTHON)" || { echo "conformance-real: no Python 3.12+ found; set REAL_PYTHON=..." >&2; exit 1; }
 	rm -rf $(REAL)/.venv-acpc
 	$(REAL_PYTHON) -m venv $(REAL)/.venv-acpc
 	$(BIN)/python -m uv pip install --quiet --python $(REAL)/.venv-acpc/bin/python -r $(REAL)/requirements-acpc.txt \

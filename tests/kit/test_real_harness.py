@@ -114,3 +114,18 @@ def test_docs_rewrites_only_between_its_markers(tmp_path, monkeypatch):
     run.into_docs("| new | table |\n")
     run.into_docs("| new | table |\n")
     assert page.read_text() == f"# Title\n\nbefore\n\n{run.START}\n| new | table |\n{run.END}\n\nafter\n"
+
+
+def test_rerender_makes_the_same_table_from_what_a_run_saved(tmp_path):
+    agents = {p.name: p for p in run.PRODUCTS if p.kind == "agent"}
+    outcomes = [run.Outcome(agents["opencode"], "1.2", seconds=31.4, exit_status=1, turn="end_turn; exit 0, 9 s",
+                            apis=["openai-chat ×9"],
+                            reports=[{"requirements": [_req("capabilities.prompt-content", "failed", detail="no")]}]),
+                _client("acpc", [_req("jsonrpc.ids", "passed")])]
+    args = argparse.Namespace(product_timeout=100.0, kit_timeout=7.0, turn_timeout=60.0, out=tmp_path, docs=False)
+    run.save(tmp_path / "outcomes.json", outcomes, args, "offline", 42.0)
+    first = run.render(outcomes, args, "offline", 42.0)
+    later = argparse.Namespace(product_timeout=240.0, kit_timeout=20.0, turn_timeout=60.0, out=tmp_path, docs=False)
+    assert run.rerender(later) == 0
+    assert (tmp_path / "verdicts.md").read_text() == first
+    assert "answer timeout 7 s, each product bounded to 100 s" in first

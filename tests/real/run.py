@@ -20,7 +20,8 @@ no product reaches anything but the fake.
 
 Writes `OUT/verdicts.md` (the verdict table) and, per product, `OUT/NAME/` (the kit's JSON,
 JUnit and inspector page; a client's per connection; the product's stderr), and prints the
-table. `--docs` also puts the table into docs/guides/conformance.md between its markers.
+table. `--docs` also puts the table into docs/guides/conformance.md between its markers;
+`--rerender` runs nothing and makes the table again from `OUT/outcomes.json`.
 """
 
 from __future__ import annotations
@@ -291,7 +292,7 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
         verdicts = merged(o)
         failed = [v for v in verdicts.values() if v["outcome"] == "failed"]
         musts = [v for v in failed if v["level"] == "MUST"]
-        connections = f", {len(o.reports)} connections" if kind == "client" else ""
+        connections = f", connections: {len(o.reports)}" if kind == "client" else ""
         about = (f"{o.product.api} | {o.turn} | {', '.join(o.apis) or 'none'}" if kind == "agent"
                  else o.product.note)
         lines.append(f"| {o.product.name} | {o.version} | {about} | "
@@ -350,6 +351,24 @@ def render(outcomes: list[Outcome], args: argparse.Namespace, isolated: str,
     return "\n".join(lines) + "\n"
 
 
+def save(path: Path, outcomes: list[Outcome], args: argparse.Namespace, isolated: str,
+         wall: float) -> None:
+    """What the table is made of, so that `--rerender` makes it again without running."""
+    run = {"isolated": isolated, "wall": wall, "kit_timeout": args.kit_timeout,
+           "product_timeout": args.product_timeout,
+           "outcomes": [dict(vars(o), product=o.product.name) for o in outcomes]}
+    path.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+
+
+def rerender(args: argparse.Namespace) -> int:
+    saved = json.loads((args.out / "outcomes.json").read_text(encoding="utf-8"))
+    by_name = {p.name: p for p in PRODUCTS}
+    outcomes = [Outcome(**dict(row, product=by_name[row["product"]]))
+                for row in saved["outcomes"]]
+    args.kit_timeout, args.product_timeout = saved["kit_timeout"], saved["product_timeout"]
+    return finish(render(outcomes, args, saved["isolated"], saved["wall"]), args)
+
+
 def into_docs(text: str) -> None:
     page = DOCS.read_text(encoding="utf-8")
     if START not in page or END not in page:
@@ -398,7 +417,11 @@ def main(argv: list[str]) -> int:
                         help="bound of an agent's one turn with the stub client (default 60)")
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--docs", action="store_true", help=f"write the table into {DOCS.name}")
+    parser.add_argument("--rerender", action="store_true",
+                        help="run nothing: the table again from OUT/outcomes.json")
     args = parser.parse_args(argv)
+    if args.rerender:
+        return rerender(args)
     known = {p.name for p in PRODUCTS}
     unknown = sorted(set(args.only or ()) - known)
     if unknown:
@@ -439,7 +462,12 @@ def main(argv: list[str]) -> int:
             os.killpg(fake.pid, signal.SIGKILL)
             fake.wait()
         shutil.rmtree(work, ignore_errors=True)
-    text = render(outcomes, args, isolated, time.monotonic() - began)
+    wall = time.monotonic() - began
+    save(args.out / "outcomes.json", outcomes, args, isolated, wall)
+    return finish(render(outcomes, args, isolated, wall), args)
+
+
+def finish(text: str, args: argparse.Namespace) -> int:
     (args.out / "verdicts.md").write_text(text, encoding="utf-8")
     if args.docs:
         into_docs(text)
