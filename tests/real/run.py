@@ -1,14 +1,15 @@
 """Hold both conformance kits against real ACP agents and clients: `make conformance-real`.
 
     python tests/real/run.py [--only NAME ...] [--jobs N] [--product-timeout S] [--kit-timeout S]
-                             [--out DIR] [--docs]
+                             [--turn-timeout S] [--schema FILE] [--out DIR] [--docs] [--rerender]
 
-Generates a package from the bundled schema into a temporary folder, starts the local fake of
-the model APIs (`fake_models.py`) on 127.0.0.1, then, one product at a time (or `--jobs` at
-once):
+Generates a package from the bundled schema (or `--schema FILE`) into a temporary folder,
+starts the local fake of the model APIs (`fake_models.py`) on 127.0.0.1, then, one product at a
+time (or `--jobs` at once):
 
-- each agent (`products.AGENTS`) under the agent kit, `python -m <pkg>.conformance --json
-  --junit --html -- AGENT_CMD`, in a throwaway HOME set up to reach the fake;
+- each agent (`products.AGENTS`), in a throwaway HOME set up to reach the fake: one turn of
+  the package's stub client (does it answer a turn at all?), then the agent kit,
+  `python -m <pkg>.conformance --json --junit --html -- AGENT_CMD`;
 - each client (`products.CLIENTS`) with the checking stub agent, `python -m <pkg>.stub_agent
   --check --json --report --junit --html`, as the agent it starts, one report per connection.
 
@@ -328,13 +329,21 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
     return lines
 
 
+def schema_name(args: argparse.Namespace) -> str:
+    if getattr(args, "schema_name", None):
+        return str(args.schema_name)
+    if not getattr(args, "schema", None):
+        return "the bundled schema"
+    return " + ".join(f"`{path.name}`" for path in args.schema)
+
+
 def render(outcomes: list[Outcome], args: argparse.Namespace, isolated: str,
            wall: float) -> str:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip()
     lines = [
         (f"Run by `make conformance-real` (acpgen at {head or 'an unknown commit'}; the kits of"
-        f" a package generated from the bundled schema; answer timeout {args.kit_timeout:.0f} s,"
+        f" a package generated from {schema_name(args)}; answer timeout {args.kit_timeout:.0f} s,"
         f" each product bounded to {args.product_timeout:.0f} s; {isolated}). Wall time of the"
         f" run: {wall:.0f} s."),
         "",
@@ -355,6 +364,7 @@ def save(path: Path, outcomes: list[Outcome], args: argparse.Namespace, isolated
          wall: float) -> None:
     """What the table is made of, so that `--rerender` makes it again without running."""
     run = {"isolated": isolated, "wall": wall, "kit_timeout": args.kit_timeout,
+           "schema": schema_name(args),
            "product_timeout": args.product_timeout,
            "outcomes": [dict(vars(o), product=o.product.name) for o in outcomes]}
     path.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
@@ -366,6 +376,7 @@ def rerender(args: argparse.Namespace) -> int:
     outcomes = [Outcome(**dict(row, product=by_name[row["product"]]))
                 for row in saved["outcomes"]]
     args.kit_timeout, args.product_timeout = saved["kit_timeout"], saved["product_timeout"]
+    args.schema_name = saved.get("schema", "the bundled schema")
     return finish(render(outcomes, args, saved["isolated"], saved["wall"]), args)
 
 
@@ -416,10 +427,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--turn-timeout", type=float, default=60.0,
                         help="bound of an agent's one turn with the stub client (default 60)")
     parser.add_argument("--out", type=Path, default=HERE / "out")
+    parser.add_argument("--schema", type=Path, action="append",
+                        help="generate the kits' package from this schema (repeatable, as "
+                             "acpgen's --schema), not from the bundled one")
     parser.add_argument("--docs", action="store_true", help=f"write the table into {DOCS.name}")
     parser.add_argument("--rerender", action="store_true",
                         help="run nothing: the table again from OUT/outcomes.json")
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # the stub agent's script names it from a product's folder
     if args.rerender:
         return rerender(args)
     known = {p.name for p in PRODUCTS}
@@ -439,7 +454,8 @@ def main(argv: list[str]) -> int:
     try:
         gen = work / "gen"
         acpgen = Path(sys.executable).with_name("acpgen")
-        subprocess.run([str(acpgen), "generate", "--out", str(gen)], check=True,
+        schemas = [arg for path in args.schema or () for arg in ("--schema", str(path.resolve()))]
+        subprocess.run([str(acpgen), "generate", "--out", str(gen), *schemas], check=True,
                        stdout=subprocess.DEVNULL)
         api_log = args.out / "api-calls.jsonl"
         api_log.unlink(missing_ok=True)
