@@ -85,9 +85,11 @@ def _client(name: str, *reports: list[dict[str, str]]) -> object:
 
 def test_a_clients_verdict_is_the_worst_of_its_connections():
     outcome = _client("acplint",
-                      [_req("a", "passed"), _req("b", "not applicable"), _req("c", "passed")],
-                      [_req("a", "failed", detail="broke it"), _req("b", "passed"), _req("c", "not applicable")])
-    assert {k: v["outcome"] for k, v in run.merged(outcome).items()} == {"a": "failed", "b": "passed", "c": "passed"}
+                      [_req("a", "passed"), _req("b", "not applicable"), _req("c", "passed"), _req("d", "advised")],
+                      [_req("a", "failed", detail="broke it"), _req("b", "passed"), _req("c", "not applicable"),
+                       _req("d", "passed")])
+    assert {k: v["outcome"] for k, v in run.merged(outcome).items()} == {
+        "a": "failed", "b": "passed", "c": "passed", "d": "advised"}
 
 
 def test_the_table_marks_a_hung_agent_and_quotes_each_failure_on_one_line():
@@ -95,13 +97,17 @@ def test_the_table_marks_a_hung_agent_and_quotes_each_failure_on_one_line():
     done = run.Outcome(agents["qwen-code"], "0.1", seconds=30.0, exit_status=1, scratch="/tmp/x1",
                        reports=[{"requirements": [_req("jsonrpc.ids-echoed", "passed"),
                                                   _req("jsonrpc.parse-error", "failed",
-                                                       detail="in /tmp/x1/cwd | \x1b[2Jgarbage\nline two")]}])
+                                                       detail="in /tmp/x1/cwd | \x1b[2Jgarbage\nline two"),
+                                                  _req("jsonrpc.invalid-request", "advised", "ADVICE", "-32601")]}])
     hung = run.Outcome(agents["codex-acp"], "0.2", seconds=240.0, hung=True, problem="the kit wrote no report")
     text = run.render([done, hung, _client("acpx", [_req("jsonrpc.ids", "passed")])], ARGS, "offline", 271.0)
     lines = text.splitlines()
     assert "| jsonrpc.parse-error | MUST | FAIL | hung |" in lines
     assert "| jsonrpc.ids | MUST | PASS |" in lines
-    assert "- `jsonrpc.parse-error` (MUST): in TMP/cwd \\| \\x1b[2Jgarbage line two" in lines
+    assert "- FAIL `jsonrpc.parse-error` (MUST): in TMP/cwd \\| \\x1b[2Jgarbage line two" in lines
+    assert "- NOTE `jsonrpc.invalid-request` (ADVICE): -32601" in lines
+    assert "| jsonrpc.invalid-request | ADVICE | NOTE | hung |" in lines
+    assert any(line.startswith("| qwen-code | 0.1 |") and line.endswith("| 1 (1), 1 |") for line in lines)
     assert any(line.startswith("| codex-acp | 0.2 |") and "hung: stopped after 240 s" in line for line in lines)
     assert "Wall time of the run: 271 s." in text
     assert not [line for line in lines if line.startswith("| `")]  # the guide's requirements table's rows

@@ -241,18 +241,20 @@ def collect(outcome: Outcome, mine: Path, stdout: Path, stderr: Path) -> None:
 
 # --- the table ------------------------------------------------------------------------------
 
-MARKS = {"passed": "PASS", "failed": "FAIL", "not applicable": "N/A"}
+MARKS = {"passed": "PASS", "failed": "FAIL", "advised": "NOTE", "not applicable": "N/A"}
+#: Which outcome a product gets when its reports (a client's connections) differ: the worst.
+RANK = {"failed": 3, "advised": 2, "passed": 1, "not applicable": 0}
 
 
 def merged(outcome: Outcome) -> dict[str, dict[str, Any]]:
     """Each requirement's verdict over the product's reports (a client's connections): failed
-    in one, failed; else passed in one, passed; else not applicable."""
-    rank = {"failed": 2, "passed": 1, "not applicable": 0}
+    in one, failed; else advice not followed in one (a NOTE); else passed in one, passed; else
+    not applicable."""
     verdicts: dict[str, dict[str, Any]] = {}
     for report in outcome.reports:
         for req in report.get("requirements", []):
             known = verdicts.get(req["id"])
-            if known is None or rank[req["outcome"]] > rank[known["outcome"]]:
+            if known is None or RANK.get(req["outcome"], 0) > RANK.get(known["outcome"], 0):
                 verdicts[req["id"]] = req
     return verdicts
 
@@ -285,20 +287,23 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
         return []
     if kind == "agent":
         lines = [("| product | version | model API | one turn (stub client) | calls to the fake | kit "
-                 "| time | failed (MUST) |"), "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                 "| time | failed (MUST), advised |"),
+                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     else:
-        lines = ["| product | version | how it names its agent | client | time | failed (MUST) |",
+        lines = [("| product | version | how it names its agent | client | time "
+                 "| failed (MUST), advised |"),
                  "| --- | --- | --- | --- | --- | --- |"]
     for o in mine:
         verdicts = merged(o)
         failed = [v for v in verdicts.values() if v["outcome"] == "failed"]
         musts = [v for v in failed if v["level"] == "MUST"]
+        advised = [v for v in verdicts.values() if v["outcome"] == "advised"]
         connections = f", connections: {len(o.reports)}" if kind == "client" else ""
         about = (f"{o.product.api} | {o.turn} | {', '.join(o.apis) or 'none'}" if kind == "agent"
                  else o.product.note)
         lines.append(f"| {o.product.name} | {o.version} | {about} | "
                      f"{status_of(o, args.product_timeout)}{connections} | {o.seconds:.0f} s | "
-                     f"{len(failed)} ({len(musts)}) |")
+                     f"{len(failed)} ({len(musts)}), {len(advised)} |")
     ids: dict[str, str] = {}
     for o in mine:
         for req_id, verdict in merged(o).items():
@@ -312,7 +317,7 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
         lines.append(f"| {req_id} | {level} | {cells} |")
     lines.append("")
     for o, col in zip(mine, columns):
-        failed = [v for v in col.values() if v["outcome"] == "failed"]
+        failed = [v for v in col.values() if v["outcome"] in ("failed", "advised")]
         if not failed and not o.hung and not o.problem:
             continue
         lines.append(f"**{o.product.name} {o.version}**:")
@@ -324,7 +329,8 @@ def table(outcomes: list[Outcome], kind: str, args: argparse.Namespace) -> list[
             lines.append(f"- {one_line(o.problem)}")
         for v in failed:
             detail = (v.get("detail") or "").replace(o.scratch, "TMP")
-            lines.append(f"- `{v['id']}` ({v['level']}): {one_line(detail)}")
+            mark = "FAIL" if v["outcome"] == "failed" else "NOTE"
+            lines.append(f"- {mark} `{v['id']}` ({v['level']}): {one_line(detail)}")
         lines.append("")
     return lines
 
