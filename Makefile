@@ -24,13 +24,14 @@
 #   make conformance -- the agent kit's whole matrix (each sloppy break alone, every stub over every
 #                      transport), and both kits on every version of our stubs and routers
 #   make conformance-client -- the client kit against the sloppy client breaking each requirement alone
+#   make conformance-real -- both kits against real agents and clients from npm and PyPI, offline; a table
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: conformance conformance-client scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build bench-codec-ab
+.PHONY: conformance conformance-client conformance-real scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build bench-codec-ab
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -194,6 +195,46 @@ conformance: $(TEST_STAMP)
 # (the suite tries two of them), and against the clients that keep them all.
 conformance-client: $(TEST_STAMP) $(NODE_STAMP)
 	ACPGEN_CLIENT_KIT_ALL=1 $(BIN)/python -m pytest -q -n 2 tests/kit/test_client_kit.py
+
+# Both kits against real products (tests/real/): the agents and clients pinned by its package-lock.json
+# and requirements files (venvs of their own: fast-agent needs Python 3.12+), each agent's model a
+# local fake of its API on 127.0.0.1, the run in a network namespace of its own where unshare
+# can make one. Prints the verdict table and writes it to tests/real/out/verdicts.md;
+# REAL_ARGS=--docs also puts it into docs/guides/conformance.md, REAL_ARGS="--only NAME" runs one.
+REAL := tests/real
+# The first Python 3.12+ found: on PATH, else pyenv's.
+REAL_PYTHON ?= $(shell for p in python3.13 python3.12 "$$(pyenv prefix 3.13.0 2>/dev/null)/bin/python3.13" \
+	"$$(pyenv prefix 3.12.1 2>/dev/null)/bin/python3.12"; do "$$p" -c 'import sys; assert sys.version_info >= (3, 12)' \
+	2>/dev/null && { echo "$$p"; break; }; done)
+REAL_NODE_STAMP := $(REAL)/node_modules/.installed
+REAL_PY_STAMP := $(REAL)/.venv/.installed
+
+# npm install, not npm ci: the lock lacks the other platforms' optional packages (their metadata
+# is not all on the registry), which npm ci refuses; --no-save installs the locked tree as it is.
+$(REAL_NODE_STAMP): $(REAL)/package.json $(REAL)/package-lock.json
+	cd $(REAL) && npm install --no-save --no-audit --no-fund --loglevel=error
+	touch $(REAL_NODE_STAMP)
+
+$(REAL_PY_STAMP): $(REAL)/requirements.txt | $(TEST_STAMP)
+	@test -n "$(REAL_PYTHON)" || { echo "conformance-real: no Python 3.12+ found; set REAL_PYTHON=..." >&2; exit 1; }
+	rm -rf $(REAL)/.venv
+	$(REAL_PYTHON) -m venv $(REAL)/.venv
+	$(BIN)/python -m uv pip install --quiet --python $(REAL)/.venv/bin/python -r $(REAL)/requirements.txt \
+		|| $(REAL)/.venv/bin/python -m pip install --quiet -r $(REAL)/requirements.txt
+	touch $(REAL_PY_STAMP)
+
+# acpc needs an older official Python SDK than fast-agent pins: a venv of its own.
+REAL_ACPC_STAMP := $(REAL)/.venv-acpc/.installed
+$(REAL_ACPC_STAMP): $(REAL)/requirements-acpc.txt | $(TEST_STAMP)
+	@test -n "$(REAL_PYTHON)" || { echo "conformance-real: no Python 3.12+ found; set REAL_PYTHON=..." >&2; exit 1; }
+	rm -rf $(REAL)/.venv-acpc
+	$(REAL_PYTHON) -m venv $(REAL)/.venv-acpc
+	$(BIN)/python -m uv pip install --quiet --python $(REAL)/.venv-acpc/bin/python -r $(REAL)/requirements-acpc.txt \
+		|| $(REAL)/.venv-acpc/bin/python -m pip install --quiet -r $(REAL)/requirements-acpc.txt
+	touch $(REAL_ACPC_STAMP)
+
+conformance-real: $(TEST_STAMP) $(REAL_NODE_STAMP) $(REAL_PY_STAMP) $(REAL_ACPC_STAMP)
+	$(BIN)/python $(REAL)/run.py $(REAL_ARGS)
 
 # Building messages with the generated builders against the official Python SDK's helpers (ratios, same run).
 bench-build: $(STAMP)
