@@ -27,6 +27,7 @@ with the runtime figures in one table.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -90,6 +91,7 @@ def per_call(function: Callable[[], Any], seconds: float) -> Callable[[int], flo
     number = max(1, int(calls * seconds / 0.05))
 
     def run(_round: int) -> float:
+        gc.collect()  # start from no garbage of the candidate before (its collections are its own)
         start = time.process_time()
         for _ in range(number):
             function()
