@@ -2,7 +2,8 @@
 
 The nearest is the first ``pyproject.toml`` found in the working folder or above it. Keys are the
 long option names (``schema``, ``out``, ``package``, ``side``, ``stable-only``, ``templates``,
-``names``, ``models``, ``protocol-version``); paths are relative to the folder of that ``pyproject.toml``. Flags override the file.
+``names``, ``models``, ``protocol-version``), and ``strict`` for ``acpgen check``; paths are relative
+to the folder of that ``pyproject.toml``. Flags override the file.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ _PATHS = ("schema", "out", "templates", "names")
 _STRINGS = ("package", "side", "models")
 _BOOLS = ("stable-only",)
 _VERSIONS = ("protocol-version",)
-KEYS = (*_PATHS, *_STRINGS, *_BOOLS, *_VERSIONS)
+_CHECK = ("strict",)  # check's own: not an option of the package
+KEYS = (*_PATHS, *_STRINGS, *_BOOLS, *_VERSIONS, *_CHECK)
 
 
 class ConfigError(Exception):
@@ -40,6 +42,7 @@ class Config:
     values: dict[str, Any] = field(default_factory=dict)  # key -> str, bool or Path (resolved)
     shown: str = PYPROJECT  # ``source`` as the user names it from the working folder
     written: dict[str, str] = field(default_factory=dict)  # a path key -> its value as the file writes it
+    strict: bool = False  # check fails on a file in a package folder acpgen did not write
 
     def origin(self, key: str) -> str:
         """Where a value of this table came from, for an error: ``pyproject.toml: [tool.acpgen] package``."""
@@ -90,11 +93,16 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{shown}: [tool.acpgen] must be a table")
     values: dict[str, Any] = {}
     written: dict[str, str] = {}
+    strict = False
     for key, value in table.items():
         where = f"{shown}: [tool.acpgen] {key}"
         if key not in KEYS:
             raise ConfigError(f"{shown}: [tool.acpgen] has unknown key {key!r} (known: {', '.join(KEYS)})")
-        if key in _BOOLS:
+        if key in _CHECK:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} must be true or false, found {value!r}")
+            strict = value
+        elif key in _BOOLS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false, found {value!r}")
             values[key] = value
@@ -118,7 +126,7 @@ def load_config(start: Path) -> Config:
             written[key] = value
         else:
             values[key] = value
-    return Config(source=path, values=values, shown=shown, written=written)
+    return Config(source=path, values=values, shown=shown, written=written, strict=strict)
 
 
 def _shown(path: Path, start: Path) -> str:

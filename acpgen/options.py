@@ -73,12 +73,21 @@ def check_options(options: Options) -> None:
                                            f" ({where['schema']}): give one per schema, in the same order")])
     if options.models not in FLAVOURS:
         raise DiagnosticError([error(None, f"{where['models']} {options.models!r} is not one of {', '.join(FLAVOURS)}")])
+    missing = missing_tool(options)
+    if missing is not None:
+        raise DiagnosticError([error(None, missing)])
+    if options.templates is not None and not options.templates.is_dir():
+        raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
+
+
+def missing_tool(options: Options) -> str | None:
+    """What rendering ``options`` needs that is not installed (the line that says how to install
+    it), or None."""
     if options.models == "pydantic" and not _has_datamodel_code_generator():
         from .render.pydantic_models import INSTALL_HINT
 
-        raise DiagnosticError([error(None, INSTALL_HINT)])
-    if options.templates is not None and not options.templates.is_dir():
-        raise DiagnosticError([error(None, f"{where['templates']} {str(options.templates)!r} is not a folder")])
+        return INSTALL_HINT
+    return None
 
 
 def _has_datamodel_code_generator() -> bool:

@@ -27,10 +27,10 @@ class EchoClient(acp.Client):
     async def session_request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        if self.cancel:  # cancel the turn: the pending permission request is answered "cancelled"
+        allow = next((option for option in params.options if option.kind.startswith("allow")), None)
+        if self.cancel or allow is None:  # cancel the turn: the pending request is answered "cancelled"
             await self.agent.session_cancel(session_id=params.session_id)
             return models.RequestPermissionResponse(outcome=outcome.cancelled())
-        allow = next(option for option in params.options if option.kind.startswith("allow"))
         return models.RequestPermissionResponse(outcome=outcome.selected(allow.option_id))
 
 

@@ -21,8 +21,9 @@ from typing import Any
 
 import click
 
-from ..output.drift import find_drift, summary
-from ..output.manifest import Manifest, parse_manifest, read_manifest
+from ..options import missing_tool
+from ..output.drift import find_drift, recorded_drift, summary, unlisted
+from ..output.manifest import Manifest, as_written, parse_manifest, read_manifest
 from ..output.packages import (
     manifest_in,
     out_of,
@@ -34,13 +35,24 @@ from ..output.recipe import BY_KEY, OPTIONS, Recipe, differences, local_path
 from ..output.writer import WriteError, check_out_folder
 from . import hints
 from .base import EXIT_DRIFT, fail, main
-from .generating import Run, output_options, render, resolve, run_of
+from .generating import (
+    Run,
+    config_strict,
+    inputs,
+    output_options,
+    render,
+    resolve,
+    run_of,
+)
 
 
 @main.command(name="check")
 @output_options
 @click.option("--summary", "summary_only", is_flag=True, help="Name the files that differ; print no diff.")
-def check_command(summary_only: bool = False, **flags: Any) -> None:
+@click.option("--strict/--no-strict", default=None,
+              help="Also fail (exit 1) on a file in a package folder that acpgen did not write. [default:"
+              " [tool.acpgen] strict, else --no-strict]")
+def check_command(summary_only: bool = False, strict: bool | None = None, **flags: Any) -> None:
     """Check that the output folder holds what generate would write.
 
     Exit 0 when it does. Else print a unified diff per file that differs (none with --summary),
@@ -51,7 +63,8 @@ def check_command(summary_only: bool = False, **flags: Any) -> None:
     checked, and finding none is an error.
     """
     run = resolve(flags)
-    results = [(each, _check(each, summary_only)) for each in _targets(run)]
+    strict = strict if strict is not None else config_strict()
+    results = [(each, _check(each, summary_only, strict)) for each in _targets(run)]
     failing = [each for each, status in results if status]
     if len(results) > 1 and failing:
         names = ", ".join(_shown(_folder(each[0])) for each in failing)
@@ -164,7 +177,7 @@ def _must_exist(path: Path, key: str, shown: str, run: Run) -> None:
          f" is not a {what} here; give {BY_KEY[key].flag}")
 
 
-def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
+def _check(prepared: tuple[Run, list[str]], summary_only: bool, strict: bool) -> int:
     """Check one package; the exit status (0 or 1). Exits 2 on an error."""
     run, mismatches = prepared
     folder = _shown(_folder(run))
@@ -179,32 +192,137 @@ def _check(prepared: tuple[Run, list[str]], summary_only: bool) -> int:
         click.echo(f"acpgen check: {folder} was generated with other options (`{_recorded_command(run)}`): check it"
                    f" without the ones above to keep those, or {regenerate}", err=True)
         return EXIT_DRIFT
-    files = render(run)
     try:
         check_out_folder(run.out, run.origins.get("out", "--out"))
         if not run.out.exists():
-            click.echo(f"acpgen check: {run.out} does not exist ({len(files)} missing); run `{hints.regenerate(run)}`",
-                       err=True)
+            count = "" if missing_tool(run.options) else f" ({len(render(run))} missing)"
+            click.echo(f"acpgen check: {run.out} does not exist{count}; run `{hints.regenerate(run)}`", err=True)
             return EXIT_DRIFT
-        drift = find_drift(run.out, files, run.manifest)
+        status, listed, last = _by_manifest(run, folder)
+        if status is None:
+            status, listed, last = _by_rendering(run, folder, summary_only)
+        extra = unlisted(run.out, listed)
     except (WriteError, OSError) as exc:
         fail(str(exc) if isinstance(exc, WriteError) else f"cannot read {run.out}: {exc.strerror or exc}")
+    for rel in extra:
+        click.echo(f"acpgen check: {(run.out / rel).as_posix()} is in the package folder but acpgen did not write it"
+                   f" (its manifest does not list it){'' if strict else '; --strict fails on it'}", err=True)
+    if strict and extra:
+        click.echo(f"acpgen check: {folder}: {len(extra)} file(s) acpgen did not write, and --strict fails on them:"
+                   " remove them, or move them out of the package folder", err=True)
+    if last:  # the verdict again, last: the tail of a log shows it
+        click.echo(last, err=True)
+    return EXIT_DRIFT if status or strict and extra else 0
+
+
+def _by_manifest(run: Run, folder: str) -> tuple[int | None, list[str], str]:
+    """The verdict told from the manifest alone (no rendering): when it records the inputs, as
+    acpgen wrote it, and they are the same now, the package is up to date while each file it
+    lists has the recorded sha256. ``(None, [])``: rendering must tell; rendering is needed too
+    to show a changed file's diff, unless the renderer is missing (then drift is named by the
+    digests, or by the inputs that changed). The files the manifest lists, and the verdict to
+    repeat last ("" for none)."""
+    manifest = _as_written(run)
+    missing = missing_tool(run.options)
+    if manifest is None or manifest.inputs is None:
+        return (None, [], "") if missing is None else _unsure(run, folder, missing)
+    listed = [*manifest.files, run.manifest]
+    changed = manifest.inputs.changed(inputs(run), _schema_names(run))
+    if not changed:
+        drift = recorded_drift(run.out, manifest, run.manifest)
+        if not drift:
+            click.echo(f"acpgen check: {folder} is up to date", err=True)
+            return 0, listed, ""
+        if missing is None:
+            return None, [], ""  # render, to show the diff
+        verdict = (f"acpgen check: {summary(drift)}; showing the diff, and regenerating, needs {_what(missing)};"
+                   f" then run `{hints.regenerate(run)}`")
+        click.echo(verdict, err=True)
+        for item in drift:
+            click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
+        return EXIT_DRIFT, listed, verdict
+    if missing is None:
+        return None, [], ""
+    said = f"{', '.join(changed[:-1])} and {changed[-1]}" if len(changed) > 1 else changed[0]
+    click.echo(f"acpgen check: {folder} is out of date: {said} changed since it was generated;"
+               f" regenerating it, and showing what changes, needs {_what(missing)}; then run"
+               f" `{hints.regenerate(run)}`", err=True)
+    return EXIT_DRIFT, listed, ""
+
+
+def _unsure(run: Run, folder: str, missing: str) -> tuple[int | None, list[str], str]:
+    """Without the renderer, a manifest that is not as acpgen wrote it: drift (exit 1) when it
+    records inputs (it was edited); a manifest of an earlier acpgen, which records none, cannot
+    tell (exit 2); no package folder: drift (exit 1); a folder without a manifest: rendering says
+    what it needs (exit 2)."""
+    recorded = read_manifest(run.out, run.options.package)
+    if recorded is None and not _folder(run).exists():
+        click.echo(f"acpgen check: {folder} does not exist; run `{hints.regenerate(run)}` (it needs {_what(missing)})",
+                   err=True)
+        return EXIT_DRIFT, [], ""
+    if recorded is None:
+        return None, [], ""
+    if recorded.inputs is None:
+        fail(f"{folder}'s manifest records no inputs (an earlier acpgen wrote it): checking it means rendering it,"
+             f" which needs {_what(missing)}; or regenerate it once with this acpgen: `{hints.regenerate(run)}`")
+    verdict = (f"acpgen check: {folder}'s manifest is not as acpgen wrote it (edited by hand?); showing what"
+               f" differs, and regenerating, needs {_what(missing)}; then run `{hints.regenerate(run)}`")
+    click.echo(verdict, err=True)
+    return EXIT_DRIFT, [*recorded.files, run.manifest], ""
+
+
+def _by_rendering(run: Run, folder: str, summary_only: bool) -> tuple[int, list[str], str]:
+    """The verdict of rendering the package and comparing it with the disk: the verdict line
+    first, then each file's diff (none with ``--summary``), then the files; the files it would
+    write and the manifest on disk lists (none without a manifest), and the verdict to repeat last."""
+    files = render(run)
+    drift = find_drift(run.out, files, run.manifest)
+    on_disk = read_manifest(run.out, run.options.package)
+    listed = [*files, *on_disk.files] if on_disk is not None else []  # no manifest: nothing says what acpgen wrote
     if not drift:
         click.echo(f"acpgen check: {folder} is up to date", err=True)
-        return 0
-    if not summary_only:
-        for item in drift:
-            click.echo(item.diff, nl=False)
+        if _bytes(run.out / run.manifest) != files[run.manifest].encode("utf-8"):
+            click.echo(f"acpgen check: {folder}'s manifest records another acpgen or other inputs, that make the"
+                       f" same files: `{hints.regenerate(run)}` records these, and checks need not render",
+                       err=True)
+        return 0, listed, ""
     advice = f"run `{hints.regenerate(run)}`"
-    previous = read_manifest(run.out, run.options.package)
-    if previous is not None and previous.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
+    if on_disk is not None and on_disk.schema_sha256 != parse_manifest(files[run.manifest]).schema_sha256:
         diff = hints.diff(run)
         advice = (f"the schema is not the one {folder} was generated from: run `{diff}` to see what regenerating"
                   f" changes, then {advice}")
-    click.echo(f"acpgen check: {summary(drift)}; {advice}", err=True)
+    verdict = f"acpgen check: {summary(drift)}; {advice}"
+    click.echo(verdict, err=True)
+    if not summary_only:
+        for item in drift:
+            click.echo(item.diff, nl=False)
     for item in drift:
         click.echo(f"  {item.change.value}: {(run.out / item.path).as_posix()}", err=True)
-    return EXIT_DRIFT
+    return EXIT_DRIFT, listed, verdict
+
+
+def _as_written(run: Run) -> Manifest | None:
+    """The package's manifest, when it is as acpgen wrote it (its seal intact)."""
+    text = _bytes(run.out / run.manifest)
+    return as_written(text.decode("utf-8", "replace")) if text is not None else None
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _schema_names(run: Run) -> tuple[str, ...]:
+    """The schemas as the recipe names them."""
+    schema = run.recipe.schema
+    return schema if isinstance(schema, tuple) else (schema or "(the bundled one)",)
+
+
+def _what(missing: str) -> str:
+    """What a missing renderer's hint says is needed: ``datamodel-code-generator: python -m pip install ...``."""
+    return missing.split(" needs ", 1)[-1]
 
 
 def _schemas_differ(run: Run) -> bool:

@@ -8,7 +8,7 @@ import json
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,16 +16,22 @@ from ..config import Config, ConfigError, load_config
 from ..diagnostics import DiagnosticError
 from ..model.selection import SIDES
 from ..options import Options, check_options, recipe_of
+from ..output.drift import unlisted
 from ..output.formatting import FormattingError
+from ..output.inputs import Inputs, inputs_of
 from ..output.manifest import manifest_for, manifest_path, read_manifest
 from ..output.recipe import BY_KEY, DEFAULT_OUT, DEFAULT_PACKAGE, Recipe, local_path
 from ..output.reuse import reuse_from_output
 from ..output.writer import WriteError, WriteFailed, check_out_folder, write_output
-from ..pipeline import build_spec, generate
 from ..render.flavours import FLAVOURS
 from ..schema.loader import without_methods
 from ..schema.protocol import version_problem
-from ..versioned import Previous, generate_versions, previous_package, schema_version
+
+if TYPE_CHECKING:
+    from ..versioned import Previous
+
+# The pipeline (jinja2, the model) is imported where a command renders: a check that tells from
+# the manifest alone that a package is up to date never loads it.
 from .base import (
     EXIT_ERROR,
     F,
@@ -47,6 +53,8 @@ def methods(schema: Path | None, fmt: str) -> None:
 
     One row per method and handling side, read from the schema's x-method / x-side annotations.
     """
+    from ..pipeline import build_spec
+
     if schema is None:
         schema = _config().values.get("schema")
     _refuse_without_methods(schema)
@@ -180,6 +188,11 @@ def _config() -> Config:
         fail(str(exc))
 
 
+def config_strict() -> bool:
+    """``[tool.acpgen]`` strict: whether ``check`` fails on a file acpgen did not write."""
+    return _config().strict
+
+
 def resolve(flags: dict[str, Any], *, checked: bool = True) -> Run:
     """The run of these flags here. ``checked``: exit 2 when a path ``[tool.acpgen]`` gives and the
     flags do not override is not there (off: only to say what a command would use)."""
@@ -226,6 +239,9 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
     """Every file of the output, the manifest and the schema's copy included; exits 2 on any error.
 
     The names the output's manifest records are kept, unless ``renew_names``."""
+    from ..pipeline import generate
+    from ..versioned import generate_versions, schema_version
+
     for schema in run.options.schemas or (run.options.schema,):
         _refuse_without_methods(schema)
     previous = _previous(run)
@@ -251,12 +267,19 @@ def render(run: Run, renew_names: bool = False) -> dict[str, str]:
         fail(template_problem(exc, run.options.templates))
     report(output.warnings)
     manifest = manifest_for(output.files, output.renders, output.schema_sha256, output.names, run.recipe,
-                            versions=output.versions, root_version=output.root_version)
+                            versions=output.versions, root_version=output.root_version, inputs=inputs(run))
     return {**output.files, run.manifest: manifest.to_text()}
+
+
+def inputs(run: Run) -> Inputs:
+    """The record of what ``run`` makes its package from, as the inputs are now."""
+    return inputs_of(run.options.schemas or (run.options.schema,), run.options.templates, run.options.names)
 
 
 def _previous(run: Run) -> Previous:
     """What the output's manifest records of the package's versions: their names locks, its root."""
+    from ..versioned import Previous, previous_package
+
     manifest = read_manifest(run.out, run.options.package)
     if manifest is None:
         return Previous({}, None)
@@ -300,8 +323,11 @@ def generate_command(force: bool, renew_names: bool, **flags: Any) -> None:
     removed = f", removed {len(plan.removals)} stale" if plan.removals else ""
     if not plan.writes and not plan.removals:
         click.echo(f"acpgen: {run.options.package} under {run.out}: all {plan.total} files up to date", err=True)
-        return
-    click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)
+    else:
+        click.echo(f"acpgen: wrote {len(plan.writes)} of {plan.total} files{removed} under {run.out}", err=True)
+    for rel in unlisted(run.out, files):
+        click.echo(f"acpgen: left {(run.out / rel).as_posix()} alone: acpgen did not write it (the manifest does not"
+                   " list it)", err=True)
 
 
 def _failed_write(run: Run, failed: WriteFailed) -> str:

@@ -23,7 +23,7 @@ KINDS: dict[str, str] = {
     "method-made-stable": "an unstable method is no longer marked unstable",
     "def-added": "a $def appeared",
     "def-removed": "a $def is gone",
-    "def-renamed": "a $def is gone and one of the same shape appeared under another name",
+    "def-renamed": "a $def is gone and one of the same shape appeared under another name, at the same place",
     "def-kind-changed": "a $def changed between class, union, literals and alias",
     "variant-added": "a union gained a variant (matched by tag, title or ref)",
     "variant-removed": "a union lost a variant",

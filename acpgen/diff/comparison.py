@@ -2,22 +2,21 @@
 reads, and where it records what it finds.
 
 Entities are matched by what they are on the wire: a method by wire name and side, a ``$def`` by
-name (or, when removed and added, by shape: a rename), a variant by its union and tag, title or
+name (or, when removed and added, by shape and place: a rename, see :mod:`acpgen.diff.renames`), a variant by its union and tag, title or
 ref, a field by wire name.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..model.method_table import UNSTABLE_MARK
 from ..model.typedefs import TypeDef
-from ..schema.pointers import SCHEMA_MAPS
 from .changes import Change, severity, tier
 from .facts import Facts, MethodKey
+from .renames import def_renames, shape_key
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,9 @@ class Comparison:
         self.found: list[Found] = []
         #: the $def the step at work is comparing: every change it adds belongs to it
         self.owner: str | None = None
-        self.renames = _def_renames(old.schema.defs, new.schema.defs)
+        #: old $def name -> its rename (same shape, at the same place on the wire)
+        self.renamed = def_renames(old, new)
+        self.renames = {name: rename.new for name, rename in self.renamed.items()}
 
     def add(self, kind: str, subject: str, detail: str, breaks: str, tier: str, python: str = "",
             python_breaks: bool = False, member: str | None = None, method: MethodKey | None = None) -> None:
@@ -65,30 +66,3 @@ def marked_unstable(item: Any) -> bool:
     """Whether a class, field or description is marked ``**UNSTABLE**``."""
     description = getattr(item, "description", "") or ""
     return isinstance(description, str) and description.lstrip().startswith(UNSTABLE_MARK)
-
-
-def _def_renames(old_defs: Mapping[str, Any], new_defs: Mapping[str, Any]) -> dict[str, str]:
-    """old $def name -> new $def name, for each removed $def whose shape a new one has."""
-    added: dict[str, list[str]] = {}
-    for name in sorted(new_defs.keys() - old_defs.keys()):
-        added.setdefault(shape_key(new_defs[name]), []).append(name)
-    found = {}
-    for name in sorted(old_defs.keys() - new_defs.keys()):
-        candidates = added.get(shape_key(old_defs[name]))
-        if candidates:
-            found[name] = candidates.pop(0)
-    return found
-
-
-def shape_key(node: Any) -> str:
-    """A $def's schema without its descriptions and titles: equal for two names of one shape."""
-    def strip(value: Any, named: bool = False) -> Any:
-        if isinstance(value, dict):
-            if named:  # properties, $defs, ...: the keys are names, not keywords
-                return {k: strip(v) for k, v in value.items()}
-            return {k: strip(v, k in SCHEMA_MAPS) for k, v in value.items() if k not in ("description", "title")}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-
-    return json.dumps(strip(node), sort_keys=True)

@@ -1,4 +1,5 @@
-"""The ``$defs``' changes: definitions added, removed, renamed (same shape under another name) or
+"""The ``$defs``' changes: definitions added, removed, renamed (same shape under another name, at the
+same place on the wire: :mod:`acpgen.diff.renames`) or
 turned into another kind, and each union's variants gained and lost; a class's own changes are
 :mod:`acpgen.diff.fields`'."""
 
@@ -32,8 +33,11 @@ def compare_defs(c: Comparison) -> None:
         if n is None:
             if key in renamed_to:
                 target = new[renamed_to[key]]
-                c.add("def-renamed", c.old.subjects[key], f"now {c.new.subjects[renamed_to[key]]}, same shape",
-                      "nobody", c.tier(c.new, target), f"{what(o)} {o.name} renamed to {target.name}", True)
+                evidence = c.renamed[owner(key)].evidence
+                c.add("def-renamed", c.old.subjects[key],
+                      f"now {c.new.subjects[renamed_to[key]]}, same shape, at the same place ({evidence})",
+                      "nobody", c.tier(c.new, target), f"{what(o)} {o.name} renamed to {target.name}: an import"
+                      f" of {o.name} fails; import {target.name} instead", True)
             else:
                 c.add("def-removed", c.old.subjects[key], f"{o.kind.value} removed", "both",
                       c.tier(c.old, o), f"{what(o)} {o.name} removed", True)

@@ -48,7 +48,8 @@ def as_text(changes: Sequence[Change]) -> str:
         lines.append(f"{severity} ({len(group)}):")
         for c in group:
             effect = f"; python: {c.python}" if c.python else ""
-            lines.append(f"  {c.kind} [{c.tier}] {c.subject}: {c.detail} (breaks {c.breaks}){effect}")
+            wire = " on the wire" if c.severity == "python" else ""  # the Python breaks: never "breaks nobody" alone
+            lines.append(f"  {c.kind} [{c.tier}] {c.subject}: {c.detail} (breaks {c.breaks}{wire}){effect}")
     return "".join(line + "\n" for line in lines)
 
 

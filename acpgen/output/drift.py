@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import enum
+import os
+from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from .manifest import Manifest, same_but_inputs, sha256_text
 from .writer import TMP_SUFFIX, check_out_folder, owned_files, stray_files
 
 
@@ -34,8 +37,9 @@ class Drift:
 def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Drift, ...]:
     """Every difference between ``out`` and ``files`` (the manifest included), sorted by path.
 
-    Files acpgen does not own and would not write are none of its business and are ignored; a
+    Files acpgen does not own and would not write are not drift (:func:`unlisted` names them); a
     temporary file of acpgen's (``.*.acpgen-tmp``) beside the files it would write is drift (stray).
+    The manifest is compared without its record of the inputs (see :mod:`acpgen.output.inputs`).
     Raises :class:`~acpgen.writer.WriteError` when ``out`` cannot be an output folder.
     """
     check_out_folder(out)
@@ -47,7 +51,11 @@ def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Dri
             found.append(Drift(rel, Change.MISSING, _shown(out, rel), None, text))
             continue
         data = target.read_bytes()
-        if data != text.encode("utf-8"):
+        if rel == manifest_rel and data != text.encode("utf-8"):
+            disk = data.decode("utf-8", "replace")
+            if not same_but_inputs(disk, text):
+                found.append(Drift(rel, Change.CHANGED, _shown(out, rel), disk, text))
+        elif data != text.encode("utf-8"):
             found.append(Drift(rel, Change.CHANGED, _shown(out, rel), data.decode("utf-8", "replace"), text))
     for rel in sorted(owned - files.keys()):
         target = out / rel
@@ -56,6 +64,45 @@ def find_drift(out: Path, files: dict[str, str], manifest_rel: str) -> tuple[Dri
     for rel in stray_files(out, files):
         found.append(Drift(rel, Change.STRAY, _shown(out, rel), (out / rel).read_bytes().decode("utf-8", "replace"), None))
     return tuple(sorted(found, key=lambda d: d.path))
+
+
+def recorded_drift(out: Path, manifest: Manifest, manifest_rel: str) -> tuple[Drift, ...]:
+    """Every file the manifest lists that is not on disk with the sha256 it records, and every
+    temporary file of acpgen's beside them: drift told from the manifest alone, without rendering.
+    Each drift's generated text is unknown (None); a changed file's diff is not shown."""
+    check_out_folder(out)
+    found = []
+    for rel, record in sorted(manifest.files.items()):
+        target = out / rel
+        if not target.is_file():
+            found.append(Drift(rel, Change.MISSING, _shown(out, rel), None, None))
+            continue
+        text = target.read_bytes().decode("utf-8", "surrogateescape")
+        if sha256_text(text) != record.sha256:
+            found.append(Drift(rel, Change.CHANGED, _shown(out, rel), text, None))
+    for rel in stray_files(out, [*manifest.files, manifest_rel]):
+        found.append(Drift(rel, Change.STRAY, _shown(out, rel), None, None))
+    return tuple(sorted(found, key=lambda d: d.path))
+
+
+def unlisted(out: Path, listed: Collection[str]) -> tuple[str, ...]:
+    """The files and folders in the folders of ``listed`` (relative paths, the manifest's files and
+    the manifest) that acpgen did not write: relative to ``out``, a folder with a trailing ``/``;
+    bytecode caches and acpgen's own temporary files (drift of their own) aside."""
+    folders = {PurePosixPath(rel).parent for rel in listed}
+    found = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(out / folder))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = (folder / entry.name).as_posix()
+            if entry.is_dir() and PurePosixPath(rel) not in folders and entry.name != "__pycache__":
+                found.append(rel + "/")
+            elif not entry.is_dir() and rel not in listed and not entry.name.endswith(TMP_SUFFIX):
+                found.append(rel)
+    return tuple(sorted(found))
 
 
 def summary(drift: tuple[Drift, ...]) -> str:

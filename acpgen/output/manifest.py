@@ -14,6 +14,10 @@ can compare a new schema with it even after the schema file itself was replaced.
 It records the options the output was generated with (``options``: the recipe, see
 :mod:`acpgen.output.recipe`), so that ``acpgen check`` can name an option that differs, or use
 the recorded ones. A manifest of an earlier acpgen may have none.
+
+It records what the package was made from (``inputs``: digests of acpgen, the schemas, the
+templates and the names file, and a seal of its own text, see :mod:`acpgen.output.inputs`), so
+that ``acpgen check`` can tell without rendering that generating again would write the same files.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import json_problem
 from ..version import __version__
+from .inputs import Inputs, inputs_from_json
 from .recipe import Recipe, recipe_from_json
 
 MANIFEST_NAME = "acpgen-manifest.json"
@@ -53,6 +58,7 @@ class Manifest:
     options: Recipe | None = None  # the options the output was generated with; None: not recorded
     versions: tuple[int, ...] = ()  # the protocol versions the package speaks; (): not recorded (an earlier acpgen)
     root_version: int | None = None  # the version whose API the package's root holds; None: not recorded
+    inputs: Inputs | None = None  # what the package was made from; None: not recorded (an earlier acpgen)
 
     def to_text(self) -> str:
         data = {
@@ -72,7 +78,16 @@ class Manifest:
             data["versions"] = list(self.versions)
         if self.root_version is not None:
             data["root_version"] = self.root_version
+        if self.inputs is not None:
+            data["inputs"] = self.inputs.to_json()
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+    def sealed(self) -> Manifest:
+        """This manifest with its inputs' seal: the sha256 of its text with the seal empty."""
+        if self.inputs is None:
+            return self
+        unsealed = replace(self, inputs=self.inputs.unsealed())
+        return replace(self, inputs=replace(self.inputs, seal=sha256_text(unsealed.to_text())))
 
 
 def manifest_for(
@@ -83,13 +98,16 @@ def manifest_for(
     options: Recipe | None = None,
     versions: tuple[int, ...] = (),
     root_version: int | None = None,
+    inputs: Inputs | None = None,
 ) -> Manifest:
     """The manifest that records generated ``files`` (path -> text), each made from the render
     whose sha256 ``renders`` gives, the ``names`` given, the ``options`` used, the protocol
-    ``versions`` the package speaks and the ``root_version`` whose API its root holds."""
+    ``versions`` the package speaks, the ``root_version`` whose API its root holds and the
+    ``inputs`` it was made from (sealed here)."""
     records = {path: FileRecord(sha256_text(text), renders[path]) for path, text in files.items()}
     return Manifest(generator=f"acpgen {__version__}", schema_sha256=schema_sha256, files=records,
-                    names=dict(names or {}), options=options, versions=versions, root_version=root_version)
+                    names=dict(names or {}), options=options, versions=versions, root_version=root_version,
+                    inputs=inputs).sealed()
 
 
 def manifest_path(package: str) -> str:
@@ -147,8 +165,37 @@ def parse_manifest(text: str) -> Manifest:
     root = data.get("root_version")
     if root is not None and (type(root) is not int or root not in versions):
         raise ManifestError("bad 'root_version'")
+    inputs = None
+    if "inputs" in data:
+        try:
+            inputs = inputs_from_json(data["inputs"])
+        except ValueError as exc:
+            raise ManifestError(str(exc)) from None
     return Manifest(generator=generator, schema_sha256=schema_sha, files=records, names=names, options=options,
-                    versions=tuple(versions), root_version=root)
+                    versions=tuple(versions), root_version=root, inputs=inputs)
+
+
+def same_but_inputs(disk: str, generated: str) -> bool:
+    """Whether two manifests' texts differ only in their ``inputs`` (or not at all): the record
+    of what a package was made from is a cache key, not output."""
+    if disk == generated:
+        return True
+    try:  # every other byte as generated: the generated manifest with the disk's record is the disk's text
+        return replace(parse_manifest(generated), inputs=parse_manifest(disk).inputs).to_text() == disk
+    except ManifestError:
+        return False
+
+
+def as_written(text: str) -> Manifest | None:
+    """The manifest of ``text`` when it is byte for byte as acpgen wrote it, its seal intact; None
+    for a manifest edited (or written by an earlier acpgen, without a seal)."""
+    try:
+        manifest = parse_manifest(text)
+    except ManifestError:
+        return None
+    if manifest.inputs is None or manifest.to_text() != text or manifest.sealed() != manifest:
+        return None
+    return manifest
 
 
 def _safe_relative(path: object) -> bool:

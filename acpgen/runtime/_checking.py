@@ -2,7 +2,7 @@
 the client in its first turn (``_client_kit``), and reports each requirement when the
 connection ends, in the agent kit's forms (``_kit_report``): lines on stderr (stdout with
 ``--listen``, where every connection is reported as it ends), ``--json``, ``--junit FILE``,
-``--html FILE``; on stdio its exit status is the report's (0 when every MUST holds, 1 when one
+``--html FILE`` (where the package has an inspector); on stdio its exit status is the report's (0 when every MUST holds, 1 when one
 fails; 2 for a usage error).
 """
 
@@ -13,7 +13,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._client_kit import ClientCheck
@@ -44,14 +44,22 @@ def add_arguments(parser: Any) -> None:
         metavar="FILE",
         help="with --check: write JUnit XML, one test case per requirement",
     )
-    parser.add_argument(
-        "--html", metavar="FILE", help="with --check: write the inspector's page of the connection"
-    )
+    if _page() is not None:  # a package of one side has no inspector, and no --html
+        parser.add_argument(
+            "--html",
+            metavar="FILE",
+            help="with --check: write the inspector's page of the connection",
+        )
 
 
 def check_usage(parser: Any, args: Any) -> None:
-    if not args.check and (args.json or args.junit or args.html or args.report):
-        parser.error("--json, --report, --junit and --html go with --check")
+    html = getattr(args, "html", None)
+    if not args.check and (args.json or args.junit or html or args.report):
+        parser.error(
+            "--json, --report, --junit and --html go with --check"
+            if hasattr(args, "html")
+            else "--json, --report and --junit go with --check"
+        )
 
 
 def report(
@@ -63,7 +71,7 @@ def report(
     page: Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str] | None,
 ) -> int:
     """Print (and write) the report of one connection; its exit status."""
-    verdicts = check.verdicts()
+    verdicts = check.verdicts(version)
     version = check.version() or version
     if args.json:
         document = report_json(verdicts, subject=subject)
@@ -77,7 +85,7 @@ def report(
         print(text, file=out, flush=True)
     if args.junit:
         write_junit(verdicts, args.junit, suite=f"acp-client-conformance-v{version}")
-    if args.html and page is not None:
+    if getattr(args, "html", None) and page is not None:
         directions = {"received": "client-to-agent", "sent": "agent-to-client"}
         entries = [(at, directions[d], json.dumps(m).encode(), 0) for at, d, m in check.events]
         _write(args.html, page(version, subject, entries))
@@ -99,6 +107,12 @@ class Checked:
     _connection: Any = None
     #: the client's methods of the package's protocol version (the probes send only these)
     client_methods: Sequence[str] = ()
+    #: the JSON pointer into ``initialize``'s answer of the capability each method needs
+    #: (``methods.CAPABILITIES`` of the package's protocol version)
+    capability_pointers: Mapping[str, str] = {}
+    #: the JSON pointer into ``initialize``'s answer of the capability a request's field needs
+    #: (``additionalDirectories``), where the schema has it
+    field_pointers: Mapping[str, str] = {}
 
     def watch(self, connection: Any) -> None:
         """Observe ``connection`` (from ``on_connect``); a remote one is reported as it ends."""
@@ -106,6 +120,7 @@ class Checked:
         if check is None:
             return
         self._connection = connection
+        check.gates, check.fields = self.capability_pointers, self.field_pointers
         connection.observe(check.observe)
         if check.on_end is not None:
             background(_reported(connection, check.on_end))
@@ -183,6 +198,8 @@ def _page() -> Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str
 
     def page(version: int, title: str, entries: Sequence[tuple[float, str, bytes, int]]) -> str:
         inspect = importlib.import_module(name)
+        # the root of a package of several versions: the inspector of the version spoken
+        inspect = getattr(inspect, "_INSPECTORS", {}).get(version, inspect)
         session, checker = inspect.Session(), inspect.make_checker()
         for at, direction, line, _ in entries:
             session.add(at, direction, line, list(checker.check_line(direction, line).problems))

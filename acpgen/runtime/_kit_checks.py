@@ -13,15 +13,16 @@ from typing import Any
 from ._kit_agent import (
     FUTURE_VERSION,
     Check,
+    Cite,
     Kit,
     NotApplicable,
     Target,
+    cites,
     turn_state,
     unknown_session_error,
 )
 from ._kit_features import feature_checks
 from ._kit_peer import Broken, quote
-from ._kit_report import MUST, SHOULD
 from ._kit_wire import CLOSING, ENVELOPE
 
 __all__ = ["CHECKS", "requirements"]
@@ -80,10 +81,22 @@ async def unknown_session(kit: Kit) -> None:
     start = len(peer.messages)
     answer = await peer.request("session/prompt", kit.prompt("kit-no-such-session", "hello nobody"))
     if not unknown_session_error(answer, peer):
-        raise Broken(f"a prompt for a session never created answered {quote(answer)}")
+        raise Broken(f"a prompt for a session never created answered {quote(answer)}, not an error")
     if peer.updates("kit-no-such-session", start):
         raise Broken(
             f"it sent updates for a session it never created: {quote(peer.updates('kit-no-such-session')[0])}"
+        )
+    method, path = kit.target.features.get("close", ("", ()))
+    if not method or not kit.advertised(path):
+        return
+    closed = await kit.new_session()
+    await kit.turn(closed, "hello before")
+    if "result" not in await peer.request(method, {"sessionId": closed}):
+        return  # a refused close is capabilities.close's
+    answer = await peer.request("session/prompt", kit.prompt(closed, "hello again"))
+    if not unknown_session_error(answer, peer):
+        raise Broken(
+            f"after {method} a prompt for the session answered {quote(answer)}, not an error"
         )
 
 
@@ -183,61 +196,85 @@ def _busy(message: Mapping[str, Any], session_id: str, turn: Any) -> bool:
     )
 
 
-def _v1(target: Target) -> bool:
-    return target.version < 2
-
-
-#: The requirements in the order they run (the closing ones last), with their sections in v1's
-#: docs and v2's.
+#: The requirements in the order they run (the closing ones last), each with the sentence it rests
+#: on in v1's docs and in v2's.
 CHECKS = (
     Check(
         "initialization.version-negotiation",
-        MUST,
-        ("initialization#version-negotiation",) * 2,
+        cites(
+            "initialization#version-negotiation",
+            "agent",
+            "MUST",
+            "the agent answers the version asked for when it supports it, else the latest it supports",
+        ),
         "initialize answers the version asked for when the agent speaks it, else the latest it speaks",
         version_negotiation,
     ),
     Check(
         "initialization.implementation-info",
-        SHOULD,
-        ("initialization#implementation-information",) * 2,
+        (
+            Cite(
+                "initialization#implementation-information",
+                "either",
+                "SHOULD",
+                "each peer names its implementation in initialize (agentInfo, clientInfo)",
+            ),
+            Cite(
+                "initialization#implementation-information",
+                "either",
+                "MUST",
+                "each peer names its implementation in initialize's info",
+            ),
+        ),
         "initialize names the agent: a name and a version",
         implementation_info,
-        _v1,
-    ),
-    Check(
-        "initialization.implementation-info",
-        MUST,
-        ("initialization#implementation-information",) * 2,
-        "initialize names the agent: a name and a version",
-        implementation_info,
-        lambda t: not _v1(t),
     ),
     Check(
         "session.unique-ids",
-        MUST,
-        ("session-setup#creating-a-session",) * 2,
+        cites(
+            "session-setup#creating-a-session",
+            "agent",
+            "MUST",
+            "session/new answers a unique session id",
+        ),
         "session/new answers a unique session id",
         unique_session_ids,
     ),
     Check(
         "session.unknown-session",
-        SHOULD,
-        ("session-setup#session-id",) * 2,
-        "a prompt for a session never created is an error (-32602 or -32002), with no update",
+        cites(
+            "session-setup#closing-a-session",
+            "agent",
+            "MAY",
+            "an agent may answer an error for a session that does not exist or is no longer active "
+            "(no text asks more)",
+            "session-setup#closing-active-sessions",
+        ),
+        "a prompt for a session never created (or closed, where close is advertised) is answered "
+        "an error, whatever its code, with no update",
         unknown_session,
     ),
     Check(
         "prompt.stop-reason",
-        MUST,
-        ("prompt-turn#4-check-for-completion", "prompt-lifecycle#4-report-completion"),
+        cites(
+            "prompt-turn#4-check-for-completion",
+            "agent",
+            "MUST",
+            "a turn's end is reported with its stop reason",
+            "prompt-lifecycle#4-report-completion",
+        ),
         "a turn ends with a stop reason (end_turn when nothing cut it short), its updates naming its session",
         stop_reason,
     ),
     Check(
         "prompt.cancellation",
-        MUST,
-        ("prompt-turn#cancellation", "prompt-lifecycle#cancellation"),
+        cites(
+            "prompt-turn#cancellation",
+            "agent",
+            "MUST",
+            "once its work is aborted, a cancelled turn ends with the stop reason cancelled",
+            "prompt-lifecycle#cancellation",
+        ),
         "session/cancel during a turn ends it with the stop reason cancelled",
         cancellation,
     ),

@@ -35,7 +35,9 @@ __all__ = ["main"]
 PageMaker = Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str]
 
 
-def parser(prog: str) -> argparse.ArgumentParser:
+def parser(prog: str, html: bool = True) -> argparse.ArgumentParser:
+    """The kit's command line; ``html``: whether it offers ``--html`` (a package with an
+    inspector; one of one side has none)."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Hold an ACP agent to the spec's requirements of this package's protocol version.",
@@ -47,9 +49,10 @@ def parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--junit", metavar="FILE", help="write JUnit XML, one test case per requirement"
     )
-    parser.add_argument(
-        "--html", metavar="FILE", help="write the inspector's page of the run's messages"
-    )
+    if html:
+        parser.add_argument(
+            "--html", metavar="FILE", help="write the inspector's page of the run's messages"
+        )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -75,7 +78,7 @@ def main(
 ) -> int:
     """Run the kit; ``targets``: the package's versions (one, or one per version of a package of
     several); ``page``: makes the ``--html`` page (None: the package has no inspector)."""
-    arguments = parser(prog)
+    arguments = parser(prog, html=page is not None)
     args = arguments.parse_args(argv)
     if bool(args.command) == bool(args.url):
         arguments.error(
@@ -85,8 +88,6 @@ def main(
         )
     if args.token is not None and not args.url:
         arguments.error("--token needs --url")
-    if args.html and page is None:
-        arguments.error("--html needs a package with an inspector (one that serves both sides)")
     if args.timeout <= 0:
         arguments.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -130,7 +131,7 @@ async def _run(
         print("\n".join(report_lines(verdicts)))
     if args.junit:
         write_junit(verdicts, args.junit, suite=f"acp-agent-conformance-v{target.version}")
-    if args.html and page is not None:
+    if getattr(args, "html", None) and page is not None:
         _write(args.html, page(target.version, subject, _entries(kit, started)))
     return exit_status(verdicts)
 

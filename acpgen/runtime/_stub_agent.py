@@ -33,7 +33,7 @@ from ._echo import text_chunks
 from ._rpc import RequestError
 from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
 from .agent import Agent, asgi_app, run_agent
-from .methods import METHODS, PROTOCOL_VERSION
+from .methods import CAPABILITIES, METHODS, PROTOCOL_VERSION
 
 __all__ = ["FEATURES", "SUPPORTED_VERSIONS", "StubAgent", "app", "main"]
 
@@ -86,6 +86,12 @@ class StubAgent(Agent, _checking.Checked):
     ) -> None:
         self.check = check  # checking mode: the client is held to the spec (_client_kit)
         self.client_methods = [m.method for m in METHODS if m.side == "client"]
+        self.capability_pointers = CAPABILITIES
+        directories = getattr(_stub_data, "ADVERTISED", {}).get("additional-directories")
+        if directories:
+            self.field_pointers = {
+                "additionalDirectories": "/".join(("/result/agentCapabilities", *directories))
+            }
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.features = frozenset(_stub_data.FEATURES) - frozenset(disabled)

@@ -47,7 +47,7 @@ from ._stub_data import (
 )
 from ._stub_sessions import DEFAULT_PAGE_SIZE, Session, SessionStore
 from .agent import Agent, asgi_app, run_agent
-from .methods import METHODS, PROTOCOL_VERSION
+from .methods import CAPABILITIES, METHODS, PROTOCOL_VERSION
 
 __all__ = ["SUPPORTED_VERSIONS", "UNSUPPORTED_PROTOCOL_VERSION", "StubAgent", "app", "main"]
 
@@ -87,6 +87,13 @@ class StubAgent(Agent, _checking.Checked):
     ) -> None:
         self.check = check  # checking mode: the client is held to the spec (_client_kit)
         self.client_methods = [m.method for m in METHODS if m.side == "client"]
+        self.capability_pointers = CAPABILITIES
+        where = getattr(_stub_data, "RESPONSE_CAPABILITIES", "capabilities")
+        directories = getattr(_stub_data, "SESSION_FEATURES", {}).get("additional-directories")
+        if directories:
+            self.field_pointers = {
+                "additionalDirectories": "/".join(("/result", where, *directories))
+            }
         self.delay = delay
         self.all_updates = all_updates  # every turn sends every update (else: asked by its prompt)
         self.ask_permission = ask_permission

@@ -9,13 +9,21 @@ While the client does what it does (``initialize``, ``session/new``, prompts), t
 every message both ways (the connection's observer) and drives what a client must answer: each
 turn sends every kind of update and a ``session/request_permission`` (``_everything``); the
 first turn, before it, asks the client to write, read and run what it advertised (``fs/*``,
-``terminal/*``, where the package's protocol version has them). What it judges:
+``terminal/*``, where the package's protocol version has them; a client that advertises reads but
+wrote nothing is asked to read a file the agent puts in the session's cwd, where that is a folder
+of this machine). Each requirement (``_client_rules.RULES``) records the sentence it rests on (its
+section, the peer it binds, its keyword), and its level is read from them: MUST or SHOULD where
+the sentence binds the client so, ADVICE (shown, never failing) where it does not. What it judges:
 
-* the permission request answered with an option it offered (or ``cancelled``), and with
-  ``cancelled`` when the client cancelled the turn while it was pending;
-* prompts only for sessions the agent created, one at a time per session;
-* ``initialize`` before anything else, and no method the agent did not advertise (one it answered
-  -32601; an extension method aside);
+* ``initialize`` answered with a result before any session request (a client whose initialize
+  was refused, or that never sent one, fails);
+* no method whose agent capability the agent did not advertise, whatever the answer (none too),
+  no ``additionalDirectories`` unless advertised; and no method the agent does not have (advice;
+  an extension method aside);
+* prompts only for sessions the agent created, one at a time per session (advice; a prompt
+  answered with an error ends its turn);
+* the permission request answered with an option it offered (advice), and with ``cancelled``
+  when the client cancelled the turn while it was pending;
 * each ``fs/*`` and ``terminal/*`` request the client advertised served (one it did not: not
   applicable, the agent sends none);
 * every answer of the right id, once; every message a JSON-RPC 2.0 object (nothing the agent had
@@ -29,11 +37,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._client_rules import BY_ID, REQUIREMENTS, judge, obj, quote
+from ._client_rules import RULES, judge, obj, quote, requirements
 from ._kit_report import (
     FAILED,
     NOT_APPLICABLE,
@@ -41,7 +49,7 @@ from ._kit_report import (
     Verdict,
 )
 
-__all__ = ["REQUIREMENTS", "ClientCheck", "judge", "quote"]
+__all__ = ["RULES", "ClientCheck", "judge", "quote", "requirements"]
 
 PROBE_FILE = ".acp-client-check.txt"
 PROBE_TEXT = "written by the ACP client kit\n"
@@ -55,8 +63,14 @@ class ClientCheck:
 
     #: every message both ways: (seconds since the start, "sent" or "received", message)
     events: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
-    #: the probes' verdicts, by requirement id (those not probed are judged from the transcript)
-    probed: dict[str, Verdict] = field(default_factory=dict)
+    #: the probes' outcomes and details, by requirement id (the rest: judged from the transcript)
+    probed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the JSON pointer into ``initialize``'s answer of the capability each of the agent's
+    #: methods needs (the package's ``methods.CAPABILITIES``)
+    gates: Mapping[str, str] = field(default_factory=dict)
+    #: the JSON pointer into ``initialize``'s answer of the capability a request's field needs
+    #: (``additionalDirectories``), where the schema has it
+    fields: Mapping[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     probing: bool = False  # the first turn's probes are done or under way
     on_end: Callable[[], Any] | None = None  # a remote connection's report, when it ends
@@ -113,7 +127,7 @@ class ClientCheck:
         cwd = self.cwd_of(session_id) or os.getcwd()
         path = os.path.join(cwd, PROBE_FILE)
         session = {"sessionId": session_id}
-        wrote = False
+        wrote = placed = False
         if "fs/write_text_file" not in methods:
             self._not_applicable("fs.write", "this protocol version has no fs/write_text_file")
         elif fs.get("writeTextFile") is not True:
@@ -132,8 +146,12 @@ class ClientCheck:
             self._not_applicable("fs.read", "this protocol version has no fs/read_text_file")
         elif fs.get("readTextFile") is not True:
             self._not_applicable("fs.read", "the client does not advertise fs.readTextFile")
-        elif not wrote:
-            self._not_applicable("fs.read", "the client wrote no file to read back (fs.write)")
+        elif not wrote and not (placed := _place(path)):
+            self._not_applicable(
+                "fs.read",
+                f"the client wrote no file to read back, and the session's cwd ({cwd}) is not"
+                " a folder of this machine the agent can write a file in",
+            )
         else:
             read = await self._step("fs.read", call, "fs/read_text_file", {**session, "path": path})
             if read is not None and read.get("content") != PROBE_TEXT:
@@ -144,7 +162,7 @@ class ClientCheck:
             self._not_applicable("terminal.run", "the client does not advertise terminal")
         else:
             await self._terminal(call, session)
-        if wrote:  # leave the client's folder as it was, where it is this machine's
+        if wrote or placed:  # leave the client's folder as it was, where it is this machine's
             try:
                 os.remove(path)
             except OSError:
@@ -193,15 +211,28 @@ class ClientCheck:
         if not isinstance(result, dict):
             self._fail(rid, f"{method} was answered {quote(result)}, not an object")
             return None
-        self.probed.setdefault(rid, Verdict(BY_ID[rid], PASSED))
+        self.probed.setdefault(rid, (PASSED, ""))
         return result
 
     def _fail(self, rid: str, detail: str) -> None:
-        if self.probed.get(rid) is None or self.probed[rid].outcome != FAILED:
-            self.probed[rid] = Verdict(BY_ID[rid], FAILED, detail)
+        if self.probed.get(rid, (None,))[0] != FAILED:
+            self.probed[rid] = (FAILED, detail)
 
     def _not_applicable(self, rid: str, why: str) -> None:
-        self.probed[rid] = Verdict(BY_ID[rid], NOT_APPLICABLE, why)
+        self.probed[rid] = (NOT_APPLICABLE, why)
 
-    def verdicts(self) -> list[Verdict]:
-        return judge(self.events, self.probed)
+    def verdicts(self, version: int) -> list[Verdict]:
+        """Each requirement's verdict, held to protocol ``version`` (the one the agent answered
+        ``initialize`` with, where it did)."""
+        return judge(self.events, self.probed, self.version() or version, self.gates, self.fields)
+
+
+def _place(path: str) -> bool:
+    """Write the probe file at ``path`` for the client to read, where no file is: whether it is
+    there (the session's cwd is a folder of this machine that the agent may write in)."""
+    try:
+        with open(path, "x", encoding="utf-8") as placed:
+            placed.write(PROBE_TEXT)
+    except OSError:
+        return False
+    return True

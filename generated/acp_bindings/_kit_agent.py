@@ -29,14 +29,12 @@ from ._kit_report import (
     PASSED,
     Requirement,
     Verdict,
+    level_for,
 )
 
-__all__ = ["Check", "Kit", "NotApplicable", "Target", "Unreachable", "run"]
+__all__ = ["Check", "Cite", "Kit", "NotApplicable", "Target", "Unreachable", "cites", "run"]
 
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"})
-UNKNOWN_SESSION_ERRORS = frozenset(
-    {-32602, -32002}
-)  # the schema's codes that fit a session nobody made
 CLIENT_INFO = {"name": "acpgen-conformance", "version": "1"}
 #: The version a client from the future asks for.
 FUTURE_VERSION = 999
@@ -79,20 +77,55 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Cite:
+    """The sentence of the spec's docs a requirement rests on: its page and heading (``PAGE`` alone
+    where it opens the page; a URL for JSON-RPC 2.0's text), the peer it binds (``agent``,
+    ``client``, ``either``), its keyword of RFC 2119 (``""``: none) and what it asks, in the
+    kit's own words. The requirement's level is read from it (:func:`~._kit_report.level_for`)."""
+
+    section: str
+    binds: str
+    keyword: str
+    says: str
+
+
+def cites(
+    section: str, binds: str, keyword: str, says: str, v2: str | None = None
+) -> tuple[Cite, Cite]:
+    """The same sentence in v1's docs and in v2's (at ``v2``, where its heading differs)."""
+    return Cite(section, binds, keyword, says), Cite(v2 or section, binds, keyword, says)
+
+
+@dataclass(frozen=True)
 class Check:
-    """A requirement and how the kit checks it."""
+    """A requirement, the sentences it rests on in v1's docs and in v2's, and how the kit checks it."""
 
     id: str
-    level: str
-    sections: tuple[str, str]  # the page and heading in v1's docs and in v2's
+    cites: tuple[Cite, Cite]
     text: str
     run: Callable[[Kit], Awaitable[None]]
     applies: Callable[[Target], bool] = lambda target: True
     closing: bool = False  # reads the connection's end: runs on it as it is, last
 
+    def cite(self, version: int) -> Cite:
+        return self.cites[0 if version < 2 else 1]
+
+    def level(self, version: int) -> str:
+        """MUST or SHOULD where the cited sentence binds the agent with that keyword, else ADVICE."""
+        cite = self.cite(version)
+        return level_for(cite.binds, cite.keyword, "agent")
+
     def requirement(self, target: Target) -> Requirement:
-        page = self.sections[0 if target.version < 2 else 1]
-        return Requirement(self.id, self.level, target.section(page), self.text)
+        cite = self.cite(target.version)
+        return Requirement(
+            self.id,
+            self.level(target.version),
+            target.section(cite.section),
+            self.text,
+            cite.binds,
+            cite.keyword,
+            cite.says,
+        )
 
 
 Connect = Callable[[], Awaitable[Peer]]
@@ -219,13 +252,10 @@ def turn_state(message: Mapping[str, Any], session_id: str) -> str | None:
 
 
 def unknown_session_error(answer: Mapping[str, Any], peer: Peer) -> bool:
-    """The answer refuses a session the agent does not know: -32602 or -32002, or over Streamable
-    HTTP the transport's 404 for an unknown ``Acp-Session-Id`` (which the remote client answers
-    -32603 with the status in its data)."""
-    if error_code(answer) in UNKNOWN_SESSION_ERRORS:
-        return True
-    data = (answer.get("error") or {}).get("data") if "result" not in answer else None
-    return peer.link.http and isinstance(data, dict) and data.get("status") == 404
+    """The answer refuses a session the agent does not know (or no longer has): an error, whatever
+    its code, since the text names none (over Streamable HTTP, the transport's 404 for an unknown
+    ``Acp-Session-Id``, which the remote client answers -32603 with the status in its data)."""
+    return "result" not in answer and isinstance(answer.get("error"), dict)
 
 
 def error_code(answer: Mapping[str, Any]) -> int | None:

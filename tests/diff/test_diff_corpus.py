@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections import Counter
 from itertools import pairwise
 
 import pytest
-from support import CORPUS
+from support import CORPUS, DATA
 from support.lineages import consecutive_pairs, lineages
 
 from acpgen.diff import KINDS, diff_schemas
@@ -20,6 +21,8 @@ from acpgen.diff.report import fails
 from acpgen.model.namelock import renamed
 from acpgen.model.typebuild import build_types
 from acpgen.schema.loader import LoadedSchema, load_schema
+
+SDK = DATA / "sdk-schemas"
 
 
 @functools.cache
@@ -83,9 +86,10 @@ def test_over_the_stable_releases_no_envelope_record_breaks_a_side():
 PINNED = {
     # _meta went from "any value" to "an object" everywhere: mechanical, but narrowing
     ("v0.8.0--schema.json", "v0.9.0--schema.json"): {"type-changed": 88},
-    # the worst pair: ids renamed (id -> methodId, ...), session capabilities and a method dropped
+    # the worst pair: ids renamed (id -> methodId, ...), session capabilities and a method dropped;
+    # SessionCloseCapabilities goes and ReplayFromStart comes, both an object of _meta alone: no rename
     ("v1.2.0--v2-schema.unstable.json", "v1.3.0--v2-schema.unstable.json"): {
-        "annotation-added": 6, "annotation-removed": 66, "def-added": 15, "def-removed": 8, "def-renamed": 1,
+        "annotation-added": 6, "annotation-removed": 66, "def-added": 16, "def-removed": 9,
         "enum-value-removed": 1, "field-added": 7, "field-added-required": 40, "field-made-optional": 6,
         "field-removed": 47, "method-removed": 1, "name-renewable": 2, "nullability-changed": 3, "type-changed": 1,
         "variant-added": 10, "variant-removed": 5,
@@ -102,6 +106,67 @@ PINNED = {
 def test_counts_per_kind_of_pairs_checked_by_hand(pair):
     old, new = pair
     assert dict(Counter(c.kind for c in changes_between(old, new))) == PINNED[pair]
+
+
+#: Every rename ``acpgen diff`` reports between consecutive releases of the corpus, with the places
+#: both $defs stand at: the evidence it pairs them on, each checked by hand against the two schemas.
+RENAMES = {
+    ("v0.10.8--schema.json", "FileSystemCapability"): ("FileSystemCapabilities", "ClientCapabilities.fs"),
+    ("v0.10.8--schema.json", "KillTerminalCommandRequest"): ("KillTerminalRequest", "terminal/kill (client) params"),
+    ("v0.10.8--schema.json", "KillTerminalCommandResponse"): (
+        "KillTerminalResponse",
+        "terminal/kill (client) result, ClientResponse variant Result.result variant KillTerminalResponse"),
+    ("v0.11.0--schema.unstable.json", "SessionStopCapabilities"): ("SessionCloseCapabilities", "SessionCapabilities.stop"),
+    ("v0.13.2--schema.unstable.json", "DisableProvidersRequest"): ("DisableProviderRequest",
+                                                                   "providers/disable (agent) params"),
+    ("v0.13.2--schema.unstable.json", "DisableProvidersResponse"): ("DisableProviderResponse",
+                                                                    "providers/disable (agent) result"),
+    ("v0.13.2--schema.unstable.json", "SetProvidersRequest"): ("SetProviderRequest", "providers/set (agent) params"),
+    ("v0.13.2--schema.unstable.json", "SetProvidersResponse"): ("SetProviderResponse", "providers/set (agent) result"),
+}
+#: The unstable lineage repeats the stable one's renames of v0.10.8 -> v0.11.0.
+RENAMES.update({("v0.10.8--schema.unstable.json", old): found for (file, old), found in RENAMES.items()
+                if file == "v0.10.8--schema.json"})
+
+
+def test_every_rename_over_the_corpus_is_paired_on_evidence():
+    """11 renames over the 91 consecutive pairs, each at the same place in both schemas; the two
+    $defs of one shape that stand nowhere alike (v1.2.0 -> v1.3.0's SessionCloseCapabilities and
+    ReplayFromStart, two objects of _meta alone) are a removal and an addition."""
+    found = {}
+    for old, new in consecutive_pairs():
+        for change in changes_between(old, new):
+            if change.kind == "def-renamed":
+                match = re.fullmatch(r"now (\w+), same shape, at the same place \((.+)\)", change.detail)
+                assert match, change.detail
+                found[(old, change.subject)] = match.groups()
+                assert change.severity == "python" and f"an import of {change.subject} fails" in change.python
+    assert found == RENAMES and len(found) == 11
+
+
+def test_from_the_last_releases_to_the_typescript_sdks_schemas_renames_are_paired_on_evidence():
+    """The TypeScript SDK's schemas follow v1.7.0's. Shape alone paired 23 $defs gone with 23 come
+    over the four (McpConnectionId with McpRequestId, NesJumpCapabilities with
+    SessionStatusCapabilities, each an object of _meta alone, ...); one pair stands at one place:
+    v2's AuthCapabilities, now ClientAuthCapabilities."""
+    found = {}
+    for lineage, sdk in (("schema.json", "v1-schema.json"), ("schema.unstable.json", "v1-schema.unstable.json"),
+                         ("v2-schema.json", "v2-schema.json"), ("v2-schema.unstable.json", "v2-schema.unstable.json")):
+        new = load_schema(SDK / sdk, validated=frozenset({hashlib.sha256((SDK / sdk).read_bytes()).hexdigest()}))
+        found.update({(sdk, c.subject): c.detail for c in diff_schemas(schema(lineages()[lineage][-1]), new)
+                      if c.kind == "def-renamed"})
+    detail = "now ClientAuthCapabilities, same shape, at the same place (ClientCapabilities.auth)"
+    assert found == {("v2-schema.json", "AuthCapabilities"): detail, ("v2-schema.unstable.json", "AuthCapabilities"): detail}
+
+
+def test_from_the_bundled_schema_to_v1_7_0_model_id_is_removed_not_renamed():
+    """Two string aliases, ModelId (the unstable session/set_model's) and AuthMethodId (new in
+    v1.7.0, authenticate's), stand nowhere alike: the import of ModelId that fails is a removal."""
+    changes = changes_between("v0.12.2--schema.unstable.json", "v1.7.0--v1-schema.json")
+    assert not [c for c in changes if c.kind == "def-renamed"]
+    by_subject = {(c.kind, c.subject): c for c in changes}
+    removed, added = by_subject[("def-removed", "ModelId")], by_subject[("def-added", "AuthMethodId")]
+    assert (removed.severity, removed.python, added.python) == ("breaking", "alias ModelId removed", "alias AuthMethodId added")
 
 
 def test_the_worst_pair_reports_the_renamed_id_as_removed_and_required():

@@ -128,6 +128,23 @@ def rename_def(doc: dict[str, Any]) -> None:
     ping(doc)["properties"]["sessionId"] = {"$ref": "#/$defs/SessionKey"}
 
 
+def swap_alias(doc: dict[str, Any]) -> None:
+    """SessionId goes with the property that used it; an unrelated string alias comes, used elsewhere."""
+    defs(doc).pop("SessionId")
+    ping(doc)["properties"]["sessionId"] = {"type": "string"}
+    defs(doc)["LineId"] = {"type": "string"}
+    defs(doc)["LogNotification"]["properties"]["lineId"] = {"$ref": "#/$defs/LineId"}
+
+
+def test_two_defs_of_one_shape_at_no_common_place_are_no_rename():
+    """Two string aliases are one shape; SessionId and LineId stand nowhere alike, so SessionId is
+    removed (the import of it fails: breaking) and LineId added, never "renamed, breaks nobody"."""
+    found = {(kind, subject): (breaks, python) for kind, subject, breaks, _, python in records(swap_alias)}
+    assert found[("def-removed", "SessionId")] == ("both", "alias SessionId removed")
+    assert found[("def-added", "LineId")] == ("nobody", "alias LineId added")
+    assert not [key for key in found if key[0] == "def-renamed"]
+
+
 def def_kind(doc: dict[str, Any]) -> None:
     defs(doc)["SessionId"] = {"type": "object", "properties": {"value": {"type": "string"}}}
 
@@ -217,7 +234,8 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], tuple[str, str, str, str, st
                    "handler Agent.debug and proxy AgentProxy.debug kept by --stable-only")),
     (add_def, ("def-added", "Extra", "nobody", "stable", "class Extra added")),
     (remove_def, ("def-removed", "Mode", "both", "stable", "literal type Mode removed")),
-    (rename_def, ("def-renamed", "SessionId", "nobody", "stable", "alias SessionId renamed to SessionKey")),
+    (rename_def, ("def-renamed", "SessionId", "nobody", "stable",
+                  "alias SessionId renamed to SessionKey: an import of SessionId fails; import SessionKey instead")),
     (rename_def, ("type-renamed", "PingRequest.sessionId", "nobody", "stable",
                   "annotation of PingRequest.session_id: SessionId -> SessionKey")),
     (def_kind, ("def-kind-changed", "SessionId", "both", "stable", "SessionId is a class (was an alias)")),

@@ -5,10 +5,13 @@ Usage: python sloppy_client.py MODE -- AGENT_CMD [ARGS...]
 
 It runs ``initialize`` (advertising file reads and writes and terminals) -> ``session/new`` ->
 one ``session/prompt``, answers the agent's permission requests with the first option offered,
-serves ``fs/*`` from memory and ``terminal/*`` as if it ran the command, then closes the agent's
-stdin and waits for it. MODE is ``keep`` (break nothing), ``cancel`` (keep everything, and cancel
-the turn while its permission request is pending, then answer it ``cancelled``), or the id of the
-one requirement it breaks (``permission.offered-option``, ...).
+serves ``fs/*`` (a file it wrote from memory, another from the disk) and ``terminal/*`` as if it
+ran the command, then closes the agent's stdin and waits for it. MODE is ``keep`` (break
+nothing), ``cancel`` (keep everything: first send a prompt the agent refuses, -32602, then cancel
+the turn while its permission request is pending, and answer it ``cancelled``), ``read-only``
+(keep everything, advertising file reads but no writes), or the id of the one requirement it
+breaks (``permission.offered-option``, ...), with ``+`` and how where there are several ways
+(``initialization.first+refused``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import itertools
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 MODE = sys.argv[1]
@@ -79,7 +83,12 @@ class Sloppy:
             self.files[params["path"]] = params["content"]
             self.result(request_id, {})
         elif method == "fs/read_text_file":
-            text = "not what was written" if MODE == "fs.read" else self.files.get(params["path"], "")
+            if MODE == "fs.read":
+                text = "not what was written"
+            elif params["path"] in self.files:
+                text = self.files[params["path"]]
+            else:  # a file the agent put there
+                text = Path(params["path"]).read_text(encoding="utf-8")
             self.result(request_id, {"content": text})
         elif method == "terminal/create":
             self.result(request_id, {"terminalId": "sloppy-terminal"})
@@ -99,22 +108,37 @@ class Sloppy:
             await self.request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
         if MODE == "jsonrpc.envelope":
             self.send('{"jsonrpc": "2.0", "id": 99, "method": ')  # cut short: not JSON
-        capabilities = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
-        await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities,
-                                          "clientInfo": {"name": "sloppy-client", "version": "1"}})
-        if MODE == "capabilities.agent-advertised":
+        capabilities = {"fs": {"readTextFile": True, "writeTextFile": MODE != "read-only"}, "terminal": True}
+        hello = {"protocolVersion": 1, "clientCapabilities": capabilities,
+                 "clientInfo": {"name": "sloppy-client", "version": "1"}}
+        if MODE == "initialization.first+refused":  # a version that is no number: -32602
+            hello["protocolVersion"] = "one"
+        await self.request("initialize", hello)
+        if MODE == "capabilities.agent-advertised":  # the agent advertises no nes: nothing answers it
+            self.send({"jsonrpc": "2.0", "method": "document/didOpen",
+                       "params": {"sessionId": "any", "uri": "file:///a.py", "languageId": "python",
+                                  "version": 1, "text": ""}})
+        if MODE == "capabilities.known-method":
             await self.request("session/no_such_method", {})
         created = await self.request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
-        session_id = created["result"]["sessionId"]
-        if MODE == "prompt.known-session":
-            await self.request("session/prompt", {"sessionId": "never-created", "prompt": PROMPT})
-        turns = 2 if MODE == "prompt.one-at-a-time" else 1
-        await asyncio.gather(*(self.request("session/prompt", {"sessionId": session_id, "prompt": PROMPT})
-                               for _ in range(turns)))
+        if MODE == "session.additional-directories":  # run against an agent that does not advertise them
+            await self.request("session/new", {"cwd": os.getcwd(), "mcpServers": [], "additionalDirectories": [os.getcwd()]})
+        if "result" in created:
+            await self.turns(created["result"]["sessionId"])
         assert self.process.stdin is not None
         self.process.stdin.close()
         await self.process.wait()
         reading.cancel()
+
+    async def turns(self, session_id: str) -> None:
+        if MODE == "prompt.known-session":
+            await self.request("session/prompt", {"sessionId": "never-created", "prompt": PROMPT})
+        if MODE == "cancel":  # a prompt refused (-32602) ends its turn: the next is no second one
+            refused = await self.request("session/prompt", {"sessionId": session_id, "prompt": "not a list"})
+            assert refused["error"]["code"] == -32602, refused
+        turns = 2 if MODE == "prompt.one-at-a-time" else 1
+        await asyncio.gather(*(self.request("session/prompt", {"sessionId": session_id, "prompt": PROMPT})
+                               for _ in range(turns)))
 
 
 async def main() -> None:

@@ -50,7 +50,7 @@ def test_the_json_report_holds_every_verdict():
         ("initialization.implementation-info", "SHOULD", "passed"),
         ("capabilities.load-session", "MUST", "not applicable")]
     assert report["requirements"][0]["detail"].endswith(BROKE)
-    assert report["summary"] == {"passed": 1, "failed": 1, "not applicable": 1, "failed MUST": 1}
+    assert report["summary"] == {"passed": 1, "failed": 1, "advised": 0, "not applicable": 1, "failed MUST": 1}
     assert report["exitStatus"] == 1
 
 
@@ -89,3 +89,36 @@ def test_a_misspelt_level_or_outcome_is_refused():
         Requirement("x", "MAY", "s", "t")
     with pytest.raises(ValueError, match="outcome 'ok'"):
         Verdict(INFO, "ok")
+
+
+PARSE = Requirement("jsonrpc.parse-error", "ADVICE", "protocol/v1/transports#stdio",
+                    "a line that is not JSON is answered -32700", binds="client", keyword="MUST NOT",
+                    says="the client writes nothing on the agent's stdin but valid ACP messages")
+ADVISED_ON = [Verdict(INFO, PASSED), Verdict(PARSE, FAILED, "a line that is not JSON was answered nothing")]
+
+
+def test_advice_not_followed_is_a_note_never_a_failure(tmp_path):
+    """A requirement of the level ADVICE that the peer does not keep: its line opens NOTE, the JSON
+    says "advised", JUnit passes it with the advice in its properties and system-out, and the exit
+    status is 0."""
+    assert ADVISED_ON[1].outcome == "advised" and not ADVISED_ON[1].breaks
+    lines = report_lines(ADVISED_ON)
+    assert lines[1].split()[:4] == ["NOTE", "ADVICE", "jsonrpc.parse-error", "protocol/v1/transports#stdio:"]
+    assert lines[2] == "1 passed, 0 failed (0 MUST), 1 advised, 0 not applicable"
+    report = report_json(ADVISED_ON, subject="agent")
+    assert report["summary"] == {"passed": 1, "failed": 0, "advised": 1, "not applicable": 0, "failed MUST": 0}
+    parse = report["requirements"][1]
+    assert (parse["level"], parse["outcome"], parse["binds"], parse["keyword"]) == (
+        "ADVICE", "advised", "client", "MUST NOT")
+    assert report["exitStatus"] == exit_status(ADVISED_ON) == 0
+    path = tmp_path / "report.xml"
+    write_junit(ADVISED_ON, path, suite="kit")
+    (suite,) = ET.parse(path).getroot().findall("testsuite")
+    assert (suite.get("failures"), suite.get("skipped")) == ("0", "0")
+    case = suite.findall("testcase")[1]
+    assert case.get("classname") == "kit.ADVICE" and case.find("failure") is None and case.find("skipped") is None
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["advice"] == "a line that is not JSON was answered nothing"
+    assert (properties["binds"], properties["keyword"]) == ("client", "MUST NOT")
+    out = case.find("system-out")
+    assert out is not None and (out.text or "").startswith("advice: a line that is not JSON was answered nothing")

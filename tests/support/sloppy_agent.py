@@ -10,6 +10,7 @@ itself, drops, or rewrites. Standard library only, so that it starts in millisec
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -17,8 +18,8 @@ import threading
 import time
 from typing import Any
 
-#: The requirement each break makes the agent fail (a break named after another half of the same
-#: requirement says so after a colon).
+#: The requirement each break makes the agent fail (or, for a requirement of the level ADVICE,
+#: be advised on): each break is named after its requirement.
 BREAKS = {
     "initialization.version-negotiation": "answers the version asked for, whatever it is",
     "initialization.implementation-info": "names no agent",
@@ -27,14 +28,20 @@ BREAKS = {
     "prompt.stop-reason": "sends an update of another session during a turn",
     "prompt.cancellation": "never hears session/cancel",
     "capabilities.load": "advertises loadSession, but refuses session/load",
-    "capabilities.load:unadvertised": "serves session/load without advertising it",
+    "capabilities.load.unadvertised": "serves session/load without advertising it",
+    "session-load.replay-first": "sends a replayed update again after session/load's answer",
     "capabilities.resume": "advertises resume, but refuses session/resume",
+    "capabilities.resume.unadvertised": "serves session/resume without advertising it",
     "capabilities.list": "lists the first page only (drops nextCursor)",
-    "capabilities.list:unadvertised": "serves session/list without advertising it",
+    "capabilities.list.unadvertised": "serves session/list without advertising it",
     "capabilities.close": "advertises close, but refuses session/close",
+    "capabilities.close.unadvertised": "serves session/close without advertising it",
     "capabilities.delete": "advertises delete, but refuses session/delete of a session it made",
+    "capabilities.delete.unadvertised": "serves session/delete without advertising it",
     "capabilities.fork": "advertises fork, but refuses session/fork",
+    "capabilities.fork.unadvertised": "serves session/fork without advertising it",
     "capabilities.logout": "advertises logout, but refuses it",
+    "capabilities.logout.unadvertised": "serves logout without advertising it",
     "capabilities.additional-directories": "advertises additional directories, but refuses them",
     "capabilities.modes": "offers modes, but refuses session/set_mode",
     "capabilities.config-options": "offers config options, but refuses to set one",
@@ -50,11 +57,22 @@ BREAKS = {
     "jsonrpc.notification-no-reply": "answers an unknown notification",
     "jsonrpc.parse-error": "drops a line that is not JSON",
     "extensibility.meta": "refuses params with _meta",
-    "extensibility.unknown-request": "answers an unknown extension request result: null",
+    "extensibility.unknown-request": "never answers an unknown extension request",
+    "extensibility.method-not-found": "answers an unknown extension request result: null",
     "extensibility.unknown-notification": "answers an unknown extension notification",
     "transports.shutdown": "does not exit when its stdin ends",
     "transports.stdout-hygiene": "prints a banner on stdout",
 }
+#: Ways of a demanding agent that break nothing the text asks, as real products do; the kit, asking
+#: only what a client would, holds such an agent to no failure.
+QUIRKS = {
+    "demanding": "loads, resumes, forks and closes only a session that has had a turn, lists only "
+    "those, answers a prompt on a closed session -32603, refuses an image that is no PNG, and "
+    "adds an effort option to the configuration once an option is set",
+}
+#: A select option a change of configuration brings (an effort for a model).
+EFFORT = {"id": "effort", "name": "Effort", "type": "select", "currentValue": "low",
+          "options": [{"value": "low", "name": "Low"}, {"value": "high", "name": "High"}]}
 #: The method each "refuses" break refuses.
 REFUSED = {
     "capabilities.load": "session/load",
@@ -68,8 +86,14 @@ REFUSED = {
 }
 #: The capability each "unadvertised" break takes out of initialize's result.
 UNADVERTISED = {
-    "capabilities.load:unadvertised": (("agentCapabilities", "loadSession"),),
-    "capabilities.list:unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
+    "capabilities.load.unadvertised": (("agentCapabilities", "loadSession"),),
+    "capabilities.list.unadvertised": (("agentCapabilities", "sessionCapabilities", "list"),),
+    "capabilities.resume.unadvertised": (("agentCapabilities", "sessionCapabilities", "resume"),),
+    "capabilities.close.unadvertised": (("agentCapabilities", "sessionCapabilities", "close"),),
+    "capabilities.fork.unadvertised": (("agentCapabilities", "sessionCapabilities", "fork"),),
+    "capabilities.delete.unadvertised": (("agentCapabilities", "sessionCapabilities", "delete"),
+                                         ("capabilities", "session", "delete")),
+    "capabilities.logout.unadvertised": (("agentCapabilities", "auth", "logout"), ("authMethods",)),
 }
 
 
@@ -81,6 +105,9 @@ class Sloppy:
         self.asked: dict[str, tuple[str, Any]] = {}  # request id -> (method, params)
         self.sessions: list[str] = []  # the ids of the sessions it made
         self.cursors: set[Any] = set()  # the cursors it gave
+        self.last_update: dict[Any, Any] = {}  # session id -> the last session/update of it
+        self.turned: set[Any] = set()  # the sessions that have had a turn
+        self.closed: set[Any] = set()  # the sessions closed
 
     def write(self, message: Any) -> None:
         line = (json.dumps(message) if not isinstance(message, bytes) else message.decode()).rstrip("\n")
@@ -120,6 +147,8 @@ class Sloppy:
                 self.reply(message, error=-32601)
                 return False
             return True
+        if "demanding" in b and request and self.demands(message, method, params):
+            return False
         for name, refused in REFUSED.items():
             if name in b and request and method in ((refused,) if isinstance(refused, str) else refused):
                 if name == "capabilities.delete" and params.get("sessionId") not in self.sessions:
@@ -144,7 +173,8 @@ class Sloppy:
              {"sessionId": "sloppy-session"}),
             ("jsonrpc.notification-no-reply", not request and method.startswith("kit/"), "stray"),
             ("extensibility.meta", request and "_meta" in params, -32602),
-            ("extensibility.unknown-request", request and method.startswith("_"), None),
+            ("extensibility.unknown-request", request and method.startswith("_"), False),
+            ("extensibility.method-not-found", request and method.startswith("_"), None),
             ("extensibility.unknown-notification", not request and method.startswith("_"), "stray"),
         ]
         for name, applies, outcome in rules:
@@ -160,6 +190,24 @@ class Sloppy:
                     self.reply(message, outcome)
                 return False
         return True
+
+    def demands(self, message: dict[str, Any], method: str, params: dict[str, Any]) -> bool:
+        """The demanding agent's ways with a request: True when it answered it itself."""
+        session = params.get("sessionId")
+        if method in ("session/load", "session/resume", "session/fork", "session/close"):
+            if session not in self.turned:
+                self.reply(message, error=-32602)  # no conversation to go on with
+                return True
+            if method == "session/close":
+                self.closed.add(session)
+        elif method == "session/prompt" and session in self.closed:
+            self.write({"jsonrpc": "2.0", "id": message.get("id"),
+                        "error": {"code": -32603, "message": "Session not found"}})
+            return True
+        elif method == "session/prompt" and not all(_image(block) for block in params.get("prompt") or []):
+            self.reply(message, error=-32602)
+            return True
+        return False
 
     # -- agent to client ------------------------------------------------------------------------
 
@@ -180,7 +228,15 @@ class Sloppy:
                 self.answered(method, params, result)
             if "jsonrpc.ids-echoed" in b and isinstance(message.get("id"), int):
                 message["id"] = str(message["id"])
-        elif message.get("method") == "session/update" and "prompt.stop-reason" in b:
+            if method == "session/load" and "session-load.replay-first" in b:
+                late = self.last_update.get(params.get("sessionId"))
+                self.write(message)
+                if late is not None:
+                    self.write(late)  # a replayed update after the answer
+                return
+        elif message.get("method") == "session/update":
+            self.last_update[(message.get("params") or {}).get("sessionId")] = message
+        if message.get("method") == "session/update" and "prompt.stop-reason" in b:
             update = (message.get("params") or {}).get("update") or {}
             if update.get("sessionUpdate") == "agent_message_chunk":
                 other = json.loads(json.dumps(message))
@@ -205,7 +261,13 @@ class Sloppy:
             if "session.unique-ids" in b and len(self.sessions) == 1:
                 result["sessionId"] = self.sessions[0]
             self.sessions.append(result["sessionId"])
-        elif method == "session/list":
+        elif method == "session/prompt":
+            self.turned.add(params.get("sessionId"))
+        elif method == "session/set_config_option" and "demanding" in b and isinstance(result.get("configOptions"), list):
+            result["configOptions"].append(EFFORT)
+        if method == "session/list" and "demanding" in b and isinstance(result.get("sessions"), list):
+            result["sessions"] = [s for s in result["sessions"] if s.get("sessionId") in self.turned]
+        if method == "session/list":
             if result.get("nextCursor") is not None:
                 self.cursors.add(result["nextCursor"])
             if "capabilities.list" in b:
@@ -233,6 +295,17 @@ class Sloppy:
             self.outgoing(line)
 
 
+def _image(block: Any) -> bool:
+    """Not an image block, or one whose data is a PNG (its signature, a header, an end)."""
+    if not isinstance(block, dict) or block.get("type") != "image":
+        return True
+    try:
+        data = base64.b64decode(block.get("data", ""), validate=True)
+    except ValueError:
+        return False
+    return data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR" and data.endswith(b"IEND\xaeB`\x82")
+
+
 def _remove(result: dict[str, Any], path: tuple[str, ...]) -> None:
     holder: Any = result
     for key in path[:-1]:
@@ -246,7 +319,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: sloppy_agent.py BREAK[,BREAK...] -- AGENT_CMD [ARGS...]\n")
         return 2
     breaks = set(filter(None, argv[0].split(",")))
-    unknown = sorted(breaks - set(BREAKS))
+    unknown = sorted(breaks - set(BREAKS) - set(QUIRKS))
     if unknown:
         sys.stderr.write(f"sloppy_agent.py: no such break: {', '.join(unknown)}\n")
         return 2

@@ -4,6 +4,7 @@ generated once per test session, and the stub processes they run."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import re
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from acpgen.pipeline import Options
@@ -84,3 +86,43 @@ def several_versions_package() -> Path:
     folder = _FOLDER / "both"
     write_package(generate_versions(Options(package="both"), given).files, folder)
     return folder
+
+
+@functools.cache
+def guide_versions_package() -> Path:
+    """The folder holding ``both`` as the "Two protocol versions" guide makes it: the bundled
+    schema (version 1) and the v2 draft of the spec's release v1.7.0 (version 2, by the
+    ``meta.json`` beside it), what ``acpgen generate --package both --schema schema.unstable.json
+    --schema v2/schema.json`` writes."""
+    from acpgen.versioned import generate_versions
+
+    schemas = _FOLDER / "guide-schemas" / "v2"
+    schemas.mkdir(parents=True)
+    shutil.copy(CORPUS / "v0.12.2--schema.unstable.json", schemas.parent / "schema.unstable.json")
+    shutil.copy(CORPUS / "v1.7.0--v2-schema.json", schemas / "schema.json")
+    shutil.copy(CORPUS / "v1.7.0--v2-meta.json", schemas / "meta.json")
+    folder = _FOLDER / "guide-both"
+    write_package(generate_versions(Options(package="both"), [schemas.parent / "schema.unstable.json",
+                                                               schemas / "schema.json"]).files, folder)
+    return folder
+
+
+@contextlib.contextmanager
+def imported_from(package: str, folder: Path) -> Iterator[None]:
+    """``package`` imported from ``folder`` while inside: two packages of one name (the guide's
+    ``both`` and the TypeScript SDK schemas' ``both``) may be tested in one process, and neither
+    leaves its modules behind for the other."""
+    def ours(name: str) -> bool:
+        return name == package or name.startswith(f"{package}.")
+
+    before = {name: module for name, module in sys.modules.items() if ours(name)}
+    for name in before:
+        del sys.modules[name]
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(before)

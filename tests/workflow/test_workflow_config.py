@@ -76,7 +76,7 @@ def test_no_table_means_the_defaults(cli, tmp_path, monkeypatch):
     ("table", "message"),
     [
         ('sid = "agent"', ("error: pyproject.toml: [tool.acpgen] has unknown key 'sid' (known: schema, out,"
-                           " templates, names, package, side, models, stable-only, protocol-version)")),
+                           " templates, names, package, side, models, stable-only, protocol-version, strict)")),
         ('stable-only = "yes"', "error: pyproject.toml: [tool.acpgen] stable-only must be true or false, found 'yes'"),
         ("out = 3", "error: pyproject.toml: [tool.acpgen] out must be a non-empty string, found 3"),
         # the schema says which sides there are: checked once it is read

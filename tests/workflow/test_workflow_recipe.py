@@ -160,7 +160,8 @@ def test_check_with_nothing_checks_every_package_below(cli, project):
     assert result.exit_code == 1
     lines = result.stderr.splitlines()
     assert lines[0].startswith("acpgen check: 1 file(s) differ") and lines[1] == "  changed: other/acp_bindings/client.py"
-    assert lines[2:] == ["acpgen check: src/myapp/_acp is up to date", "acpgen check: 1 of 2 packages differ: other/acp_bindings"]
+    assert lines[2] == lines[0]  # the verdict again, after the files
+    assert lines[3:] == ["acpgen check: src/myapp/_acp is up to date", "acpgen check: 1 of 2 packages differ: other/acp_bindings"]
 
 
 def test_a_stray_generated_folder_does_not_hide_the_vendored_package(cli, project):
@@ -171,10 +172,12 @@ def test_a_stray_generated_folder_does_not_hide_the_vendored_package(cli, projec
     models.write_text(models.read_text() + "# edited\n")
     result = cli("check", "--summary")
     assert result.exit_code == 1
+    verdict = f"acpgen check: 1 file(s) differ from what acpgen generate would write (1 changed); run `{COMMAND}`"
     assert result.stderr.splitlines() == [
         "acpgen check: generated/acp_bindings is up to date",
-        f"acpgen check: 1 file(s) differ from what acpgen generate would write (1 changed); run `{COMMAND}`",
+        verdict,
         "  changed: src/myapp/_acp/models.py",
+        verdict,
         "acpgen check: 1 of 2 packages differ: src/myapp/_acp",
     ]
 
