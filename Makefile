@@ -15,6 +15,8 @@
 #   make fuzz       -- fuzz both sides of the generated runtime, 100,000 lines each
 #   make bench      -- runtime, codec and import against the hand-written floor and the SDK; one table
 #   make bench-codec-ab BEFORE=REV -- the generated codec against generated/ at REV, round by round
+#   make bench-prompt-ab BEFORE=REV -- the prompt turn against generated/ at REV and the SDK, round by round
+#   make bench-prompt-instructions BEFORE=REV -- the same in instructions per turn (callgrind)
 #   make bench-receive -- a client's receive path per update line: stdlib, fast, a msgspec client
 #   make bench-send -- an agent's send path per update line: stdlib, fast, a msgspec writer
 #   make bench-memory -- peak memory taking in a 100 MB message, as a multiple of its size
@@ -31,7 +33,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: conformance conformance-client conformance-real scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build bench-codec-ab
+.PHONY: conformance conformance-client conformance-real scale bench-remote bench-receive bench-receive-instructions bench-send generate test check lint browser docs clean corpus corpus-noblack fuzz fuzz-schemas bench bench-memory bench-codec bench-generate bench-rpc bench-prompt bench-diff bench-inspect bench-shutdown bench-pydantic test-exhaustive transitions bench-stub-history bench-build bench-codec-ab bench-prompt-ab bench-prompt-instructions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -156,6 +158,14 @@ bench-rpc: $(TEST_STAMP)
 # CPU per prompt turn (one streamed update each): generated client and stub agent against the SDK's.
 bench-prompt: $(TEST_STAMP)
 	$(BIN)/python bench/bench_prompt.py
+
+# The prompt turn of generated/ at BEFORE against the working tree's, the SDK's beside them.
+bench-prompt-ab: $(TEST_STAMP)
+	$(BIN)/python bench/bench_prompt_ab.py --before $(BEFORE)
+
+# The same in instructions per turn, client and agent (needs valgrind; minutes).
+bench-prompt-instructions: $(TEST_STAMP)
+	$(BIN)/python bench/bench_prompt_instructions.py --rev $(BEFORE) --package generated/acp_bindings --sdk
 
 # Round trips and streamed updates per second with and without the inspector in between (ratios, same run).
 bench-inspect: $(STAMP)

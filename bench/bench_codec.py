@@ -16,7 +16,9 @@ Each line of a workload goes line in, line out, three ways:
 The cost is CPU microseconds per line, median of interleaved rounds (the order rotates each
 round) with its spread. Then import cost, in fresh interpreters with byte-code compiled ahead (as
 an installed package has): CPU milliseconds above a bare interpreter, for the package, its models
-alone, and ``import acp``.
+alone, and ``import acp``; and the package and ``import acp`` again with no bytecode to read and
+none written (``PYTHONDONTWRITEBYTECODE=1``, copies of both without theirs), as from a read-only
+install: what compiling their source costs each run.
 
 Run: ``make bench-codec`` (or ``.venv/bin/python bench/bench_codec.py``); ``make bench`` prints it
 with the runtime figures in one table.
@@ -25,6 +27,8 @@ with the runtime figures in one table.
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import json
 import os
 import resource
@@ -87,6 +91,7 @@ def per_call(function: Callable[[], Any], seconds: float) -> Callable[[int], flo
     number = max(1, int(calls * seconds / 0.05))
 
     def run(_round: int) -> float:
+        gc.collect()  # start from no garbage of the candidate before (its collections are its own)
         start = time.process_time()
         for _ in range(number):
             function()
@@ -95,11 +100,15 @@ def per_call(function: Callable[[], Any], seconds: float) -> Callable[[int], flo
     return run
 
 
-def import_cpu(code: str, path: str | None) -> Callable[[int], float]:
-    """A candidate for :func:`interleave`: CPU milliseconds of a fresh interpreter running ``code``."""
+def import_cpu(code: str, path: str | None, bytecode: bool = True) -> Callable[[int], float]:
+    """A candidate for :func:`interleave`: CPU milliseconds of a fresh interpreter running ``code``
+    (with ``bytecode=False``, writing no bytecode: what ``path`` holds without it is compiled on
+    every run, as for a read-only install)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     if path:
         env["PYTHONPATH"] = path
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     command = [sys.executable, "-c", code]
     subprocess.run(command, env=env, check=True)  # warm caches
 
@@ -189,30 +198,64 @@ def codec_rows(rounds: int = ROUNDS, seconds: float = 0.3) -> list[Row]:
     return rows
 
 
+def without_bytecode(code: str, into: Path) -> None:
+    """Copy into the folder ``into`` the packages outside the standard library that running
+    ``code`` imports, without their bytecode: put first on the path, they are what a read-only
+    install of them is when no bytecode was compiled ahead."""
+    found = subprocess.run(
+        [sys.executable, "-c", f"import sys; {code}; print('\\n'.join(sys.modules))"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    site = {Path(p).resolve() for p in sys.path if p.endswith("site-packages")}
+    for top in sorted({name.split(".")[0] for name in found} - set(sys.stdlib_module_names)):
+        module = importlib.import_module(top)
+        for where in [Path(p) for p in getattr(module, "__path__", [])] or [Path(str(module.__file__))]:
+            if where.resolve().parent not in site:
+                continue  # the standard library's, or a folder already without bytecode
+            if where.is_dir():
+                shutil.copytree(where, into / where.name, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+            else:
+                shutil.copy2(where, into / where.name)
+
+
 def import_rows(rounds: int = ROUNDS) -> list[Row]:
-    """Import cost above a bare interpreter (medians of interleaved rounds, then subtracted)."""
-    with tempfile.TemporaryDirectory() as tmp:
+    """Import cost above a bare interpreter (medians of interleaved rounds, then subtracted): with
+    bytecode compiled ahead, as an installed package has; and with none, as a read-only install or
+    a vendored copy where no bytecode may be written (``PYTHONDONTWRITEBYTECODE=1``), the SDK's
+    packages copied the same way (the standard library keeps its bytecode in both)."""
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as plain:
         copy = Path(tmp) / "acp_bindings"
         shutil.copytree(GENERATED / "acp_bindings", copy)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(copy)], check=True, env=env)
+        shutil.copytree(GENERATED / "acp_bindings", Path(plain) / "acp_bindings", ignore=shutil.ignore_patterns("__pycache__"))
+        without_bytecode("import acp", Path(plain))
         figures = interleave(
             {
                 "bare": import_cpu("pass", None),
                 "package": import_cpu("import acp_bindings", tmp),
                 "models": import_cpu("import acp_bindings.models", tmp),
                 SDK: import_cpu("import acp", None),
+                "bare, no bytecode": import_cpu("pass", plain, bytecode=False),
+                "package, no bytecode": import_cpu("import acp_bindings", plain, bytecode=False),
+                "sdk, no bytecode": import_cpu("import acp", plain, bytecode=False),
             },
             rounds,
         )
-    bare = figures["bare"].median
+        assert not list(Path(plain).rglob("__pycache__")), "a run without bytecode wrote some"
 
-    def above(figure: Figure) -> Figure:
-        return Figure(figure.median - bare, figure.spread * figure.median / (figure.median - bare))
+    def above(figure: Figure, bare: str = "bare") -> Figure:
+        base = figures[bare].median
+        return Figure(figure.median - base, figure.spread * figure.median / (figure.median - base))
 
+    plain_bare = "bare, no bytecode"
     return [
         Row("import the package, above a bare interpreter", "ms CPU", {OURS: above(figures["package"]), SDK: above(figures[SDK])}),
         Row("import its models alone, above bare", "ms CPU", {OURS: above(figures["models"]), SDK: above(figures[SDK])}),
+        Row(
+            "import the package, no bytecode, above bare",
+            "ms CPU",
+            {OURS: above(figures["package, no bytecode"], plain_bare), SDK: above(figures["sdk, no bytecode"], plain_bare)},
+        ),
     ]
 
 

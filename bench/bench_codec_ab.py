@@ -12,7 +12,8 @@ from round to round (a machine busy with something else slows both alike):
 * ``from_json`` + ``to_json`` of the same two, and building the notification with constructors
   and writing its text;
 * importing the models, then the package, in fresh interpreters (byte-code compiled ahead):
-  CPU milliseconds above a bare interpreter.
+  CPU milliseconds above a bare interpreter; and the package again with no bytecode to read and
+  none written (``PYTHONDONTWRITEBYTECODE=1``), as from a read-only install: its compiling.
 
 It prints each figure's median and spread, and after / before (1.00x: no change).
 
@@ -101,10 +102,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default %(default)s)")
     parser.add_argument("--seconds", type=float, default=0.3, help="CPU seconds a workload runs each round")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as plain:
         committed_package(args.before, Path(tmp) / "before")
         shutil.copytree(args.after, Path(tmp) / "after")
         for side in SIDES:
+            shutil.copytree(Path(tmp) / side, Path(plain) / side, ignore=shutil.ignore_patterns("__pycache__"))
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tmp) / side)], check=True)
         sys.path.insert(0, tmp)
         packages = {side: importlib.import_module(side) for side in SIDES}
@@ -118,14 +120,21 @@ def main() -> None:
                 "bare": import_cpu("pass", None),
                 **{f"models {side}": import_cpu(f"import {side}.models", tmp) for side in SIDES},
                 **{f"package {side}": import_cpu(f"import {side}", tmp) for side in SIDES},
+                "bare, no bytecode": import_cpu("pass", plain, bytecode=False),
+                **{f"no bytecode {side}": import_cpu(f"import {side}", plain, bytecode=False) for side in SIDES},
             },
             args.rounds,
         )
-    bare = imports["bare"].median
-    for what in ("models", "package"):
+        assert not list(Path(plain).rglob("__pycache__")), "a run without bytecode wrote some"
+    for what, label in (
+        ("models", "import the models, above a bare interpreter"),
+        ("package", "import the package, above a bare interpreter"),
+        ("no bytecode", "import the package, no bytecode, above bare"),
+    ):
+        bare = imports["bare, no bytecode" if what == "no bytecode" else "bare"].median
         figures = {side: imports[f"{what} {side}"] for side in SIDES}
         above = {s: Figure(f.median - bare, f.spread * f.median / (f.median - bare)) for s, f in figures.items()}
-        rows.append((f"import the {what}, above a bare interpreter", "ms CPU", above))
+        rows.append((label, "ms CPU", above))
     print(f"before: generated/ at {args.before}; after: {args.after}; median of {args.rounds} interleaved rounds, "
           f"Python {sys.version.split()[0]}")
     print(f"{'workload':<48} {'unit':<7} {'before':>15} {'after':>15} {'after/before':>13}")

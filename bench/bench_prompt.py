@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,19 +75,27 @@ class Turns:
     received: int = 0
 
 
-async def run_generated(hold: Callable[[Turns], Awaitable[None]]) -> None:
-    import acp_bindings as acp
-    from acp_bindings import models
+async def run_generated(
+    hold: Callable[[Turns], Awaitable[None]],
+    package: str = "acp_bindings",
+    name: str = OURS,
+    env: dict[str, str] | None = None,
+    command: Sequence[str] = (),
+) -> None:
+    """``package``'s client and stub agent (importable from ``env``'s PYTHONPATH), as ``name``;
+    ``command`` runs the agent in place of ``python -m <package>.stub_agent``."""
+    acp = importlib.import_module(package)
+    models = importlib.import_module(f"{package}.models")
 
     work = Turns()
-    work.name = OURS
+    work.name = name
 
     class Counting(acp.Client):
         async def session_update(self, params: models.SessionNotification) -> None:
             work.received += 1
 
-    command = (sys.executable, "-m", "acp_bindings.stub_agent", "--delay", "0")
-    async with acp.spawn_agent(Counting(), *command, env=bench_rpc._env()) as conn:
+    command = command or (sys.executable, "-m", f"{package}.stub_agent", "--delay", "0")
+    async with acp.spawn_agent(Counting(), *command, env=env or bench_rpc._env()) as conn:
         assert conn.process is not None
         work.pid = conn.process.pid
         await conn.agent.initialize(models.InitializeRequest(protocol_version=1))
@@ -100,7 +109,7 @@ async def run_generated(hold: Callable[[Turns], Awaitable[None]]) -> None:
         await hold(work)
 
 
-async def run_sdk(hold: Callable[[Turns], Awaitable[None]]) -> None:
+async def run_sdk(hold: Callable[[Turns], Awaitable[None]], command: Sequence[str] = ()) -> None:
     import acp
 
     work = Turns()
@@ -113,7 +122,7 @@ async def run_sdk(hold: Callable[[Turns], Awaitable[None]]) -> None:
         async def request_permission(self, **kwargs: Any) -> Any:
             raise acp.RequestError.method_not_found("session/request_permission")
 
-    command = (sys.executable, str(Path(__file__).resolve()), "--serve")
+    command = command or (sys.executable, str(Path(__file__).resolve()), "--serve")
     async with acp.spawn_agent_process(Counting(), *command, env=bench_rpc._env()) as (conn, process):
         work.pid = process.pid
         await conn.initialize(protocol_version=1)
@@ -157,6 +166,18 @@ async def _cpu_per_turn(work: Turns, turns: int) -> float:
 
 
 async def measure(rounds: int, turns: int = TURNS) -> Row:
+    figures = await measure_runs((run_floor, run_generated, run_sdk), (FLOOR, OURS, SDK), rounds, turns)
+    return Row("prompt turns (1 update each, sequential)", "us CPU/turn", figures)
+
+
+async def measure_runs(
+    runners: Sequence[Callable[[Callable[[Turns], Awaitable[None]]], Awaitable[None]]],
+    names: Sequence[str],
+    rounds: int,
+    turns: int = TURNS,
+) -> dict[str, Figure]:
+    """Open every runner's connection, warm each up, then time ``turns`` prompt turns of each
+    once per round, in an order that rotates: the figure of each name."""
     works: dict[str, Turns] = {}
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -173,17 +194,17 @@ async def measure(rounds: int, turns: int = TURNS) -> Row:
         return hold
 
     runs = []
-    for run in (run_floor, run_generated, run_sdk):
+    for run in runners:
         future: asyncio.Future[None] = loop.create_future()
         ready.append(future)
         runs.append(asyncio.ensure_future(run(holder(future))))
     try:
         await asyncio.gather(*ready)
-        samples: dict[str, list[float]] = {name: [] for name in (FLOOR, OURS, SDK)}
+        samples: dict[str, list[float]] = {name: [] for name in names}
         for r in range(rounds):
             for name in rotated(list(samples), r):
                 samples[name].append(await _cpu_per_turn(works[name], turns))
-        return Row("prompt turns (1 update each, sequential)", "us CPU/turn", {n: Figure.of(v) for n, v in samples.items()})
+        return {n: Figure.of(v) for n, v in samples.items()}
     finally:
         done.set()
         await asyncio.gather(*runs, return_exceptions=True)

@@ -159,18 +159,25 @@ class Model:
 def attach(
     cls: type[Model],
     init: Callable[..., None],
-    from_json: Callable[..., Any],
     to_json: Callable[..., dict[str, Any]],
     json_text: Callable[..., str],
+    decoder: Callable[[Any], Any],
 ) -> None:
     """Make the functions a models module's codec writes beside a class's decoder its methods:
-    ``__init__``, ``from_json`` (a classmethod), ``to_json`` and ``_json_text``, named as if
-    written in its body: a constructor called wrong says ``PromptRequest.__init__() missing ...``.
-    Their code keeps the name it was written with (``_init_PromptRequest``, in a traceback): a
-    copy of each code object renamed would cost the import about a twentieth of the models' time."""
+    ``__init__``, ``to_json`` and ``_json_text``, and ``from_json`` (a classmethod calling
+    ``decoder``, made here: one function for every class, as quick as one written out), named as
+    if written in its body: a constructor called wrong says ``PromptRequest.__init__() missing
+    ...``. Their code keeps the name it was written with (``_init_PromptRequest``, in a
+    traceback): a copy of each code object renamed would cost the import about a twentieth of the
+    models' time."""
+
+    def from_json(cls: Any, data: Any) -> Any:
+        """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
+        return leniently(decoder, data)
+
     name = cls.__name__
     init.__name__, init.__qualname__ = "__init__", name + ".__init__"
-    from_json.__name__, from_json.__qualname__ = "from_json", name + ".from_json"
+    from_json.__qualname__ = name + ".from_json"
     to_json.__name__, to_json.__qualname__ = "to_json", name + ".to_json"
     json_text.__name__, json_text.__qualname__ = "_json_text", name + "._json_text"
     setattr(cls, "__init__", init)  # noqa: B010 (mypy refuses to assign a method)

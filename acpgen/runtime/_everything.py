@@ -31,8 +31,10 @@ def asked(prompt: Iterable[Any]) -> bool:
         text = (
             block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
         )
-        if isinstance(text, str) and WORD in _WORDS.findall(text.lower()):
-            return True
+        if isinstance(text, str):
+            lowered = text.lower()  # the words read only where the word may be: a prompt's cost
+            if WORD in lowered and WORD in _WORDS.findall(lowered):
+                return True
     return False
 
 

@@ -281,7 +281,8 @@ class StubAgent(Agent, _checking.Checked):
             raise RequestError.invalid_request({"details": "call initialize first"})
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
-        await self.probe(session.session_id)
+        if self.check is not None:  # checking mode's probes (no coroutine a turn otherwise)
+            await self.probe(session.session_id)
         cancelled = session.cancelled = asyncio.Event()
         for block in request["prompt"]:
             session.history.append({"sessionUpdate": "user_message_chunk", "content": block})

@@ -313,10 +313,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -376,11 +376,6 @@ def _init_Accept(
     self._nulls = _nulls
 
 
-def _from_json_Accept(cls: type[Accept], data: Any) -> Accept:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Accept, data)
-
-
 def _to_json_Accept(self: Accept) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -406,9 +401,6 @@ def _json_text_Accept(self: Accept) -> str:
     if self.content is not None:
         out += ',"content":' + _dump(self.content)
     return out + "}"
-
-
-_codec.attach(Accept, _init_Accept, _from_json_Accept, _to_json_Accept, _json_text_Accept)
 
 
 def _d_Accept(d: Any) -> Accept:
@@ -470,6 +462,9 @@ _K_Accept = frozenset({"_meta", "action", "content"})
 _O_Accept = ("_meta", "content")
 
 
+_codec.attach(Accept, _init_Accept, _to_json_Accept, _json_text_Accept, _d_Accept)
+
+
 def _init_AcceptNesNotification(
     self: AcceptNesNotification,
     *,
@@ -484,13 +479,6 @@ def _init_AcceptNesNotification(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AcceptNesNotification(
-    cls: type[AcceptNesNotification], data: Any
-) -> AcceptNesNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AcceptNesNotification, data)
 
 
 def _to_json_AcceptNesNotification(self: AcceptNesNotification) -> dict[str, Any]:
@@ -515,15 +503,6 @@ def _json_text_AcceptNesNotification(self: AcceptNesNotification) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    AcceptNesNotification,
-    _init_AcceptNesNotification,
-    _from_json_AcceptNesNotification,
-    _to_json_AcceptNesNotification,
-    _json_text_AcceptNesNotification,
-)
 
 
 def _d_AcceptNesNotification(d: Any) -> AcceptNesNotification:
@@ -589,6 +568,15 @@ _K_AcceptNesNotification = frozenset({"_meta", "id", "sessionId"})
 _O_AcceptNesNotification = ("_meta",)
 
 
+_codec.attach(
+    AcceptNesNotification,
+    _init_AcceptNesNotification,
+    _to_json_AcceptNesNotification,
+    _json_text_AcceptNesNotification,
+    _d_AcceptNesNotification,
+)
+
+
 def _init_AgentAuthCapabilities(
     self: AgentAuthCapabilities,
     *,
@@ -601,13 +589,6 @@ def _init_AgentAuthCapabilities(
     self.logout = logout
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentAuthCapabilities(
-    cls: type[AgentAuthCapabilities], data: Any
-) -> AgentAuthCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentAuthCapabilities, data)
 
 
 def _to_json_AgentAuthCapabilities(self: AgentAuthCapabilities) -> dict[str, Any]:
@@ -633,15 +614,6 @@ def _json_text_AgentAuthCapabilities(self: AgentAuthCapabilities) -> str:
     if self.logout is not None:
         out += ',"logout":' + self.logout._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    AgentAuthCapabilities,
-    _init_AgentAuthCapabilities,
-    _from_json_AgentAuthCapabilities,
-    _to_json_AgentAuthCapabilities,
-    _json_text_AgentAuthCapabilities,
-)
 
 
 def _d_AgentAuthCapabilities(d: Any) -> AgentAuthCapabilities:
@@ -696,6 +668,15 @@ _K_AgentAuthCapabilities = frozenset({"_meta", "logout"})
 _O_AgentAuthCapabilities = ("_meta", "logout")
 
 
+_codec.attach(
+    AgentAuthCapabilities,
+    _init_AgentAuthCapabilities,
+    _to_json_AgentAuthCapabilities,
+    _json_text_AgentAuthCapabilities,
+    _d_AgentAuthCapabilities,
+)
+
+
 def _init_AgentCapabilities(
     self: AgentCapabilities,
     *,
@@ -722,11 +703,6 @@ def _init_AgentCapabilities(
     self.session_capabilities = session_capabilities
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentCapabilities(cls: type[AgentCapabilities], data: Any) -> AgentCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentCapabilities, data)
 
 
 def _to_json_AgentCapabilities(self: AgentCapabilities) -> dict[str, Any]:
@@ -780,15 +756,6 @@ def _json_text_AgentCapabilities(self: AgentCapabilities) -> str:
     if self.session_capabilities is not None:
         out += ',"sessionCapabilities":' + self.session_capabilities._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    AgentCapabilities,
-    _init_AgentCapabilities,
-    _from_json_AgentCapabilities,
-    _to_json_AgentCapabilities,
-    _json_text_AgentCapabilities,
-)
 
 
 def _d_AgentCapabilities(d: Any) -> AgentCapabilities:
@@ -950,6 +917,15 @@ _O_AgentCapabilities = (
 )
 
 
+_codec.attach(
+    AgentCapabilities,
+    _init_AgentCapabilities,
+    _to_json_AgentCapabilities,
+    _json_text_AgentCapabilities,
+    _d_AgentCapabilities,
+)
+
+
 def _init_AgentMessageChunk(
     self: AgentMessageChunk,
     *,
@@ -966,11 +942,6 @@ def _init_AgentMessageChunk(
     self.message_id = message_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentMessageChunk(cls: type[AgentMessageChunk], data: Any) -> AgentMessageChunk:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentMessageChunk, data)
 
 
 def _to_json_AgentMessageChunk(self: AgentMessageChunk) -> dict[str, Any]:
@@ -999,15 +970,6 @@ def _json_text_AgentMessageChunk(self: AgentMessageChunk) -> str:
     if self.message_id is not None:
         out += ',"messageId":' + _str(self.message_id)
     return out + "}"
-
-
-_codec.attach(
-    AgentMessageChunk,
-    _init_AgentMessageChunk,
-    _from_json_AgentMessageChunk,
-    _to_json_AgentMessageChunk,
-    _json_text_AgentMessageChunk,
-)
 
 
 def _d_AgentMessageChunk(d: Any) -> AgentMessageChunk:
@@ -1087,6 +1049,15 @@ _K_AgentMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdat
 _O_AgentMessageChunk = ("_meta", "messageId")
 
 
+_codec.attach(
+    AgentMessageChunk,
+    _init_AgentMessageChunk,
+    _to_json_AgentMessageChunk,
+    _json_text_AgentMessageChunk,
+    _d_AgentMessageChunk,
+)
+
+
 def _init_AgentNotification(
     self: AgentNotification,
     *,
@@ -1099,11 +1070,6 @@ def _init_AgentNotification(
     self.params = params
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentNotification(cls: type[AgentNotification], data: Any) -> AgentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentNotification, data)
 
 
 def _to_json_AgentNotification(self: AgentNotification) -> dict[str, Any]:
@@ -1127,15 +1093,6 @@ def _json_text_AgentNotification(self: AgentNotification) -> str:
     if self.params is not None:
         out += ',"params":' + _dump(_codec.encode(self.params))
     return out + "}"
-
-
-_codec.attach(
-    AgentNotification,
-    _init_AgentNotification,
-    _from_json_AgentNotification,
-    _to_json_AgentNotification,
-    _json_text_AgentNotification,
-)
 
 
 def _d_AgentNotification(d: Any) -> AgentNotification:
@@ -1190,6 +1147,15 @@ _K_AgentNotification = frozenset({"method", "params"})
 _O_AgentNotification = ("params",)
 
 
+_codec.attach(
+    AgentNotification,
+    _init_AgentNotification,
+    _to_json_AgentNotification,
+    _json_text_AgentNotification,
+    _d_AgentNotification,
+)
+
+
 def _init_AgentRequest(
     self: AgentRequest,
     *,
@@ -1204,11 +1170,6 @@ def _init_AgentRequest(
     self.params = params
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentRequest(cls: type[AgentRequest], data: Any) -> AgentRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentRequest, data)
 
 
 def _to_json_AgentRequest(self: AgentRequest) -> dict[str, Any]:
@@ -1233,15 +1194,6 @@ def _json_text_AgentRequest(self: AgentRequest) -> str:
     if self.params is not None:
         out += ',"params":' + _dump(_codec.encode(self.params))
     return out + "}"
-
-
-_codec.attach(
-    AgentRequest,
-    _init_AgentRequest,
-    _from_json_AgentRequest,
-    _to_json_AgentRequest,
-    _json_text_AgentRequest,
-)
 
 
 def _d_AgentRequest(d: Any) -> AgentRequest:
@@ -1304,6 +1256,15 @@ _K_AgentRequest = frozenset({"id", "method", "params"})
 _O_AgentRequest = ("params",)
 
 
+_codec.attach(
+    AgentRequest,
+    _init_AgentRequest,
+    _to_json_AgentRequest,
+    _json_text_AgentRequest,
+    _d_AgentRequest,
+)
+
+
 def _init_AgentThoughtChunk(
     self: AgentThoughtChunk,
     *,
@@ -1320,11 +1281,6 @@ def _init_AgentThoughtChunk(
     self.message_id = message_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AgentThoughtChunk(cls: type[AgentThoughtChunk], data: Any) -> AgentThoughtChunk:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AgentThoughtChunk, data)
 
 
 def _to_json_AgentThoughtChunk(self: AgentThoughtChunk) -> dict[str, Any]:
@@ -1353,15 +1309,6 @@ def _json_text_AgentThoughtChunk(self: AgentThoughtChunk) -> str:
     if self.message_id is not None:
         out += ',"messageId":' + _str(self.message_id)
     return out + "}"
-
-
-_codec.attach(
-    AgentThoughtChunk,
-    _init_AgentThoughtChunk,
-    _from_json_AgentThoughtChunk,
-    _to_json_AgentThoughtChunk,
-    _json_text_AgentThoughtChunk,
-)
 
 
 def _d_AgentThoughtChunk(d: Any) -> AgentThoughtChunk:
@@ -1441,6 +1388,15 @@ _K_AgentThoughtChunk = frozenset({"_meta", "content", "messageId", "sessionUpdat
 _O_AgentThoughtChunk = ("_meta", "messageId")
 
 
+_codec.attach(
+    AgentThoughtChunk,
+    _init_AgentThoughtChunk,
+    _to_json_AgentThoughtChunk,
+    _json_text_AgentThoughtChunk,
+    _d_AgentThoughtChunk,
+)
+
+
 def _init_Annotations(
     self: Annotations,
     *,
@@ -1457,11 +1413,6 @@ def _init_Annotations(
     self.priority = priority
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Annotations(cls: type[Annotations], data: Any) -> Annotations:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Annotations, data)
 
 
 def _to_json_Annotations(self: Annotations) -> dict[str, Any]:
@@ -1495,15 +1446,6 @@ def _json_text_Annotations(self: Annotations) -> str:
     if self.priority is not None:
         out += ',"priority":' + _dump(self.priority)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    Annotations,
-    _init_Annotations,
-    _from_json_Annotations,
-    _to_json_Annotations,
-    _json_text_Annotations,
-)
 
 
 def _d_Annotations(d: Any) -> Annotations:
@@ -1584,6 +1526,11 @@ _K_Annotations = frozenset({"_meta", "audience", "lastModified", "priority"})
 _O_Annotations = ("_meta", "audience", "lastModified", "priority")
 
 
+_codec.attach(
+    Annotations, _init_Annotations, _to_json_Annotations, _json_text_Annotations, _d_Annotations
+)
+
+
 def _init_Array(
     self: Array,
     *,
@@ -1606,11 +1553,6 @@ def _init_Array(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Array(cls: type[Array], data: Any) -> Array:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Array, data)
 
 
 def _to_json_Array(self: Array) -> dict[str, Any]:
@@ -1651,9 +1593,6 @@ def _json_text_Array(self: Array) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(Array, _init_Array, _from_json_Array, _to_json_Array, _json_text_Array)
 
 
 def _d_Array(d: Any) -> Array:
@@ -1763,6 +1702,9 @@ _K_Array = frozenset({"default", "description", "items", "maxItems", "minItems",
 _O_Array = ("default", "description", "maxItems", "minItems", "title")
 
 
+_codec.attach(Array, _init_Array, _to_json_Array, _json_text_Array, _d_Array)
+
+
 def _init_Audio(
     self: Audio,
     *,
@@ -1779,11 +1721,6 @@ def _init_Audio(
     self.mime_type = mime_type
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Audio(cls: type[Audio], data: Any) -> Audio:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Audio, data)
 
 
 def _to_json_Audio(self: Audio) -> dict[str, Any]:
@@ -1813,9 +1750,6 @@ def _json_text_Audio(self: Audio) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(Audio, _init_Audio, _from_json_Audio, _to_json_Audio, _json_text_Audio)
 
 
 def _d_Audio(d: Any) -> Audio:
@@ -1900,6 +1834,9 @@ _K_Audio = frozenset({"_meta", "annotations", "data", "mimeType", "type"})
 _O_Audio = ("_meta", "annotations")
 
 
+_codec.attach(Audio, _init_Audio, _to_json_Audio, _json_text_Audio, _d_Audio)
+
+
 def _init_AudioContent(
     self: AudioContent,
     *,
@@ -1916,11 +1853,6 @@ def _init_AudioContent(
     self.mime_type = mime_type
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AudioContent(cls: type[AudioContent], data: Any) -> AudioContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AudioContent, data)
 
 
 def _to_json_AudioContent(self: AudioContent) -> dict[str, Any]:
@@ -1949,15 +1881,6 @@ def _json_text_AudioContent(self: AudioContent) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(
-    AudioContent,
-    _init_AudioContent,
-    _from_json_AudioContent,
-    _to_json_AudioContent,
-    _json_text_AudioContent,
-)
 
 
 def _d_AudioContent(d: Any) -> AudioContent:
@@ -2035,6 +1958,15 @@ _K_AudioContent = frozenset({"_meta", "annotations", "data", "mimeType"})
 _O_AudioContent = ("_meta", "annotations")
 
 
+_codec.attach(
+    AudioContent,
+    _init_AudioContent,
+    _to_json_AudioContent,
+    _json_text_AudioContent,
+    _d_AudioContent,
+)
+
+
 def _init_AuthCapabilities(
     self: AuthCapabilities,
     *,
@@ -2047,11 +1979,6 @@ def _init_AuthCapabilities(
     self.terminal = terminal
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthCapabilities(cls: type[AuthCapabilities], data: Any) -> AuthCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthCapabilities, data)
 
 
 def _to_json_AuthCapabilities(self: AuthCapabilities) -> dict[str, Any]:
@@ -2077,15 +2004,6 @@ def _json_text_AuthCapabilities(self: AuthCapabilities) -> str:
     if self.terminal is not None:
         out += ',"terminal":' + _dump(self.terminal)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    AuthCapabilities,
-    _init_AuthCapabilities,
-    _from_json_AuthCapabilities,
-    _to_json_AuthCapabilities,
-    _json_text_AuthCapabilities,
-)
 
 
 def _d_AuthCapabilities(d: Any) -> AuthCapabilities:
@@ -2141,6 +2059,15 @@ _K_AuthCapabilities = frozenset({"_meta", "terminal"})
 _O_AuthCapabilities = ("_meta", "terminal")
 
 
+_codec.attach(
+    AuthCapabilities,
+    _init_AuthCapabilities,
+    _to_json_AuthCapabilities,
+    _json_text_AuthCapabilities,
+    _d_AuthCapabilities,
+)
+
+
 def _init_AuthEnvVar(
     self: AuthEnvVar,
     *,
@@ -2159,11 +2086,6 @@ def _init_AuthEnvVar(
     self.secret = secret
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthEnvVar(cls: type[AuthEnvVar], data: Any) -> AuthEnvVar:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthEnvVar, data)
 
 
 def _to_json_AuthEnvVar(self: AuthEnvVar) -> dict[str, Any]:
@@ -2199,11 +2121,6 @@ def _json_text_AuthEnvVar(self: AuthEnvVar) -> str:
     if self.secret is not None:
         out += ',"secret":' + _dump(self.secret)
     return out + "}"
-
-
-_codec.attach(
-    AuthEnvVar, _init_AuthEnvVar, _from_json_AuthEnvVar, _to_json_AuthEnvVar, _json_text_AuthEnvVar
-)
 
 
 def _d_AuthEnvVar(d: Any) -> AuthEnvVar:
@@ -2298,6 +2215,11 @@ _K_AuthEnvVar = frozenset({"_meta", "label", "name", "optional", "secret"})
 _O_AuthEnvVar = ("_meta", "label", "optional", "secret")
 
 
+_codec.attach(
+    AuthEnvVar, _init_AuthEnvVar, _to_json_AuthEnvVar, _json_text_AuthEnvVar, _d_AuthEnvVar
+)
+
+
 def _init_AuthMethodAgent(
     self: AuthMethodAgent,
     *,
@@ -2314,11 +2236,6 @@ def _init_AuthMethodAgent(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthMethodAgent(cls: type[AuthMethodAgent], data: Any) -> AuthMethodAgent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthMethodAgent, data)
 
 
 def _to_json_AuthMethodAgent(self: AuthMethodAgent) -> dict[str, Any]:
@@ -2347,15 +2264,6 @@ def _json_text_AuthMethodAgent(self: AuthMethodAgent) -> str:
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(
-    AuthMethodAgent,
-    _init_AuthMethodAgent,
-    _from_json_AuthMethodAgent,
-    _to_json_AuthMethodAgent,
-    _json_text_AuthMethodAgent,
-)
 
 
 def _d_AuthMethodAgent(d: Any) -> AuthMethodAgent:
@@ -2434,6 +2342,15 @@ _K_AuthMethodAgent = frozenset({"_meta", "description", "id", "name"})
 _O_AuthMethodAgent = ("_meta", "description")
 
 
+_codec.attach(
+    AuthMethodAgent,
+    _init_AuthMethodAgent,
+    _to_json_AuthMethodAgent,
+    _json_text_AuthMethodAgent,
+    _d_AuthMethodAgent,
+)
+
+
 def _init_AuthMethodEnvVar(
     self: AuthMethodEnvVar,
     *,
@@ -2454,11 +2371,6 @@ def _init_AuthMethodEnvVar(
     self.vars = vars
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthMethodEnvVar(cls: type[AuthMethodEnvVar], data: Any) -> AuthMethodEnvVar:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthMethodEnvVar, data)
 
 
 def _to_json_AuthMethodEnvVar(self: AuthMethodEnvVar) -> dict[str, Any]:
@@ -2500,15 +2412,6 @@ def _json_text_AuthMethodEnvVar(self: AuthMethodEnvVar) -> str:
     if self.link is not None:
         out += ',"link":' + _str(self.link)
     return out + "}"
-
-
-_codec.attach(
-    AuthMethodEnvVar,
-    _init_AuthMethodEnvVar,
-    _from_json_AuthMethodEnvVar,
-    _to_json_AuthMethodEnvVar,
-    _json_text_AuthMethodEnvVar,
-)
 
 
 def _d_AuthMethodEnvVar(d: Any) -> AuthMethodEnvVar:
@@ -2608,6 +2511,15 @@ _K_AuthMethodEnvVar = frozenset({"_meta", "description", "id", "link", "name", "
 _O_AuthMethodEnvVar = ("_meta", "description", "link")
 
 
+_codec.attach(
+    AuthMethodEnvVar,
+    _init_AuthMethodEnvVar,
+    _to_json_AuthMethodEnvVar,
+    _json_text_AuthMethodEnvVar,
+    _d_AuthMethodEnvVar,
+)
+
+
 def _init_AuthMethodTerminal(
     self: AuthMethodTerminal,
     *,
@@ -2628,11 +2540,6 @@ def _init_AuthMethodTerminal(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthMethodTerminal(cls: type[AuthMethodTerminal], data: Any) -> AuthMethodTerminal:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthMethodTerminal, data)
 
 
 def _to_json_AuthMethodTerminal(self: AuthMethodTerminal) -> dict[str, Any]:
@@ -2669,15 +2576,6 @@ def _json_text_AuthMethodTerminal(self: AuthMethodTerminal) -> str:
     if self.env is not None:
         out += ',"env":' + _dump(self.env)
     return out + "}"
-
-
-_codec.attach(
-    AuthMethodTerminal,
-    _init_AuthMethodTerminal,
-    _from_json_AuthMethodTerminal,
-    _to_json_AuthMethodTerminal,
-    _json_text_AuthMethodTerminal,
-)
 
 
 def _d_AuthMethodTerminal(d: Any) -> AuthMethodTerminal:
@@ -2780,6 +2678,15 @@ _K_AuthMethodTerminal = frozenset({"_meta", "args", "description", "env", "id", 
 _O_AuthMethodTerminal = ("_meta", "args", "description", "env")
 
 
+_codec.attach(
+    AuthMethodTerminal,
+    _init_AuthMethodTerminal,
+    _to_json_AuthMethodTerminal,
+    _json_text_AuthMethodTerminal,
+    _d_AuthMethodTerminal,
+)
+
+
 def _init_AuthenticateRequest(
     self: AuthenticateRequest,
     *,
@@ -2792,13 +2699,6 @@ def _init_AuthenticateRequest(
     self.method_id = method_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthenticateRequest(
-    cls: type[AuthenticateRequest], data: Any
-) -> AuthenticateRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthenticateRequest, data)
 
 
 def _to_json_AuthenticateRequest(self: AuthenticateRequest) -> dict[str, Any]:
@@ -2822,15 +2722,6 @@ def _json_text_AuthenticateRequest(self: AuthenticateRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    AuthenticateRequest,
-    _init_AuthenticateRequest,
-    _from_json_AuthenticateRequest,
-    _to_json_AuthenticateRequest,
-    _json_text_AuthenticateRequest,
-)
 
 
 def _d_AuthenticateRequest(d: Any) -> AuthenticateRequest:
@@ -2886,6 +2777,15 @@ _K_AuthenticateRequest = frozenset({"_meta", "methodId"})
 _O_AuthenticateRequest = ("_meta",)
 
 
+_codec.attach(
+    AuthenticateRequest,
+    _init_AuthenticateRequest,
+    _to_json_AuthenticateRequest,
+    _json_text_AuthenticateRequest,
+    _d_AuthenticateRequest,
+)
+
+
 def _init_AuthenticateResponse(
     self: AuthenticateResponse,
     *,
@@ -2896,13 +2796,6 @@ def _init_AuthenticateResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AuthenticateResponse(
-    cls: type[AuthenticateResponse], data: Any
-) -> AuthenticateResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AuthenticateResponse, data)
 
 
 def _to_json_AuthenticateResponse(self: AuthenticateResponse) -> dict[str, Any]:
@@ -2924,15 +2817,6 @@ def _json_text_AuthenticateResponse(self: AuthenticateResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    AuthenticateResponse,
-    _init_AuthenticateResponse,
-    _from_json_AuthenticateResponse,
-    _to_json_AuthenticateResponse,
-    _json_text_AuthenticateResponse,
-)
 
 
 def _d_AuthenticateResponse(d: Any) -> AuthenticateResponse:
@@ -2975,6 +2859,15 @@ _K_AuthenticateResponse = frozenset({"_meta"})
 _O_AuthenticateResponse = ("_meta",)
 
 
+_codec.attach(
+    AuthenticateResponse,
+    _init_AuthenticateResponse,
+    _to_json_AuthenticateResponse,
+    _json_text_AuthenticateResponse,
+    _d_AuthenticateResponse,
+)
+
+
 def _init_AvailableCommand(
     self: AvailableCommand,
     *,
@@ -2991,11 +2884,6 @@ def _init_AvailableCommand(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AvailableCommand(cls: type[AvailableCommand], data: Any) -> AvailableCommand:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AvailableCommand, data)
 
 
 def _to_json_AvailableCommand(self: AvailableCommand) -> dict[str, Any]:
@@ -3024,15 +2912,6 @@ def _json_text_AvailableCommand(self: AvailableCommand) -> str:
     if self.input is not None:
         out += ',"input":' + self.input._json_text()
     return out + "}"
-
-
-_codec.attach(
-    AvailableCommand,
-    _init_AvailableCommand,
-    _from_json_AvailableCommand,
-    _to_json_AvailableCommand,
-    _json_text_AvailableCommand,
-)
 
 
 def _d_AvailableCommand(d: Any) -> AvailableCommand:
@@ -3110,6 +2989,15 @@ _K_AvailableCommand = frozenset({"_meta", "description", "input", "name"})
 _O_AvailableCommand = ("_meta", "input")
 
 
+_codec.attach(
+    AvailableCommand,
+    _init_AvailableCommand,
+    _to_json_AvailableCommand,
+    _json_text_AvailableCommand,
+    _d_AvailableCommand,
+)
+
+
 def _init_AvailableCommandsUpdate(
     self: AvailableCommandsUpdate,
     *,
@@ -3122,13 +3010,6 @@ def _init_AvailableCommandsUpdate(
     self.available_commands = available_commands
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AvailableCommandsUpdate(
-    cls: type[AvailableCommandsUpdate], data: Any
-) -> AvailableCommandsUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AvailableCommandsUpdate, data)
 
 
 def _to_json_AvailableCommandsUpdate(self: AvailableCommandsUpdate) -> dict[str, Any]:
@@ -3154,15 +3035,6 @@ def _json_text_AvailableCommandsUpdate(self: AvailableCommandsUpdate) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    AvailableCommandsUpdate,
-    _init_AvailableCommandsUpdate,
-    _from_json_AvailableCommandsUpdate,
-    _to_json_AvailableCommandsUpdate,
-    _json_text_AvailableCommandsUpdate,
-)
 
 
 def _d_AvailableCommandsUpdate(d: Any) -> AvailableCommandsUpdate:
@@ -3216,6 +3088,15 @@ _K_AvailableCommandsUpdate = frozenset({"_meta", "availableCommands"})
 _O_AvailableCommandsUpdate = ("_meta",)
 
 
+_codec.attach(
+    AvailableCommandsUpdate,
+    _init_AvailableCommandsUpdate,
+    _to_json_AvailableCommandsUpdate,
+    _json_text_AvailableCommandsUpdate,
+    _d_AvailableCommandsUpdate,
+)
+
+
 def _init_AvailableCommandsUpdateSessionUpdate(
     self: AvailableCommandsUpdateSessionUpdate,
     *,
@@ -3228,13 +3109,6 @@ def _init_AvailableCommandsUpdateSessionUpdate(
     self.available_commands = available_commands
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_AvailableCommandsUpdateSessionUpdate(
-    cls: type[AvailableCommandsUpdateSessionUpdate], data: Any
-) -> AvailableCommandsUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_AvailableCommandsUpdateSessionUpdate, data)
 
 
 def _to_json_AvailableCommandsUpdateSessionUpdate(
@@ -3267,15 +3141,6 @@ def _json_text_AvailableCommandsUpdateSessionUpdate(
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    AvailableCommandsUpdateSessionUpdate,
-    _init_AvailableCommandsUpdateSessionUpdate,
-    _from_json_AvailableCommandsUpdateSessionUpdate,
-    _to_json_AvailableCommandsUpdateSessionUpdate,
-    _json_text_AvailableCommandsUpdateSessionUpdate,
-)
 
 
 def _d_AvailableCommandsUpdateSessionUpdate(d: Any) -> AvailableCommandsUpdateSessionUpdate:
@@ -3338,6 +3203,15 @@ _K_AvailableCommandsUpdateSessionUpdate = frozenset({"_meta", "availableCommands
 _O_AvailableCommandsUpdateSessionUpdate = ("_meta",)
 
 
+_codec.attach(
+    AvailableCommandsUpdateSessionUpdate,
+    _init_AvailableCommandsUpdateSessionUpdate,
+    _to_json_AvailableCommandsUpdateSessionUpdate,
+    _json_text_AvailableCommandsUpdateSessionUpdate,
+    _d_AvailableCommandsUpdateSessionUpdate,
+)
+
+
 def _init_BlobResourceContents(
     self: BlobResourceContents,
     *,
@@ -3354,13 +3228,6 @@ def _init_BlobResourceContents(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_BlobResourceContents(
-    cls: type[BlobResourceContents], data: Any
-) -> BlobResourceContents:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_BlobResourceContents, data)
 
 
 def _to_json_BlobResourceContents(self: BlobResourceContents) -> dict[str, Any]:
@@ -3389,15 +3256,6 @@ def _json_text_BlobResourceContents(self: BlobResourceContents) -> str:
     if self.mime_type is not None:
         out += ',"mimeType":' + _str(self.mime_type)
     return out + "}"
-
-
-_codec.attach(
-    BlobResourceContents,
-    _init_BlobResourceContents,
-    _from_json_BlobResourceContents,
-    _to_json_BlobResourceContents,
-    _json_text_BlobResourceContents,
-)
 
 
 def _d_BlobResourceContents(d: Any) -> BlobResourceContents:
@@ -3476,6 +3334,15 @@ _K_BlobResourceContents = frozenset({"_meta", "blob", "mimeType", "uri"})
 _O_BlobResourceContents = ("_meta", "mimeType")
 
 
+_codec.attach(
+    BlobResourceContents,
+    _init_BlobResourceContents,
+    _to_json_BlobResourceContents,
+    _json_text_BlobResourceContents,
+    _d_BlobResourceContents,
+)
+
+
 def _init_BooleanElicitationPropertySchema(
     self: BooleanElicitationPropertySchema,
     *,
@@ -3490,13 +3357,6 @@ def _init_BooleanElicitationPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_BooleanElicitationPropertySchema(
-    cls: type[BooleanElicitationPropertySchema], data: Any
-) -> BooleanElicitationPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_BooleanElicitationPropertySchema, data)
 
 
 def _to_json_BooleanElicitationPropertySchema(
@@ -3530,15 +3390,6 @@ def _json_text_BooleanElicitationPropertySchema(self: BooleanElicitationProperty
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    BooleanElicitationPropertySchema,
-    _init_BooleanElicitationPropertySchema,
-    _from_json_BooleanElicitationPropertySchema,
-    _to_json_BooleanElicitationPropertySchema,
-    _json_text_BooleanElicitationPropertySchema,
-)
 
 
 def _d_BooleanElicitationPropertySchema(d: Any) -> BooleanElicitationPropertySchema:
@@ -3614,6 +3465,15 @@ _K_BooleanElicitationPropertySchema = frozenset({"default", "description", "titl
 _O_BooleanElicitationPropertySchema = ("default", "description", "title")
 
 
+_codec.attach(
+    BooleanElicitationPropertySchema,
+    _init_BooleanElicitationPropertySchema,
+    _to_json_BooleanElicitationPropertySchema,
+    _json_text_BooleanElicitationPropertySchema,
+    _d_BooleanElicitationPropertySchema,
+)
+
+
 def _init_BooleanPropertySchema(
     self: BooleanPropertySchema,
     *,
@@ -3628,13 +3488,6 @@ def _init_BooleanPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_BooleanPropertySchema(
-    cls: type[BooleanPropertySchema], data: Any
-) -> BooleanPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_BooleanPropertySchema, data)
 
 
 def _to_json_BooleanPropertySchema(self: BooleanPropertySchema) -> dict[str, Any]:
@@ -3664,15 +3517,6 @@ def _json_text_BooleanPropertySchema(self: BooleanPropertySchema) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    BooleanPropertySchema,
-    _init_BooleanPropertySchema,
-    _from_json_BooleanPropertySchema,
-    _to_json_BooleanPropertySchema,
-    _json_text_BooleanPropertySchema,
-)
 
 
 def _d_BooleanPropertySchema(d: Any) -> BooleanPropertySchema:
@@ -3741,6 +3585,15 @@ _K_BooleanPropertySchema = frozenset({"default", "description", "title"})
 _O_BooleanPropertySchema = ("default", "description", "title")
 
 
+_codec.attach(
+    BooleanPropertySchema,
+    _init_BooleanPropertySchema,
+    _to_json_BooleanPropertySchema,
+    _json_text_BooleanPropertySchema,
+    _d_BooleanPropertySchema,
+)
+
+
 def _init_BooleanSessionConfigOption(
     self: BooleanSessionConfigOption,
     *,
@@ -3761,13 +3614,6 @@ def _init_BooleanSessionConfigOption(
     self.current_value = current_value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_BooleanSessionConfigOption(
-    cls: type[BooleanSessionConfigOption], data: Any
-) -> BooleanSessionConfigOption:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_BooleanSessionConfigOption, data)
 
 
 def _to_json_BooleanSessionConfigOption(self: BooleanSessionConfigOption) -> dict[str, Any]:
@@ -3809,15 +3655,6 @@ def _json_text_BooleanSessionConfigOption(self: BooleanSessionConfigOption) -> s
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(
-    BooleanSessionConfigOption,
-    _init_BooleanSessionConfigOption,
-    _from_json_BooleanSessionConfigOption,
-    _to_json_BooleanSessionConfigOption,
-    _json_text_BooleanSessionConfigOption,
-)
 
 
 def _d_BooleanSessionConfigOption(d: Any) -> BooleanSessionConfigOption:
@@ -3935,6 +3772,15 @@ _K_BooleanSessionConfigOption = frozenset(
 _O_BooleanSessionConfigOption = ("_meta", "category", "description")
 
 
+_codec.attach(
+    BooleanSessionConfigOption,
+    _init_BooleanSessionConfigOption,
+    _to_json_BooleanSessionConfigOption,
+    _json_text_BooleanSessionConfigOption,
+    _d_BooleanSessionConfigOption,
+)
+
+
 def _init_BooleanSetSessionConfigOptionRequest(
     self: BooleanSetSessionConfigOptionRequest,
     *,
@@ -3951,13 +3797,6 @@ def _init_BooleanSetSessionConfigOptionRequest(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_BooleanSetSessionConfigOptionRequest(
-    cls: type[BooleanSetSessionConfigOptionRequest], data: Any
-) -> BooleanSetSessionConfigOptionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_BooleanSetSessionConfigOptionRequest, data)
 
 
 def _to_json_BooleanSetSessionConfigOptionRequest(
@@ -3995,15 +3834,6 @@ def _json_text_BooleanSetSessionConfigOptionRequest(
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    BooleanSetSessionConfigOptionRequest,
-    _init_BooleanSetSessionConfigOptionRequest,
-    _from_json_BooleanSetSessionConfigOptionRequest,
-    _to_json_BooleanSetSessionConfigOptionRequest,
-    _json_text_BooleanSetSessionConfigOptionRequest,
-)
 
 
 def _d_BooleanSetSessionConfigOptionRequest(d: Any) -> BooleanSetSessionConfigOptionRequest:
@@ -4096,6 +3926,15 @@ _K_BooleanSetSessionConfigOptionRequest = frozenset(
 _O_BooleanSetSessionConfigOptionRequest = ("_meta",)
 
 
+_codec.attach(
+    BooleanSetSessionConfigOptionRequest,
+    _init_BooleanSetSessionConfigOptionRequest,
+    _to_json_BooleanSetSessionConfigOptionRequest,
+    _json_text_BooleanSetSessionConfigOptionRequest,
+    _d_BooleanSetSessionConfigOptionRequest,
+)
+
+
 def _init_Cancel(
     self: Cancel,
     *,
@@ -4106,11 +3945,6 @@ def _init_Cancel(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Cancel(cls: type[Cancel], data: Any) -> Cancel:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Cancel, data)
 
 
 def _to_json_Cancel(self: Cancel) -> dict[str, Any]:
@@ -4134,9 +3968,6 @@ def _json_text_Cancel(self: Cancel) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Cancel, _init_Cancel, _from_json_Cancel, _to_json_Cancel, _json_text_Cancel)
 
 
 def _d_Cancel(d: Any) -> Cancel:
@@ -4186,6 +4017,9 @@ _K_Cancel = frozenset({"_meta", "action"})
 _O_Cancel = ("_meta",)
 
 
+_codec.attach(Cancel, _init_Cancel, _to_json_Cancel, _json_text_Cancel, _d_Cancel)
+
+
 def _init_CancelNotification(
     self: CancelNotification,
     *,
@@ -4198,11 +4032,6 @@ def _init_CancelNotification(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CancelNotification(cls: type[CancelNotification], data: Any) -> CancelNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CancelNotification, data)
 
 
 def _to_json_CancelNotification(self: CancelNotification) -> dict[str, Any]:
@@ -4226,15 +4055,6 @@ def _json_text_CancelNotification(self: CancelNotification) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CancelNotification,
-    _init_CancelNotification,
-    _from_json_CancelNotification,
-    _to_json_CancelNotification,
-    _json_text_CancelNotification,
-)
 
 
 def _d_CancelNotification(d: Any) -> CancelNotification:
@@ -4290,6 +4110,15 @@ _K_CancelNotification = frozenset({"_meta", "sessionId"})
 _O_CancelNotification = ("_meta",)
 
 
+_codec.attach(
+    CancelNotification,
+    _init_CancelNotification,
+    _to_json_CancelNotification,
+    _json_text_CancelNotification,
+    _d_CancelNotification,
+)
+
+
 def _init_CancelRequestNotification(
     self: CancelRequestNotification,
     *,
@@ -4302,13 +4131,6 @@ def _init_CancelRequestNotification(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CancelRequestNotification(
-    cls: type[CancelRequestNotification], data: Any
-) -> CancelRequestNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CancelRequestNotification, data)
 
 
 def _to_json_CancelRequestNotification(self: CancelRequestNotification) -> dict[str, Any]:
@@ -4332,15 +4154,6 @@ def _json_text_CancelRequestNotification(self: CancelRequestNotification) -> str
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CancelRequestNotification,
-    _init_CancelRequestNotification,
-    _from_json_CancelRequestNotification,
-    _to_json_CancelRequestNotification,
-    _json_text_CancelRequestNotification,
-)
 
 
 def _d_CancelRequestNotification(d: Any) -> CancelRequestNotification:
@@ -4394,6 +4207,15 @@ _K_CancelRequestNotification = frozenset({"_meta", "requestId"})
 _O_CancelRequestNotification = ("_meta",)
 
 
+_codec.attach(
+    CancelRequestNotification,
+    _init_CancelRequestNotification,
+    _to_json_CancelRequestNotification,
+    _json_text_CancelRequestNotification,
+    _d_CancelRequestNotification,
+)
+
+
 def _init_Cancelled(
     self: Cancelled,
     *,
@@ -4402,11 +4224,6 @@ def _init_Cancelled(
 ) -> None:
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Cancelled(cls: type[Cancelled], data: Any) -> Cancelled:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Cancelled, data)
 
 
 def _to_json_Cancelled(self: Cancelled) -> dict[str, Any]:
@@ -4423,11 +4240,6 @@ def _json_text_Cancelled(self: Cancelled) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"outcome":"cancelled"}'
-
-
-_codec.attach(
-    Cancelled, _init_Cancelled, _from_json_Cancelled, _to_json_Cancelled, _json_text_Cancelled
-)
 
 
 def _d_Cancelled(d: Any) -> Cancelled:
@@ -4447,6 +4259,9 @@ def _du_Cancelled(d: Any) -> Cancelled:
 
 
 _K_Cancelled = frozenset({"outcome"})
+
+
+_codec.attach(Cancelled, _init_Cancelled, _to_json_Cancelled, _json_text_Cancelled, _d_Cancelled)
 
 
 def _init_ClientCapabilities(
@@ -4471,11 +4286,6 @@ def _init_ClientCapabilities(
     self.terminal = terminal
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ClientCapabilities(cls: type[ClientCapabilities], data: Any) -> ClientCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ClientCapabilities, data)
 
 
 def _to_json_ClientCapabilities(self: ClientCapabilities) -> dict[str, Any]:
@@ -4521,15 +4331,6 @@ def _json_text_ClientCapabilities(self: ClientCapabilities) -> str:
     if self.terminal is not None:
         out += ',"terminal":' + _dump(self.terminal)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ClientCapabilities,
-    _init_ClientCapabilities,
-    _from_json_ClientCapabilities,
-    _to_json_ClientCapabilities,
-    _json_text_ClientCapabilities,
-)
 
 
 def _d_ClientCapabilities(d: Any) -> ClientCapabilities:
@@ -4663,6 +4464,15 @@ _O_ClientCapabilities = (
 )
 
 
+_codec.attach(
+    ClientCapabilities,
+    _init_ClientCapabilities,
+    _to_json_ClientCapabilities,
+    _json_text_ClientCapabilities,
+    _d_ClientCapabilities,
+)
+
+
 def _init_ClientNesCapabilities(
     self: ClientNesCapabilities,
     *,
@@ -4679,13 +4489,6 @@ def _init_ClientNesCapabilities(
     self.search_and_replace = search_and_replace
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ClientNesCapabilities(
-    cls: type[ClientNesCapabilities], data: Any
-) -> ClientNesCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ClientNesCapabilities, data)
 
 
 def _to_json_ClientNesCapabilities(self: ClientNesCapabilities) -> dict[str, Any]:
@@ -4719,15 +4522,6 @@ def _json_text_ClientNesCapabilities(self: ClientNesCapabilities) -> str:
     if self.search_and_replace is not None:
         out += ',"searchAndReplace":' + self.search_and_replace._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ClientNesCapabilities,
-    _init_ClientNesCapabilities,
-    _from_json_ClientNesCapabilities,
-    _to_json_ClientNesCapabilities,
-    _json_text_ClientNesCapabilities,
-)
 
 
 def _d_ClientNesCapabilities(d: Any) -> ClientNesCapabilities:
@@ -4806,6 +4600,15 @@ _K_ClientNesCapabilities = frozenset({"_meta", "jump", "rename", "searchAndRepla
 _O_ClientNesCapabilities = ("_meta", "jump", "rename", "searchAndReplace")
 
 
+_codec.attach(
+    ClientNesCapabilities,
+    _init_ClientNesCapabilities,
+    _to_json_ClientNesCapabilities,
+    _json_text_ClientNesCapabilities,
+    _d_ClientNesCapabilities,
+)
+
+
 def _init_ClientNotification(
     self: ClientNotification,
     *,
@@ -4818,11 +4621,6 @@ def _init_ClientNotification(
     self.params = params
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ClientNotification(cls: type[ClientNotification], data: Any) -> ClientNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ClientNotification, data)
 
 
 def _to_json_ClientNotification(self: ClientNotification) -> dict[str, Any]:
@@ -4846,15 +4644,6 @@ def _json_text_ClientNotification(self: ClientNotification) -> str:
     if self.params is not None:
         out += ',"params":' + _dump(_codec.encode(self.params))
     return out + "}"
-
-
-_codec.attach(
-    ClientNotification,
-    _init_ClientNotification,
-    _from_json_ClientNotification,
-    _to_json_ClientNotification,
-    _json_text_ClientNotification,
-)
 
 
 def _d_ClientNotification(d: Any) -> ClientNotification:
@@ -4909,6 +4698,15 @@ _K_ClientNotification = frozenset({"method", "params"})
 _O_ClientNotification = ("params",)
 
 
+_codec.attach(
+    ClientNotification,
+    _init_ClientNotification,
+    _to_json_ClientNotification,
+    _json_text_ClientNotification,
+    _d_ClientNotification,
+)
+
+
 def _init_ClientRequest(
     self: ClientRequest,
     *,
@@ -4923,11 +4721,6 @@ def _init_ClientRequest(
     self.params = params
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ClientRequest(cls: type[ClientRequest], data: Any) -> ClientRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ClientRequest, data)
 
 
 def _to_json_ClientRequest(self: ClientRequest) -> dict[str, Any]:
@@ -4952,15 +4745,6 @@ def _json_text_ClientRequest(self: ClientRequest) -> str:
     if self.params is not None:
         out += ',"params":' + _dump(_codec.encode(self.params))
     return out + "}"
-
-
-_codec.attach(
-    ClientRequest,
-    _init_ClientRequest,
-    _from_json_ClientRequest,
-    _to_json_ClientRequest,
-    _json_text_ClientRequest,
-)
 
 
 def _d_ClientRequest(d: Any) -> ClientRequest:
@@ -5023,6 +4807,15 @@ _K_ClientRequest = frozenset({"id", "method", "params"})
 _O_ClientRequest = ("params",)
 
 
+_codec.attach(
+    ClientRequest,
+    _init_ClientRequest,
+    _to_json_ClientRequest,
+    _json_text_ClientRequest,
+    _d_ClientRequest,
+)
+
+
 def _init_CloseNesRequest(
     self: CloseNesRequest,
     *,
@@ -5035,11 +4828,6 @@ def _init_CloseNesRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CloseNesRequest(cls: type[CloseNesRequest], data: Any) -> CloseNesRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CloseNesRequest, data)
 
 
 def _to_json_CloseNesRequest(self: CloseNesRequest) -> dict[str, Any]:
@@ -5063,15 +4851,6 @@ def _json_text_CloseNesRequest(self: CloseNesRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CloseNesRequest,
-    _init_CloseNesRequest,
-    _from_json_CloseNesRequest,
-    _to_json_CloseNesRequest,
-    _json_text_CloseNesRequest,
-)
 
 
 def _d_CloseNesRequest(d: Any) -> CloseNesRequest:
@@ -5127,6 +4906,15 @@ _K_CloseNesRequest = frozenset({"_meta", "sessionId"})
 _O_CloseNesRequest = ("_meta",)
 
 
+_codec.attach(
+    CloseNesRequest,
+    _init_CloseNesRequest,
+    _to_json_CloseNesRequest,
+    _json_text_CloseNesRequest,
+    _d_CloseNesRequest,
+)
+
+
 def _init_CloseNesResponse(
     self: CloseNesResponse,
     *,
@@ -5137,11 +4925,6 @@ def _init_CloseNesResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CloseNesResponse(cls: type[CloseNesResponse], data: Any) -> CloseNesResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CloseNesResponse, data)
 
 
 def _to_json_CloseNesResponse(self: CloseNesResponse) -> dict[str, Any]:
@@ -5163,15 +4946,6 @@ def _json_text_CloseNesResponse(self: CloseNesResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    CloseNesResponse,
-    _init_CloseNesResponse,
-    _from_json_CloseNesResponse,
-    _to_json_CloseNesResponse,
-    _json_text_CloseNesResponse,
-)
 
 
 def _d_CloseNesResponse(d: Any) -> CloseNesResponse:
@@ -5214,6 +4988,15 @@ _K_CloseNesResponse = frozenset({"_meta"})
 _O_CloseNesResponse = ("_meta",)
 
 
+_codec.attach(
+    CloseNesResponse,
+    _init_CloseNesResponse,
+    _to_json_CloseNesResponse,
+    _json_text_CloseNesResponse,
+    _d_CloseNesResponse,
+)
+
+
 def _init_CloseSessionRequest(
     self: CloseSessionRequest,
     *,
@@ -5226,13 +5009,6 @@ def _init_CloseSessionRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CloseSessionRequest(
-    cls: type[CloseSessionRequest], data: Any
-) -> CloseSessionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CloseSessionRequest, data)
 
 
 def _to_json_CloseSessionRequest(self: CloseSessionRequest) -> dict[str, Any]:
@@ -5256,15 +5032,6 @@ def _json_text_CloseSessionRequest(self: CloseSessionRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CloseSessionRequest,
-    _init_CloseSessionRequest,
-    _from_json_CloseSessionRequest,
-    _to_json_CloseSessionRequest,
-    _json_text_CloseSessionRequest,
-)
 
 
 def _d_CloseSessionRequest(d: Any) -> CloseSessionRequest:
@@ -5320,6 +5087,15 @@ _K_CloseSessionRequest = frozenset({"_meta", "sessionId"})
 _O_CloseSessionRequest = ("_meta",)
 
 
+_codec.attach(
+    CloseSessionRequest,
+    _init_CloseSessionRequest,
+    _to_json_CloseSessionRequest,
+    _json_text_CloseSessionRequest,
+    _d_CloseSessionRequest,
+)
+
+
 def _init_CloseSessionResponse(
     self: CloseSessionResponse,
     *,
@@ -5330,13 +5106,6 @@ def _init_CloseSessionResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CloseSessionResponse(
-    cls: type[CloseSessionResponse], data: Any
-) -> CloseSessionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CloseSessionResponse, data)
 
 
 def _to_json_CloseSessionResponse(self: CloseSessionResponse) -> dict[str, Any]:
@@ -5358,15 +5127,6 @@ def _json_text_CloseSessionResponse(self: CloseSessionResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    CloseSessionResponse,
-    _init_CloseSessionResponse,
-    _from_json_CloseSessionResponse,
-    _to_json_CloseSessionResponse,
-    _json_text_CloseSessionResponse,
-)
 
 
 def _d_CloseSessionResponse(d: Any) -> CloseSessionResponse:
@@ -5409,6 +5169,15 @@ _K_CloseSessionResponse = frozenset({"_meta"})
 _O_CloseSessionResponse = ("_meta",)
 
 
+_codec.attach(
+    CloseSessionResponse,
+    _init_CloseSessionResponse,
+    _to_json_CloseSessionResponse,
+    _json_text_CloseSessionResponse,
+    _d_CloseSessionResponse,
+)
+
+
 def _init_CompleteElicitationNotification(
     self: CompleteElicitationNotification,
     *,
@@ -5421,13 +5190,6 @@ def _init_CompleteElicitationNotification(
     self.elicitation_id = elicitation_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CompleteElicitationNotification(
-    cls: type[CompleteElicitationNotification], data: Any
-) -> CompleteElicitationNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CompleteElicitationNotification, data)
 
 
 def _to_json_CompleteElicitationNotification(
@@ -5453,15 +5215,6 @@ def _json_text_CompleteElicitationNotification(self: CompleteElicitationNotifica
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CompleteElicitationNotification,
-    _init_CompleteElicitationNotification,
-    _from_json_CompleteElicitationNotification,
-    _to_json_CompleteElicitationNotification,
-    _json_text_CompleteElicitationNotification,
-)
 
 
 def _d_CompleteElicitationNotification(d: Any) -> CompleteElicitationNotification:
@@ -5517,6 +5270,15 @@ _K_CompleteElicitationNotification = frozenset({"_meta", "elicitationId"})
 _O_CompleteElicitationNotification = ("_meta",)
 
 
+_codec.attach(
+    CompleteElicitationNotification,
+    _init_CompleteElicitationNotification,
+    _to_json_CompleteElicitationNotification,
+    _json_text_CompleteElicitationNotification,
+    _d_CompleteElicitationNotification,
+)
+
+
 def _init_ConfigOptionUpdate(
     self: ConfigOptionUpdate,
     *,
@@ -5530,11 +5292,6 @@ def _init_ConfigOptionUpdate(
     self.config_options = config_options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ConfigOptionUpdate(cls: type[ConfigOptionUpdate], data: Any) -> ConfigOptionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ConfigOptionUpdate, data)
 
 
 def _to_json_ConfigOptionUpdate(self: ConfigOptionUpdate) -> dict[str, Any]:
@@ -5558,15 +5315,6 @@ def _json_text_ConfigOptionUpdate(self: ConfigOptionUpdate) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ConfigOptionUpdate,
-    _init_ConfigOptionUpdate,
-    _from_json_ConfigOptionUpdate,
-    _to_json_ConfigOptionUpdate,
-    _json_text_ConfigOptionUpdate,
-)
 
 
 def _d_ConfigOptionUpdate(d: Any) -> ConfigOptionUpdate:
@@ -5620,6 +5368,15 @@ _K_ConfigOptionUpdate = frozenset({"_meta", "configOptions"})
 _O_ConfigOptionUpdate = ("_meta",)
 
 
+_codec.attach(
+    ConfigOptionUpdate,
+    _init_ConfigOptionUpdate,
+    _to_json_ConfigOptionUpdate,
+    _json_text_ConfigOptionUpdate,
+    _d_ConfigOptionUpdate,
+)
+
+
 def _init_ConfigOptionUpdateSessionUpdate(
     self: ConfigOptionUpdateSessionUpdate,
     *,
@@ -5633,13 +5390,6 @@ def _init_ConfigOptionUpdateSessionUpdate(
     self.config_options = config_options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ConfigOptionUpdateSessionUpdate(
-    cls: type[ConfigOptionUpdateSessionUpdate], data: Any
-) -> ConfigOptionUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ConfigOptionUpdateSessionUpdate, data)
 
 
 def _to_json_ConfigOptionUpdateSessionUpdate(
@@ -5670,15 +5420,6 @@ def _json_text_ConfigOptionUpdateSessionUpdate(self: ConfigOptionUpdateSessionUp
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ConfigOptionUpdateSessionUpdate,
-    _init_ConfigOptionUpdateSessionUpdate,
-    _from_json_ConfigOptionUpdateSessionUpdate,
-    _to_json_ConfigOptionUpdateSessionUpdate,
-    _json_text_ConfigOptionUpdateSessionUpdate,
-)
 
 
 def _d_ConfigOptionUpdateSessionUpdate(d: Any) -> ConfigOptionUpdateSessionUpdate:
@@ -5739,6 +5480,15 @@ _K_ConfigOptionUpdateSessionUpdate = frozenset({"_meta", "configOptions", "sessi
 _O_ConfigOptionUpdateSessionUpdate = ("_meta",)
 
 
+_codec.attach(
+    ConfigOptionUpdateSessionUpdate,
+    _init_ConfigOptionUpdateSessionUpdate,
+    _to_json_ConfigOptionUpdateSessionUpdate,
+    _json_text_ConfigOptionUpdateSessionUpdate,
+    _d_ConfigOptionUpdateSessionUpdate,
+)
+
+
 def _init_Content(
     self: Content,
     *,
@@ -5753,11 +5503,6 @@ def _init_Content(
     self.content = content
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Content(cls: type[Content], data: Any) -> Content:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Content, data)
 
 
 def _to_json_Content(self: Content) -> dict[str, Any]:
@@ -5781,9 +5526,6 @@ def _json_text_Content(self: Content) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Content, _init_Content, _from_json_Content, _to_json_Content, _json_text_Content)
 
 
 def _d_Content(d: Any) -> Content:
@@ -5843,6 +5585,9 @@ _K_Content = frozenset({"_meta", "content"})
 _O_Content = ("_meta",)
 
 
+_codec.attach(Content, _init_Content, _to_json_Content, _json_text_Content, _d_Content)
+
+
 def _init_ContentChunk(
     self: ContentChunk,
     *,
@@ -5859,11 +5604,6 @@ def _init_ContentChunk(
     self.message_id = message_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ContentChunk(cls: type[ContentChunk], data: Any) -> ContentChunk:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ContentChunk, data)
 
 
 def _to_json_ContentChunk(self: ContentChunk) -> dict[str, Any]:
@@ -5891,15 +5631,6 @@ def _json_text_ContentChunk(self: ContentChunk) -> str:
     if self.message_id is not None:
         out += ',"messageId":' + _str(self.message_id)
     return out + "}"
-
-
-_codec.attach(
-    ContentChunk,
-    _init_ContentChunk,
-    _from_json_ContentChunk,
-    _to_json_ContentChunk,
-    _json_text_ContentChunk,
-)
 
 
 def _d_ContentChunk(d: Any) -> ContentChunk:
@@ -5972,6 +5703,15 @@ _K_ContentChunk = frozenset({"_meta", "content", "messageId"})
 _O_ContentChunk = ("_meta", "messageId")
 
 
+_codec.attach(
+    ContentChunk,
+    _init_ContentChunk,
+    _to_json_ContentChunk,
+    _json_text_ContentChunk,
+    _d_ContentChunk,
+)
+
+
 def _init_ContentToolCallContent(
     self: ContentToolCallContent,
     *,
@@ -5986,13 +5726,6 @@ def _init_ContentToolCallContent(
     self.content = content
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ContentToolCallContent(
-    cls: type[ContentToolCallContent], data: Any
-) -> ContentToolCallContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ContentToolCallContent, data)
 
 
 def _to_json_ContentToolCallContent(self: ContentToolCallContent) -> dict[str, Any]:
@@ -6017,15 +5750,6 @@ def _json_text_ContentToolCallContent(self: ContentToolCallContent) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ContentToolCallContent,
-    _init_ContentToolCallContent,
-    _from_json_ContentToolCallContent,
-    _to_json_ContentToolCallContent,
-    _json_text_ContentToolCallContent,
-)
 
 
 def _d_ContentToolCallContent(d: Any) -> ContentToolCallContent:
@@ -6092,6 +5816,15 @@ _K_ContentToolCallContent = frozenset({"_meta", "content", "type"})
 _O_ContentToolCallContent = ("_meta",)
 
 
+_codec.attach(
+    ContentToolCallContent,
+    _init_ContentToolCallContent,
+    _to_json_ContentToolCallContent,
+    _json_text_ContentToolCallContent,
+    _d_ContentToolCallContent,
+)
+
+
 def _init_Cost(
     self: Cost,
     *,
@@ -6104,11 +5837,6 @@ def _init_Cost(
     self.currency = currency
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Cost(cls: type[Cost], data: Any) -> Cost:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Cost, data)
 
 
 def _to_json_Cost(self: Cost) -> dict[str, Any]:
@@ -6126,9 +5854,6 @@ def _json_text_Cost(self: Cost) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"amount":' + _dump(self.amount) + ',"currency":' + _str(self.currency) + "}"
-
-
-_codec.attach(Cost, _init_Cost, _from_json_Cost, _to_json_Cost, _json_text_Cost)
 
 
 def _d_Cost(d: Any) -> Cost:
@@ -6159,6 +5884,9 @@ def _d_Cost(d: Any) -> Cost:
 _K_Cost = frozenset({"amount", "currency"})
 
 
+_codec.attach(Cost, _init_Cost, _to_json_Cost, _json_text_Cost, _d_Cost)
+
+
 def _init_CreateTerminalRequest(
     self: CreateTerminalRequest,
     *,
@@ -6181,13 +5909,6 @@ def _init_CreateTerminalRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CreateTerminalRequest(
-    cls: type[CreateTerminalRequest], data: Any
-) -> CreateTerminalRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CreateTerminalRequest, data)
 
 
 def _to_json_CreateTerminalRequest(self: CreateTerminalRequest) -> dict[str, Any]:
@@ -6228,15 +5949,6 @@ def _json_text_CreateTerminalRequest(self: CreateTerminalRequest) -> str:
     if self.output_byte_limit is not None:
         out += ',"outputByteLimit":' + _dump(self.output_byte_limit)
     return out + "}"
-
-
-_codec.attach(
-    CreateTerminalRequest,
-    _init_CreateTerminalRequest,
-    _from_json_CreateTerminalRequest,
-    _to_json_CreateTerminalRequest,
-    _json_text_CreateTerminalRequest,
-)
 
 
 def _d_CreateTerminalRequest(d: Any) -> CreateTerminalRequest:
@@ -6361,6 +6073,15 @@ _K_CreateTerminalRequest = frozenset(
 _O_CreateTerminalRequest = ("_meta", "args", "cwd", "env", "outputByteLimit")
 
 
+_codec.attach(
+    CreateTerminalRequest,
+    _init_CreateTerminalRequest,
+    _to_json_CreateTerminalRequest,
+    _json_text_CreateTerminalRequest,
+    _d_CreateTerminalRequest,
+)
+
+
 def _init_CreateTerminalResponse(
     self: CreateTerminalResponse,
     *,
@@ -6373,13 +6094,6 @@ def _init_CreateTerminalResponse(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CreateTerminalResponse(
-    cls: type[CreateTerminalResponse], data: Any
-) -> CreateTerminalResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CreateTerminalResponse, data)
 
 
 def _to_json_CreateTerminalResponse(self: CreateTerminalResponse) -> dict[str, Any]:
@@ -6403,15 +6117,6 @@ def _json_text_CreateTerminalResponse(self: CreateTerminalResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CreateTerminalResponse,
-    _init_CreateTerminalResponse,
-    _from_json_CreateTerminalResponse,
-    _to_json_CreateTerminalResponse,
-    _json_text_CreateTerminalResponse,
-)
 
 
 def _d_CreateTerminalResponse(d: Any) -> CreateTerminalResponse:
@@ -6467,6 +6172,15 @@ _K_CreateTerminalResponse = frozenset({"_meta", "terminalId"})
 _O_CreateTerminalResponse = ("_meta",)
 
 
+_codec.attach(
+    CreateTerminalResponse,
+    _init_CreateTerminalResponse,
+    _to_json_CreateTerminalResponse,
+    _json_text_CreateTerminalResponse,
+    _d_CreateTerminalResponse,
+)
+
+
 def _init_CurrentModeUpdate(
     self: CurrentModeUpdate,
     *,
@@ -6479,11 +6193,6 @@ def _init_CurrentModeUpdate(
     self.current_mode_id = current_mode_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CurrentModeUpdate(cls: type[CurrentModeUpdate], data: Any) -> CurrentModeUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CurrentModeUpdate, data)
 
 
 def _to_json_CurrentModeUpdate(self: CurrentModeUpdate) -> dict[str, Any]:
@@ -6507,15 +6216,6 @@ def _json_text_CurrentModeUpdate(self: CurrentModeUpdate) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CurrentModeUpdate,
-    _init_CurrentModeUpdate,
-    _from_json_CurrentModeUpdate,
-    _to_json_CurrentModeUpdate,
-    _json_text_CurrentModeUpdate,
-)
 
 
 def _d_CurrentModeUpdate(d: Any) -> CurrentModeUpdate:
@@ -6571,6 +6271,15 @@ _K_CurrentModeUpdate = frozenset({"_meta", "currentModeId"})
 _O_CurrentModeUpdate = ("_meta",)
 
 
+_codec.attach(
+    CurrentModeUpdate,
+    _init_CurrentModeUpdate,
+    _to_json_CurrentModeUpdate,
+    _json_text_CurrentModeUpdate,
+    _d_CurrentModeUpdate,
+)
+
+
 def _init_CurrentModeUpdateSessionUpdate(
     self: CurrentModeUpdateSessionUpdate,
     *,
@@ -6583,13 +6292,6 @@ def _init_CurrentModeUpdateSessionUpdate(
     self.current_mode_id = current_mode_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_CurrentModeUpdateSessionUpdate(
-    cls: type[CurrentModeUpdateSessionUpdate], data: Any
-) -> CurrentModeUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_CurrentModeUpdateSessionUpdate, data)
 
 
 def _to_json_CurrentModeUpdateSessionUpdate(self: CurrentModeUpdateSessionUpdate) -> dict[str, Any]:
@@ -6614,15 +6316,6 @@ def _json_text_CurrentModeUpdateSessionUpdate(self: CurrentModeUpdateSessionUpda
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    CurrentModeUpdateSessionUpdate,
-    _init_CurrentModeUpdateSessionUpdate,
-    _from_json_CurrentModeUpdateSessionUpdate,
-    _to_json_CurrentModeUpdateSessionUpdate,
-    _json_text_CurrentModeUpdateSessionUpdate,
-)
 
 
 def _d_CurrentModeUpdateSessionUpdate(d: Any) -> CurrentModeUpdateSessionUpdate:
@@ -6685,6 +6378,15 @@ _K_CurrentModeUpdateSessionUpdate = frozenset({"_meta", "currentModeId", "sessio
 _O_CurrentModeUpdateSessionUpdate = ("_meta",)
 
 
+_codec.attach(
+    CurrentModeUpdateSessionUpdate,
+    _init_CurrentModeUpdateSessionUpdate,
+    _to_json_CurrentModeUpdateSessionUpdate,
+    _json_text_CurrentModeUpdateSessionUpdate,
+    _d_CurrentModeUpdateSessionUpdate,
+)
+
+
 def _init_Decline(
     self: Decline,
     *,
@@ -6695,11 +6397,6 @@ def _init_Decline(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Decline(cls: type[Decline], data: Any) -> Decline:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Decline, data)
 
 
 def _to_json_Decline(self: Decline) -> dict[str, Any]:
@@ -6723,9 +6420,6 @@ def _json_text_Decline(self: Decline) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Decline, _init_Decline, _from_json_Decline, _to_json_Decline, _json_text_Decline)
 
 
 def _d_Decline(d: Any) -> Decline:
@@ -6775,6 +6469,9 @@ _K_Decline = frozenset({"_meta", "action"})
 _O_Decline = ("_meta",)
 
 
+_codec.attach(Decline, _init_Decline, _to_json_Decline, _json_text_Decline, _d_Decline)
+
+
 def _init_DidChangeDocumentNotification(
     self: DidChangeDocumentNotification,
     *,
@@ -6793,13 +6490,6 @@ def _init_DidChangeDocumentNotification(
     self.version = version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DidChangeDocumentNotification(
-    cls: type[DidChangeDocumentNotification], data: Any
-) -> DidChangeDocumentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DidChangeDocumentNotification, data)
 
 
 def _to_json_DidChangeDocumentNotification(self: DidChangeDocumentNotification) -> dict[str, Any]:
@@ -6835,15 +6525,6 @@ def _json_text_DidChangeDocumentNotification(self: DidChangeDocumentNotification
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DidChangeDocumentNotification,
-    _init_DidChangeDocumentNotification,
-    _from_json_DidChangeDocumentNotification,
-    _to_json_DidChangeDocumentNotification,
-    _json_text_DidChangeDocumentNotification,
-)
 
 
 def _d_DidChangeDocumentNotification(d: Any) -> DidChangeDocumentNotification:
@@ -6933,6 +6614,15 @@ _K_DidChangeDocumentNotification = frozenset(
 _O_DidChangeDocumentNotification = ("_meta",)
 
 
+_codec.attach(
+    DidChangeDocumentNotification,
+    _init_DidChangeDocumentNotification,
+    _to_json_DidChangeDocumentNotification,
+    _json_text_DidChangeDocumentNotification,
+    _d_DidChangeDocumentNotification,
+)
+
+
 def _init_DidCloseDocumentNotification(
     self: DidCloseDocumentNotification,
     *,
@@ -6947,13 +6637,6 @@ def _init_DidCloseDocumentNotification(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DidCloseDocumentNotification(
-    cls: type[DidCloseDocumentNotification], data: Any
-) -> DidCloseDocumentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DidCloseDocumentNotification, data)
 
 
 def _to_json_DidCloseDocumentNotification(self: DidCloseDocumentNotification) -> dict[str, Any]:
@@ -6978,15 +6661,6 @@ def _json_text_DidCloseDocumentNotification(self: DidCloseDocumentNotification) 
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DidCloseDocumentNotification,
-    _init_DidCloseDocumentNotification,
-    _from_json_DidCloseDocumentNotification,
-    _to_json_DidCloseDocumentNotification,
-    _json_text_DidCloseDocumentNotification,
-)
 
 
 def _d_DidCloseDocumentNotification(d: Any) -> DidCloseDocumentNotification:
@@ -7052,6 +6726,15 @@ _K_DidCloseDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
 _O_DidCloseDocumentNotification = ("_meta",)
 
 
+_codec.attach(
+    DidCloseDocumentNotification,
+    _init_DidCloseDocumentNotification,
+    _to_json_DidCloseDocumentNotification,
+    _json_text_DidCloseDocumentNotification,
+    _d_DidCloseDocumentNotification,
+)
+
+
 def _init_DidFocusDocumentNotification(
     self: DidFocusDocumentNotification,
     *,
@@ -7072,13 +6755,6 @@ def _init_DidFocusDocumentNotification(
     self.visible_range = visible_range
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DidFocusDocumentNotification(
-    cls: type[DidFocusDocumentNotification], data: Any
-) -> DidFocusDocumentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DidFocusDocumentNotification, data)
 
 
 def _to_json_DidFocusDocumentNotification(self: DidFocusDocumentNotification) -> dict[str, Any]:
@@ -7117,15 +6793,6 @@ def _json_text_DidFocusDocumentNotification(self: DidFocusDocumentNotification) 
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DidFocusDocumentNotification,
-    _init_DidFocusDocumentNotification,
-    _from_json_DidFocusDocumentNotification,
-    _to_json_DidFocusDocumentNotification,
-    _json_text_DidFocusDocumentNotification,
-)
 
 
 def _d_DidFocusDocumentNotification(d: Any) -> DidFocusDocumentNotification:
@@ -7231,6 +6898,15 @@ _K_DidFocusDocumentNotification = frozenset(
 _O_DidFocusDocumentNotification = ("_meta",)
 
 
+_codec.attach(
+    DidFocusDocumentNotification,
+    _init_DidFocusDocumentNotification,
+    _to_json_DidFocusDocumentNotification,
+    _json_text_DidFocusDocumentNotification,
+    _d_DidFocusDocumentNotification,
+)
+
+
 def _init_DidOpenDocumentNotification(
     self: DidOpenDocumentNotification,
     *,
@@ -7251,13 +6927,6 @@ def _init_DidOpenDocumentNotification(
     self.version = version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DidOpenDocumentNotification(
-    cls: type[DidOpenDocumentNotification], data: Any
-) -> DidOpenDocumentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DidOpenDocumentNotification, data)
 
 
 def _to_json_DidOpenDocumentNotification(self: DidOpenDocumentNotification) -> dict[str, Any]:
@@ -7296,15 +6965,6 @@ def _json_text_DidOpenDocumentNotification(self: DidOpenDocumentNotification) ->
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DidOpenDocumentNotification,
-    _init_DidOpenDocumentNotification,
-    _from_json_DidOpenDocumentNotification,
-    _to_json_DidOpenDocumentNotification,
-    _json_text_DidOpenDocumentNotification,
-)
 
 
 def _d_DidOpenDocumentNotification(d: Any) -> DidOpenDocumentNotification:
@@ -7414,6 +7074,15 @@ _K_DidOpenDocumentNotification = frozenset(
 _O_DidOpenDocumentNotification = ("_meta",)
 
 
+_codec.attach(
+    DidOpenDocumentNotification,
+    _init_DidOpenDocumentNotification,
+    _to_json_DidOpenDocumentNotification,
+    _json_text_DidOpenDocumentNotification,
+    _d_DidOpenDocumentNotification,
+)
+
+
 def _init_DidSaveDocumentNotification(
     self: DidSaveDocumentNotification,
     *,
@@ -7428,13 +7097,6 @@ def _init_DidSaveDocumentNotification(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DidSaveDocumentNotification(
-    cls: type[DidSaveDocumentNotification], data: Any
-) -> DidSaveDocumentNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DidSaveDocumentNotification, data)
 
 
 def _to_json_DidSaveDocumentNotification(self: DidSaveDocumentNotification) -> dict[str, Any]:
@@ -7459,15 +7121,6 @@ def _json_text_DidSaveDocumentNotification(self: DidSaveDocumentNotification) ->
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DidSaveDocumentNotification,
-    _init_DidSaveDocumentNotification,
-    _from_json_DidSaveDocumentNotification,
-    _to_json_DidSaveDocumentNotification,
-    _json_text_DidSaveDocumentNotification,
-)
 
 
 def _d_DidSaveDocumentNotification(d: Any) -> DidSaveDocumentNotification:
@@ -7533,6 +7186,15 @@ _K_DidSaveDocumentNotification = frozenset({"_meta", "sessionId", "uri"})
 _O_DidSaveDocumentNotification = ("_meta",)
 
 
+_codec.attach(
+    DidSaveDocumentNotification,
+    _init_DidSaveDocumentNotification,
+    _to_json_DidSaveDocumentNotification,
+    _json_text_DidSaveDocumentNotification,
+    _d_DidSaveDocumentNotification,
+)
+
+
 def _init_Diff(
     self: Diff,
     *,
@@ -7549,11 +7211,6 @@ def _init_Diff(
     self.path = path
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Diff(cls: type[Diff], data: Any) -> Diff:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Diff, data)
 
 
 def _to_json_Diff(self: Diff) -> dict[str, Any]:
@@ -7582,9 +7239,6 @@ def _json_text_Diff(self: Diff) -> str:
     if self.old_text is not None:
         out += ',"oldText":' + _str(self.old_text)
     return out + "}"
-
-
-_codec.attach(Diff, _init_Diff, _from_json_Diff, _to_json_Diff, _json_text_Diff)
 
 
 def _d_Diff(d: Any) -> Diff:
@@ -7663,6 +7317,9 @@ _K_Diff = frozenset({"_meta", "newText", "oldText", "path"})
 _O_Diff = ("_meta", "oldText")
 
 
+_codec.attach(Diff, _init_Diff, _to_json_Diff, _json_text_Diff, _d_Diff)
+
+
 def _init_DiffToolCallContent(
     self: DiffToolCallContent,
     *,
@@ -7679,13 +7336,6 @@ def _init_DiffToolCallContent(
     self.path = path
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DiffToolCallContent(
-    cls: type[DiffToolCallContent], data: Any
-) -> DiffToolCallContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DiffToolCallContent, data)
 
 
 def _to_json_DiffToolCallContent(self: DiffToolCallContent) -> dict[str, Any]:
@@ -7715,15 +7365,6 @@ def _json_text_DiffToolCallContent(self: DiffToolCallContent) -> str:
     if self.old_text is not None:
         out += ',"oldText":' + _str(self.old_text)
     return out + "}"
-
-
-_codec.attach(
-    DiffToolCallContent,
-    _init_DiffToolCallContent,
-    _from_json_DiffToolCallContent,
-    _to_json_DiffToolCallContent,
-    _json_text_DiffToolCallContent,
-)
 
 
 def _d_DiffToolCallContent(d: Any) -> DiffToolCallContent:
@@ -7809,6 +7450,15 @@ _K_DiffToolCallContent = frozenset({"_meta", "newText", "oldText", "path", "type
 _O_DiffToolCallContent = ("_meta", "oldText")
 
 
+_codec.attach(
+    DiffToolCallContent,
+    _init_DiffToolCallContent,
+    _to_json_DiffToolCallContent,
+    _json_text_DiffToolCallContent,
+    _d_DiffToolCallContent,
+)
+
+
 def _init_DisableProvidersRequest(
     self: DisableProvidersRequest,
     *,
@@ -7821,13 +7471,6 @@ def _init_DisableProvidersRequest(
     self.id = id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DisableProvidersRequest(
-    cls: type[DisableProvidersRequest], data: Any
-) -> DisableProvidersRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DisableProvidersRequest, data)
 
 
 def _to_json_DisableProvidersRequest(self: DisableProvidersRequest) -> dict[str, Any]:
@@ -7851,15 +7494,6 @@ def _json_text_DisableProvidersRequest(self: DisableProvidersRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    DisableProvidersRequest,
-    _init_DisableProvidersRequest,
-    _from_json_DisableProvidersRequest,
-    _to_json_DisableProvidersRequest,
-    _json_text_DisableProvidersRequest,
-)
 
 
 def _d_DisableProvidersRequest(d: Any) -> DisableProvidersRequest:
@@ -7915,6 +7549,15 @@ _K_DisableProvidersRequest = frozenset({"_meta", "id"})
 _O_DisableProvidersRequest = ("_meta",)
 
 
+_codec.attach(
+    DisableProvidersRequest,
+    _init_DisableProvidersRequest,
+    _to_json_DisableProvidersRequest,
+    _json_text_DisableProvidersRequest,
+    _d_DisableProvidersRequest,
+)
+
+
 def _init_DisableProvidersResponse(
     self: DisableProvidersResponse,
     *,
@@ -7925,13 +7568,6 @@ def _init_DisableProvidersResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_DisableProvidersResponse(
-    cls: type[DisableProvidersResponse], data: Any
-) -> DisableProvidersResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_DisableProvidersResponse, data)
 
 
 def _to_json_DisableProvidersResponse(self: DisableProvidersResponse) -> dict[str, Any]:
@@ -7953,15 +7589,6 @@ def _json_text_DisableProvidersResponse(self: DisableProvidersResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    DisableProvidersResponse,
-    _init_DisableProvidersResponse,
-    _from_json_DisableProvidersResponse,
-    _to_json_DisableProvidersResponse,
-    _json_text_DisableProvidersResponse,
-)
 
 
 def _d_DisableProvidersResponse(d: Any) -> DisableProvidersResponse:
@@ -8004,6 +7631,15 @@ _K_DisableProvidersResponse = frozenset({"_meta"})
 _O_DisableProvidersResponse = ("_meta",)
 
 
+_codec.attach(
+    DisableProvidersResponse,
+    _init_DisableProvidersResponse,
+    _to_json_DisableProvidersResponse,
+    _json_text_DisableProvidersResponse,
+    _d_DisableProvidersResponse,
+)
+
+
 def _init_Edit(
     self: Edit,
     *,
@@ -8020,11 +7656,6 @@ def _init_Edit(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Edit(cls: type[Edit], data: Any) -> Edit:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Edit, data)
 
 
 def _to_json_Edit(self: Edit) -> dict[str, Any]:
@@ -8058,9 +7689,6 @@ def _json_text_Edit(self: Edit) -> str:
     if self.cursor_position is not None:
         out += ',"cursorPosition":' + self.cursor_position._json_text()
     return out + "}"
-
-
-_codec.attach(Edit, _init_Edit, _from_json_Edit, _to_json_Edit, _json_text_Edit)
 
 
 def _d_Edit(d: Any) -> Edit:
@@ -8140,6 +7768,9 @@ _K_Edit = frozenset({"cursorPosition", "edits", "id", "kind", "uri"})
 _O_Edit = ("cursorPosition",)
 
 
+_codec.attach(Edit, _init_Edit, _to_json_Edit, _json_text_Edit, _d_Edit)
+
+
 def _init_ElicitationAcceptAction(
     self: ElicitationAcceptAction,
     *,
@@ -8150,13 +7781,6 @@ def _init_ElicitationAcceptAction(
     self.content = content
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationAcceptAction(
-    cls: type[ElicitationAcceptAction], data: Any
-) -> ElicitationAcceptAction:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationAcceptAction, data)
 
 
 def _to_json_ElicitationAcceptAction(self: ElicitationAcceptAction) -> dict[str, Any]:
@@ -8178,15 +7802,6 @@ def _json_text_ElicitationAcceptAction(self: ElicitationAcceptAction) -> str:
     if self.content is not None:
         out += ',"content":' + _dump(self.content)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ElicitationAcceptAction,
-    _init_ElicitationAcceptAction,
-    _from_json_ElicitationAcceptAction,
-    _to_json_ElicitationAcceptAction,
-    _json_text_ElicitationAcceptAction,
-)
 
 
 def _d_ElicitationAcceptAction(d: Any) -> ElicitationAcceptAction:
@@ -8228,6 +7843,15 @@ _K_ElicitationAcceptAction = frozenset({"content"})
 _O_ElicitationAcceptAction = ("content",)
 
 
+_codec.attach(
+    ElicitationAcceptAction,
+    _init_ElicitationAcceptAction,
+    _to_json_ElicitationAcceptAction,
+    _json_text_ElicitationAcceptAction,
+    _d_ElicitationAcceptAction,
+)
+
+
 def _init_ElicitationCapabilities(
     self: ElicitationCapabilities,
     *,
@@ -8242,13 +7866,6 @@ def _init_ElicitationCapabilities(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationCapabilities(
-    cls: type[ElicitationCapabilities], data: Any
-) -> ElicitationCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationCapabilities, data)
 
 
 def _to_json_ElicitationCapabilities(self: ElicitationCapabilities) -> dict[str, Any]:
@@ -8278,15 +7895,6 @@ def _json_text_ElicitationCapabilities(self: ElicitationCapabilities) -> str:
     if self.url is not None:
         out += ',"url":' + self.url._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ElicitationCapabilities,
-    _init_ElicitationCapabilities,
-    _from_json_ElicitationCapabilities,
-    _to_json_ElicitationCapabilities,
-    _json_text_ElicitationCapabilities,
-)
 
 
 def _d_ElicitationCapabilities(d: Any) -> ElicitationCapabilities:
@@ -8353,6 +7961,15 @@ _K_ElicitationCapabilities = frozenset({"_meta", "form", "url"})
 _O_ElicitationCapabilities = ("_meta", "form", "url")
 
 
+_codec.attach(
+    ElicitationCapabilities,
+    _init_ElicitationCapabilities,
+    _to_json_ElicitationCapabilities,
+    _json_text_ElicitationCapabilities,
+    _d_ElicitationCapabilities,
+)
+
+
 def _init_ElicitationFormCapabilities(
     self: ElicitationFormCapabilities,
     *,
@@ -8363,13 +7980,6 @@ def _init_ElicitationFormCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationFormCapabilities(
-    cls: type[ElicitationFormCapabilities], data: Any
-) -> ElicitationFormCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationFormCapabilities, data)
 
 
 def _to_json_ElicitationFormCapabilities(self: ElicitationFormCapabilities) -> dict[str, Any]:
@@ -8391,15 +8001,6 @@ def _json_text_ElicitationFormCapabilities(self: ElicitationFormCapabilities) ->
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ElicitationFormCapabilities,
-    _init_ElicitationFormCapabilities,
-    _from_json_ElicitationFormCapabilities,
-    _to_json_ElicitationFormCapabilities,
-    _json_text_ElicitationFormCapabilities,
-)
 
 
 def _d_ElicitationFormCapabilities(d: Any) -> ElicitationFormCapabilities:
@@ -8442,6 +8043,15 @@ _K_ElicitationFormCapabilities = frozenset({"_meta"})
 _O_ElicitationFormCapabilities = ("_meta",)
 
 
+_codec.attach(
+    ElicitationFormCapabilities,
+    _init_ElicitationFormCapabilities,
+    _to_json_ElicitationFormCapabilities,
+    _json_text_ElicitationFormCapabilities,
+    _d_ElicitationFormCapabilities,
+)
+
+
 def _init_ElicitationRequestScope(
     self: ElicitationRequestScope,
     *,
@@ -8452,13 +8062,6 @@ def _init_ElicitationRequestScope(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationRequestScope(
-    cls: type[ElicitationRequestScope], data: Any
-) -> ElicitationRequestScope:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationRequestScope, data)
 
 
 def _to_json_ElicitationRequestScope(self: ElicitationRequestScope) -> dict[str, Any]:
@@ -8475,15 +8078,6 @@ def _json_text_ElicitationRequestScope(self: ElicitationRequestScope) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"requestId":' + _dump(self.request_id) + "}"
-
-
-_codec.attach(
-    ElicitationRequestScope,
-    _init_ElicitationRequestScope,
-    _from_json_ElicitationRequestScope,
-    _to_json_ElicitationRequestScope,
-    _json_text_ElicitationRequestScope,
-)
 
 
 def _d_ElicitationRequestScope(d: Any) -> ElicitationRequestScope:
@@ -8508,6 +8102,15 @@ def _d_ElicitationRequestScope(d: Any) -> ElicitationRequestScope:
 _K_ElicitationRequestScope = frozenset({"requestId"})
 
 
+_codec.attach(
+    ElicitationRequestScope,
+    _init_ElicitationRequestScope,
+    _to_json_ElicitationRequestScope,
+    _json_text_ElicitationRequestScope,
+    _d_ElicitationRequestScope,
+)
+
+
 def _init_ElicitationSchema(
     self: ElicitationSchema,
     *,
@@ -8526,11 +8129,6 @@ def _init_ElicitationSchema(
     self.type = type
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationSchema(cls: type[ElicitationSchema], data: Any) -> ElicitationSchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationSchema, data)
 
 
 def _to_json_ElicitationSchema(self: ElicitationSchema) -> dict[str, Any]:
@@ -8572,15 +8170,6 @@ def _json_text_ElicitationSchema(self: ElicitationSchema) -> str:
     if self.type is not None:
         out += ',"type":' + _dump(self.type)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ElicitationSchema,
-    _init_ElicitationSchema,
-    _from_json_ElicitationSchema,
-    _to_json_ElicitationSchema,
-    _json_text_ElicitationSchema,
-)
 
 
 def _d_ElicitationSchema(d: Any) -> ElicitationSchema:
@@ -8672,6 +8261,15 @@ _K_ElicitationSchema = frozenset({"description", "properties", "required", "titl
 _O_ElicitationSchema = ("description", "properties", "required", "title", "type")
 
 
+_codec.attach(
+    ElicitationSchema,
+    _init_ElicitationSchema,
+    _to_json_ElicitationSchema,
+    _json_text_ElicitationSchema,
+    _d_ElicitationSchema,
+)
+
+
 def _init_ElicitationSessionScope(
     self: ElicitationSessionScope,
     *,
@@ -8684,13 +8282,6 @@ def _init_ElicitationSessionScope(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationSessionScope(
-    cls: type[ElicitationSessionScope], data: Any
-) -> ElicitationSessionScope:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationSessionScope, data)
 
 
 def _to_json_ElicitationSessionScope(self: ElicitationSessionScope) -> dict[str, Any]:
@@ -8714,15 +8305,6 @@ def _json_text_ElicitationSessionScope(self: ElicitationSessionScope) -> str:
     if self.tool_call_id is not None:
         out += ',"toolCallId":' + _str(self.tool_call_id)
     return out + "}"
-
-
-_codec.attach(
-    ElicitationSessionScope,
-    _init_ElicitationSessionScope,
-    _from_json_ElicitationSessionScope,
-    _to_json_ElicitationSessionScope,
-    _json_text_ElicitationSessionScope,
-)
 
 
 def _d_ElicitationSessionScope(d: Any) -> ElicitationSessionScope:
@@ -8778,6 +8360,15 @@ _K_ElicitationSessionScope = frozenset({"sessionId", "toolCallId"})
 _O_ElicitationSessionScope = ("toolCallId",)
 
 
+_codec.attach(
+    ElicitationSessionScope,
+    _init_ElicitationSessionScope,
+    _to_json_ElicitationSessionScope,
+    _json_text_ElicitationSessionScope,
+    _d_ElicitationSessionScope,
+)
+
+
 def _init_ElicitationUrlCapabilities(
     self: ElicitationUrlCapabilities,
     *,
@@ -8788,13 +8379,6 @@ def _init_ElicitationUrlCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ElicitationUrlCapabilities(
-    cls: type[ElicitationUrlCapabilities], data: Any
-) -> ElicitationUrlCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ElicitationUrlCapabilities, data)
 
 
 def _to_json_ElicitationUrlCapabilities(self: ElicitationUrlCapabilities) -> dict[str, Any]:
@@ -8816,15 +8400,6 @@ def _json_text_ElicitationUrlCapabilities(self: ElicitationUrlCapabilities) -> s
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ElicitationUrlCapabilities,
-    _init_ElicitationUrlCapabilities,
-    _from_json_ElicitationUrlCapabilities,
-    _to_json_ElicitationUrlCapabilities,
-    _json_text_ElicitationUrlCapabilities,
-)
 
 
 def _d_ElicitationUrlCapabilities(d: Any) -> ElicitationUrlCapabilities:
@@ -8867,6 +8442,15 @@ _K_ElicitationUrlCapabilities = frozenset({"_meta"})
 _O_ElicitationUrlCapabilities = ("_meta",)
 
 
+_codec.attach(
+    ElicitationUrlCapabilities,
+    _init_ElicitationUrlCapabilities,
+    _to_json_ElicitationUrlCapabilities,
+    _json_text_ElicitationUrlCapabilities,
+    _d_ElicitationUrlCapabilities,
+)
+
+
 def _init_EmbeddedResource(
     self: EmbeddedResource,
     *,
@@ -8883,11 +8467,6 @@ def _init_EmbeddedResource(
     self.resource = resource
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_EmbeddedResource(cls: type[EmbeddedResource], data: Any) -> EmbeddedResource:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_EmbeddedResource, data)
 
 
 def _to_json_EmbeddedResource(self: EmbeddedResource) -> dict[str, Any]:
@@ -8915,15 +8494,6 @@ def _json_text_EmbeddedResource(self: EmbeddedResource) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(
-    EmbeddedResource,
-    _init_EmbeddedResource,
-    _from_json_EmbeddedResource,
-    _to_json_EmbeddedResource,
-    _json_text_EmbeddedResource,
-)
 
 
 def _d_EmbeddedResource(d: Any) -> EmbeddedResource:
@@ -8989,6 +8559,15 @@ _K_EmbeddedResource = frozenset({"_meta", "annotations", "resource"})
 _O_EmbeddedResource = ("_meta", "annotations")
 
 
+_codec.attach(
+    EmbeddedResource,
+    _init_EmbeddedResource,
+    _to_json_EmbeddedResource,
+    _json_text_EmbeddedResource,
+    _d_EmbeddedResource,
+)
+
+
 def _init_EnumOption(
     self: EnumOption,
     *,
@@ -9001,11 +8580,6 @@ def _init_EnumOption(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_EnumOption(cls: type[EnumOption], data: Any) -> EnumOption:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_EnumOption, data)
 
 
 def _to_json_EnumOption(self: EnumOption) -> dict[str, Any]:
@@ -9023,11 +8597,6 @@ def _json_text_EnumOption(self: EnumOption) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"const":' + _str(self.const) + ',"title":' + _str(self.title) + "}"
-
-
-_codec.attach(
-    EnumOption, _init_EnumOption, _from_json_EnumOption, _to_json_EnumOption, _json_text_EnumOption
-)
 
 
 def _d_EnumOption(d: Any) -> EnumOption:
@@ -9058,6 +8627,11 @@ def _d_EnumOption(d: Any) -> EnumOption:
 _K_EnumOption = frozenset({"const", "title"})
 
 
+_codec.attach(
+    EnumOption, _init_EnumOption, _to_json_EnumOption, _json_text_EnumOption, _d_EnumOption
+)
+
+
 def _init_EnvVar(
     self: EnvVar,
     *,
@@ -9078,11 +8652,6 @@ def _init_EnvVar(
     self.vars = vars
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_EnvVar(cls: type[EnvVar], data: Any) -> EnvVar:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_EnvVar, data)
 
 
 def _to_json_EnvVar(self: EnvVar) -> dict[str, Any]:
@@ -9125,9 +8694,6 @@ def _json_text_EnvVar(self: EnvVar) -> str:
     if self.link is not None:
         out += ',"link":' + _str(self.link)
     return out + "}"
-
-
-_codec.attach(EnvVar, _init_EnvVar, _from_json_EnvVar, _to_json_EnvVar, _json_text_EnvVar)
 
 
 def _d_EnvVar(d: Any) -> EnvVar:
@@ -9234,6 +8800,9 @@ _K_EnvVar = frozenset({"_meta", "description", "id", "link", "name", "type", "va
 _O_EnvVar = ("_meta", "description", "link")
 
 
+_codec.attach(EnvVar, _init_EnvVar, _to_json_EnvVar, _json_text_EnvVar, _d_EnvVar)
+
+
 def _init_EnvVariable(
     self: EnvVariable,
     *,
@@ -9248,11 +8817,6 @@ def _init_EnvVariable(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_EnvVariable(cls: type[EnvVariable], data: Any) -> EnvVariable:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_EnvVariable, data)
 
 
 def _to_json_EnvVariable(self: EnvVariable) -> dict[str, Any]:
@@ -9277,15 +8841,6 @@ def _json_text_EnvVariable(self: EnvVariable) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    EnvVariable,
-    _init_EnvVariable,
-    _from_json_EnvVariable,
-    _to_json_EnvVariable,
-    _json_text_EnvVariable,
-)
 
 
 def _d_EnvVariable(d: Any) -> EnvVariable:
@@ -9351,6 +8906,11 @@ _K_EnvVariable = frozenset({"_meta", "name", "value"})
 _O_EnvVariable = ("_meta",)
 
 
+_codec.attach(
+    EnvVariable, _init_EnvVariable, _to_json_EnvVariable, _json_text_EnvVariable, _d_EnvVariable
+)
+
+
 def _init_Error(
     self: Error,
     *,
@@ -9365,11 +8925,6 @@ def _init_Error(
     self.message = message
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Error(cls: type[Error], data: Any) -> Error:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Error, data)
 
 
 def _to_json_Error(self: Error) -> dict[str, Any]:
@@ -9394,9 +8949,6 @@ def _json_text_Error(self: Error) -> str:
     if self.data is not None:
         out += ',"data":' + _dump(self.data)
     return out + "}"
-
-
-_codec.attach(Error, _init_Error, _from_json_Error, _to_json_Error, _json_text_Error)
 
 
 def _d_Error(d: Any) -> Error:
@@ -9457,6 +9009,9 @@ _K_Error = frozenset({"code", "data", "message"})
 _O_Error = ("data",)
 
 
+_codec.attach(Error, _init_Error, _to_json_Error, _json_text_Error, _d_Error)
+
+
 def _init_ErrorAgentResponse(
     self: ErrorAgentResponse,
     *,
@@ -9469,11 +9024,6 @@ def _init_ErrorAgentResponse(
     self.id = id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ErrorAgentResponse(cls: type[ErrorAgentResponse], data: Any) -> ErrorAgentResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ErrorAgentResponse, data)
 
 
 def _to_json_ErrorAgentResponse(self: ErrorAgentResponse) -> dict[str, Any]:
@@ -9491,15 +9041,6 @@ def _json_text_ErrorAgentResponse(self: ErrorAgentResponse) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"error":' + self.error._json_text() + ',"id":' + _dump(self.id) + "}"
-
-
-_codec.attach(
-    ErrorAgentResponse,
-    _init_ErrorAgentResponse,
-    _from_json_ErrorAgentResponse,
-    _to_json_ErrorAgentResponse,
-    _json_text_ErrorAgentResponse,
-)
 
 
 def _d_ErrorAgentResponse(d: Any) -> ErrorAgentResponse:
@@ -9528,6 +9069,15 @@ def _d_ErrorAgentResponse(d: Any) -> ErrorAgentResponse:
 _K_ErrorAgentResponse = frozenset({"error", "id"})
 
 
+_codec.attach(
+    ErrorAgentResponse,
+    _init_ErrorAgentResponse,
+    _to_json_ErrorAgentResponse,
+    _json_text_ErrorAgentResponse,
+    _d_ErrorAgentResponse,
+)
+
+
 def _init_ErrorClientResponse(
     self: ErrorClientResponse,
     *,
@@ -9540,13 +9090,6 @@ def _init_ErrorClientResponse(
     self.id = id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ErrorClientResponse(
-    cls: type[ErrorClientResponse], data: Any
-) -> ErrorClientResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ErrorClientResponse, data)
 
 
 def _to_json_ErrorClientResponse(self: ErrorClientResponse) -> dict[str, Any]:
@@ -9564,15 +9107,6 @@ def _json_text_ErrorClientResponse(self: ErrorClientResponse) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"error":' + self.error._json_text() + ',"id":' + _dump(self.id) + "}"
-
-
-_codec.attach(
-    ErrorClientResponse,
-    _init_ErrorClientResponse,
-    _from_json_ErrorClientResponse,
-    _to_json_ErrorClientResponse,
-    _json_text_ErrorClientResponse,
-)
 
 
 def _d_ErrorClientResponse(d: Any) -> ErrorClientResponse:
@@ -9601,6 +9135,15 @@ def _d_ErrorClientResponse(d: Any) -> ErrorClientResponse:
 _K_ErrorClientResponse = frozenset({"error", "id"})
 
 
+_codec.attach(
+    ErrorClientResponse,
+    _init_ErrorClientResponse,
+    _to_json_ErrorClientResponse,
+    _json_text_ErrorClientResponse,
+    _d_ErrorClientResponse,
+)
+
+
 def _init_FileSystemCapabilities(
     self: FileSystemCapabilities,
     *,
@@ -9615,13 +9158,6 @@ def _init_FileSystemCapabilities(
     self.write_text_file = write_text_file
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_FileSystemCapabilities(
-    cls: type[FileSystemCapabilities], data: Any
-) -> FileSystemCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_FileSystemCapabilities, data)
 
 
 def _to_json_FileSystemCapabilities(self: FileSystemCapabilities) -> dict[str, Any]:
@@ -9651,15 +9187,6 @@ def _json_text_FileSystemCapabilities(self: FileSystemCapabilities) -> str:
     if self.write_text_file is not None:
         out += ',"writeTextFile":' + _dump(self.write_text_file)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    FileSystemCapabilities,
-    _init_FileSystemCapabilities,
-    _from_json_FileSystemCapabilities,
-    _to_json_FileSystemCapabilities,
-    _json_text_FileSystemCapabilities,
-)
 
 
 def _d_FileSystemCapabilities(d: Any) -> FileSystemCapabilities:
@@ -9728,6 +9255,15 @@ _K_FileSystemCapabilities = frozenset({"_meta", "readTextFile", "writeTextFile"}
 _O_FileSystemCapabilities = ("_meta", "readTextFile", "writeTextFile")
 
 
+_codec.attach(
+    FileSystemCapabilities,
+    _init_FileSystemCapabilities,
+    _to_json_FileSystemCapabilities,
+    _json_text_FileSystemCapabilities,
+    _d_FileSystemCapabilities,
+)
+
+
 def _init_ForkSessionRequest(
     self: ForkSessionRequest,
     *,
@@ -9748,11 +9284,6 @@ def _init_ForkSessionRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ForkSessionRequest(cls: type[ForkSessionRequest], data: Any) -> ForkSessionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ForkSessionRequest, data)
 
 
 def _to_json_ForkSessionRequest(self: ForkSessionRequest) -> dict[str, Any]:
@@ -9785,15 +9316,6 @@ def _json_text_ForkSessionRequest(self: ForkSessionRequest) -> str:
     if self.mcp_servers is not None:
         out += ',"mcpServers":[' + ",".join([x._json_text() for x in self.mcp_servers]) + "]"
     return out + "}"
-
-
-_codec.attach(
-    ForkSessionRequest,
-    _init_ForkSessionRequest,
-    _from_json_ForkSessionRequest,
-    _to_json_ForkSessionRequest,
-    _json_text_ForkSessionRequest,
-)
 
 
 def _d_ForkSessionRequest(d: Any) -> ForkSessionRequest:
@@ -9891,6 +9413,15 @@ _K_ForkSessionRequest = frozenset(
 _O_ForkSessionRequest = ("_meta", "additionalDirectories", "mcpServers")
 
 
+_codec.attach(
+    ForkSessionRequest,
+    _init_ForkSessionRequest,
+    _to_json_ForkSessionRequest,
+    _json_text_ForkSessionRequest,
+    _d_ForkSessionRequest,
+)
+
+
 def _init_ForkSessionResponse(
     self: ForkSessionResponse,
     *,
@@ -9911,13 +9442,6 @@ def _init_ForkSessionResponse(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ForkSessionResponse(
-    cls: type[ForkSessionResponse], data: Any
-) -> ForkSessionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ForkSessionResponse, data)
 
 
 def _to_json_ForkSessionResponse(self: ForkSessionResponse) -> dict[str, Any]:
@@ -9953,15 +9477,6 @@ def _json_text_ForkSessionResponse(self: ForkSessionResponse) -> str:
     if self.modes is not None:
         out += ',"modes":' + self.modes._json_text()
     return out + "}"
-
-
-_codec.attach(
-    ForkSessionResponse,
-    _init_ForkSessionResponse,
-    _from_json_ForkSessionResponse,
-    _to_json_ForkSessionResponse,
-    _json_text_ForkSessionResponse,
-)
 
 
 def _d_ForkSessionResponse(d: Any) -> ForkSessionResponse:
@@ -10053,6 +9568,15 @@ _K_ForkSessionResponse = frozenset({"_meta", "configOptions", "models", "modes",
 _O_ForkSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
+_codec.attach(
+    ForkSessionResponse,
+    _init_ForkSessionResponse,
+    _to_json_ForkSessionResponse,
+    _json_text_ForkSessionResponse,
+    _d_ForkSessionResponse,
+)
+
+
 def _init_FormRequest(
     self: FormRequest,
     *,
@@ -10069,11 +9593,6 @@ def _init_FormRequest(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_FormRequest(cls: type[FormRequest], data: Any) -> FormRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_FormRequest, data)
 
 
 def _to_json_FormRequest(self: FormRequest) -> dict[str, Any]:
@@ -10107,15 +9626,6 @@ def _json_text_FormRequest(self: FormRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    FormRequest,
-    _init_FormRequest,
-    _from_json_FormRequest,
-    _to_json_FormRequest,
-    _json_text_FormRequest,
-)
 
 
 def _d_FormRequest(d: Any) -> FormRequest:
@@ -10194,6 +9704,11 @@ _K_FormRequest = frozenset({"_meta", "message", "mode", "requestId", "requestedS
 _O_FormRequest = ("_meta",)
 
 
+_codec.attach(
+    FormRequest, _init_FormRequest, _to_json_FormRequest, _json_text_FormRequest, _d_FormRequest
+)
+
+
 def _init_FormSession(
     self: FormSession,
     *,
@@ -10212,11 +9727,6 @@ def _init_FormSession(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_FormSession(cls: type[FormSession], data: Any) -> FormSession:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_FormSession, data)
 
 
 def _to_json_FormSession(self: FormSession) -> dict[str, Any]:
@@ -10254,15 +9764,6 @@ def _json_text_FormSession(self: FormSession) -> str:
     if self.tool_call_id is not None:
         out += ',"toolCallId":' + _str(self.tool_call_id)
     return out + "}"
-
-
-_codec.attach(
-    FormSession,
-    _init_FormSession,
-    _from_json_FormSession,
-    _to_json_FormSession,
-    _json_text_FormSession,
-)
 
 
 def _d_FormSession(d: Any) -> FormSession:
@@ -10365,6 +9866,11 @@ _K_FormSession = frozenset(
 _O_FormSession = ("_meta", "toolCallId")
 
 
+_codec.attach(
+    FormSession, _init_FormSession, _to_json_FormSession, _json_text_FormSession, _d_FormSession
+)
+
+
 def _init_Http(
     self: Http,
     *,
@@ -10381,11 +9887,6 @@ def _init_Http(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Http(cls: type[Http], data: Any) -> Http:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Http, data)
 
 
 def _to_json_Http(self: Http) -> dict[str, Any]:
@@ -10419,9 +9920,6 @@ def _json_text_Http(self: Http) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Http, _init_Http, _from_json_Http, _to_json_Http, _json_text_Http)
 
 
 def _d_Http(d: Any) -> Http:
@@ -10502,6 +10000,9 @@ _K_Http = frozenset({"_meta", "headers", "name", "type", "url"})
 _O_Http = ("_meta",)
 
 
+_codec.attach(Http, _init_Http, _to_json_Http, _json_text_Http, _d_Http)
+
+
 def _init_HttpHeader(
     self: HttpHeader,
     *,
@@ -10516,11 +10017,6 @@ def _init_HttpHeader(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_HttpHeader(cls: type[HttpHeader], data: Any) -> HttpHeader:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_HttpHeader, data)
 
 
 def _to_json_HttpHeader(self: HttpHeader) -> dict[str, Any]:
@@ -10545,11 +10041,6 @@ def _json_text_HttpHeader(self: HttpHeader) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    HttpHeader, _init_HttpHeader, _from_json_HttpHeader, _to_json_HttpHeader, _json_text_HttpHeader
-)
 
 
 def _d_HttpHeader(d: Any) -> HttpHeader:
@@ -10615,6 +10106,11 @@ _K_HttpHeader = frozenset({"_meta", "name", "value"})
 _O_HttpHeader = ("_meta",)
 
 
+_codec.attach(
+    HttpHeader, _init_HttpHeader, _to_json_HttpHeader, _json_text_HttpHeader, _d_HttpHeader
+)
+
+
 def _init_Image(
     self: Image,
     *,
@@ -10633,11 +10129,6 @@ def _init_Image(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Image(cls: type[Image], data: Any) -> Image:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Image, data)
 
 
 def _to_json_Image(self: Image) -> dict[str, Any]:
@@ -10671,9 +10162,6 @@ def _json_text_Image(self: Image) -> str:
     if self.uri is not None:
         out += ',"uri":' + _str(self.uri)
     return out + "}"
-
-
-_codec.attach(Image, _init_Image, _from_json_Image, _to_json_Image, _json_text_Image)
 
 
 def _d_Image(d: Any) -> Image:
@@ -10771,6 +10259,9 @@ _K_Image = frozenset({"_meta", "annotations", "data", "mimeType", "type", "uri"}
 _O_Image = ("_meta", "annotations", "uri")
 
 
+_codec.attach(Image, _init_Image, _to_json_Image, _json_text_Image, _d_Image)
+
+
 def _init_ImageContent(
     self: ImageContent,
     *,
@@ -10789,11 +10280,6 @@ def _init_ImageContent(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ImageContent(cls: type[ImageContent], data: Any) -> ImageContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ImageContent, data)
 
 
 def _to_json_ImageContent(self: ImageContent) -> dict[str, Any]:
@@ -10826,15 +10312,6 @@ def _json_text_ImageContent(self: ImageContent) -> str:
     if self.uri is not None:
         out += ',"uri":' + _str(self.uri)
     return out + "}"
-
-
-_codec.attach(
-    ImageContent,
-    _init_ImageContent,
-    _from_json_ImageContent,
-    _to_json_ImageContent,
-    _json_text_ImageContent,
-)
 
 
 def _d_ImageContent(d: Any) -> ImageContent:
@@ -10925,6 +10402,15 @@ _K_ImageContent = frozenset({"_meta", "annotations", "data", "mimeType", "uri"})
 _O_ImageContent = ("_meta", "annotations", "uri")
 
 
+_codec.attach(
+    ImageContent,
+    _init_ImageContent,
+    _to_json_ImageContent,
+    _json_text_ImageContent,
+    _d_ImageContent,
+)
+
+
 def _init_Implementation(
     self: Implementation,
     *,
@@ -10941,11 +10427,6 @@ def _init_Implementation(
     self.version = version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Implementation(cls: type[Implementation], data: Any) -> Implementation:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Implementation, data)
 
 
 def _to_json_Implementation(self: Implementation) -> dict[str, Any]:
@@ -10974,15 +10455,6 @@ def _json_text_Implementation(self: Implementation) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    Implementation,
-    _init_Implementation,
-    _from_json_Implementation,
-    _to_json_Implementation,
-    _json_text_Implementation,
-)
 
 
 def _d_Implementation(d: Any) -> Implementation:
@@ -11061,6 +10533,15 @@ _K_Implementation = frozenset({"_meta", "name", "title", "version"})
 _O_Implementation = ("_meta", "title")
 
 
+_codec.attach(
+    Implementation,
+    _init_Implementation,
+    _to_json_Implementation,
+    _json_text_Implementation,
+    _d_Implementation,
+)
+
+
 def _init_InitializeRequest(
     self: InitializeRequest,
     *,
@@ -11077,11 +10558,6 @@ def _init_InitializeRequest(
     self.protocol_version = protocol_version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_InitializeRequest(cls: type[InitializeRequest], data: Any) -> InitializeRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_InitializeRequest, data)
 
 
 def _to_json_InitializeRequest(self: InitializeRequest) -> dict[str, Any]:
@@ -11113,15 +10589,6 @@ def _json_text_InitializeRequest(self: InitializeRequest) -> str:
     if self.client_info is not None:
         out += ',"clientInfo":' + self.client_info._json_text()
     return out + "}"
-
-
-_codec.attach(
-    InitializeRequest,
-    _init_InitializeRequest,
-    _from_json_InitializeRequest,
-    _to_json_InitializeRequest,
-    _json_text_InitializeRequest,
-)
 
 
 def _d_InitializeRequest(d: Any) -> InitializeRequest:
@@ -11199,6 +10666,15 @@ _K_InitializeRequest = frozenset({"_meta", "clientCapabilities", "clientInfo", "
 _O_InitializeRequest = ("_meta", "clientCapabilities", "clientInfo")
 
 
+_codec.attach(
+    InitializeRequest,
+    _init_InitializeRequest,
+    _to_json_InitializeRequest,
+    _json_text_InitializeRequest,
+    _d_InitializeRequest,
+)
+
+
 def _init_InitializeResponse(
     self: InitializeResponse,
     *,
@@ -11219,11 +10695,6 @@ def _init_InitializeResponse(
     self.protocol_version = protocol_version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_InitializeResponse(cls: type[InitializeResponse], data: Any) -> InitializeResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_InitializeResponse, data)
 
 
 def _to_json_InitializeResponse(self: InitializeResponse) -> dict[str, Any]:
@@ -11259,15 +10730,6 @@ def _json_text_InitializeResponse(self: InitializeResponse) -> str:
     if self.auth_methods is not None:
         out += ',"authMethods":[' + ",".join([x._json_text() for x in self.auth_methods]) + "]"
     return out + "}"
-
-
-_codec.attach(
-    InitializeResponse,
-    _init_InitializeResponse,
-    _from_json_InitializeResponse,
-    _to_json_InitializeResponse,
-    _json_text_InitializeResponse,
-)
 
 
 def _d_InitializeResponse(d: Any) -> InitializeResponse:
@@ -11365,6 +10827,15 @@ _K_InitializeResponse = frozenset(
 _O_InitializeResponse = ("_meta", "agentCapabilities", "agentInfo", "authMethods")
 
 
+_codec.attach(
+    InitializeResponse,
+    _init_InitializeResponse,
+    _to_json_InitializeResponse,
+    _json_text_InitializeResponse,
+    _d_InitializeResponse,
+)
+
+
 def _init_Integer(
     self: Integer,
     *,
@@ -11383,11 +10854,6 @@ def _init_Integer(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Integer(cls: type[Integer], data: Any) -> Integer:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Integer, data)
 
 
 def _to_json_Integer(self: Integer) -> dict[str, Any]:
@@ -11427,9 +10893,6 @@ def _json_text_Integer(self: Integer) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(Integer, _init_Integer, _from_json_Integer, _to_json_Integer, _json_text_Integer)
 
 
 def _d_Integer(d: Any) -> Integer:
@@ -11528,6 +10991,9 @@ _K_Integer = frozenset({"default", "description", "maximum", "minimum", "title",
 _O_Integer = ("default", "description", "maximum", "minimum", "title")
 
 
+_codec.attach(Integer, _init_Integer, _to_json_Integer, _json_text_Integer, _d_Integer)
+
+
 def _init_IntegerPropertySchema(
     self: IntegerPropertySchema,
     *,
@@ -11546,13 +11012,6 @@ def _init_IntegerPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_IntegerPropertySchema(
-    cls: type[IntegerPropertySchema], data: Any
-) -> IntegerPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_IntegerPropertySchema, data)
 
 
 def _to_json_IntegerPropertySchema(self: IntegerPropertySchema) -> dict[str, Any]:
@@ -11590,15 +11049,6 @@ def _json_text_IntegerPropertySchema(self: IntegerPropertySchema) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    IntegerPropertySchema,
-    _init_IntegerPropertySchema,
-    _from_json_IntegerPropertySchema,
-    _to_json_IntegerPropertySchema,
-    _json_text_IntegerPropertySchema,
-)
 
 
 def _d_IntegerPropertySchema(d: Any) -> IntegerPropertySchema:
@@ -11690,6 +11140,15 @@ _K_IntegerPropertySchema = frozenset({"default", "description", "maximum", "mini
 _O_IntegerPropertySchema = ("default", "description", "maximum", "minimum", "title")
 
 
+_codec.attach(
+    IntegerPropertySchema,
+    _init_IntegerPropertySchema,
+    _to_json_IntegerPropertySchema,
+    _json_text_IntegerPropertySchema,
+    _d_IntegerPropertySchema,
+)
+
+
 def _init_Jump(
     self: Jump,
     *,
@@ -11704,11 +11163,6 @@ def _init_Jump(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Jump(cls: type[Jump], data: Any) -> Jump:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Jump, data)
 
 
 def _to_json_Jump(self: Jump) -> dict[str, Any]:
@@ -11736,9 +11190,6 @@ def _json_text_Jump(self: Jump) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(Jump, _init_Jump, _from_json_Jump, _to_json_Jump, _json_text_Jump)
 
 
 def _d_Jump(d: Any) -> Jump:
@@ -11780,6 +11231,9 @@ def _du_Jump(d: Any) -> Jump:
 _K_Jump = frozenset({"id", "kind", "position", "uri"})
 
 
+_codec.attach(Jump, _init_Jump, _to_json_Jump, _json_text_Jump, _d_Jump)
+
+
 def _init_KillTerminalRequest(
     self: KillTerminalRequest,
     *,
@@ -11794,13 +11248,6 @@ def _init_KillTerminalRequest(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_KillTerminalRequest(
-    cls: type[KillTerminalRequest], data: Any
-) -> KillTerminalRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_KillTerminalRequest, data)
 
 
 def _to_json_KillTerminalRequest(self: KillTerminalRequest) -> dict[str, Any]:
@@ -11825,15 +11272,6 @@ def _json_text_KillTerminalRequest(self: KillTerminalRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    KillTerminalRequest,
-    _init_KillTerminalRequest,
-    _from_json_KillTerminalRequest,
-    _to_json_KillTerminalRequest,
-    _json_text_KillTerminalRequest,
-)
 
 
 def _d_KillTerminalRequest(d: Any) -> KillTerminalRequest:
@@ -11899,6 +11337,15 @@ _K_KillTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
 _O_KillTerminalRequest = ("_meta",)
 
 
+_codec.attach(
+    KillTerminalRequest,
+    _init_KillTerminalRequest,
+    _to_json_KillTerminalRequest,
+    _json_text_KillTerminalRequest,
+    _d_KillTerminalRequest,
+)
+
+
 def _init_KillTerminalResponse(
     self: KillTerminalResponse,
     *,
@@ -11909,13 +11356,6 @@ def _init_KillTerminalResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_KillTerminalResponse(
-    cls: type[KillTerminalResponse], data: Any
-) -> KillTerminalResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_KillTerminalResponse, data)
 
 
 def _to_json_KillTerminalResponse(self: KillTerminalResponse) -> dict[str, Any]:
@@ -11937,15 +11377,6 @@ def _json_text_KillTerminalResponse(self: KillTerminalResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    KillTerminalResponse,
-    _init_KillTerminalResponse,
-    _from_json_KillTerminalResponse,
-    _to_json_KillTerminalResponse,
-    _json_text_KillTerminalResponse,
-)
 
 
 def _d_KillTerminalResponse(d: Any) -> KillTerminalResponse:
@@ -11988,6 +11419,15 @@ _K_KillTerminalResponse = frozenset({"_meta"})
 _O_KillTerminalResponse = ("_meta",)
 
 
+_codec.attach(
+    KillTerminalResponse,
+    _init_KillTerminalResponse,
+    _to_json_KillTerminalResponse,
+    _json_text_KillTerminalResponse,
+    _d_KillTerminalResponse,
+)
+
+
 def _init_ListProvidersRequest(
     self: ListProvidersRequest,
     *,
@@ -11998,13 +11438,6 @@ def _init_ListProvidersRequest(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ListProvidersRequest(
-    cls: type[ListProvidersRequest], data: Any
-) -> ListProvidersRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ListProvidersRequest, data)
 
 
 def _to_json_ListProvidersRequest(self: ListProvidersRequest) -> dict[str, Any]:
@@ -12026,15 +11459,6 @@ def _json_text_ListProvidersRequest(self: ListProvidersRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ListProvidersRequest,
-    _init_ListProvidersRequest,
-    _from_json_ListProvidersRequest,
-    _to_json_ListProvidersRequest,
-    _json_text_ListProvidersRequest,
-)
 
 
 def _d_ListProvidersRequest(d: Any) -> ListProvidersRequest:
@@ -12077,6 +11501,15 @@ _K_ListProvidersRequest = frozenset({"_meta"})
 _O_ListProvidersRequest = ("_meta",)
 
 
+_codec.attach(
+    ListProvidersRequest,
+    _init_ListProvidersRequest,
+    _to_json_ListProvidersRequest,
+    _json_text_ListProvidersRequest,
+    _d_ListProvidersRequest,
+)
+
+
 def _init_ListProvidersResponse(
     self: ListProvidersResponse,
     *,
@@ -12089,13 +11522,6 @@ def _init_ListProvidersResponse(
     self.providers = providers
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ListProvidersResponse(
-    cls: type[ListProvidersResponse], data: Any
-) -> ListProvidersResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ListProvidersResponse, data)
 
 
 def _to_json_ListProvidersResponse(self: ListProvidersResponse) -> dict[str, Any]:
@@ -12119,15 +11545,6 @@ def _json_text_ListProvidersResponse(self: ListProvidersResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ListProvidersResponse,
-    _init_ListProvidersResponse,
-    _from_json_ListProvidersResponse,
-    _to_json_ListProvidersResponse,
-    _json_text_ListProvidersResponse,
-)
 
 
 def _d_ListProvidersResponse(d: Any) -> ListProvidersResponse:
@@ -12181,6 +11598,15 @@ _K_ListProvidersResponse = frozenset({"_meta", "providers"})
 _O_ListProvidersResponse = ("_meta",)
 
 
+_codec.attach(
+    ListProvidersResponse,
+    _init_ListProvidersResponse,
+    _to_json_ListProvidersResponse,
+    _json_text_ListProvidersResponse,
+    _d_ListProvidersResponse,
+)
+
+
 def _init_ListSessionsRequest(
     self: ListSessionsRequest,
     *,
@@ -12197,13 +11623,6 @@ def _init_ListSessionsRequest(
     self.cwd = cwd
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ListSessionsRequest(
-    cls: type[ListSessionsRequest], data: Any
-) -> ListSessionsRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ListSessionsRequest, data)
 
 
 def _to_json_ListSessionsRequest(self: ListSessionsRequest) -> dict[str, Any]:
@@ -12237,15 +11656,6 @@ def _json_text_ListSessionsRequest(self: ListSessionsRequest) -> str:
     if self.cwd is not None:
         out += ',"cwd":' + _str(self.cwd)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ListSessionsRequest,
-    _init_ListSessionsRequest,
-    _from_json_ListSessionsRequest,
-    _to_json_ListSessionsRequest,
-    _json_text_ListSessionsRequest,
-)
 
 
 def _d_ListSessionsRequest(d: Any) -> ListSessionsRequest:
@@ -12326,6 +11736,15 @@ _K_ListSessionsRequest = frozenset({"_meta", "additionalDirectories", "cursor", 
 _O_ListSessionsRequest = ("_meta", "additionalDirectories", "cursor", "cwd")
 
 
+_codec.attach(
+    ListSessionsRequest,
+    _init_ListSessionsRequest,
+    _to_json_ListSessionsRequest,
+    _json_text_ListSessionsRequest,
+    _d_ListSessionsRequest,
+)
+
+
 def _init_ListSessionsResponse(
     self: ListSessionsResponse,
     *,
@@ -12340,13 +11759,6 @@ def _init_ListSessionsResponse(
     self.sessions = sessions
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ListSessionsResponse(
-    cls: type[ListSessionsResponse], data: Any
-) -> ListSessionsResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ListSessionsResponse, data)
 
 
 def _to_json_ListSessionsResponse(self: ListSessionsResponse) -> dict[str, Any]:
@@ -12374,15 +11786,6 @@ def _json_text_ListSessionsResponse(self: ListSessionsResponse) -> str:
     if self.next_cursor is not None:
         out += ',"nextCursor":' + _str(self.next_cursor)
     return out + "}"
-
-
-_codec.attach(
-    ListSessionsResponse,
-    _init_ListSessionsResponse,
-    _from_json_ListSessionsResponse,
-    _to_json_ListSessionsResponse,
-    _json_text_ListSessionsResponse,
-)
 
 
 def _d_ListSessionsResponse(d: Any) -> ListSessionsResponse:
@@ -12449,6 +11852,15 @@ _K_ListSessionsResponse = frozenset({"_meta", "nextCursor", "sessions"})
 _O_ListSessionsResponse = ("_meta", "nextCursor")
 
 
+_codec.attach(
+    ListSessionsResponse,
+    _init_ListSessionsResponse,
+    _to_json_ListSessionsResponse,
+    _json_text_ListSessionsResponse,
+    _d_ListSessionsResponse,
+)
+
+
 def _init_LoadSessionRequest(
     self: LoadSessionRequest,
     *,
@@ -12468,11 +11880,6 @@ def _init_LoadSessionRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_LoadSessionRequest(cls: type[LoadSessionRequest], data: Any) -> LoadSessionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LoadSessionRequest, data)
 
 
 def _to_json_LoadSessionRequest(self: LoadSessionRequest) -> dict[str, Any]:
@@ -12509,15 +11916,6 @@ def _json_text_LoadSessionRequest(self: LoadSessionRequest) -> str:
     if self.additional_directories is not None:
         out += ',"additionalDirectories":' + _dump(self.additional_directories)
     return out + "}"
-
-
-_codec.attach(
-    LoadSessionRequest,
-    _init_LoadSessionRequest,
-    _from_json_LoadSessionRequest,
-    _to_json_LoadSessionRequest,
-    _json_text_LoadSessionRequest,
-)
 
 
 def _d_LoadSessionRequest(d: Any) -> LoadSessionRequest:
@@ -12611,6 +12009,15 @@ _K_LoadSessionRequest = frozenset(
 _O_LoadSessionRequest = ("_meta", "additionalDirectories")
 
 
+_codec.attach(
+    LoadSessionRequest,
+    _init_LoadSessionRequest,
+    _to_json_LoadSessionRequest,
+    _json_text_LoadSessionRequest,
+    _d_LoadSessionRequest,
+)
+
+
 def _init_LoadSessionResponse(
     self: LoadSessionResponse,
     *,
@@ -12629,13 +12036,6 @@ def _init_LoadSessionResponse(
     self.modes = modes
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_LoadSessionResponse(
-    cls: type[LoadSessionResponse], data: Any
-) -> LoadSessionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LoadSessionResponse, data)
 
 
 def _to_json_LoadSessionResponse(self: LoadSessionResponse) -> dict[str, Any]:
@@ -12669,15 +12069,6 @@ def _json_text_LoadSessionResponse(self: LoadSessionResponse) -> str:
     if self.modes is not None:
         out += ',"modes":' + self.modes._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    LoadSessionResponse,
-    _init_LoadSessionResponse,
-    _from_json_LoadSessionResponse,
-    _to_json_LoadSessionResponse,
-    _json_text_LoadSessionResponse,
-)
 
 
 def _d_LoadSessionResponse(d: Any) -> LoadSessionResponse:
@@ -12756,6 +12147,15 @@ _K_LoadSessionResponse = frozenset({"_meta", "configOptions", "models", "modes"}
 _O_LoadSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
+_codec.attach(
+    LoadSessionResponse,
+    _init_LoadSessionResponse,
+    _to_json_LoadSessionResponse,
+    _json_text_LoadSessionResponse,
+    _d_LoadSessionResponse,
+)
+
+
 def _init_LogoutCapabilities(
     self: LogoutCapabilities,
     *,
@@ -12766,11 +12166,6 @@ def _init_LogoutCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_LogoutCapabilities(cls: type[LogoutCapabilities], data: Any) -> LogoutCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LogoutCapabilities, data)
 
 
 def _to_json_LogoutCapabilities(self: LogoutCapabilities) -> dict[str, Any]:
@@ -12792,15 +12187,6 @@ def _json_text_LogoutCapabilities(self: LogoutCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    LogoutCapabilities,
-    _init_LogoutCapabilities,
-    _from_json_LogoutCapabilities,
-    _to_json_LogoutCapabilities,
-    _json_text_LogoutCapabilities,
-)
 
 
 def _d_LogoutCapabilities(d: Any) -> LogoutCapabilities:
@@ -12843,6 +12229,15 @@ _K_LogoutCapabilities = frozenset({"_meta"})
 _O_LogoutCapabilities = ("_meta",)
 
 
+_codec.attach(
+    LogoutCapabilities,
+    _init_LogoutCapabilities,
+    _to_json_LogoutCapabilities,
+    _json_text_LogoutCapabilities,
+    _d_LogoutCapabilities,
+)
+
+
 def _init_LogoutRequest(
     self: LogoutRequest,
     *,
@@ -12853,11 +12248,6 @@ def _init_LogoutRequest(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_LogoutRequest(cls: type[LogoutRequest], data: Any) -> LogoutRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LogoutRequest, data)
 
 
 def _to_json_LogoutRequest(self: LogoutRequest) -> dict[str, Any]:
@@ -12879,15 +12269,6 @@ def _json_text_LogoutRequest(self: LogoutRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    LogoutRequest,
-    _init_LogoutRequest,
-    _from_json_LogoutRequest,
-    _to_json_LogoutRequest,
-    _json_text_LogoutRequest,
-)
 
 
 def _d_LogoutRequest(d: Any) -> LogoutRequest:
@@ -12930,6 +12311,15 @@ _K_LogoutRequest = frozenset({"_meta"})
 _O_LogoutRequest = ("_meta",)
 
 
+_codec.attach(
+    LogoutRequest,
+    _init_LogoutRequest,
+    _to_json_LogoutRequest,
+    _json_text_LogoutRequest,
+    _d_LogoutRequest,
+)
+
+
 def _init_LogoutResponse(
     self: LogoutResponse,
     *,
@@ -12940,11 +12330,6 @@ def _init_LogoutResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_LogoutResponse(cls: type[LogoutResponse], data: Any) -> LogoutResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LogoutResponse, data)
 
 
 def _to_json_LogoutResponse(self: LogoutResponse) -> dict[str, Any]:
@@ -12966,15 +12351,6 @@ def _json_text_LogoutResponse(self: LogoutResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    LogoutResponse,
-    _init_LogoutResponse,
-    _from_json_LogoutResponse,
-    _to_json_LogoutResponse,
-    _json_text_LogoutResponse,
-)
 
 
 def _d_LogoutResponse(d: Any) -> LogoutResponse:
@@ -13017,6 +12393,15 @@ _K_LogoutResponse = frozenset({"_meta"})
 _O_LogoutResponse = ("_meta",)
 
 
+_codec.attach(
+    LogoutResponse,
+    _init_LogoutResponse,
+    _to_json_LogoutResponse,
+    _json_text_LogoutResponse,
+    _d_LogoutResponse,
+)
+
+
 def _init_McpCapabilities(
     self: McpCapabilities,
     *,
@@ -13031,11 +12416,6 @@ def _init_McpCapabilities(
     self.sse = sse
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_McpCapabilities(cls: type[McpCapabilities], data: Any) -> McpCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_McpCapabilities, data)
 
 
 def _to_json_McpCapabilities(self: McpCapabilities) -> dict[str, Any]:
@@ -13065,15 +12445,6 @@ def _json_text_McpCapabilities(self: McpCapabilities) -> str:
     if self.sse is not None:
         out += ',"sse":' + _dump(self.sse)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    McpCapabilities,
-    _init_McpCapabilities,
-    _from_json_McpCapabilities,
-    _to_json_McpCapabilities,
-    _json_text_McpCapabilities,
-)
 
 
 def _d_McpCapabilities(d: Any) -> McpCapabilities:
@@ -13142,6 +12513,15 @@ _K_McpCapabilities = frozenset({"_meta", "http", "sse"})
 _O_McpCapabilities = ("_meta", "http", "sse")
 
 
+_codec.attach(
+    McpCapabilities,
+    _init_McpCapabilities,
+    _to_json_McpCapabilities,
+    _json_text_McpCapabilities,
+    _d_McpCapabilities,
+)
+
+
 def _init_McpServerHttp(
     self: McpServerHttp,
     *,
@@ -13158,11 +12538,6 @@ def _init_McpServerHttp(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_McpServerHttp(cls: type[McpServerHttp], data: Any) -> McpServerHttp:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_McpServerHttp, data)
 
 
 def _to_json_McpServerHttp(self: McpServerHttp) -> dict[str, Any]:
@@ -13195,15 +12570,6 @@ def _json_text_McpServerHttp(self: McpServerHttp) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    McpServerHttp,
-    _init_McpServerHttp,
-    _from_json_McpServerHttp,
-    _to_json_McpServerHttp,
-    _json_text_McpServerHttp,
-)
 
 
 def _d_McpServerHttp(d: Any) -> McpServerHttp:
@@ -13277,6 +12643,15 @@ _K_McpServerHttp = frozenset({"_meta", "headers", "name", "url"})
 _O_McpServerHttp = ("_meta",)
 
 
+_codec.attach(
+    McpServerHttp,
+    _init_McpServerHttp,
+    _to_json_McpServerHttp,
+    _json_text_McpServerHttp,
+    _d_McpServerHttp,
+)
+
+
 def _init_McpServerSse(
     self: McpServerSse,
     *,
@@ -13293,11 +12668,6 @@ def _init_McpServerSse(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_McpServerSse(cls: type[McpServerSse], data: Any) -> McpServerSse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_McpServerSse, data)
 
 
 def _to_json_McpServerSse(self: McpServerSse) -> dict[str, Any]:
@@ -13330,15 +12700,6 @@ def _json_text_McpServerSse(self: McpServerSse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    McpServerSse,
-    _init_McpServerSse,
-    _from_json_McpServerSse,
-    _to_json_McpServerSse,
-    _json_text_McpServerSse,
-)
 
 
 def _d_McpServerSse(d: Any) -> McpServerSse:
@@ -13412,6 +12773,15 @@ _K_McpServerSse = frozenset({"_meta", "headers", "name", "url"})
 _O_McpServerSse = ("_meta",)
 
 
+_codec.attach(
+    McpServerSse,
+    _init_McpServerSse,
+    _to_json_McpServerSse,
+    _json_text_McpServerSse,
+    _d_McpServerSse,
+)
+
+
 def _init_McpServerStdio(
     self: McpServerStdio,
     *,
@@ -13430,11 +12800,6 @@ def _init_McpServerStdio(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_McpServerStdio(cls: type[McpServerStdio], data: Any) -> McpServerStdio:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_McpServerStdio, data)
 
 
 def _to_json_McpServerStdio(self: McpServerStdio) -> dict[str, Any]:
@@ -13470,15 +12835,6 @@ def _json_text_McpServerStdio(self: McpServerStdio) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    McpServerStdio,
-    _init_McpServerStdio,
-    _from_json_McpServerStdio,
-    _to_json_McpServerStdio,
-    _json_text_McpServerStdio,
-)
 
 
 def _d_McpServerStdio(d: Any) -> McpServerStdio:
@@ -13560,6 +12916,15 @@ _K_McpServerStdio = frozenset({"_meta", "args", "command", "env", "name"})
 _O_McpServerStdio = ("_meta",)
 
 
+_codec.attach(
+    McpServerStdio,
+    _init_McpServerStdio,
+    _to_json_McpServerStdio,
+    _json_text_McpServerStdio,
+    _d_McpServerStdio,
+)
+
+
 def _init_ModelInfo(
     self: ModelInfo,
     *,
@@ -13576,11 +12941,6 @@ def _init_ModelInfo(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ModelInfo(cls: type[ModelInfo], data: Any) -> ModelInfo:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ModelInfo, data)
 
 
 def _to_json_ModelInfo(self: ModelInfo) -> dict[str, Any]:
@@ -13609,11 +12969,6 @@ def _json_text_ModelInfo(self: ModelInfo) -> str:
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(
-    ModelInfo, _init_ModelInfo, _from_json_ModelInfo, _to_json_ModelInfo, _json_text_ModelInfo
-)
 
 
 def _d_ModelInfo(d: Any) -> ModelInfo:
@@ -13692,6 +13047,9 @@ _K_ModelInfo = frozenset({"_meta", "description", "modelId", "name"})
 _O_ModelInfo = ("_meta", "description")
 
 
+_codec.attach(ModelInfo, _init_ModelInfo, _to_json_ModelInfo, _json_text_ModelInfo, _d_ModelInfo)
+
+
 def _init_MultiSelectPropertySchema(
     self: MultiSelectPropertySchema,
     *,
@@ -13714,13 +13072,6 @@ def _init_MultiSelectPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_MultiSelectPropertySchema(
-    cls: type[MultiSelectPropertySchema], data: Any
-) -> MultiSelectPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_MultiSelectPropertySchema, data)
 
 
 def _to_json_MultiSelectPropertySchema(self: MultiSelectPropertySchema) -> dict[str, Any]:
@@ -13760,15 +13111,6 @@ def _json_text_MultiSelectPropertySchema(self: MultiSelectPropertySchema) -> str
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    MultiSelectPropertySchema,
-    _init_MultiSelectPropertySchema,
-    _from_json_MultiSelectPropertySchema,
-    _to_json_MultiSelectPropertySchema,
-    _json_text_MultiSelectPropertySchema,
-)
 
 
 def _d_MultiSelectPropertySchema(d: Any) -> MultiSelectPropertySchema:
@@ -13880,6 +13222,15 @@ _K_MultiSelectPropertySchema = frozenset(
 _O_MultiSelectPropertySchema = ("default", "description", "maxItems", "minItems", "title")
 
 
+_codec.attach(
+    MultiSelectPropertySchema,
+    _init_MultiSelectPropertySchema,
+    _to_json_MultiSelectPropertySchema,
+    _json_text_MultiSelectPropertySchema,
+    _d_MultiSelectPropertySchema,
+)
+
+
 def _init_NesCapabilities(
     self: NesCapabilities,
     *,
@@ -13894,11 +13245,6 @@ def _init_NesCapabilities(
     self.events = events
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesCapabilities(cls: type[NesCapabilities], data: Any) -> NesCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesCapabilities, data)
 
 
 def _to_json_NesCapabilities(self: NesCapabilities) -> dict[str, Any]:
@@ -13928,15 +13274,6 @@ def _json_text_NesCapabilities(self: NesCapabilities) -> str:
     if self.events is not None:
         out += ',"events":' + self.events._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesCapabilities,
-    _init_NesCapabilities,
-    _from_json_NesCapabilities,
-    _to_json_NesCapabilities,
-    _json_text_NesCapabilities,
-)
 
 
 def _d_NesCapabilities(d: Any) -> NesCapabilities:
@@ -14003,6 +13340,15 @@ _K_NesCapabilities = frozenset({"_meta", "context", "events"})
 _O_NesCapabilities = ("_meta", "context", "events")
 
 
+_codec.attach(
+    NesCapabilities,
+    _init_NesCapabilities,
+    _to_json_NesCapabilities,
+    _json_text_NesCapabilities,
+    _d_NesCapabilities,
+)
+
+
 def _init_NesContextCapabilities(
     self: NesContextCapabilities,
     *,
@@ -14025,13 +13371,6 @@ def _init_NesContextCapabilities(
     self.user_actions = user_actions
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesContextCapabilities(
-    cls: type[NesContextCapabilities], data: Any
-) -> NesContextCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesContextCapabilities, data)
 
 
 def _to_json_NesContextCapabilities(self: NesContextCapabilities) -> dict[str, Any]:
@@ -14077,15 +13416,6 @@ def _json_text_NesContextCapabilities(self: NesContextCapabilities) -> str:
     if self.user_actions is not None:
         out += ',"userActions":' + self.user_actions._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesContextCapabilities,
-    _init_NesContextCapabilities,
-    _from_json_NesContextCapabilities,
-    _to_json_NesContextCapabilities,
-    _json_text_NesContextCapabilities,
-)
 
 
 def _d_NesContextCapabilities(d: Any) -> NesContextCapabilities:
@@ -14218,6 +13548,15 @@ _O_NesContextCapabilities = (
 )
 
 
+_codec.attach(
+    NesContextCapabilities,
+    _init_NesContextCapabilities,
+    _to_json_NesContextCapabilities,
+    _json_text_NesContextCapabilities,
+    _d_NesContextCapabilities,
+)
+
+
 def _init_NesDiagnostic(
     self: NesDiagnostic,
     *,
@@ -14234,11 +13573,6 @@ def _init_NesDiagnostic(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDiagnostic(cls: type[NesDiagnostic], data: Any) -> NesDiagnostic:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDiagnostic, data)
 
 
 def _to_json_NesDiagnostic(self: NesDiagnostic) -> dict[str, Any]:
@@ -14268,15 +13602,6 @@ def _json_text_NesDiagnostic(self: NesDiagnostic) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesDiagnostic,
-    _init_NesDiagnostic,
-    _from_json_NesDiagnostic,
-    _to_json_NesDiagnostic,
-    _json_text_NesDiagnostic,
-)
 
 
 def _d_NesDiagnostic(d: Any) -> NesDiagnostic:
@@ -14315,6 +13640,15 @@ def _d_NesDiagnostic(d: Any) -> NesDiagnostic:
 _K_NesDiagnostic = frozenset({"message", "range", "severity", "uri"})
 
 
+_codec.attach(
+    NesDiagnostic,
+    _init_NesDiagnostic,
+    _to_json_NesDiagnostic,
+    _json_text_NesDiagnostic,
+    _d_NesDiagnostic,
+)
+
+
 def _init_NesDiagnosticsCapabilities(
     self: NesDiagnosticsCapabilities,
     *,
@@ -14325,13 +13659,6 @@ def _init_NesDiagnosticsCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDiagnosticsCapabilities(
-    cls: type[NesDiagnosticsCapabilities], data: Any
-) -> NesDiagnosticsCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDiagnosticsCapabilities, data)
 
 
 def _to_json_NesDiagnosticsCapabilities(self: NesDiagnosticsCapabilities) -> dict[str, Any]:
@@ -14353,15 +13680,6 @@ def _json_text_NesDiagnosticsCapabilities(self: NesDiagnosticsCapabilities) -> s
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDiagnosticsCapabilities,
-    _init_NesDiagnosticsCapabilities,
-    _from_json_NesDiagnosticsCapabilities,
-    _to_json_NesDiagnosticsCapabilities,
-    _json_text_NesDiagnosticsCapabilities,
-)
 
 
 def _d_NesDiagnosticsCapabilities(d: Any) -> NesDiagnosticsCapabilities:
@@ -14404,6 +13722,15 @@ _K_NesDiagnosticsCapabilities = frozenset({"_meta"})
 _O_NesDiagnosticsCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDiagnosticsCapabilities,
+    _init_NesDiagnosticsCapabilities,
+    _to_json_NesDiagnosticsCapabilities,
+    _json_text_NesDiagnosticsCapabilities,
+    _d_NesDiagnosticsCapabilities,
+)
+
+
 def _init_NesDocumentDidChangeCapabilities(
     self: NesDocumentDidChangeCapabilities,
     *,
@@ -14416,13 +13743,6 @@ def _init_NesDocumentDidChangeCapabilities(
     self.sync_kind = sync_kind
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentDidChangeCapabilities(
-    cls: type[NesDocumentDidChangeCapabilities], data: Any
-) -> NesDocumentDidChangeCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentDidChangeCapabilities, data)
 
 
 def _to_json_NesDocumentDidChangeCapabilities(
@@ -14448,15 +13768,6 @@ def _json_text_NesDocumentDidChangeCapabilities(self: NesDocumentDidChangeCapabi
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    NesDocumentDidChangeCapabilities,
-    _init_NesDocumentDidChangeCapabilities,
-    _from_json_NesDocumentDidChangeCapabilities,
-    _to_json_NesDocumentDidChangeCapabilities,
-    _json_text_NesDocumentDidChangeCapabilities,
-)
 
 
 def _d_NesDocumentDidChangeCapabilities(d: Any) -> NesDocumentDidChangeCapabilities:
@@ -14510,6 +13821,15 @@ _K_NesDocumentDidChangeCapabilities = frozenset({"_meta", "syncKind"})
 _O_NesDocumentDidChangeCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDocumentDidChangeCapabilities,
+    _init_NesDocumentDidChangeCapabilities,
+    _to_json_NesDocumentDidChangeCapabilities,
+    _json_text_NesDocumentDidChangeCapabilities,
+    _d_NesDocumentDidChangeCapabilities,
+)
+
+
 def _init_NesDocumentDidCloseCapabilities(
     self: NesDocumentDidCloseCapabilities,
     *,
@@ -14520,13 +13840,6 @@ def _init_NesDocumentDidCloseCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentDidCloseCapabilities(
-    cls: type[NesDocumentDidCloseCapabilities], data: Any
-) -> NesDocumentDidCloseCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentDidCloseCapabilities, data)
 
 
 def _to_json_NesDocumentDidCloseCapabilities(
@@ -14550,15 +13863,6 @@ def _json_text_NesDocumentDidCloseCapabilities(self: NesDocumentDidCloseCapabili
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDocumentDidCloseCapabilities,
-    _init_NesDocumentDidCloseCapabilities,
-    _from_json_NesDocumentDidCloseCapabilities,
-    _to_json_NesDocumentDidCloseCapabilities,
-    _json_text_NesDocumentDidCloseCapabilities,
-)
 
 
 def _d_NesDocumentDidCloseCapabilities(d: Any) -> NesDocumentDidCloseCapabilities:
@@ -14601,6 +13905,15 @@ _K_NesDocumentDidCloseCapabilities = frozenset({"_meta"})
 _O_NesDocumentDidCloseCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDocumentDidCloseCapabilities,
+    _init_NesDocumentDidCloseCapabilities,
+    _to_json_NesDocumentDidCloseCapabilities,
+    _json_text_NesDocumentDidCloseCapabilities,
+    _d_NesDocumentDidCloseCapabilities,
+)
+
+
 def _init_NesDocumentDidFocusCapabilities(
     self: NesDocumentDidFocusCapabilities,
     *,
@@ -14611,13 +13924,6 @@ def _init_NesDocumentDidFocusCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentDidFocusCapabilities(
-    cls: type[NesDocumentDidFocusCapabilities], data: Any
-) -> NesDocumentDidFocusCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentDidFocusCapabilities, data)
 
 
 def _to_json_NesDocumentDidFocusCapabilities(
@@ -14641,15 +13947,6 @@ def _json_text_NesDocumentDidFocusCapabilities(self: NesDocumentDidFocusCapabili
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDocumentDidFocusCapabilities,
-    _init_NesDocumentDidFocusCapabilities,
-    _from_json_NesDocumentDidFocusCapabilities,
-    _to_json_NesDocumentDidFocusCapabilities,
-    _json_text_NesDocumentDidFocusCapabilities,
-)
 
 
 def _d_NesDocumentDidFocusCapabilities(d: Any) -> NesDocumentDidFocusCapabilities:
@@ -14692,6 +13989,15 @@ _K_NesDocumentDidFocusCapabilities = frozenset({"_meta"})
 _O_NesDocumentDidFocusCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDocumentDidFocusCapabilities,
+    _init_NesDocumentDidFocusCapabilities,
+    _to_json_NesDocumentDidFocusCapabilities,
+    _json_text_NesDocumentDidFocusCapabilities,
+    _d_NesDocumentDidFocusCapabilities,
+)
+
+
 def _init_NesDocumentDidOpenCapabilities(
     self: NesDocumentDidOpenCapabilities,
     *,
@@ -14702,13 +14008,6 @@ def _init_NesDocumentDidOpenCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentDidOpenCapabilities(
-    cls: type[NesDocumentDidOpenCapabilities], data: Any
-) -> NesDocumentDidOpenCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentDidOpenCapabilities, data)
 
 
 def _to_json_NesDocumentDidOpenCapabilities(self: NesDocumentDidOpenCapabilities) -> dict[str, Any]:
@@ -14730,15 +14029,6 @@ def _json_text_NesDocumentDidOpenCapabilities(self: NesDocumentDidOpenCapabiliti
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDocumentDidOpenCapabilities,
-    _init_NesDocumentDidOpenCapabilities,
-    _from_json_NesDocumentDidOpenCapabilities,
-    _to_json_NesDocumentDidOpenCapabilities,
-    _json_text_NesDocumentDidOpenCapabilities,
-)
 
 
 def _d_NesDocumentDidOpenCapabilities(d: Any) -> NesDocumentDidOpenCapabilities:
@@ -14781,6 +14071,15 @@ _K_NesDocumentDidOpenCapabilities = frozenset({"_meta"})
 _O_NesDocumentDidOpenCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDocumentDidOpenCapabilities,
+    _init_NesDocumentDidOpenCapabilities,
+    _to_json_NesDocumentDidOpenCapabilities,
+    _json_text_NesDocumentDidOpenCapabilities,
+    _d_NesDocumentDidOpenCapabilities,
+)
+
+
 def _init_NesDocumentDidSaveCapabilities(
     self: NesDocumentDidSaveCapabilities,
     *,
@@ -14791,13 +14090,6 @@ def _init_NesDocumentDidSaveCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentDidSaveCapabilities(
-    cls: type[NesDocumentDidSaveCapabilities], data: Any
-) -> NesDocumentDidSaveCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentDidSaveCapabilities, data)
 
 
 def _to_json_NesDocumentDidSaveCapabilities(self: NesDocumentDidSaveCapabilities) -> dict[str, Any]:
@@ -14819,15 +14111,6 @@ def _json_text_NesDocumentDidSaveCapabilities(self: NesDocumentDidSaveCapabiliti
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDocumentDidSaveCapabilities,
-    _init_NesDocumentDidSaveCapabilities,
-    _from_json_NesDocumentDidSaveCapabilities,
-    _to_json_NesDocumentDidSaveCapabilities,
-    _json_text_NesDocumentDidSaveCapabilities,
-)
 
 
 def _d_NesDocumentDidSaveCapabilities(d: Any) -> NesDocumentDidSaveCapabilities:
@@ -14870,6 +14153,15 @@ _K_NesDocumentDidSaveCapabilities = frozenset({"_meta"})
 _O_NesDocumentDidSaveCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesDocumentDidSaveCapabilities,
+    _init_NesDocumentDidSaveCapabilities,
+    _to_json_NesDocumentDidSaveCapabilities,
+    _json_text_NesDocumentDidSaveCapabilities,
+    _d_NesDocumentDidSaveCapabilities,
+)
+
+
 def _init_NesDocumentEventCapabilities(
     self: NesDocumentEventCapabilities,
     *,
@@ -14890,13 +14182,6 @@ def _init_NesDocumentEventCapabilities(
     self.did_save = did_save
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesDocumentEventCapabilities(
-    cls: type[NesDocumentEventCapabilities], data: Any
-) -> NesDocumentEventCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesDocumentEventCapabilities, data)
 
 
 def _to_json_NesDocumentEventCapabilities(self: NesDocumentEventCapabilities) -> dict[str, Any]:
@@ -14938,15 +14223,6 @@ def _json_text_NesDocumentEventCapabilities(self: NesDocumentEventCapabilities) 
     if self.did_save is not None:
         out += ',"didSave":' + self.did_save._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesDocumentEventCapabilities,
-    _init_NesDocumentEventCapabilities,
-    _from_json_NesDocumentEventCapabilities,
-    _to_json_NesDocumentEventCapabilities,
-    _json_text_NesDocumentEventCapabilities,
-)
 
 
 def _d_NesDocumentEventCapabilities(d: Any) -> NesDocumentEventCapabilities:
@@ -15065,6 +14341,15 @@ _O_NesDocumentEventCapabilities = (
 )
 
 
+_codec.attach(
+    NesDocumentEventCapabilities,
+    _init_NesDocumentEventCapabilities,
+    _to_json_NesDocumentEventCapabilities,
+    _json_text_NesDocumentEventCapabilities,
+    _d_NesDocumentEventCapabilities,
+)
+
+
 def _init_NesEditHistoryCapabilities(
     self: NesEditHistoryCapabilities,
     *,
@@ -15077,13 +14362,6 @@ def _init_NesEditHistoryCapabilities(
     self.max_count = max_count
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesEditHistoryCapabilities(
-    cls: type[NesEditHistoryCapabilities], data: Any
-) -> NesEditHistoryCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesEditHistoryCapabilities, data)
 
 
 def _to_json_NesEditHistoryCapabilities(self: NesEditHistoryCapabilities) -> dict[str, Any]:
@@ -15109,15 +14387,6 @@ def _json_text_NesEditHistoryCapabilities(self: NesEditHistoryCapabilities) -> s
     if self.max_count is not None:
         out += ',"maxCount":' + _dump(self.max_count)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesEditHistoryCapabilities,
-    _init_NesEditHistoryCapabilities,
-    _from_json_NesEditHistoryCapabilities,
-    _to_json_NesEditHistoryCapabilities,
-    _json_text_NesEditHistoryCapabilities,
-)
 
 
 def _d_NesEditHistoryCapabilities(d: Any) -> NesEditHistoryCapabilities:
@@ -15172,6 +14441,15 @@ _K_NesEditHistoryCapabilities = frozenset({"_meta", "maxCount"})
 _O_NesEditHistoryCapabilities = ("_meta", "maxCount")
 
 
+_codec.attach(
+    NesEditHistoryCapabilities,
+    _init_NesEditHistoryCapabilities,
+    _to_json_NesEditHistoryCapabilities,
+    _json_text_NesEditHistoryCapabilities,
+    _d_NesEditHistoryCapabilities,
+)
+
+
 def _init_NesEditHistoryEntry(
     self: NesEditHistoryEntry,
     *,
@@ -15184,13 +14462,6 @@ def _init_NesEditHistoryEntry(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesEditHistoryEntry(
-    cls: type[NesEditHistoryEntry], data: Any
-) -> NesEditHistoryEntry:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesEditHistoryEntry, data)
 
 
 def _to_json_NesEditHistoryEntry(self: NesEditHistoryEntry) -> dict[str, Any]:
@@ -15208,15 +14479,6 @@ def _json_text_NesEditHistoryEntry(self: NesEditHistoryEntry) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"diff":' + _str(self.diff) + ',"uri":' + _str(self.uri) + "}"
-
-
-_codec.attach(
-    NesEditHistoryEntry,
-    _init_NesEditHistoryEntry,
-    _from_json_NesEditHistoryEntry,
-    _to_json_NesEditHistoryEntry,
-    _json_text_NesEditHistoryEntry,
-)
 
 
 def _d_NesEditHistoryEntry(d: Any) -> NesEditHistoryEntry:
@@ -15247,6 +14509,15 @@ def _d_NesEditHistoryEntry(d: Any) -> NesEditHistoryEntry:
 _K_NesEditHistoryEntry = frozenset({"diff", "uri"})
 
 
+_codec.attach(
+    NesEditHistoryEntry,
+    _init_NesEditHistoryEntry,
+    _to_json_NesEditHistoryEntry,
+    _json_text_NesEditHistoryEntry,
+    _d_NesEditHistoryEntry,
+)
+
+
 def _init_NesEditSuggestion(
     self: NesEditSuggestion,
     *,
@@ -15263,11 +14534,6 @@ def _init_NesEditSuggestion(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesEditSuggestion(cls: type[NesEditSuggestion], data: Any) -> NesEditSuggestion:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesEditSuggestion, data)
 
 
 def _to_json_NesEditSuggestion(self: NesEditSuggestion) -> dict[str, Any]:
@@ -15300,15 +14566,6 @@ def _json_text_NesEditSuggestion(self: NesEditSuggestion) -> str:
     if self.cursor_position is not None:
         out += ',"cursorPosition":' + self.cursor_position._json_text()
     return out + "}"
-
-
-_codec.attach(
-    NesEditSuggestion,
-    _init_NesEditSuggestion,
-    _from_json_NesEditSuggestion,
-    _to_json_NesEditSuggestion,
-    _json_text_NesEditSuggestion,
-)
 
 
 def _d_NesEditSuggestion(d: Any) -> NesEditSuggestion:
@@ -15381,6 +14638,15 @@ _K_NesEditSuggestion = frozenset({"cursorPosition", "edits", "id", "uri"})
 _O_NesEditSuggestion = ("cursorPosition",)
 
 
+_codec.attach(
+    NesEditSuggestion,
+    _init_NesEditSuggestion,
+    _to_json_NesEditSuggestion,
+    _json_text_NesEditSuggestion,
+    _d_NesEditSuggestion,
+)
+
+
 def _init_NesEventCapabilities(
     self: NesEventCapabilities,
     *,
@@ -15393,13 +14659,6 @@ def _init_NesEventCapabilities(
     self.document = document
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesEventCapabilities(
-    cls: type[NesEventCapabilities], data: Any
-) -> NesEventCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesEventCapabilities, data)
 
 
 def _to_json_NesEventCapabilities(self: NesEventCapabilities) -> dict[str, Any]:
@@ -15425,15 +14684,6 @@ def _json_text_NesEventCapabilities(self: NesEventCapabilities) -> str:
     if self.document is not None:
         out += ',"document":' + self.document._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesEventCapabilities,
-    _init_NesEventCapabilities,
-    _from_json_NesEventCapabilities,
-    _to_json_NesEventCapabilities,
-    _json_text_NesEventCapabilities,
-)
 
 
 def _d_NesEventCapabilities(d: Any) -> NesEventCapabilities:
@@ -15488,6 +14738,15 @@ _K_NesEventCapabilities = frozenset({"_meta", "document"})
 _O_NesEventCapabilities = ("_meta", "document")
 
 
+_codec.attach(
+    NesEventCapabilities,
+    _init_NesEventCapabilities,
+    _to_json_NesEventCapabilities,
+    _json_text_NesEventCapabilities,
+    _d_NesEventCapabilities,
+)
+
+
 def _init_NesExcerpt(
     self: NesExcerpt,
     *,
@@ -15502,11 +14761,6 @@ def _init_NesExcerpt(
     self.text = text
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesExcerpt(cls: type[NesExcerpt], data: Any) -> NesExcerpt:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesExcerpt, data)
 
 
 def _to_json_NesExcerpt(self: NesExcerpt) -> dict[str, Any]:
@@ -15533,11 +14787,6 @@ def _json_text_NesExcerpt(self: NesExcerpt) -> str:
         + _str(self.text)
         + "}"
     )
-
-
-_codec.attach(
-    NesExcerpt, _init_NesExcerpt, _from_json_NesExcerpt, _to_json_NesExcerpt, _json_text_NesExcerpt
-)
 
 
 def _d_NesExcerpt(d: Any) -> NesExcerpt:
@@ -15571,6 +14820,11 @@ def _d_NesExcerpt(d: Any) -> NesExcerpt:
 _K_NesExcerpt = frozenset({"endLine", "startLine", "text"})
 
 
+_codec.attach(
+    NesExcerpt, _init_NesExcerpt, _to_json_NesExcerpt, _json_text_NesExcerpt, _d_NesExcerpt
+)
+
+
 def _init_NesJumpCapabilities(
     self: NesJumpCapabilities,
     *,
@@ -15581,13 +14835,6 @@ def _init_NesJumpCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesJumpCapabilities(
-    cls: type[NesJumpCapabilities], data: Any
-) -> NesJumpCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesJumpCapabilities, data)
 
 
 def _to_json_NesJumpCapabilities(self: NesJumpCapabilities) -> dict[str, Any]:
@@ -15609,15 +14856,6 @@ def _json_text_NesJumpCapabilities(self: NesJumpCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesJumpCapabilities,
-    _init_NesJumpCapabilities,
-    _from_json_NesJumpCapabilities,
-    _to_json_NesJumpCapabilities,
-    _json_text_NesJumpCapabilities,
-)
 
 
 def _d_NesJumpCapabilities(d: Any) -> NesJumpCapabilities:
@@ -15660,6 +14898,15 @@ _K_NesJumpCapabilities = frozenset({"_meta"})
 _O_NesJumpCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesJumpCapabilities,
+    _init_NesJumpCapabilities,
+    _to_json_NesJumpCapabilities,
+    _json_text_NesJumpCapabilities,
+    _d_NesJumpCapabilities,
+)
+
+
 def _init_NesJumpSuggestion(
     self: NesJumpSuggestion,
     *,
@@ -15674,11 +14921,6 @@ def _init_NesJumpSuggestion(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesJumpSuggestion(cls: type[NesJumpSuggestion], data: Any) -> NesJumpSuggestion:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesJumpSuggestion, data)
 
 
 def _to_json_NesJumpSuggestion(self: NesJumpSuggestion) -> dict[str, Any]:
@@ -15705,15 +14947,6 @@ def _json_text_NesJumpSuggestion(self: NesJumpSuggestion) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesJumpSuggestion,
-    _init_NesJumpSuggestion,
-    _from_json_NesJumpSuggestion,
-    _to_json_NesJumpSuggestion,
-    _json_text_NesJumpSuggestion,
-)
 
 
 def _d_NesJumpSuggestion(d: Any) -> NesJumpSuggestion:
@@ -15748,6 +14981,15 @@ def _d_NesJumpSuggestion(d: Any) -> NesJumpSuggestion:
 _K_NesJumpSuggestion = frozenset({"id", "position", "uri"})
 
 
+_codec.attach(
+    NesJumpSuggestion,
+    _init_NesJumpSuggestion,
+    _to_json_NesJumpSuggestion,
+    _json_text_NesJumpSuggestion,
+    _d_NesJumpSuggestion,
+)
+
+
 def _init_NesOpenFile(
     self: NesOpenFile,
     *,
@@ -15764,11 +15006,6 @@ def _init_NesOpenFile(
     self.visible_range = visible_range
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesOpenFile(cls: type[NesOpenFile], data: Any) -> NesOpenFile:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesOpenFile, data)
 
 
 def _to_json_NesOpenFile(self: NesOpenFile) -> dict[str, Any]:
@@ -15797,15 +15034,6 @@ def _json_text_NesOpenFile(self: NesOpenFile) -> str:
     if self.visible_range is not None:
         out += ',"visibleRange":' + self.visible_range._json_text()
     return out + "}"
-
-
-_codec.attach(
-    NesOpenFile,
-    _init_NesOpenFile,
-    _from_json_NesOpenFile,
-    _to_json_NesOpenFile,
-    _json_text_NesOpenFile,
-)
 
 
 def _d_NesOpenFile(d: Any) -> NesOpenFile:
@@ -15882,6 +15110,11 @@ _K_NesOpenFile = frozenset({"languageId", "lastFocusedMs", "uri", "visibleRange"
 _O_NesOpenFile = ("lastFocusedMs", "visibleRange")
 
 
+_codec.attach(
+    NesOpenFile, _init_NesOpenFile, _to_json_NesOpenFile, _json_text_NesOpenFile, _d_NesOpenFile
+)
+
+
 def _init_NesOpenFilesCapabilities(
     self: NesOpenFilesCapabilities,
     *,
@@ -15892,13 +15125,6 @@ def _init_NesOpenFilesCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesOpenFilesCapabilities(
-    cls: type[NesOpenFilesCapabilities], data: Any
-) -> NesOpenFilesCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesOpenFilesCapabilities, data)
 
 
 def _to_json_NesOpenFilesCapabilities(self: NesOpenFilesCapabilities) -> dict[str, Any]:
@@ -15920,15 +15146,6 @@ def _json_text_NesOpenFilesCapabilities(self: NesOpenFilesCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesOpenFilesCapabilities,
-    _init_NesOpenFilesCapabilities,
-    _from_json_NesOpenFilesCapabilities,
-    _to_json_NesOpenFilesCapabilities,
-    _json_text_NesOpenFilesCapabilities,
-)
 
 
 def _d_NesOpenFilesCapabilities(d: Any) -> NesOpenFilesCapabilities:
@@ -15971,6 +15188,15 @@ _K_NesOpenFilesCapabilities = frozenset({"_meta"})
 _O_NesOpenFilesCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesOpenFilesCapabilities,
+    _init_NesOpenFilesCapabilities,
+    _to_json_NesOpenFilesCapabilities,
+    _json_text_NesOpenFilesCapabilities,
+    _d_NesOpenFilesCapabilities,
+)
+
+
 def _init_NesRecentFile(
     self: NesRecentFile,
     *,
@@ -15985,11 +15211,6 @@ def _init_NesRecentFile(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRecentFile(cls: type[NesRecentFile], data: Any) -> NesRecentFile:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRecentFile, data)
 
 
 def _to_json_NesRecentFile(self: NesRecentFile) -> dict[str, Any]:
@@ -16016,15 +15237,6 @@ def _json_text_NesRecentFile(self: NesRecentFile) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesRecentFile,
-    _init_NesRecentFile,
-    _from_json_NesRecentFile,
-    _to_json_NesRecentFile,
-    _json_text_NesRecentFile,
-)
 
 
 def _d_NesRecentFile(d: Any) -> NesRecentFile:
@@ -16060,6 +15272,15 @@ def _d_NesRecentFile(d: Any) -> NesRecentFile:
 _K_NesRecentFile = frozenset({"languageId", "text", "uri"})
 
 
+_codec.attach(
+    NesRecentFile,
+    _init_NesRecentFile,
+    _to_json_NesRecentFile,
+    _json_text_NesRecentFile,
+    _d_NesRecentFile,
+)
+
+
 def _init_NesRecentFilesCapabilities(
     self: NesRecentFilesCapabilities,
     *,
@@ -16072,13 +15293,6 @@ def _init_NesRecentFilesCapabilities(
     self.max_count = max_count
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRecentFilesCapabilities(
-    cls: type[NesRecentFilesCapabilities], data: Any
-) -> NesRecentFilesCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRecentFilesCapabilities, data)
 
 
 def _to_json_NesRecentFilesCapabilities(self: NesRecentFilesCapabilities) -> dict[str, Any]:
@@ -16104,15 +15318,6 @@ def _json_text_NesRecentFilesCapabilities(self: NesRecentFilesCapabilities) -> s
     if self.max_count is not None:
         out += ',"maxCount":' + _dump(self.max_count)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesRecentFilesCapabilities,
-    _init_NesRecentFilesCapabilities,
-    _from_json_NesRecentFilesCapabilities,
-    _to_json_NesRecentFilesCapabilities,
-    _json_text_NesRecentFilesCapabilities,
-)
 
 
 def _d_NesRecentFilesCapabilities(d: Any) -> NesRecentFilesCapabilities:
@@ -16167,6 +15372,15 @@ _K_NesRecentFilesCapabilities = frozenset({"_meta", "maxCount"})
 _O_NesRecentFilesCapabilities = ("_meta", "maxCount")
 
 
+_codec.attach(
+    NesRecentFilesCapabilities,
+    _init_NesRecentFilesCapabilities,
+    _to_json_NesRecentFilesCapabilities,
+    _json_text_NesRecentFilesCapabilities,
+    _d_NesRecentFilesCapabilities,
+)
+
+
 def _init_NesRelatedSnippet(
     self: NesRelatedSnippet,
     *,
@@ -16179,11 +15393,6 @@ def _init_NesRelatedSnippet(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRelatedSnippet(cls: type[NesRelatedSnippet], data: Any) -> NesRelatedSnippet:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRelatedSnippet, data)
 
 
 def _to_json_NesRelatedSnippet(self: NesRelatedSnippet) -> dict[str, Any]:
@@ -16207,15 +15416,6 @@ def _json_text_NesRelatedSnippet(self: NesRelatedSnippet) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesRelatedSnippet,
-    _init_NesRelatedSnippet,
-    _from_json_NesRelatedSnippet,
-    _to_json_NesRelatedSnippet,
-    _json_text_NesRelatedSnippet,
-)
 
 
 def _d_NesRelatedSnippet(d: Any) -> NesRelatedSnippet:
@@ -16245,6 +15445,15 @@ def _d_NesRelatedSnippet(d: Any) -> NesRelatedSnippet:
 _K_NesRelatedSnippet = frozenset({"excerpts", "uri"})
 
 
+_codec.attach(
+    NesRelatedSnippet,
+    _init_NesRelatedSnippet,
+    _to_json_NesRelatedSnippet,
+    _json_text_NesRelatedSnippet,
+    _d_NesRelatedSnippet,
+)
+
+
 def _init_NesRelatedSnippetsCapabilities(
     self: NesRelatedSnippetsCapabilities,
     *,
@@ -16255,13 +15464,6 @@ def _init_NesRelatedSnippetsCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRelatedSnippetsCapabilities(
-    cls: type[NesRelatedSnippetsCapabilities], data: Any
-) -> NesRelatedSnippetsCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRelatedSnippetsCapabilities, data)
 
 
 def _to_json_NesRelatedSnippetsCapabilities(self: NesRelatedSnippetsCapabilities) -> dict[str, Any]:
@@ -16283,15 +15485,6 @@ def _json_text_NesRelatedSnippetsCapabilities(self: NesRelatedSnippetsCapabiliti
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesRelatedSnippetsCapabilities,
-    _init_NesRelatedSnippetsCapabilities,
-    _from_json_NesRelatedSnippetsCapabilities,
-    _to_json_NesRelatedSnippetsCapabilities,
-    _json_text_NesRelatedSnippetsCapabilities,
-)
 
 
 def _d_NesRelatedSnippetsCapabilities(d: Any) -> NesRelatedSnippetsCapabilities:
@@ -16334,6 +15527,15 @@ _K_NesRelatedSnippetsCapabilities = frozenset({"_meta"})
 _O_NesRelatedSnippetsCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesRelatedSnippetsCapabilities,
+    _init_NesRelatedSnippetsCapabilities,
+    _to_json_NesRelatedSnippetsCapabilities,
+    _json_text_NesRelatedSnippetsCapabilities,
+    _d_NesRelatedSnippetsCapabilities,
+)
+
+
 def _init_NesRenameCapabilities(
     self: NesRenameCapabilities,
     *,
@@ -16344,13 +15546,6 @@ def _init_NesRenameCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRenameCapabilities(
-    cls: type[NesRenameCapabilities], data: Any
-) -> NesRenameCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRenameCapabilities, data)
 
 
 def _to_json_NesRenameCapabilities(self: NesRenameCapabilities) -> dict[str, Any]:
@@ -16372,15 +15567,6 @@ def _json_text_NesRenameCapabilities(self: NesRenameCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesRenameCapabilities,
-    _init_NesRenameCapabilities,
-    _from_json_NesRenameCapabilities,
-    _to_json_NesRenameCapabilities,
-    _json_text_NesRenameCapabilities,
-)
 
 
 def _d_NesRenameCapabilities(d: Any) -> NesRenameCapabilities:
@@ -16423,6 +15609,15 @@ _K_NesRenameCapabilities = frozenset({"_meta"})
 _O_NesRenameCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesRenameCapabilities,
+    _init_NesRenameCapabilities,
+    _to_json_NesRenameCapabilities,
+    _json_text_NesRenameCapabilities,
+    _d_NesRenameCapabilities,
+)
+
+
 def _init_NesRenameSuggestion(
     self: NesRenameSuggestion,
     *,
@@ -16439,13 +15634,6 @@ def _init_NesRenameSuggestion(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRenameSuggestion(
-    cls: type[NesRenameSuggestion], data: Any
-) -> NesRenameSuggestion:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRenameSuggestion, data)
 
 
 def _to_json_NesRenameSuggestion(self: NesRenameSuggestion) -> dict[str, Any]:
@@ -16475,15 +15663,6 @@ def _json_text_NesRenameSuggestion(self: NesRenameSuggestion) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesRenameSuggestion,
-    _init_NesRenameSuggestion,
-    _from_json_NesRenameSuggestion,
-    _to_json_NesRenameSuggestion,
-    _json_text_NesRenameSuggestion,
-)
 
 
 def _d_NesRenameSuggestion(d: Any) -> NesRenameSuggestion:
@@ -16523,6 +15702,15 @@ def _d_NesRenameSuggestion(d: Any) -> NesRenameSuggestion:
 _K_NesRenameSuggestion = frozenset({"id", "newName", "position", "uri"})
 
 
+_codec.attach(
+    NesRenameSuggestion,
+    _init_NesRenameSuggestion,
+    _to_json_NesRenameSuggestion,
+    _json_text_NesRenameSuggestion,
+    _d_NesRenameSuggestion,
+)
+
+
 def _init_NesRepository(
     self: NesRepository,
     *,
@@ -16537,11 +15725,6 @@ def _init_NesRepository(
     self.remote_url = remote_url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesRepository(cls: type[NesRepository], data: Any) -> NesRepository:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesRepository, data)
 
 
 def _to_json_NesRepository(self: NesRepository) -> dict[str, Any]:
@@ -16568,15 +15751,6 @@ def _json_text_NesRepository(self: NesRepository) -> str:
         + _str(self.remote_url)
         + "}"
     )
-
-
-_codec.attach(
-    NesRepository,
-    _init_NesRepository,
-    _from_json_NesRepository,
-    _to_json_NesRepository,
-    _json_text_NesRepository,
-)
 
 
 def _d_NesRepository(d: Any) -> NesRepository:
@@ -16612,6 +15786,15 @@ def _d_NesRepository(d: Any) -> NesRepository:
 _K_NesRepository = frozenset({"name", "owner", "remoteUrl"})
 
 
+_codec.attach(
+    NesRepository,
+    _init_NesRepository,
+    _to_json_NesRepository,
+    _json_text_NesRepository,
+    _d_NesRepository,
+)
+
+
 def _init_NesSearchAndReplaceCapabilities(
     self: NesSearchAndReplaceCapabilities,
     *,
@@ -16622,13 +15805,6 @@ def _init_NesSearchAndReplaceCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesSearchAndReplaceCapabilities(
-    cls: type[NesSearchAndReplaceCapabilities], data: Any
-) -> NesSearchAndReplaceCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesSearchAndReplaceCapabilities, data)
 
 
 def _to_json_NesSearchAndReplaceCapabilities(
@@ -16652,15 +15828,6 @@ def _json_text_NesSearchAndReplaceCapabilities(self: NesSearchAndReplaceCapabili
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesSearchAndReplaceCapabilities,
-    _init_NesSearchAndReplaceCapabilities,
-    _from_json_NesSearchAndReplaceCapabilities,
-    _to_json_NesSearchAndReplaceCapabilities,
-    _json_text_NesSearchAndReplaceCapabilities,
-)
 
 
 def _d_NesSearchAndReplaceCapabilities(d: Any) -> NesSearchAndReplaceCapabilities:
@@ -16703,6 +15870,15 @@ _K_NesSearchAndReplaceCapabilities = frozenset({"_meta"})
 _O_NesSearchAndReplaceCapabilities = ("_meta",)
 
 
+_codec.attach(
+    NesSearchAndReplaceCapabilities,
+    _init_NesSearchAndReplaceCapabilities,
+    _to_json_NesSearchAndReplaceCapabilities,
+    _json_text_NesSearchAndReplaceCapabilities,
+    _d_NesSearchAndReplaceCapabilities,
+)
+
+
 def _init_NesSearchAndReplaceSuggestion(
     self: NesSearchAndReplaceSuggestion,
     *,
@@ -16721,13 +15897,6 @@ def _init_NesSearchAndReplaceSuggestion(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesSearchAndReplaceSuggestion(
-    cls: type[NesSearchAndReplaceSuggestion], data: Any
-) -> NesSearchAndReplaceSuggestion:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesSearchAndReplaceSuggestion, data)
 
 
 def _to_json_NesSearchAndReplaceSuggestion(self: NesSearchAndReplaceSuggestion) -> dict[str, Any]:
@@ -16763,15 +15932,6 @@ def _json_text_NesSearchAndReplaceSuggestion(self: NesSearchAndReplaceSuggestion
     if self.is_regex is not None:
         out += ',"isRegex":' + _dump(self.is_regex)
     return out + "}"
-
-
-_codec.attach(
-    NesSearchAndReplaceSuggestion,
-    _init_NesSearchAndReplaceSuggestion,
-    _from_json_NesSearchAndReplaceSuggestion,
-    _to_json_NesSearchAndReplaceSuggestion,
-    _json_text_NesSearchAndReplaceSuggestion,
-)
 
 
 def _d_NesSearchAndReplaceSuggestion(d: Any) -> NesSearchAndReplaceSuggestion:
@@ -16857,6 +16017,15 @@ _K_NesSearchAndReplaceSuggestion = frozenset({"id", "isRegex", "replace", "searc
 _O_NesSearchAndReplaceSuggestion = ("isRegex",)
 
 
+_codec.attach(
+    NesSearchAndReplaceSuggestion,
+    _init_NesSearchAndReplaceSuggestion,
+    _to_json_NesSearchAndReplaceSuggestion,
+    _json_text_NesSearchAndReplaceSuggestion,
+    _d_NesSearchAndReplaceSuggestion,
+)
+
+
 def _init_NesSuggestContext(
     self: NesSuggestContext,
     *,
@@ -16879,11 +16048,6 @@ def _init_NesSuggestContext(
     self.user_actions = user_actions
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesSuggestContext(cls: type[NesSuggestContext], data: Any) -> NesSuggestContext:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesSuggestContext, data)
 
 
 def _to_json_NesSuggestContext(self: NesSuggestContext) -> dict[str, Any]:
@@ -16931,15 +16095,6 @@ def _json_text_NesSuggestContext(self: NesSuggestContext) -> str:
     if self.user_actions is not None:
         out += ',"userActions":[' + ",".join([x._json_text() for x in self.user_actions]) + "]"
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesSuggestContext,
-    _init_NesSuggestContext,
-    _from_json_NesSuggestContext,
-    _to_json_NesSuggestContext,
-    _json_text_NesSuggestContext,
-)
 
 
 def _d_NesSuggestContext(d: Any) -> NesSuggestContext:
@@ -17072,6 +16227,15 @@ _O_NesSuggestContext = (
 )
 
 
+_codec.attach(
+    NesSuggestContext,
+    _init_NesSuggestContext,
+    _to_json_NesSuggestContext,
+    _json_text_NesSuggestContext,
+    _d_NesSuggestContext,
+)
+
+
 def _init_NesTextEdit(
     self: NesTextEdit,
     *,
@@ -17084,11 +16248,6 @@ def _init_NesTextEdit(
     self.range = range
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesTextEdit(cls: type[NesTextEdit], data: Any) -> NesTextEdit:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesTextEdit, data)
 
 
 def _to_json_NesTextEdit(self: NesTextEdit) -> dict[str, Any]:
@@ -17106,15 +16265,6 @@ def _json_text_NesTextEdit(self: NesTextEdit) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"newText":' + _str(self.new_text) + ',"range":' + self.range._json_text() + "}"
-
-
-_codec.attach(
-    NesTextEdit,
-    _init_NesTextEdit,
-    _from_json_NesTextEdit,
-    _to_json_NesTextEdit,
-    _json_text_NesTextEdit,
-)
 
 
 def _d_NesTextEdit(d: Any) -> NesTextEdit:
@@ -17144,6 +16294,11 @@ def _d_NesTextEdit(d: Any) -> NesTextEdit:
 _K_NesTextEdit = frozenset({"newText", "range"})
 
 
+_codec.attach(
+    NesTextEdit, _init_NesTextEdit, _to_json_NesTextEdit, _json_text_NesTextEdit, _d_NesTextEdit
+)
+
+
 def _init_NesUserAction(
     self: NesUserAction,
     *,
@@ -17160,11 +16315,6 @@ def _init_NesUserAction(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesUserAction(cls: type[NesUserAction], data: Any) -> NesUserAction:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesUserAction, data)
 
 
 def _to_json_NesUserAction(self: NesUserAction) -> dict[str, Any]:
@@ -17194,15 +16344,6 @@ def _json_text_NesUserAction(self: NesUserAction) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(
-    NesUserAction,
-    _init_NesUserAction,
-    _from_json_NesUserAction,
-    _to_json_NesUserAction,
-    _json_text_NesUserAction,
-)
 
 
 def _d_NesUserAction(d: Any) -> NesUserAction:
@@ -17241,6 +16382,15 @@ def _d_NesUserAction(d: Any) -> NesUserAction:
 _K_NesUserAction = frozenset({"action", "position", "timestampMs", "uri"})
 
 
+_codec.attach(
+    NesUserAction,
+    _init_NesUserAction,
+    _to_json_NesUserAction,
+    _json_text_NesUserAction,
+    _d_NesUserAction,
+)
+
+
 def _init_NesUserActionsCapabilities(
     self: NesUserActionsCapabilities,
     *,
@@ -17253,13 +16403,6 @@ def _init_NesUserActionsCapabilities(
     self.max_count = max_count
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NesUserActionsCapabilities(
-    cls: type[NesUserActionsCapabilities], data: Any
-) -> NesUserActionsCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NesUserActionsCapabilities, data)
 
 
 def _to_json_NesUserActionsCapabilities(self: NesUserActionsCapabilities) -> dict[str, Any]:
@@ -17285,15 +16428,6 @@ def _json_text_NesUserActionsCapabilities(self: NesUserActionsCapabilities) -> s
     if self.max_count is not None:
         out += ',"maxCount":' + _dump(self.max_count)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NesUserActionsCapabilities,
-    _init_NesUserActionsCapabilities,
-    _from_json_NesUserActionsCapabilities,
-    _to_json_NesUserActionsCapabilities,
-    _json_text_NesUserActionsCapabilities,
-)
 
 
 def _d_NesUserActionsCapabilities(d: Any) -> NesUserActionsCapabilities:
@@ -17348,6 +16482,15 @@ _K_NesUserActionsCapabilities = frozenset({"_meta", "maxCount"})
 _O_NesUserActionsCapabilities = ("_meta", "maxCount")
 
 
+_codec.attach(
+    NesUserActionsCapabilities,
+    _init_NesUserActionsCapabilities,
+    _to_json_NesUserActionsCapabilities,
+    _json_text_NesUserActionsCapabilities,
+    _d_NesUserActionsCapabilities,
+)
+
+
 def _init_NewSessionRequest(
     self: NewSessionRequest,
     *,
@@ -17365,11 +16508,6 @@ def _init_NewSessionRequest(
     self.mcp_servers = mcp_servers
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NewSessionRequest(cls: type[NewSessionRequest], data: Any) -> NewSessionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NewSessionRequest, data)
 
 
 def _to_json_NewSessionRequest(self: NewSessionRequest) -> dict[str, Any]:
@@ -17404,15 +16542,6 @@ def _json_text_NewSessionRequest(self: NewSessionRequest) -> str:
     if self.additional_directories is not None:
         out += ',"additionalDirectories":' + _dump(self.additional_directories)
     return out + "}"
-
-
-_codec.attach(
-    NewSessionRequest,
-    _init_NewSessionRequest,
-    _from_json_NewSessionRequest,
-    _to_json_NewSessionRequest,
-    _json_text_NewSessionRequest,
-)
 
 
 def _d_NewSessionRequest(d: Any) -> NewSessionRequest:
@@ -17488,6 +16617,15 @@ _K_NewSessionRequest = frozenset({"_meta", "additionalDirectories", "cwd", "mcpS
 _O_NewSessionRequest = ("_meta", "additionalDirectories")
 
 
+_codec.attach(
+    NewSessionRequest,
+    _init_NewSessionRequest,
+    _to_json_NewSessionRequest,
+    _json_text_NewSessionRequest,
+    _d_NewSessionRequest,
+)
+
+
 def _init_NewSessionResponse(
     self: NewSessionResponse,
     *,
@@ -17508,11 +16646,6 @@ def _init_NewSessionResponse(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NewSessionResponse(cls: type[NewSessionResponse], data: Any) -> NewSessionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NewSessionResponse, data)
 
 
 def _to_json_NewSessionResponse(self: NewSessionResponse) -> dict[str, Any]:
@@ -17548,15 +16681,6 @@ def _json_text_NewSessionResponse(self: NewSessionResponse) -> str:
     if self.modes is not None:
         out += ',"modes":' + self.modes._json_text()
     return out + "}"
-
-
-_codec.attach(
-    NewSessionResponse,
-    _init_NewSessionResponse,
-    _from_json_NewSessionResponse,
-    _to_json_NewSessionResponse,
-    _json_text_NewSessionResponse,
-)
 
 
 def _d_NewSessionResponse(d: Any) -> NewSessionResponse:
@@ -17648,6 +16772,15 @@ _K_NewSessionResponse = frozenset({"_meta", "configOptions", "models", "modes", 
 _O_NewSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
+_codec.attach(
+    NewSessionResponse,
+    _init_NewSessionResponse,
+    _to_json_NewSessionResponse,
+    _json_text_NewSessionResponse,
+    _d_NewSessionResponse,
+)
+
+
 def _init_Number(
     self: Number,
     *,
@@ -17666,11 +16799,6 @@ def _init_Number(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Number(cls: type[Number], data: Any) -> Number:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Number, data)
 
 
 def _to_json_Number(self: Number) -> dict[str, Any]:
@@ -17710,9 +16838,6 @@ def _json_text_Number(self: Number) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(Number, _init_Number, _from_json_Number, _to_json_Number, _json_text_Number)
 
 
 def _d_Number(d: Any) -> Number:
@@ -17814,6 +16939,9 @@ _K_Number = frozenset({"default", "description", "maximum", "minimum", "title", 
 _O_Number = ("default", "description", "maximum", "minimum", "title")
 
 
+_codec.attach(Number, _init_Number, _to_json_Number, _json_text_Number, _d_Number)
+
+
 def _init_NumberPropertySchema(
     self: NumberPropertySchema,
     *,
@@ -17832,13 +16960,6 @@ def _init_NumberPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_NumberPropertySchema(
-    cls: type[NumberPropertySchema], data: Any
-) -> NumberPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_NumberPropertySchema, data)
 
 
 def _to_json_NumberPropertySchema(self: NumberPropertySchema) -> dict[str, Any]:
@@ -17876,15 +16997,6 @@ def _json_text_NumberPropertySchema(self: NumberPropertySchema) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    NumberPropertySchema,
-    _init_NumberPropertySchema,
-    _from_json_NumberPropertySchema,
-    _to_json_NumberPropertySchema,
-    _json_text_NumberPropertySchema,
-)
 
 
 def _d_NumberPropertySchema(d: Any) -> NumberPropertySchema:
@@ -17979,6 +17091,15 @@ _K_NumberPropertySchema = frozenset({"default", "description", "maximum", "minim
 _O_NumberPropertySchema = ("default", "description", "maximum", "minimum", "title")
 
 
+_codec.attach(
+    NumberPropertySchema,
+    _init_NumberPropertySchema,
+    _to_json_NumberPropertySchema,
+    _json_text_NumberPropertySchema,
+    _d_NumberPropertySchema,
+)
+
+
 def _init_PermissionOption(
     self: PermissionOption,
     *,
@@ -17995,11 +17116,6 @@ def _init_PermissionOption(
     self.option_id = option_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PermissionOption(cls: type[PermissionOption], data: Any) -> PermissionOption:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PermissionOption, data)
 
 
 def _to_json_PermissionOption(self: PermissionOption) -> dict[str, Any]:
@@ -18032,15 +17148,6 @@ def _json_text_PermissionOption(self: PermissionOption) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    PermissionOption,
-    _init_PermissionOption,
-    _from_json_PermissionOption,
-    _to_json_PermissionOption,
-    _json_text_PermissionOption,
-)
 
 
 def _d_PermissionOption(d: Any) -> PermissionOption:
@@ -18114,6 +17221,15 @@ _K_PermissionOption = frozenset({"_meta", "kind", "name", "optionId"})
 _O_PermissionOption = ("_meta",)
 
 
+_codec.attach(
+    PermissionOption,
+    _init_PermissionOption,
+    _to_json_PermissionOption,
+    _json_text_PermissionOption,
+    _d_PermissionOption,
+)
+
+
 def _init_Plan(
     self: Plan,
     *,
@@ -18126,11 +17242,6 @@ def _init_Plan(
     self.entries = entries
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Plan(cls: type[Plan], data: Any) -> Plan:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Plan, data)
 
 
 def _to_json_Plan(self: Plan) -> dict[str, Any]:
@@ -18154,9 +17265,6 @@ def _json_text_Plan(self: Plan) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Plan, _init_Plan, _from_json_Plan, _to_json_Plan, _json_text_Plan)
 
 
 def _d_Plan(d: Any) -> Plan:
@@ -18210,6 +17318,9 @@ _K_Plan = frozenset({"_meta", "entries"})
 _O_Plan = ("_meta",)
 
 
+_codec.attach(Plan, _init_Plan, _to_json_Plan, _json_text_Plan, _d_Plan)
+
+
 def _init_PlanEntry(
     self: PlanEntry,
     *,
@@ -18226,11 +17337,6 @@ def _init_PlanEntry(
     self.status = status
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PlanEntry(cls: type[PlanEntry], data: Any) -> PlanEntry:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PlanEntry, data)
 
 
 def _to_json_PlanEntry(self: PlanEntry) -> dict[str, Any]:
@@ -18263,11 +17369,6 @@ def _json_text_PlanEntry(self: PlanEntry) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    PlanEntry, _init_PlanEntry, _from_json_PlanEntry, _to_json_PlanEntry, _json_text_PlanEntry
-)
 
 
 def _d_PlanEntry(d: Any) -> PlanEntry:
@@ -18339,6 +17440,9 @@ _K_PlanEntry = frozenset({"_meta", "content", "priority", "status"})
 _O_PlanEntry = ("_meta",)
 
 
+_codec.attach(PlanEntry, _init_PlanEntry, _to_json_PlanEntry, _json_text_PlanEntry, _d_PlanEntry)
+
+
 def _init_PlanSessionUpdate(
     self: PlanSessionUpdate,
     *,
@@ -18351,11 +17455,6 @@ def _init_PlanSessionUpdate(
     self.entries = entries
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PlanSessionUpdate(cls: type[PlanSessionUpdate], data: Any) -> PlanSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PlanSessionUpdate, data)
 
 
 def _to_json_PlanSessionUpdate(self: PlanSessionUpdate) -> dict[str, Any]:
@@ -18384,15 +17483,6 @@ def _json_text_PlanSessionUpdate(self: PlanSessionUpdate) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    PlanSessionUpdate,
-    _init_PlanSessionUpdate,
-    _from_json_PlanSessionUpdate,
-    _to_json_PlanSessionUpdate,
-    _json_text_PlanSessionUpdate,
-)
 
 
 def _d_PlanSessionUpdate(d: Any) -> PlanSessionUpdate:
@@ -18453,6 +17543,15 @@ _K_PlanSessionUpdate = frozenset({"_meta", "entries", "sessionUpdate"})
 _O_PlanSessionUpdate = ("_meta",)
 
 
+_codec.attach(
+    PlanSessionUpdate,
+    _init_PlanSessionUpdate,
+    _to_json_PlanSessionUpdate,
+    _json_text_PlanSessionUpdate,
+    _d_PlanSessionUpdate,
+)
+
+
 def _init_Position(
     self: Position,
     *,
@@ -18465,11 +17564,6 @@ def _init_Position(
     self.line = line
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Position(cls: type[Position], data: Any) -> Position:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Position, data)
 
 
 def _to_json_Position(self: Position) -> dict[str, Any]:
@@ -18487,9 +17581,6 @@ def _json_text_Position(self: Position) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"character":' + _dump(self.character) + ',"line":' + _dump(self.line) + "}"
-
-
-_codec.attach(Position, _init_Position, _from_json_Position, _to_json_Position, _json_text_Position)
 
 
 def _d_Position(d: Any) -> Position:
@@ -18518,6 +17609,9 @@ def _d_Position(d: Any) -> Position:
 _K_Position = frozenset({"character", "line"})
 
 
+_codec.attach(Position, _init_Position, _to_json_Position, _json_text_Position, _d_Position)
+
+
 def _init_PromptCapabilities(
     self: PromptCapabilities,
     *,
@@ -18534,11 +17628,6 @@ def _init_PromptCapabilities(
     self.image = image
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PromptCapabilities(cls: type[PromptCapabilities], data: Any) -> PromptCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PromptCapabilities, data)
 
 
 def _to_json_PromptCapabilities(self: PromptCapabilities) -> dict[str, Any]:
@@ -18572,15 +17661,6 @@ def _json_text_PromptCapabilities(self: PromptCapabilities) -> str:
     if self.image is not None:
         out += ',"image":' + _dump(self.image)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    PromptCapabilities,
-    _init_PromptCapabilities,
-    _from_json_PromptCapabilities,
-    _to_json_PromptCapabilities,
-    _json_text_PromptCapabilities,
-)
 
 
 def _d_PromptCapabilities(d: Any) -> PromptCapabilities:
@@ -18662,6 +17742,15 @@ _K_PromptCapabilities = frozenset({"_meta", "audio", "embeddedContext", "image"}
 _O_PromptCapabilities = ("_meta", "audio", "embeddedContext", "image")
 
 
+_codec.attach(
+    PromptCapabilities,
+    _init_PromptCapabilities,
+    _to_json_PromptCapabilities,
+    _json_text_PromptCapabilities,
+    _d_PromptCapabilities,
+)
+
+
 def _init_PromptRequest(
     self: PromptRequest,
     *,
@@ -18679,11 +17768,6 @@ def _init_PromptRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PromptRequest(cls: type[PromptRequest], data: Any) -> PromptRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PromptRequest, data)
 
 
 def _to_json_PromptRequest(self: PromptRequest) -> dict[str, Any]:
@@ -18717,15 +17801,6 @@ def _json_text_PromptRequest(self: PromptRequest) -> str:
     if self.message_id is not None:
         out += ',"messageId":' + _str(self.message_id)
     return out + "}"
-
-
-_codec.attach(
-    PromptRequest,
-    _init_PromptRequest,
-    _from_json_PromptRequest,
-    _to_json_PromptRequest,
-    _json_text_PromptRequest,
-)
 
 
 def _d_PromptRequest(d: Any) -> PromptRequest:
@@ -18802,6 +17877,15 @@ _K_PromptRequest = frozenset({"_meta", "messageId", "prompt", "sessionId"})
 _O_PromptRequest = ("_meta", "messageId")
 
 
+_codec.attach(
+    PromptRequest,
+    _init_PromptRequest,
+    _to_json_PromptRequest,
+    _json_text_PromptRequest,
+    _d_PromptRequest,
+)
+
+
 def _init_PromptResponse(
     self: PromptResponse,
     *,
@@ -18818,11 +17902,6 @@ def _init_PromptResponse(
     self.user_message_id = user_message_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PromptResponse(cls: type[PromptResponse], data: Any) -> PromptResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PromptResponse, data)
 
 
 def _to_json_PromptResponse(self: PromptResponse) -> dict[str, Any]:
@@ -18854,15 +17933,6 @@ def _json_text_PromptResponse(self: PromptResponse) -> str:
     if self.user_message_id is not None:
         out += ',"userMessageId":' + _str(self.user_message_id)
     return out + "}"
-
-
-_codec.attach(
-    PromptResponse,
-    _init_PromptResponse,
-    _from_json_PromptResponse,
-    _to_json_PromptResponse,
-    _json_text_PromptResponse,
-)
 
 
 def _d_PromptResponse(d: Any) -> PromptResponse:
@@ -18941,6 +18011,15 @@ _K_PromptResponse = frozenset({"_meta", "stopReason", "usage", "userMessageId"})
 _O_PromptResponse = ("_meta", "usage", "userMessageId")
 
 
+_codec.attach(
+    PromptResponse,
+    _init_PromptResponse,
+    _to_json_PromptResponse,
+    _json_text_PromptResponse,
+    _d_PromptResponse,
+)
+
+
 def _init_ProviderCurrentConfig(
     self: ProviderCurrentConfig,
     *,
@@ -18953,13 +18032,6 @@ def _init_ProviderCurrentConfig(
     self.base_url = base_url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ProviderCurrentConfig(
-    cls: type[ProviderCurrentConfig], data: Any
-) -> ProviderCurrentConfig:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ProviderCurrentConfig, data)
 
 
 def _to_json_ProviderCurrentConfig(self: ProviderCurrentConfig) -> dict[str, Any]:
@@ -18977,15 +18049,6 @@ def _json_text_ProviderCurrentConfig(self: ProviderCurrentConfig) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"apiType":' + _dump(self.api_type) + ',"baseUrl":' + _str(self.base_url) + "}"
-
-
-_codec.attach(
-    ProviderCurrentConfig,
-    _init_ProviderCurrentConfig,
-    _from_json_ProviderCurrentConfig,
-    _to_json_ProviderCurrentConfig,
-    _json_text_ProviderCurrentConfig,
-)
 
 
 def _d_ProviderCurrentConfig(d: Any) -> ProviderCurrentConfig:
@@ -19015,6 +18078,15 @@ def _d_ProviderCurrentConfig(d: Any) -> ProviderCurrentConfig:
 _K_ProviderCurrentConfig = frozenset({"apiType", "baseUrl"})
 
 
+_codec.attach(
+    ProviderCurrentConfig,
+    _init_ProviderCurrentConfig,
+    _to_json_ProviderCurrentConfig,
+    _json_text_ProviderCurrentConfig,
+    _d_ProviderCurrentConfig,
+)
+
+
 def _init_ProviderInfo(
     self: ProviderInfo,
     *,
@@ -19033,11 +18105,6 @@ def _init_ProviderInfo(
     self.supported = supported
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ProviderInfo(cls: type[ProviderInfo], data: Any) -> ProviderInfo:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ProviderInfo, data)
 
 
 def _to_json_ProviderInfo(self: ProviderInfo) -> dict[str, Any]:
@@ -19074,15 +18141,6 @@ def _json_text_ProviderInfo(self: ProviderInfo) -> str:
     if self.current is not None:
         out += ',"current":' + self.current._json_text()
     return out + "}"
-
-
-_codec.attach(
-    ProviderInfo,
-    _init_ProviderInfo,
-    _from_json_ProviderInfo,
-    _to_json_ProviderInfo,
-    _json_text_ProviderInfo,
-)
 
 
 def _d_ProviderInfo(d: Any) -> ProviderInfo:
@@ -19168,6 +18226,15 @@ _K_ProviderInfo = frozenset({"_meta", "current", "id", "required", "supported"})
 _O_ProviderInfo = ("_meta", "current")
 
 
+_codec.attach(
+    ProviderInfo,
+    _init_ProviderInfo,
+    _to_json_ProviderInfo,
+    _json_text_ProviderInfo,
+    _d_ProviderInfo,
+)
+
+
 def _init_ProvidersCapabilities(
     self: ProvidersCapabilities,
     *,
@@ -19178,13 +18245,6 @@ def _init_ProvidersCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ProvidersCapabilities(
-    cls: type[ProvidersCapabilities], data: Any
-) -> ProvidersCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ProvidersCapabilities, data)
 
 
 def _to_json_ProvidersCapabilities(self: ProvidersCapabilities) -> dict[str, Any]:
@@ -19206,15 +18266,6 @@ def _json_text_ProvidersCapabilities(self: ProvidersCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ProvidersCapabilities,
-    _init_ProvidersCapabilities,
-    _from_json_ProvidersCapabilities,
-    _to_json_ProvidersCapabilities,
-    _json_text_ProvidersCapabilities,
-)
 
 
 def _d_ProvidersCapabilities(d: Any) -> ProvidersCapabilities:
@@ -19257,6 +18308,15 @@ _K_ProvidersCapabilities = frozenset({"_meta"})
 _O_ProvidersCapabilities = ("_meta",)
 
 
+_codec.attach(
+    ProvidersCapabilities,
+    _init_ProvidersCapabilities,
+    _to_json_ProvidersCapabilities,
+    _json_text_ProvidersCapabilities,
+    _d_ProvidersCapabilities,
+)
+
+
 def _init_Range(
     self: Range,
     *,
@@ -19269,11 +18329,6 @@ def _init_Range(
     self.start = start
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Range(cls: type[Range], data: Any) -> Range:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Range, data)
 
 
 def _to_json_Range(self: Range) -> dict[str, Any]:
@@ -19291,9 +18346,6 @@ def _json_text_Range(self: Range) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"end":' + self.end._json_text() + ',"start":' + self.start._json_text() + "}"
-
-
-_codec.attach(Range, _init_Range, _from_json_Range, _to_json_Range, _json_text_Range)
 
 
 def _d_Range(d: Any) -> Range:
@@ -19322,6 +18374,9 @@ def _d_Range(d: Any) -> Range:
 _K_Range = frozenset({"end", "start"})
 
 
+_codec.attach(Range, _init_Range, _to_json_Range, _json_text_Range, _d_Range)
+
+
 def _init_ReadTextFileRequest(
     self: ReadTextFileRequest,
     *,
@@ -19340,13 +18395,6 @@ def _init_ReadTextFileRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ReadTextFileRequest(
-    cls: type[ReadTextFileRequest], data: Any
-) -> ReadTextFileRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ReadTextFileRequest, data)
 
 
 def _to_json_ReadTextFileRequest(self: ReadTextFileRequest) -> dict[str, Any]:
@@ -19379,15 +18427,6 @@ def _json_text_ReadTextFileRequest(self: ReadTextFileRequest) -> str:
     if self.line is not None:
         out += ',"line":' + _dump(self.line)
     return out + "}"
-
-
-_codec.attach(
-    ReadTextFileRequest,
-    _init_ReadTextFileRequest,
-    _from_json_ReadTextFileRequest,
-    _to_json_ReadTextFileRequest,
-    _json_text_ReadTextFileRequest,
-)
 
 
 def _d_ReadTextFileRequest(d: Any) -> ReadTextFileRequest:
@@ -19477,6 +18516,15 @@ _K_ReadTextFileRequest = frozenset({"_meta", "limit", "line", "path", "sessionId
 _O_ReadTextFileRequest = ("_meta", "limit", "line")
 
 
+_codec.attach(
+    ReadTextFileRequest,
+    _init_ReadTextFileRequest,
+    _to_json_ReadTextFileRequest,
+    _json_text_ReadTextFileRequest,
+    _d_ReadTextFileRequest,
+)
+
+
 def _init_ReadTextFileResponse(
     self: ReadTextFileResponse,
     *,
@@ -19489,13 +18537,6 @@ def _init_ReadTextFileResponse(
     self.content = content
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ReadTextFileResponse(
-    cls: type[ReadTextFileResponse], data: Any
-) -> ReadTextFileResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ReadTextFileResponse, data)
 
 
 def _to_json_ReadTextFileResponse(self: ReadTextFileResponse) -> dict[str, Any]:
@@ -19519,15 +18560,6 @@ def _json_text_ReadTextFileResponse(self: ReadTextFileResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ReadTextFileResponse,
-    _init_ReadTextFileResponse,
-    _from_json_ReadTextFileResponse,
-    _to_json_ReadTextFileResponse,
-    _json_text_ReadTextFileResponse,
-)
 
 
 def _d_ReadTextFileResponse(d: Any) -> ReadTextFileResponse:
@@ -19583,6 +18615,15 @@ _K_ReadTextFileResponse = frozenset({"_meta", "content"})
 _O_ReadTextFileResponse = ("_meta",)
 
 
+_codec.attach(
+    ReadTextFileResponse,
+    _init_ReadTextFileResponse,
+    _to_json_ReadTextFileResponse,
+    _json_text_ReadTextFileResponse,
+    _d_ReadTextFileResponse,
+)
+
+
 def _init_RejectNesNotification(
     self: RejectNesNotification,
     *,
@@ -19599,13 +18640,6 @@ def _init_RejectNesNotification(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RejectNesNotification(
-    cls: type[RejectNesNotification], data: Any
-) -> RejectNesNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RejectNesNotification, data)
 
 
 def _to_json_RejectNesNotification(self: RejectNesNotification) -> dict[str, Any]:
@@ -19634,15 +18668,6 @@ def _json_text_RejectNesNotification(self: RejectNesNotification) -> str:
     if self.reason is not None:
         out += ',"reason":' + _dump(self.reason)
     return out + "}"
-
-
-_codec.attach(
-    RejectNesNotification,
-    _init_RejectNesNotification,
-    _from_json_RejectNesNotification,
-    _to_json_RejectNesNotification,
-    _json_text_RejectNesNotification,
-)
 
 
 def _d_RejectNesNotification(d: Any) -> RejectNesNotification:
@@ -19720,6 +18745,15 @@ _K_RejectNesNotification = frozenset({"_meta", "id", "reason", "sessionId"})
 _O_RejectNesNotification = ("_meta", "reason")
 
 
+_codec.attach(
+    RejectNesNotification,
+    _init_RejectNesNotification,
+    _to_json_RejectNesNotification,
+    _json_text_RejectNesNotification,
+    _d_RejectNesNotification,
+)
+
+
 def _init_ReleaseTerminalRequest(
     self: ReleaseTerminalRequest,
     *,
@@ -19734,13 +18768,6 @@ def _init_ReleaseTerminalRequest(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ReleaseTerminalRequest(
-    cls: type[ReleaseTerminalRequest], data: Any
-) -> ReleaseTerminalRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ReleaseTerminalRequest, data)
 
 
 def _to_json_ReleaseTerminalRequest(self: ReleaseTerminalRequest) -> dict[str, Any]:
@@ -19765,15 +18792,6 @@ def _json_text_ReleaseTerminalRequest(self: ReleaseTerminalRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    ReleaseTerminalRequest,
-    _init_ReleaseTerminalRequest,
-    _from_json_ReleaseTerminalRequest,
-    _to_json_ReleaseTerminalRequest,
-    _json_text_ReleaseTerminalRequest,
-)
 
 
 def _d_ReleaseTerminalRequest(d: Any) -> ReleaseTerminalRequest:
@@ -19839,6 +18857,15 @@ _K_ReleaseTerminalRequest = frozenset({"_meta", "sessionId", "terminalId"})
 _O_ReleaseTerminalRequest = ("_meta",)
 
 
+_codec.attach(
+    ReleaseTerminalRequest,
+    _init_ReleaseTerminalRequest,
+    _to_json_ReleaseTerminalRequest,
+    _json_text_ReleaseTerminalRequest,
+    _d_ReleaseTerminalRequest,
+)
+
+
 def _init_ReleaseTerminalResponse(
     self: ReleaseTerminalResponse,
     *,
@@ -19849,13 +18876,6 @@ def _init_ReleaseTerminalResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ReleaseTerminalResponse(
-    cls: type[ReleaseTerminalResponse], data: Any
-) -> ReleaseTerminalResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ReleaseTerminalResponse, data)
 
 
 def _to_json_ReleaseTerminalResponse(self: ReleaseTerminalResponse) -> dict[str, Any]:
@@ -19877,15 +18897,6 @@ def _json_text_ReleaseTerminalResponse(self: ReleaseTerminalResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ReleaseTerminalResponse,
-    _init_ReleaseTerminalResponse,
-    _from_json_ReleaseTerminalResponse,
-    _to_json_ReleaseTerminalResponse,
-    _json_text_ReleaseTerminalResponse,
-)
 
 
 def _d_ReleaseTerminalResponse(d: Any) -> ReleaseTerminalResponse:
@@ -19928,6 +18939,15 @@ _K_ReleaseTerminalResponse = frozenset({"_meta"})
 _O_ReleaseTerminalResponse = ("_meta",)
 
 
+_codec.attach(
+    ReleaseTerminalResponse,
+    _init_ReleaseTerminalResponse,
+    _to_json_ReleaseTerminalResponse,
+    _json_text_ReleaseTerminalResponse,
+    _d_ReleaseTerminalResponse,
+)
+
+
 def _init_Rename(
     self: Rename,
     *,
@@ -19944,11 +18964,6 @@ def _init_Rename(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Rename(cls: type[Rename], data: Any) -> Rename:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Rename, data)
 
 
 def _to_json_Rename(self: Rename) -> dict[str, Any]:
@@ -19979,9 +18994,6 @@ def _json_text_Rename(self: Rename) -> str:
         + _str(self.uri)
         + "}"
     )
-
-
-_codec.attach(Rename, _init_Rename, _from_json_Rename, _to_json_Rename, _json_text_Rename)
 
 
 def _d_Rename(d: Any) -> Rename:
@@ -20028,6 +19040,9 @@ def _du_Rename(d: Any) -> Rename:
 _K_Rename = frozenset({"id", "kind", "newName", "position", "uri"})
 
 
+_codec.attach(Rename, _init_Rename, _to_json_Rename, _json_text_Rename, _d_Rename)
+
+
 def _init_RequestElicitationFormMode(
     self: RequestElicitationFormMode,
     *,
@@ -20040,13 +19055,6 @@ def _init_RequestElicitationFormMode(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestElicitationFormMode(
-    cls: type[RequestElicitationFormMode], data: Any
-) -> RequestElicitationFormMode:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestElicitationFormMode, data)
 
 
 def _to_json_RequestElicitationFormMode(self: RequestElicitationFormMode) -> dict[str, Any]:
@@ -20070,15 +19078,6 @@ def _json_text_RequestElicitationFormMode(self: RequestElicitationFormMode) -> s
         + _dump(self.request_id)
         + "}"
     )
-
-
-_codec.attach(
-    RequestElicitationFormMode,
-    _init_RequestElicitationFormMode,
-    _from_json_RequestElicitationFormMode,
-    _to_json_RequestElicitationFormMode,
-    _json_text_RequestElicitationFormMode,
-)
 
 
 def _d_RequestElicitationFormMode(d: Any) -> RequestElicitationFormMode:
@@ -20107,6 +19106,15 @@ def _d_RequestElicitationFormMode(d: Any) -> RequestElicitationFormMode:
 _K_RequestElicitationFormMode = frozenset({"requestId", "requestedSchema"})
 
 
+_codec.attach(
+    RequestElicitationFormMode,
+    _init_RequestElicitationFormMode,
+    _to_json_RequestElicitationFormMode,
+    _json_text_RequestElicitationFormMode,
+    _d_RequestElicitationFormMode,
+)
+
+
 def _init_RequestElicitationUrlMode(
     self: RequestElicitationUrlMode,
     *,
@@ -20121,13 +19129,6 @@ def _init_RequestElicitationUrlMode(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestElicitationUrlMode(
-    cls: type[RequestElicitationUrlMode], data: Any
-) -> RequestElicitationUrlMode:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestElicitationUrlMode, data)
 
 
 def _to_json_RequestElicitationUrlMode(self: RequestElicitationUrlMode) -> dict[str, Any]:
@@ -20154,15 +19155,6 @@ def _json_text_RequestElicitationUrlMode(self: RequestElicitationUrlMode) -> str
         + _dump(self.request_id)
         + "}"
     )
-
-
-_codec.attach(
-    RequestElicitationUrlMode,
-    _init_RequestElicitationUrlMode,
-    _from_json_RequestElicitationUrlMode,
-    _to_json_RequestElicitationUrlMode,
-    _json_text_RequestElicitationUrlMode,
-)
 
 
 def _d_RequestElicitationUrlMode(d: Any) -> RequestElicitationUrlMode:
@@ -20197,6 +19189,15 @@ def _d_RequestElicitationUrlMode(d: Any) -> RequestElicitationUrlMode:
 _K_RequestElicitationUrlMode = frozenset({"elicitationId", "requestId", "url"})
 
 
+_codec.attach(
+    RequestElicitationUrlMode,
+    _init_RequestElicitationUrlMode,
+    _to_json_RequestElicitationUrlMode,
+    _json_text_RequestElicitationUrlMode,
+    _d_RequestElicitationUrlMode,
+)
+
+
 def _init_RequestPermissionRequest(
     self: RequestPermissionRequest,
     *,
@@ -20213,13 +19214,6 @@ def _init_RequestPermissionRequest(
     self.tool_call = tool_call
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestPermissionRequest(
-    cls: type[RequestPermissionRequest], data: Any
-) -> RequestPermissionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestPermissionRequest, data)
 
 
 def _to_json_RequestPermissionRequest(self: RequestPermissionRequest) -> dict[str, Any]:
@@ -20252,15 +19246,6 @@ def _json_text_RequestPermissionRequest(self: RequestPermissionRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    RequestPermissionRequest,
-    _init_RequestPermissionRequest,
-    _from_json_RequestPermissionRequest,
-    _to_json_RequestPermissionRequest,
-    _json_text_RequestPermissionRequest,
-)
 
 
 def _d_RequestPermissionRequest(d: Any) -> RequestPermissionRequest:
@@ -20332,6 +19317,15 @@ _K_RequestPermissionRequest = frozenset({"_meta", "options", "sessionId", "toolC
 _O_RequestPermissionRequest = ("_meta",)
 
 
+_codec.attach(
+    RequestPermissionRequest,
+    _init_RequestPermissionRequest,
+    _to_json_RequestPermissionRequest,
+    _json_text_RequestPermissionRequest,
+    _d_RequestPermissionRequest,
+)
+
+
 def _init_RequestPermissionResponse(
     self: RequestPermissionResponse,
     *,
@@ -20346,13 +19340,6 @@ def _init_RequestPermissionResponse(
     self.outcome = outcome
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestPermissionResponse(
-    cls: type[RequestPermissionResponse], data: Any
-) -> RequestPermissionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestPermissionResponse, data)
 
 
 def _to_json_RequestPermissionResponse(self: RequestPermissionResponse) -> dict[str, Any]:
@@ -20376,15 +19363,6 @@ def _json_text_RequestPermissionResponse(self: RequestPermissionResponse) -> str
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    RequestPermissionResponse,
-    _init_RequestPermissionResponse,
-    _from_json_RequestPermissionResponse,
-    _to_json_RequestPermissionResponse,
-    _json_text_RequestPermissionResponse,
-)
 
 
 def _d_RequestPermissionResponse(d: Any) -> RequestPermissionResponse:
@@ -20444,6 +19422,15 @@ _K_RequestPermissionResponse = frozenset({"_meta", "outcome"})
 _O_RequestPermissionResponse = ("_meta",)
 
 
+_codec.attach(
+    RequestPermissionResponse,
+    _init_RequestPermissionResponse,
+    _to_json_RequestPermissionResponse,
+    _json_text_RequestPermissionResponse,
+    _d_RequestPermissionResponse,
+)
+
+
 def _init_Resource(
     self: Resource,
     *,
@@ -20460,11 +19447,6 @@ def _init_Resource(
     self.resource = resource
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Resource(cls: type[Resource], data: Any) -> Resource:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Resource, data)
 
 
 def _to_json_Resource(self: Resource) -> dict[str, Any]:
@@ -20493,9 +19475,6 @@ def _json_text_Resource(self: Resource) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(Resource, _init_Resource, _from_json_Resource, _to_json_Resource, _json_text_Resource)
 
 
 def _d_Resource(d: Any) -> Resource:
@@ -20568,6 +19547,9 @@ _K_Resource = frozenset({"_meta", "annotations", "resource", "type"})
 _O_Resource = ("_meta", "annotations")
 
 
+_codec.attach(Resource, _init_Resource, _to_json_Resource, _json_text_Resource, _d_Resource)
+
+
 def _init_ResourceLink(
     self: ResourceLink,
     *,
@@ -20592,11 +19574,6 @@ def _init_ResourceLink(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResourceLink(cls: type[ResourceLink], data: Any) -> ResourceLink:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResourceLink, data)
 
 
 def _to_json_ResourceLink(self: ResourceLink) -> dict[str, Any]:
@@ -20641,15 +19618,6 @@ def _json_text_ResourceLink(self: ResourceLink) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    ResourceLink,
-    _init_ResourceLink,
-    _from_json_ResourceLink,
-    _to_json_ResourceLink,
-    _json_text_ResourceLink,
-)
 
 
 def _d_ResourceLink(d: Any) -> ResourceLink:
@@ -20789,6 +19757,15 @@ _K_ResourceLink = frozenset(
 _O_ResourceLink = ("_meta", "annotations", "description", "mimeType", "size", "title")
 
 
+_codec.attach(
+    ResourceLink,
+    _init_ResourceLink,
+    _to_json_ResourceLink,
+    _json_text_ResourceLink,
+    _d_ResourceLink,
+)
+
+
 def _init_ResourceLinkContentBlock(
     self: ResourceLinkContentBlock,
     *,
@@ -20813,13 +19790,6 @@ def _init_ResourceLinkContentBlock(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResourceLinkContentBlock(
-    cls: type[ResourceLinkContentBlock], data: Any
-) -> ResourceLinkContentBlock:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResourceLinkContentBlock, data)
 
 
 def _to_json_ResourceLinkContentBlock(self: ResourceLinkContentBlock) -> dict[str, Any]:
@@ -20865,15 +19835,6 @@ def _json_text_ResourceLinkContentBlock(self: ResourceLinkContentBlock) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    ResourceLinkContentBlock,
-    _init_ResourceLinkContentBlock,
-    _from_json_ResourceLinkContentBlock,
-    _to_json_ResourceLinkContentBlock,
-    _json_text_ResourceLinkContentBlock,
-)
 
 
 def _d_ResourceLinkContentBlock(d: Any) -> ResourceLinkContentBlock:
@@ -21021,6 +19982,15 @@ _K_ResourceLinkContentBlock = frozenset(
 _O_ResourceLinkContentBlock = ("_meta", "annotations", "description", "mimeType", "size", "title")
 
 
+_codec.attach(
+    ResourceLinkContentBlock,
+    _init_ResourceLinkContentBlock,
+    _to_json_ResourceLinkContentBlock,
+    _json_text_ResourceLinkContentBlock,
+    _d_ResourceLinkContentBlock,
+)
+
+
 def _init_ResultAgentResponse(
     self: ResultAgentResponse,
     *,
@@ -21033,13 +20003,6 @@ def _init_ResultAgentResponse(
     self.result = result
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResultAgentResponse(
-    cls: type[ResultAgentResponse], data: Any
-) -> ResultAgentResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResultAgentResponse, data)
 
 
 def _to_json_ResultAgentResponse(self: ResultAgentResponse) -> dict[str, Any]:
@@ -21063,15 +20026,6 @@ def _json_text_ResultAgentResponse(self: ResultAgentResponse) -> str:
         + ("null" if self.result is None else _dump(_codec.encode(self.result)))
         + "}"
     )
-
-
-_codec.attach(
-    ResultAgentResponse,
-    _init_ResultAgentResponse,
-    _from_json_ResultAgentResponse,
-    _to_json_ResultAgentResponse,
-    _json_text_ResultAgentResponse,
-)
 
 
 def _d_ResultAgentResponse(d: Any) -> ResultAgentResponse:
@@ -21100,6 +20054,15 @@ def _d_ResultAgentResponse(d: Any) -> ResultAgentResponse:
 _K_ResultAgentResponse = frozenset({"id", "result"})
 
 
+_codec.attach(
+    ResultAgentResponse,
+    _init_ResultAgentResponse,
+    _to_json_ResultAgentResponse,
+    _json_text_ResultAgentResponse,
+    _d_ResultAgentResponse,
+)
+
+
 def _init_ResultClientResponse(
     self: ResultClientResponse,
     *,
@@ -21112,13 +20075,6 @@ def _init_ResultClientResponse(
     self.result = result
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResultClientResponse(
-    cls: type[ResultClientResponse], data: Any
-) -> ResultClientResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResultClientResponse, data)
 
 
 def _to_json_ResultClientResponse(self: ResultClientResponse) -> dict[str, Any]:
@@ -21142,15 +20098,6 @@ def _json_text_ResultClientResponse(self: ResultClientResponse) -> str:
         + ("null" if self.result is None else _dump(_codec.encode(self.result)))
         + "}"
     )
-
-
-_codec.attach(
-    ResultClientResponse,
-    _init_ResultClientResponse,
-    _from_json_ResultClientResponse,
-    _to_json_ResultClientResponse,
-    _json_text_ResultClientResponse,
-)
 
 
 def _d_ResultClientResponse(d: Any) -> ResultClientResponse:
@@ -21179,6 +20126,15 @@ def _d_ResultClientResponse(d: Any) -> ResultClientResponse:
 _K_ResultClientResponse = frozenset({"id", "result"})
 
 
+_codec.attach(
+    ResultClientResponse,
+    _init_ResultClientResponse,
+    _to_json_ResultClientResponse,
+    _json_text_ResultClientResponse,
+    _d_ResultClientResponse,
+)
+
+
 def _init_ResumeSessionRequest(
     self: ResumeSessionRequest,
     *,
@@ -21199,13 +20155,6 @@ def _init_ResumeSessionRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResumeSessionRequest(
-    cls: type[ResumeSessionRequest], data: Any
-) -> ResumeSessionRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResumeSessionRequest, data)
 
 
 def _to_json_ResumeSessionRequest(self: ResumeSessionRequest) -> dict[str, Any]:
@@ -21238,15 +20187,6 @@ def _json_text_ResumeSessionRequest(self: ResumeSessionRequest) -> str:
     if self.mcp_servers is not None:
         out += ',"mcpServers":[' + ",".join([x._json_text() for x in self.mcp_servers]) + "]"
     return out + "}"
-
-
-_codec.attach(
-    ResumeSessionRequest,
-    _init_ResumeSessionRequest,
-    _from_json_ResumeSessionRequest,
-    _to_json_ResumeSessionRequest,
-    _json_text_ResumeSessionRequest,
-)
 
 
 def _d_ResumeSessionRequest(d: Any) -> ResumeSessionRequest:
@@ -21344,6 +20284,15 @@ _K_ResumeSessionRequest = frozenset(
 _O_ResumeSessionRequest = ("_meta", "additionalDirectories", "mcpServers")
 
 
+_codec.attach(
+    ResumeSessionRequest,
+    _init_ResumeSessionRequest,
+    _to_json_ResumeSessionRequest,
+    _json_text_ResumeSessionRequest,
+    _d_ResumeSessionRequest,
+)
+
+
 def _init_ResumeSessionResponse(
     self: ResumeSessionResponse,
     *,
@@ -21362,13 +20311,6 @@ def _init_ResumeSessionResponse(
     self.modes = modes
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ResumeSessionResponse(
-    cls: type[ResumeSessionResponse], data: Any
-) -> ResumeSessionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ResumeSessionResponse, data)
 
 
 def _to_json_ResumeSessionResponse(self: ResumeSessionResponse) -> dict[str, Any]:
@@ -21402,15 +20344,6 @@ def _json_text_ResumeSessionResponse(self: ResumeSessionResponse) -> str:
     if self.modes is not None:
         out += ',"modes":' + self.modes._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    ResumeSessionResponse,
-    _init_ResumeSessionResponse,
-    _from_json_ResumeSessionResponse,
-    _to_json_ResumeSessionResponse,
-    _json_text_ResumeSessionResponse,
-)
 
 
 def _d_ResumeSessionResponse(d: Any) -> ResumeSessionResponse:
@@ -21489,6 +20422,15 @@ _K_ResumeSessionResponse = frozenset({"_meta", "configOptions", "models", "modes
 _O_ResumeSessionResponse = ("_meta", "configOptions", "models", "modes")
 
 
+_codec.attach(
+    ResumeSessionResponse,
+    _init_ResumeSessionResponse,
+    _to_json_ResumeSessionResponse,
+    _json_text_ResumeSessionResponse,
+    _d_ResumeSessionResponse,
+)
+
+
 def _init_SearchAndReplace(
     self: SearchAndReplace,
     *,
@@ -21507,11 +20449,6 @@ def _init_SearchAndReplace(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SearchAndReplace(cls: type[SearchAndReplace], data: Any) -> SearchAndReplace:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SearchAndReplace, data)
 
 
 def _to_json_SearchAndReplace(self: SearchAndReplace) -> dict[str, Any]:
@@ -21548,15 +20485,6 @@ def _json_text_SearchAndReplace(self: SearchAndReplace) -> str:
     if self.is_regex is not None:
         out += ',"isRegex":' + _dump(self.is_regex)
     return out + "}"
-
-
-_codec.attach(
-    SearchAndReplace,
-    _init_SearchAndReplace,
-    _from_json_SearchAndReplace,
-    _to_json_SearchAndReplace,
-    _json_text_SearchAndReplace,
-)
 
 
 def _d_SearchAndReplace(d: Any) -> SearchAndReplace:
@@ -21649,6 +20577,15 @@ _K_SearchAndReplace = frozenset({"id", "isRegex", "kind", "replace", "search", "
 _O_SearchAndReplace = ("isRegex",)
 
 
+_codec.attach(
+    SearchAndReplace,
+    _init_SearchAndReplace,
+    _to_json_SearchAndReplace,
+    _json_text_SearchAndReplace,
+    _d_SearchAndReplace,
+)
+
+
 def _init_Select(
     self: Select,
     *,
@@ -21671,11 +20608,6 @@ def _init_Select(
     self.options = options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Select(cls: type[Select], data: Any) -> Select:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Select, data)
 
 
 def _to_json_Select(self: Select) -> dict[str, Any]:
@@ -21720,9 +20652,6 @@ def _json_text_Select(self: Select) -> str:
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(Select, _init_Select, _from_json_Select, _to_json_Select, _json_text_Select)
 
 
 def _d_Select(d: Any) -> Select:
@@ -21849,6 +20778,9 @@ _K_Select = frozenset(
 _O_Select = ("_meta", "category", "description")
 
 
+_codec.attach(Select, _init_Select, _to_json_Select, _json_text_Select, _d_Select)
+
+
 def _init_Selected(
     self: Selected,
     *,
@@ -21861,11 +20793,6 @@ def _init_Selected(
     self.option_id = option_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Selected(cls: type[Selected], data: Any) -> Selected:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Selected, data)
 
 
 def _to_json_Selected(self: Selected) -> dict[str, Any]:
@@ -21890,9 +20817,6 @@ def _json_text_Selected(self: Selected) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Selected, _init_Selected, _from_json_Selected, _to_json_Selected, _json_text_Selected)
 
 
 def _d_Selected(d: Any) -> Selected:
@@ -21955,6 +20879,9 @@ _K_Selected = frozenset({"_meta", "optionId", "outcome"})
 _O_Selected = ("_meta",)
 
 
+_codec.attach(Selected, _init_Selected, _to_json_Selected, _json_text_Selected, _d_Selected)
+
+
 def _init_SelectedPermissionOutcome(
     self: SelectedPermissionOutcome,
     *,
@@ -21967,13 +20894,6 @@ def _init_SelectedPermissionOutcome(
     self.option_id = option_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SelectedPermissionOutcome(
-    cls: type[SelectedPermissionOutcome], data: Any
-) -> SelectedPermissionOutcome:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SelectedPermissionOutcome, data)
 
 
 def _to_json_SelectedPermissionOutcome(self: SelectedPermissionOutcome) -> dict[str, Any]:
@@ -21997,15 +20917,6 @@ def _json_text_SelectedPermissionOutcome(self: SelectedPermissionOutcome) -> str
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SelectedPermissionOutcome,
-    _init_SelectedPermissionOutcome,
-    _from_json_SelectedPermissionOutcome,
-    _to_json_SelectedPermissionOutcome,
-    _json_text_SelectedPermissionOutcome,
-)
 
 
 def _d_SelectedPermissionOutcome(d: Any) -> SelectedPermissionOutcome:
@@ -22061,6 +20972,15 @@ _K_SelectedPermissionOutcome = frozenset({"_meta", "optionId"})
 _O_SelectedPermissionOutcome = ("_meta",)
 
 
+_codec.attach(
+    SelectedPermissionOutcome,
+    _init_SelectedPermissionOutcome,
+    _to_json_SelectedPermissionOutcome,
+    _json_text_SelectedPermissionOutcome,
+    _d_SelectedPermissionOutcome,
+)
+
+
 def _init_SessionAdditionalDirectoriesCapabilities(
     self: SessionAdditionalDirectoriesCapabilities,
     *,
@@ -22071,13 +20991,6 @@ def _init_SessionAdditionalDirectoriesCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionAdditionalDirectoriesCapabilities(
-    cls: type[SessionAdditionalDirectoriesCapabilities], data: Any
-) -> SessionAdditionalDirectoriesCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionAdditionalDirectoriesCapabilities, data)
 
 
 def _to_json_SessionAdditionalDirectoriesCapabilities(
@@ -22103,15 +21016,6 @@ def _json_text_SessionAdditionalDirectoriesCapabilities(
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionAdditionalDirectoriesCapabilities,
-    _init_SessionAdditionalDirectoriesCapabilities,
-    _from_json_SessionAdditionalDirectoriesCapabilities,
-    _to_json_SessionAdditionalDirectoriesCapabilities,
-    _json_text_SessionAdditionalDirectoriesCapabilities,
-)
 
 
 def _d_SessionAdditionalDirectoriesCapabilities(d: Any) -> SessionAdditionalDirectoriesCapabilities:
@@ -22156,6 +21060,15 @@ _K_SessionAdditionalDirectoriesCapabilities = frozenset({"_meta"})
 _O_SessionAdditionalDirectoriesCapabilities = ("_meta",)
 
 
+_codec.attach(
+    SessionAdditionalDirectoriesCapabilities,
+    _init_SessionAdditionalDirectoriesCapabilities,
+    _to_json_SessionAdditionalDirectoriesCapabilities,
+    _json_text_SessionAdditionalDirectoriesCapabilities,
+    _d_SessionAdditionalDirectoriesCapabilities,
+)
+
+
 def _init_SessionCapabilities(
     self: SessionCapabilities,
     *,
@@ -22176,13 +21089,6 @@ def _init_SessionCapabilities(
     self.resume = resume
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionCapabilities(
-    cls: type[SessionCapabilities], data: Any
-) -> SessionCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionCapabilities, data)
 
 
 def _to_json_SessionCapabilities(self: SessionCapabilities) -> dict[str, Any]:
@@ -22224,15 +21130,6 @@ def _json_text_SessionCapabilities(self: SessionCapabilities) -> str:
     if self.resume is not None:
         out += ',"resume":' + self.resume._json_text()
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionCapabilities,
-    _init_SessionCapabilities,
-    _from_json_SessionCapabilities,
-    _to_json_SessionCapabilities,
-    _json_text_SessionCapabilities,
-)
 
 
 def _d_SessionCapabilities(d: Any) -> SessionCapabilities:
@@ -22344,6 +21241,15 @@ _K_SessionCapabilities = frozenset(
 _O_SessionCapabilities = ("_meta", "additionalDirectories", "close", "fork", "list", "resume")
 
 
+_codec.attach(
+    SessionCapabilities,
+    _init_SessionCapabilities,
+    _to_json_SessionCapabilities,
+    _json_text_SessionCapabilities,
+    _d_SessionCapabilities,
+)
+
+
 def _init_SessionCloseCapabilities(
     self: SessionCloseCapabilities,
     *,
@@ -22354,13 +21260,6 @@ def _init_SessionCloseCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionCloseCapabilities(
-    cls: type[SessionCloseCapabilities], data: Any
-) -> SessionCloseCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionCloseCapabilities, data)
 
 
 def _to_json_SessionCloseCapabilities(self: SessionCloseCapabilities) -> dict[str, Any]:
@@ -22382,15 +21281,6 @@ def _json_text_SessionCloseCapabilities(self: SessionCloseCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionCloseCapabilities,
-    _init_SessionCloseCapabilities,
-    _from_json_SessionCloseCapabilities,
-    _to_json_SessionCloseCapabilities,
-    _json_text_SessionCloseCapabilities,
-)
 
 
 def _d_SessionCloseCapabilities(d: Any) -> SessionCloseCapabilities:
@@ -22433,6 +21323,15 @@ _K_SessionCloseCapabilities = frozenset({"_meta"})
 _O_SessionCloseCapabilities = ("_meta",)
 
 
+_codec.attach(
+    SessionCloseCapabilities,
+    _init_SessionCloseCapabilities,
+    _to_json_SessionCloseCapabilities,
+    _json_text_SessionCloseCapabilities,
+    _d_SessionCloseCapabilities,
+)
+
+
 def _init_SessionConfigBoolean(
     self: SessionConfigBoolean,
     *,
@@ -22443,13 +21342,6 @@ def _init_SessionConfigBoolean(
     self.current_value = current_value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionConfigBoolean(
-    cls: type[SessionConfigBoolean], data: Any
-) -> SessionConfigBoolean:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionConfigBoolean, data)
 
 
 def _to_json_SessionConfigBoolean(self: SessionConfigBoolean) -> dict[str, Any]:
@@ -22466,15 +21358,6 @@ def _json_text_SessionConfigBoolean(self: SessionConfigBoolean) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"currentValue":' + _dump(self.current_value) + "}"
-
-
-_codec.attach(
-    SessionConfigBoolean,
-    _init_SessionConfigBoolean,
-    _from_json_SessionConfigBoolean,
-    _to_json_SessionConfigBoolean,
-    _json_text_SessionConfigBoolean,
-)
 
 
 def _d_SessionConfigBoolean(d: Any) -> SessionConfigBoolean:
@@ -22500,6 +21383,15 @@ def _d_SessionConfigBoolean(d: Any) -> SessionConfigBoolean:
 _K_SessionConfigBoolean = frozenset({"currentValue"})
 
 
+_codec.attach(
+    SessionConfigBoolean,
+    _init_SessionConfigBoolean,
+    _to_json_SessionConfigBoolean,
+    _json_text_SessionConfigBoolean,
+    _d_SessionConfigBoolean,
+)
+
+
 def _init_SessionConfigSelect(
     self: SessionConfigSelect,
     *,
@@ -22512,13 +21404,6 @@ def _init_SessionConfigSelect(
     self.options = options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionConfigSelect(
-    cls: type[SessionConfigSelect], data: Any
-) -> SessionConfigSelect:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionConfigSelect, data)
 
 
 def _to_json_SessionConfigSelect(self: SessionConfigSelect) -> dict[str, Any]:
@@ -22542,15 +21427,6 @@ def _json_text_SessionConfigSelect(self: SessionConfigSelect) -> str:
         + _dump(_codec.encode(self.options))
         + "}"
     )
-
-
-_codec.attach(
-    SessionConfigSelect,
-    _init_SessionConfigSelect,
-    _from_json_SessionConfigSelect,
-    _to_json_SessionConfigSelect,
-    _json_text_SessionConfigSelect,
-)
 
 
 def _d_SessionConfigSelect(d: Any) -> SessionConfigSelect:
@@ -22580,6 +21456,15 @@ def _d_SessionConfigSelect(d: Any) -> SessionConfigSelect:
 _K_SessionConfigSelect = frozenset({"currentValue", "options"})
 
 
+_codec.attach(
+    SessionConfigSelect,
+    _init_SessionConfigSelect,
+    _to_json_SessionConfigSelect,
+    _json_text_SessionConfigSelect,
+    _d_SessionConfigSelect,
+)
+
+
 def _init_SessionConfigSelectGroup(
     self: SessionConfigSelectGroup,
     *,
@@ -22596,13 +21481,6 @@ def _init_SessionConfigSelectGroup(
     self.options = options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionConfigSelectGroup(
-    cls: type[SessionConfigSelectGroup], data: Any
-) -> SessionConfigSelectGroup:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionConfigSelectGroup, data)
 
 
 def _to_json_SessionConfigSelectGroup(self: SessionConfigSelectGroup) -> dict[str, Any]:
@@ -22636,15 +21514,6 @@ def _json_text_SessionConfigSelectGroup(self: SessionConfigSelectGroup) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SessionConfigSelectGroup,
-    _init_SessionConfigSelectGroup,
-    _from_json_SessionConfigSelectGroup,
-    _to_json_SessionConfigSelectGroup,
-    _json_text_SessionConfigSelectGroup,
-)
 
 
 def _d_SessionConfigSelectGroup(d: Any) -> SessionConfigSelectGroup:
@@ -22718,6 +21587,15 @@ _K_SessionConfigSelectGroup = frozenset({"_meta", "group", "name", "options"})
 _O_SessionConfigSelectGroup = ("_meta",)
 
 
+_codec.attach(
+    SessionConfigSelectGroup,
+    _init_SessionConfigSelectGroup,
+    _to_json_SessionConfigSelectGroup,
+    _json_text_SessionConfigSelectGroup,
+    _d_SessionConfigSelectGroup,
+)
+
+
 def _init_SessionConfigSelectOption(
     self: SessionConfigSelectOption,
     *,
@@ -22734,13 +21612,6 @@ def _init_SessionConfigSelectOption(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionConfigSelectOption(
-    cls: type[SessionConfigSelectOption], data: Any
-) -> SessionConfigSelectOption:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionConfigSelectOption, data)
 
 
 def _to_json_SessionConfigSelectOption(self: SessionConfigSelectOption) -> dict[str, Any]:
@@ -22769,15 +21640,6 @@ def _json_text_SessionConfigSelectOption(self: SessionConfigSelectOption) -> str
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(
-    SessionConfigSelectOption,
-    _init_SessionConfigSelectOption,
-    _from_json_SessionConfigSelectOption,
-    _to_json_SessionConfigSelectOption,
-    _json_text_SessionConfigSelectOption,
-)
 
 
 def _d_SessionConfigSelectOption(d: Any) -> SessionConfigSelectOption:
@@ -22856,6 +21718,15 @@ _K_SessionConfigSelectOption = frozenset({"_meta", "description", "name", "value
 _O_SessionConfigSelectOption = ("_meta", "description")
 
 
+_codec.attach(
+    SessionConfigSelectOption,
+    _init_SessionConfigSelectOption,
+    _to_json_SessionConfigSelectOption,
+    _json_text_SessionConfigSelectOption,
+    _d_SessionConfigSelectOption,
+)
+
+
 def _init_SessionElicitationFormMode(
     self: SessionElicitationFormMode,
     *,
@@ -22870,13 +21741,6 @@ def _init_SessionElicitationFormMode(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionElicitationFormMode(
-    cls: type[SessionElicitationFormMode], data: Any
-) -> SessionElicitationFormMode:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionElicitationFormMode, data)
 
 
 def _to_json_SessionElicitationFormMode(self: SessionElicitationFormMode) -> dict[str, Any]:
@@ -22906,15 +21770,6 @@ def _json_text_SessionElicitationFormMode(self: SessionElicitationFormMode) -> s
     if self.tool_call_id is not None:
         out += ',"toolCallId":' + _str(self.tool_call_id)
     return out + "}"
-
-
-_codec.attach(
-    SessionElicitationFormMode,
-    _init_SessionElicitationFormMode,
-    _from_json_SessionElicitationFormMode,
-    _to_json_SessionElicitationFormMode,
-    _json_text_SessionElicitationFormMode,
-)
 
 
 def _d_SessionElicitationFormMode(d: Any) -> SessionElicitationFormMode:
@@ -22978,6 +21833,15 @@ _K_SessionElicitationFormMode = frozenset({"requestedSchema", "sessionId", "tool
 _O_SessionElicitationFormMode = ("toolCallId",)
 
 
+_codec.attach(
+    SessionElicitationFormMode,
+    _init_SessionElicitationFormMode,
+    _to_json_SessionElicitationFormMode,
+    _json_text_SessionElicitationFormMode,
+    _d_SessionElicitationFormMode,
+)
+
+
 def _init_SessionElicitationUrlMode(
     self: SessionElicitationUrlMode,
     *,
@@ -22994,13 +21858,6 @@ def _init_SessionElicitationUrlMode(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionElicitationUrlMode(
-    cls: type[SessionElicitationUrlMode], data: Any
-) -> SessionElicitationUrlMode:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionElicitationUrlMode, data)
 
 
 def _to_json_SessionElicitationUrlMode(self: SessionElicitationUrlMode) -> dict[str, Any]:
@@ -23033,15 +21890,6 @@ def _json_text_SessionElicitationUrlMode(self: SessionElicitationUrlMode) -> str
     if self.tool_call_id is not None:
         out += ',"toolCallId":' + _str(self.tool_call_id)
     return out + "}"
-
-
-_codec.attach(
-    SessionElicitationUrlMode,
-    _init_SessionElicitationUrlMode,
-    _from_json_SessionElicitationUrlMode,
-    _to_json_SessionElicitationUrlMode,
-    _json_text_SessionElicitationUrlMode,
-)
 
 
 def _d_SessionElicitationUrlMode(d: Any) -> SessionElicitationUrlMode:
@@ -23117,6 +21965,15 @@ _K_SessionElicitationUrlMode = frozenset({"elicitationId", "sessionId", "toolCal
 _O_SessionElicitationUrlMode = ("toolCallId",)
 
 
+_codec.attach(
+    SessionElicitationUrlMode,
+    _init_SessionElicitationUrlMode,
+    _to_json_SessionElicitationUrlMode,
+    _json_text_SessionElicitationUrlMode,
+    _d_SessionElicitationUrlMode,
+)
+
+
 def _init_SessionForkCapabilities(
     self: SessionForkCapabilities,
     *,
@@ -23127,13 +21984,6 @@ def _init_SessionForkCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionForkCapabilities(
-    cls: type[SessionForkCapabilities], data: Any
-) -> SessionForkCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionForkCapabilities, data)
 
 
 def _to_json_SessionForkCapabilities(self: SessionForkCapabilities) -> dict[str, Any]:
@@ -23155,15 +22005,6 @@ def _json_text_SessionForkCapabilities(self: SessionForkCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionForkCapabilities,
-    _init_SessionForkCapabilities,
-    _from_json_SessionForkCapabilities,
-    _to_json_SessionForkCapabilities,
-    _json_text_SessionForkCapabilities,
-)
 
 
 def _d_SessionForkCapabilities(d: Any) -> SessionForkCapabilities:
@@ -23206,6 +22047,15 @@ _K_SessionForkCapabilities = frozenset({"_meta"})
 _O_SessionForkCapabilities = ("_meta",)
 
 
+_codec.attach(
+    SessionForkCapabilities,
+    _init_SessionForkCapabilities,
+    _to_json_SessionForkCapabilities,
+    _json_text_SessionForkCapabilities,
+    _d_SessionForkCapabilities,
+)
+
+
 def _init_SessionInfo(
     self: SessionInfo,
     *,
@@ -23226,11 +22076,6 @@ def _init_SessionInfo(
     self.updated_at = updated_at
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionInfo(cls: type[SessionInfo], data: Any) -> SessionInfo:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionInfo, data)
 
 
 def _to_json_SessionInfo(self: SessionInfo) -> dict[str, Any]:
@@ -23267,15 +22112,6 @@ def _json_text_SessionInfo(self: SessionInfo) -> str:
     if self.updated_at is not None:
         out += ',"updatedAt":' + _str(self.updated_at)
     return out + "}"
-
-
-_codec.attach(
-    SessionInfo,
-    _init_SessionInfo,
-    _from_json_SessionInfo,
-    _to_json_SessionInfo,
-    _json_text_SessionInfo,
-)
 
 
 def _d_SessionInfo(d: Any) -> SessionInfo:
@@ -23388,6 +22224,11 @@ _K_SessionInfo = frozenset(
 _O_SessionInfo = ("_meta", "additionalDirectories", "title", "updatedAt")
 
 
+_codec.attach(
+    SessionInfo, _init_SessionInfo, _to_json_SessionInfo, _json_text_SessionInfo, _d_SessionInfo
+)
+
+
 def _init_SessionInfoUpdate(
     self: SessionInfoUpdate,
     *,
@@ -23402,11 +22243,6 @@ def _init_SessionInfoUpdate(
     self.updated_at = updated_at
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionInfoUpdate(cls: type[SessionInfoUpdate], data: Any) -> SessionInfoUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionInfoUpdate, data)
 
 
 def _to_json_SessionInfoUpdate(self: SessionInfoUpdate) -> dict[str, Any]:
@@ -23436,15 +22272,6 @@ def _json_text_SessionInfoUpdate(self: SessionInfoUpdate) -> str:
     if self.updated_at is not None:
         out += ',"updatedAt":' + _str(self.updated_at)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionInfoUpdate,
-    _init_SessionInfoUpdate,
-    _from_json_SessionInfoUpdate,
-    _to_json_SessionInfoUpdate,
-    _json_text_SessionInfoUpdate,
-)
 
 
 def _d_SessionInfoUpdate(d: Any) -> SessionInfoUpdate:
@@ -23513,6 +22340,15 @@ _K_SessionInfoUpdate = frozenset({"_meta", "title", "updatedAt"})
 _O_SessionInfoUpdate = ("_meta", "title", "updatedAt")
 
 
+_codec.attach(
+    SessionInfoUpdate,
+    _init_SessionInfoUpdate,
+    _to_json_SessionInfoUpdate,
+    _json_text_SessionInfoUpdate,
+    _d_SessionInfoUpdate,
+)
+
+
 def _init_SessionInfoUpdateSessionUpdate(
     self: SessionInfoUpdateSessionUpdate,
     *,
@@ -23527,13 +22363,6 @@ def _init_SessionInfoUpdateSessionUpdate(
     self.updated_at = updated_at
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionInfoUpdateSessionUpdate(
-    cls: type[SessionInfoUpdateSessionUpdate], data: Any
-) -> SessionInfoUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionInfoUpdateSessionUpdate, data)
 
 
 def _to_json_SessionInfoUpdateSessionUpdate(self: SessionInfoUpdateSessionUpdate) -> dict[str, Any]:
@@ -23565,15 +22394,6 @@ def _json_text_SessionInfoUpdateSessionUpdate(self: SessionInfoUpdateSessionUpda
     if self.updated_at is not None:
         out += ',"updatedAt":' + _str(self.updated_at)
     return out + "}"
-
-
-_codec.attach(
-    SessionInfoUpdateSessionUpdate,
-    _init_SessionInfoUpdateSessionUpdate,
-    _from_json_SessionInfoUpdateSessionUpdate,
-    _to_json_SessionInfoUpdateSessionUpdate,
-    _json_text_SessionInfoUpdateSessionUpdate,
-)
 
 
 def _d_SessionInfoUpdateSessionUpdate(d: Any) -> SessionInfoUpdateSessionUpdate:
@@ -23649,6 +22469,15 @@ _K_SessionInfoUpdateSessionUpdate = frozenset({"_meta", "sessionUpdate", "title"
 _O_SessionInfoUpdateSessionUpdate = ("_meta", "title", "updatedAt")
 
 
+_codec.attach(
+    SessionInfoUpdateSessionUpdate,
+    _init_SessionInfoUpdateSessionUpdate,
+    _to_json_SessionInfoUpdateSessionUpdate,
+    _json_text_SessionInfoUpdateSessionUpdate,
+    _d_SessionInfoUpdateSessionUpdate,
+)
+
+
 def _init_SessionListCapabilities(
     self: SessionListCapabilities,
     *,
@@ -23659,13 +22488,6 @@ def _init_SessionListCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionListCapabilities(
-    cls: type[SessionListCapabilities], data: Any
-) -> SessionListCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionListCapabilities, data)
 
 
 def _to_json_SessionListCapabilities(self: SessionListCapabilities) -> dict[str, Any]:
@@ -23687,15 +22509,6 @@ def _json_text_SessionListCapabilities(self: SessionListCapabilities) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionListCapabilities,
-    _init_SessionListCapabilities,
-    _from_json_SessionListCapabilities,
-    _to_json_SessionListCapabilities,
-    _json_text_SessionListCapabilities,
-)
 
 
 def _d_SessionListCapabilities(d: Any) -> SessionListCapabilities:
@@ -23738,6 +22551,15 @@ _K_SessionListCapabilities = frozenset({"_meta"})
 _O_SessionListCapabilities = ("_meta",)
 
 
+_codec.attach(
+    SessionListCapabilities,
+    _init_SessionListCapabilities,
+    _to_json_SessionListCapabilities,
+    _json_text_SessionListCapabilities,
+    _d_SessionListCapabilities,
+)
+
+
 def _init_SessionMode(
     self: SessionMode,
     *,
@@ -23754,11 +22576,6 @@ def _init_SessionMode(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionMode(cls: type[SessionMode], data: Any) -> SessionMode:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionMode, data)
 
 
 def _to_json_SessionMode(self: SessionMode) -> dict[str, Any]:
@@ -23787,15 +22604,6 @@ def _json_text_SessionMode(self: SessionMode) -> str:
     if self.description is not None:
         out += ',"description":' + _str(self.description)
     return out + "}"
-
-
-_codec.attach(
-    SessionMode,
-    _init_SessionMode,
-    _from_json_SessionMode,
-    _to_json_SessionMode,
-    _json_text_SessionMode,
-)
 
 
 def _d_SessionMode(d: Any) -> SessionMode:
@@ -23874,6 +22682,11 @@ _K_SessionMode = frozenset({"_meta", "description", "id", "name"})
 _O_SessionMode = ("_meta", "description")
 
 
+_codec.attach(
+    SessionMode, _init_SessionMode, _to_json_SessionMode, _json_text_SessionMode, _d_SessionMode
+)
+
+
 def _init_SessionModeState(
     self: SessionModeState,
     *,
@@ -23888,11 +22701,6 @@ def _init_SessionModeState(
     self.current_mode_id = current_mode_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionModeState(cls: type[SessionModeState], data: Any) -> SessionModeState:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionModeState, data)
 
 
 def _to_json_SessionModeState(self: SessionModeState) -> dict[str, Any]:
@@ -23922,15 +22730,6 @@ def _json_text_SessionModeState(self: SessionModeState) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SessionModeState,
-    _init_SessionModeState,
-    _from_json_SessionModeState,
-    _to_json_SessionModeState,
-    _json_text_SessionModeState,
-)
 
 
 def _d_SessionModeState(d: Any) -> SessionModeState:
@@ -23994,6 +22793,15 @@ _K_SessionModeState = frozenset({"_meta", "availableModes", "currentModeId"})
 _O_SessionModeState = ("_meta",)
 
 
+_codec.attach(
+    SessionModeState,
+    _init_SessionModeState,
+    _to_json_SessionModeState,
+    _json_text_SessionModeState,
+    _d_SessionModeState,
+)
+
+
 def _init_SessionModelState(
     self: SessionModelState,
     *,
@@ -24008,11 +22816,6 @@ def _init_SessionModelState(
     self.current_model_id = current_model_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionModelState(cls: type[SessionModelState], data: Any) -> SessionModelState:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionModelState, data)
 
 
 def _to_json_SessionModelState(self: SessionModelState) -> dict[str, Any]:
@@ -24042,15 +22845,6 @@ def _json_text_SessionModelState(self: SessionModelState) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SessionModelState,
-    _init_SessionModelState,
-    _from_json_SessionModelState,
-    _to_json_SessionModelState,
-    _json_text_SessionModelState,
-)
 
 
 def _d_SessionModelState(d: Any) -> SessionModelState:
@@ -24114,6 +22908,15 @@ _K_SessionModelState = frozenset({"_meta", "availableModels", "currentModelId"})
 _O_SessionModelState = ("_meta",)
 
 
+_codec.attach(
+    SessionModelState,
+    _init_SessionModelState,
+    _to_json_SessionModelState,
+    _json_text_SessionModelState,
+    _d_SessionModelState,
+)
+
+
 def _init_SessionNotification(
     self: SessionNotification,
     *,
@@ -24130,13 +22933,6 @@ def _init_SessionNotification(
     self.update = update
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionNotification(
-    cls: type[SessionNotification], data: Any
-) -> SessionNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionNotification, data)
 
 
 def _to_json_SessionNotification(self: SessionNotification) -> dict[str, Any]:
@@ -24161,15 +22957,6 @@ def _json_text_SessionNotification(self: SessionNotification) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SessionNotification,
-    _init_SessionNotification,
-    _from_json_SessionNotification,
-    _to_json_SessionNotification,
-    _json_text_SessionNotification,
-)
 
 
 def _d_SessionNotification(d: Any) -> SessionNotification:
@@ -24239,6 +23026,15 @@ _K_SessionNotification = frozenset({"_meta", "sessionId", "update"})
 _O_SessionNotification = ("_meta",)
 
 
+_codec.attach(
+    SessionNotification,
+    _init_SessionNotification,
+    _to_json_SessionNotification,
+    _json_text_SessionNotification,
+    _d_SessionNotification,
+)
+
+
 def _init_SessionResumeCapabilities(
     self: SessionResumeCapabilities,
     *,
@@ -24249,13 +23045,6 @@ def _init_SessionResumeCapabilities(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SessionResumeCapabilities(
-    cls: type[SessionResumeCapabilities], data: Any
-) -> SessionResumeCapabilities:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SessionResumeCapabilities, data)
 
 
 def _to_json_SessionResumeCapabilities(self: SessionResumeCapabilities) -> dict[str, Any]:
@@ -24277,15 +23066,6 @@ def _json_text_SessionResumeCapabilities(self: SessionResumeCapabilities) -> str
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SessionResumeCapabilities,
-    _init_SessionResumeCapabilities,
-    _from_json_SessionResumeCapabilities,
-    _to_json_SessionResumeCapabilities,
-    _json_text_SessionResumeCapabilities,
-)
 
 
 def _d_SessionResumeCapabilities(d: Any) -> SessionResumeCapabilities:
@@ -24328,6 +23108,15 @@ _K_SessionResumeCapabilities = frozenset({"_meta"})
 _O_SessionResumeCapabilities = ("_meta",)
 
 
+_codec.attach(
+    SessionResumeCapabilities,
+    _init_SessionResumeCapabilities,
+    _to_json_SessionResumeCapabilities,
+    _json_text_SessionResumeCapabilities,
+    _d_SessionResumeCapabilities,
+)
+
+
 def _init_SetProvidersRequest(
     self: SetProvidersRequest,
     *,
@@ -24346,13 +23135,6 @@ def _init_SetProvidersRequest(
     self.id = id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetProvidersRequest(
-    cls: type[SetProvidersRequest], data: Any
-) -> SetProvidersRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetProvidersRequest, data)
 
 
 def _to_json_SetProvidersRequest(self: SetProvidersRequest) -> dict[str, Any]:
@@ -24389,15 +23171,6 @@ def _json_text_SetProvidersRequest(self: SetProvidersRequest) -> str:
     if self.headers is not None:
         out += ',"headers":' + _dump(self.headers)
     return out + "}"
-
-
-_codec.attach(
-    SetProvidersRequest,
-    _init_SetProvidersRequest,
-    _from_json_SetProvidersRequest,
-    _to_json_SetProvidersRequest,
-    _json_text_SetProvidersRequest,
-)
 
 
 def _d_SetProvidersRequest(d: Any) -> SetProvidersRequest:
@@ -24483,6 +23256,15 @@ _K_SetProvidersRequest = frozenset({"_meta", "apiType", "baseUrl", "headers", "i
 _O_SetProvidersRequest = ("_meta", "headers")
 
 
+_codec.attach(
+    SetProvidersRequest,
+    _init_SetProvidersRequest,
+    _to_json_SetProvidersRequest,
+    _json_text_SetProvidersRequest,
+    _d_SetProvidersRequest,
+)
+
+
 def _init_SetProvidersResponse(
     self: SetProvidersResponse,
     *,
@@ -24493,13 +23275,6 @@ def _init_SetProvidersResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetProvidersResponse(
-    cls: type[SetProvidersResponse], data: Any
-) -> SetProvidersResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetProvidersResponse, data)
 
 
 def _to_json_SetProvidersResponse(self: SetProvidersResponse) -> dict[str, Any]:
@@ -24521,15 +23296,6 @@ def _json_text_SetProvidersResponse(self: SetProvidersResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SetProvidersResponse,
-    _init_SetProvidersResponse,
-    _from_json_SetProvidersResponse,
-    _to_json_SetProvidersResponse,
-    _json_text_SetProvidersResponse,
-)
 
 
 def _d_SetProvidersResponse(d: Any) -> SetProvidersResponse:
@@ -24572,6 +23338,15 @@ _K_SetProvidersResponse = frozenset({"_meta"})
 _O_SetProvidersResponse = ("_meta",)
 
 
+_codec.attach(
+    SetProvidersResponse,
+    _init_SetProvidersResponse,
+    _to_json_SetProvidersResponse,
+    _json_text_SetProvidersResponse,
+    _d_SetProvidersResponse,
+)
+
+
 def _init_SetSessionConfigOptionResponse(
     self: SetSessionConfigOptionResponse,
     *,
@@ -24585,13 +23360,6 @@ def _init_SetSessionConfigOptionResponse(
     self.config_options = config_options
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetSessionConfigOptionResponse(
-    cls: type[SetSessionConfigOptionResponse], data: Any
-) -> SetSessionConfigOptionResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetSessionConfigOptionResponse, data)
 
 
 def _to_json_SetSessionConfigOptionResponse(self: SetSessionConfigOptionResponse) -> dict[str, Any]:
@@ -24615,15 +23383,6 @@ def _json_text_SetSessionConfigOptionResponse(self: SetSessionConfigOptionRespon
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SetSessionConfigOptionResponse,
-    _init_SetSessionConfigOptionResponse,
-    _from_json_SetSessionConfigOptionResponse,
-    _to_json_SetSessionConfigOptionResponse,
-    _json_text_SetSessionConfigOptionResponse,
-)
 
 
 def _d_SetSessionConfigOptionResponse(d: Any) -> SetSessionConfigOptionResponse:
@@ -24677,6 +23436,15 @@ _K_SetSessionConfigOptionResponse = frozenset({"_meta", "configOptions"})
 _O_SetSessionConfigOptionResponse = ("_meta",)
 
 
+_codec.attach(
+    SetSessionConfigOptionResponse,
+    _init_SetSessionConfigOptionResponse,
+    _to_json_SetSessionConfigOptionResponse,
+    _json_text_SetSessionConfigOptionResponse,
+    _d_SetSessionConfigOptionResponse,
+)
+
+
 def _init_SetSessionModeRequest(
     self: SetSessionModeRequest,
     *,
@@ -24691,13 +23459,6 @@ def _init_SetSessionModeRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetSessionModeRequest(
-    cls: type[SetSessionModeRequest], data: Any
-) -> SetSessionModeRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetSessionModeRequest, data)
 
 
 def _to_json_SetSessionModeRequest(self: SetSessionModeRequest) -> dict[str, Any]:
@@ -24722,15 +23483,6 @@ def _json_text_SetSessionModeRequest(self: SetSessionModeRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SetSessionModeRequest,
-    _init_SetSessionModeRequest,
-    _from_json_SetSessionModeRequest,
-    _to_json_SetSessionModeRequest,
-    _json_text_SetSessionModeRequest,
-)
 
 
 def _d_SetSessionModeRequest(d: Any) -> SetSessionModeRequest:
@@ -24796,6 +23548,15 @@ _K_SetSessionModeRequest = frozenset({"_meta", "modeId", "sessionId"})
 _O_SetSessionModeRequest = ("_meta",)
 
 
+_codec.attach(
+    SetSessionModeRequest,
+    _init_SetSessionModeRequest,
+    _to_json_SetSessionModeRequest,
+    _json_text_SetSessionModeRequest,
+    _d_SetSessionModeRequest,
+)
+
+
 def _init_SetSessionModeResponse(
     self: SetSessionModeResponse,
     *,
@@ -24806,13 +23567,6 @@ def _init_SetSessionModeResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetSessionModeResponse(
-    cls: type[SetSessionModeResponse], data: Any
-) -> SetSessionModeResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetSessionModeResponse, data)
 
 
 def _to_json_SetSessionModeResponse(self: SetSessionModeResponse) -> dict[str, Any]:
@@ -24834,15 +23588,6 @@ def _json_text_SetSessionModeResponse(self: SetSessionModeResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SetSessionModeResponse,
-    _init_SetSessionModeResponse,
-    _from_json_SetSessionModeResponse,
-    _to_json_SetSessionModeResponse,
-    _json_text_SetSessionModeResponse,
-)
 
 
 def _d_SetSessionModeResponse(d: Any) -> SetSessionModeResponse:
@@ -24885,6 +23630,15 @@ _K_SetSessionModeResponse = frozenset({"_meta"})
 _O_SetSessionModeResponse = ("_meta",)
 
 
+_codec.attach(
+    SetSessionModeResponse,
+    _init_SetSessionModeResponse,
+    _to_json_SetSessionModeResponse,
+    _json_text_SetSessionModeResponse,
+    _d_SetSessionModeResponse,
+)
+
+
 def _init_SetSessionModelRequest(
     self: SetSessionModelRequest,
     *,
@@ -24899,13 +23653,6 @@ def _init_SetSessionModelRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetSessionModelRequest(
-    cls: type[SetSessionModelRequest], data: Any
-) -> SetSessionModelRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetSessionModelRequest, data)
 
 
 def _to_json_SetSessionModelRequest(self: SetSessionModelRequest) -> dict[str, Any]:
@@ -24930,15 +23677,6 @@ def _json_text_SetSessionModelRequest(self: SetSessionModelRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SetSessionModelRequest,
-    _init_SetSessionModelRequest,
-    _from_json_SetSessionModelRequest,
-    _to_json_SetSessionModelRequest,
-    _json_text_SetSessionModelRequest,
-)
 
 
 def _d_SetSessionModelRequest(d: Any) -> SetSessionModelRequest:
@@ -25004,6 +23742,15 @@ _K_SetSessionModelRequest = frozenset({"_meta", "modelId", "sessionId"})
 _O_SetSessionModelRequest = ("_meta",)
 
 
+_codec.attach(
+    SetSessionModelRequest,
+    _init_SetSessionModelRequest,
+    _to_json_SetSessionModelRequest,
+    _json_text_SetSessionModelRequest,
+    _d_SetSessionModelRequest,
+)
+
+
 def _init_SetSessionModelResponse(
     self: SetSessionModelResponse,
     *,
@@ -25014,13 +23761,6 @@ def _init_SetSessionModelResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SetSessionModelResponse(
-    cls: type[SetSessionModelResponse], data: Any
-) -> SetSessionModelResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SetSessionModelResponse, data)
 
 
 def _to_json_SetSessionModelResponse(self: SetSessionModelResponse) -> dict[str, Any]:
@@ -25042,15 +23782,6 @@ def _json_text_SetSessionModelResponse(self: SetSessionModelResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    SetSessionModelResponse,
-    _init_SetSessionModelResponse,
-    _from_json_SetSessionModelResponse,
-    _to_json_SetSessionModelResponse,
-    _json_text_SetSessionModelResponse,
-)
 
 
 def _d_SetSessionModelResponse(d: Any) -> SetSessionModelResponse:
@@ -25093,6 +23824,15 @@ _K_SetSessionModelResponse = frozenset({"_meta"})
 _O_SetSessionModelResponse = ("_meta",)
 
 
+_codec.attach(
+    SetSessionModelResponse,
+    _init_SetSessionModelResponse,
+    _to_json_SetSessionModelResponse,
+    _json_text_SetSessionModelResponse,
+    _d_SetSessionModelResponse,
+)
+
+
 def _init_Sse(
     self: Sse,
     *,
@@ -25109,11 +23849,6 @@ def _init_Sse(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Sse(cls: type[Sse], data: Any) -> Sse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Sse, data)
 
 
 def _to_json_Sse(self: Sse) -> dict[str, Any]:
@@ -25147,9 +23882,6 @@ def _json_text_Sse(self: Sse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Sse, _init_Sse, _from_json_Sse, _to_json_Sse, _json_text_Sse)
 
 
 def _d_Sse(d: Any) -> Sse:
@@ -25230,6 +23962,9 @@ _K_Sse = frozenset({"_meta", "headers", "name", "type", "url"})
 _O_Sse = ("_meta",)
 
 
+_codec.attach(Sse, _init_Sse, _to_json_Sse, _json_text_Sse, _d_Sse)
+
+
 def _init_StartNesRequest(
     self: StartNesRequest,
     *,
@@ -25246,11 +23981,6 @@ def _init_StartNesRequest(
     self.workspace_uri = workspace_uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_StartNesRequest(cls: type[StartNesRequest], data: Any) -> StartNesRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_StartNesRequest, data)
 
 
 def _to_json_StartNesRequest(self: StartNesRequest) -> dict[str, Any]:
@@ -25288,15 +24018,6 @@ def _json_text_StartNesRequest(self: StartNesRequest) -> str:
     if self.workspace_uri is not None:
         out += ',"workspaceUri":' + _str(self.workspace_uri)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    StartNesRequest,
-    _init_StartNesRequest,
-    _from_json_StartNesRequest,
-    _to_json_StartNesRequest,
-    _json_text_StartNesRequest,
-)
 
 
 def _d_StartNesRequest(d: Any) -> StartNesRequest:
@@ -25376,6 +24097,15 @@ _K_StartNesRequest = frozenset({"_meta", "repository", "workspaceFolders", "work
 _O_StartNesRequest = ("_meta", "repository", "workspaceFolders", "workspaceUri")
 
 
+_codec.attach(
+    StartNesRequest,
+    _init_StartNesRequest,
+    _to_json_StartNesRequest,
+    _json_text_StartNesRequest,
+    _d_StartNesRequest,
+)
+
+
 def _init_StartNesResponse(
     self: StartNesResponse,
     *,
@@ -25388,11 +24118,6 @@ def _init_StartNesResponse(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_StartNesResponse(cls: type[StartNesResponse], data: Any) -> StartNesResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_StartNesResponse, data)
 
 
 def _to_json_StartNesResponse(self: StartNesResponse) -> dict[str, Any]:
@@ -25416,15 +24141,6 @@ def _json_text_StartNesResponse(self: StartNesResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    StartNesResponse,
-    _init_StartNesResponse,
-    _from_json_StartNesResponse,
-    _to_json_StartNesResponse,
-    _json_text_StartNesResponse,
-)
 
 
 def _d_StartNesResponse(d: Any) -> StartNesResponse:
@@ -25480,6 +24196,15 @@ _K_StartNesResponse = frozenset({"_meta", "sessionId"})
 _O_StartNesResponse = ("_meta",)
 
 
+_codec.attach(
+    StartNesResponse,
+    _init_StartNesResponse,
+    _to_json_StartNesResponse,
+    _json_text_StartNesResponse,
+    _d_StartNesResponse,
+)
+
+
 def _init_String(
     self: String,
     *,
@@ -25506,11 +24231,6 @@ def _init_String(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_String(cls: type[String], data: Any) -> String:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_String, data)
 
 
 def _to_json_String(self: String) -> dict[str, Any]:
@@ -25566,9 +24286,6 @@ def _json_text_String(self: String) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(String, _init_String, _from_json_String, _to_json_String, _json_text_String)
 
 
 def _d_String(d: Any) -> String:
@@ -25740,6 +24457,9 @@ _O_String = (
 )
 
 
+_codec.attach(String, _init_String, _to_json_String, _json_text_String, _d_String)
+
+
 def _init_StringPropertySchema(
     self: StringPropertySchema,
     *,
@@ -25766,13 +24486,6 @@ def _init_StringPropertySchema(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_StringPropertySchema(
-    cls: type[StringPropertySchema], data: Any
-) -> StringPropertySchema:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_StringPropertySchema, data)
 
 
 def _to_json_StringPropertySchema(self: StringPropertySchema) -> dict[str, Any]:
@@ -25826,15 +24539,6 @@ def _json_text_StringPropertySchema(self: StringPropertySchema) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    StringPropertySchema,
-    _init_StringPropertySchema,
-    _from_json_StringPropertySchema,
-    _to_json_StringPropertySchema,
-    _json_text_StringPropertySchema,
-)
 
 
 def _d_StringPropertySchema(d: Any) -> StringPropertySchema:
@@ -25998,6 +24702,15 @@ _O_StringPropertySchema = (
 )
 
 
+_codec.attach(
+    StringPropertySchema,
+    _init_StringPropertySchema,
+    _to_json_StringPropertySchema,
+    _json_text_StringPropertySchema,
+    _d_StringPropertySchema,
+)
+
+
 def _init_SuggestNesRequest(
     self: SuggestNesRequest,
     *,
@@ -26022,11 +24735,6 @@ def _init_SuggestNesRequest(
     self.version = version
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SuggestNesRequest(cls: type[SuggestNesRequest], data: Any) -> SuggestNesRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SuggestNesRequest, data)
 
 
 def _to_json_SuggestNesRequest(self: SuggestNesRequest) -> dict[str, Any]:
@@ -26073,15 +24781,6 @@ def _json_text_SuggestNesRequest(self: SuggestNesRequest) -> str:
     if self.selection is not None:
         out += ',"selection":' + self.selection._json_text()
     return out + "}"
-
-
-_codec.attach(
-    SuggestNesRequest,
-    _init_SuggestNesRequest,
-    _from_json_SuggestNesRequest,
-    _to_json_SuggestNesRequest,
-    _json_text_SuggestNesRequest,
-)
 
 
 def _d_SuggestNesRequest(d: Any) -> SuggestNesRequest:
@@ -26213,6 +24912,15 @@ _K_SuggestNesRequest = frozenset(
 _O_SuggestNesRequest = ("_meta", "context", "selection")
 
 
+_codec.attach(
+    SuggestNesRequest,
+    _init_SuggestNesRequest,
+    _to_json_SuggestNesRequest,
+    _json_text_SuggestNesRequest,
+    _d_SuggestNesRequest,
+)
+
+
 def _init_SuggestNesResponse(
     self: SuggestNesResponse,
     *,
@@ -26226,11 +24934,6 @@ def _init_SuggestNesResponse(
     self.suggestions = suggestions
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_SuggestNesResponse(cls: type[SuggestNesResponse], data: Any) -> SuggestNesResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_SuggestNesResponse, data)
 
 
 def _to_json_SuggestNesResponse(self: SuggestNesResponse) -> dict[str, Any]:
@@ -26254,15 +24957,6 @@ def _json_text_SuggestNesResponse(self: SuggestNesResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    SuggestNesResponse,
-    _init_SuggestNesResponse,
-    _from_json_SuggestNesResponse,
-    _to_json_SuggestNesResponse,
-    _json_text_SuggestNesResponse,
-)
 
 
 def _d_SuggestNesResponse(d: Any) -> SuggestNesResponse:
@@ -26316,6 +25010,15 @@ _K_SuggestNesResponse = frozenset({"_meta", "suggestions"})
 _O_SuggestNesResponse = ("_meta",)
 
 
+_codec.attach(
+    SuggestNesResponse,
+    _init_SuggestNesResponse,
+    _to_json_SuggestNesResponse,
+    _json_text_SuggestNesResponse,
+    _d_SuggestNesResponse,
+)
+
+
 def _init_Terminal(
     self: Terminal,
     *,
@@ -26328,11 +25031,6 @@ def _init_Terminal(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Terminal(cls: type[Terminal], data: Any) -> Terminal:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Terminal, data)
 
 
 def _to_json_Terminal(self: Terminal) -> dict[str, Any]:
@@ -26356,9 +25054,6 @@ def _json_text_Terminal(self: Terminal) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Terminal, _init_Terminal, _from_json_Terminal, _to_json_Terminal, _json_text_Terminal)
 
 
 def _d_Terminal(d: Any) -> Terminal:
@@ -26414,6 +25109,9 @@ _K_Terminal = frozenset({"_meta", "terminalId"})
 _O_Terminal = ("_meta",)
 
 
+_codec.attach(Terminal, _init_Terminal, _to_json_Terminal, _json_text_Terminal, _d_Terminal)
+
+
 def _init_TerminalAuthMethod(
     self: TerminalAuthMethod,
     *,
@@ -26434,11 +25132,6 @@ def _init_TerminalAuthMethod(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TerminalAuthMethod(cls: type[TerminalAuthMethod], data: Any) -> TerminalAuthMethod:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TerminalAuthMethod, data)
 
 
 def _to_json_TerminalAuthMethod(self: TerminalAuthMethod) -> dict[str, Any]:
@@ -26476,15 +25169,6 @@ def _json_text_TerminalAuthMethod(self: TerminalAuthMethod) -> str:
     if self.env is not None:
         out += ',"env":' + _dump(self.env)
     return out + "}"
-
-
-_codec.attach(
-    TerminalAuthMethod,
-    _init_TerminalAuthMethod,
-    _from_json_TerminalAuthMethod,
-    _to_json_TerminalAuthMethod,
-    _json_text_TerminalAuthMethod,
-)
 
 
 def _d_TerminalAuthMethod(d: Any) -> TerminalAuthMethod:
@@ -26594,6 +25278,15 @@ _K_TerminalAuthMethod = frozenset({"_meta", "args", "description", "env", "id", 
 _O_TerminalAuthMethod = ("_meta", "args", "description", "env")
 
 
+_codec.attach(
+    TerminalAuthMethod,
+    _init_TerminalAuthMethod,
+    _to_json_TerminalAuthMethod,
+    _json_text_TerminalAuthMethod,
+    _d_TerminalAuthMethod,
+)
+
+
 def _init_TerminalExitStatus(
     self: TerminalExitStatus,
     *,
@@ -26608,11 +25301,6 @@ def _init_TerminalExitStatus(
     self.signal = signal
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TerminalExitStatus(cls: type[TerminalExitStatus], data: Any) -> TerminalExitStatus:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TerminalExitStatus, data)
 
 
 def _to_json_TerminalExitStatus(self: TerminalExitStatus) -> dict[str, Any]:
@@ -26642,15 +25330,6 @@ def _json_text_TerminalExitStatus(self: TerminalExitStatus) -> str:
     if self.signal is not None:
         out += ',"signal":' + _str(self.signal)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    TerminalExitStatus,
-    _init_TerminalExitStatus,
-    _from_json_TerminalExitStatus,
-    _to_json_TerminalExitStatus,
-    _json_text_TerminalExitStatus,
-)
 
 
 def _d_TerminalExitStatus(d: Any) -> TerminalExitStatus:
@@ -26718,6 +25397,15 @@ _K_TerminalExitStatus = frozenset({"_meta", "exitCode", "signal"})
 _O_TerminalExitStatus = ("_meta", "exitCode", "signal")
 
 
+_codec.attach(
+    TerminalExitStatus,
+    _init_TerminalExitStatus,
+    _to_json_TerminalExitStatus,
+    _json_text_TerminalExitStatus,
+    _d_TerminalExitStatus,
+)
+
+
 def _init_TerminalOutputRequest(
     self: TerminalOutputRequest,
     *,
@@ -26732,13 +25420,6 @@ def _init_TerminalOutputRequest(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TerminalOutputRequest(
-    cls: type[TerminalOutputRequest], data: Any
-) -> TerminalOutputRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TerminalOutputRequest, data)
 
 
 def _to_json_TerminalOutputRequest(self: TerminalOutputRequest) -> dict[str, Any]:
@@ -26763,15 +25444,6 @@ def _json_text_TerminalOutputRequest(self: TerminalOutputRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    TerminalOutputRequest,
-    _init_TerminalOutputRequest,
-    _from_json_TerminalOutputRequest,
-    _to_json_TerminalOutputRequest,
-    _json_text_TerminalOutputRequest,
-)
 
 
 def _d_TerminalOutputRequest(d: Any) -> TerminalOutputRequest:
@@ -26837,6 +25509,15 @@ _K_TerminalOutputRequest = frozenset({"_meta", "sessionId", "terminalId"})
 _O_TerminalOutputRequest = ("_meta",)
 
 
+_codec.attach(
+    TerminalOutputRequest,
+    _init_TerminalOutputRequest,
+    _to_json_TerminalOutputRequest,
+    _json_text_TerminalOutputRequest,
+    _d_TerminalOutputRequest,
+)
+
+
 def _init_TerminalOutputResponse(
     self: TerminalOutputResponse,
     *,
@@ -26853,13 +25534,6 @@ def _init_TerminalOutputResponse(
     self.truncated = truncated
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TerminalOutputResponse(
-    cls: type[TerminalOutputResponse], data: Any
-) -> TerminalOutputResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TerminalOutputResponse, data)
 
 
 def _to_json_TerminalOutputResponse(self: TerminalOutputResponse) -> dict[str, Any]:
@@ -26888,15 +25562,6 @@ def _json_text_TerminalOutputResponse(self: TerminalOutputResponse) -> str:
     if self.exit_status is not None:
         out += ',"exitStatus":' + self.exit_status._json_text()
     return out + "}"
-
-
-_codec.attach(
-    TerminalOutputResponse,
-    _init_TerminalOutputResponse,
-    _from_json_TerminalOutputResponse,
-    _to_json_TerminalOutputResponse,
-    _json_text_TerminalOutputResponse,
-)
 
 
 def _d_TerminalOutputResponse(d: Any) -> TerminalOutputResponse:
@@ -26974,6 +25639,15 @@ _K_TerminalOutputResponse = frozenset({"_meta", "exitStatus", "output", "truncat
 _O_TerminalOutputResponse = ("_meta", "exitStatus")
 
 
+_codec.attach(
+    TerminalOutputResponse,
+    _init_TerminalOutputResponse,
+    _to_json_TerminalOutputResponse,
+    _json_text_TerminalOutputResponse,
+    _d_TerminalOutputResponse,
+)
+
+
 def _init_TerminalToolCallContent(
     self: TerminalToolCallContent,
     *,
@@ -26986,13 +25660,6 @@ def _init_TerminalToolCallContent(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TerminalToolCallContent(
-    cls: type[TerminalToolCallContent], data: Any
-) -> TerminalToolCallContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TerminalToolCallContent, data)
 
 
 def _to_json_TerminalToolCallContent(self: TerminalToolCallContent) -> dict[str, Any]:
@@ -27017,15 +25684,6 @@ def _json_text_TerminalToolCallContent(self: TerminalToolCallContent) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    TerminalToolCallContent,
-    _init_TerminalToolCallContent,
-    _from_json_TerminalToolCallContent,
-    _to_json_TerminalToolCallContent,
-    _json_text_TerminalToolCallContent,
-)
 
 
 def _d_TerminalToolCallContent(d: Any) -> TerminalToolCallContent:
@@ -27088,6 +25746,15 @@ _K_TerminalToolCallContent = frozenset({"_meta", "terminalId", "type"})
 _O_TerminalToolCallContent = ("_meta",)
 
 
+_codec.attach(
+    TerminalToolCallContent,
+    _init_TerminalToolCallContent,
+    _to_json_TerminalToolCallContent,
+    _json_text_TerminalToolCallContent,
+    _d_TerminalToolCallContent,
+)
+
+
 def _init_Text(
     self: Text,
     *,
@@ -27102,11 +25769,6 @@ def _init_Text(
     self.text = text
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Text(cls: type[Text], data: Any) -> Text:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Text, data)
 
 
 def _to_json_Text(self: Text) -> dict[str, Any]:
@@ -27135,9 +25797,6 @@ def _json_text_Text(self: Text) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(Text, _init_Text, _from_json_Text, _to_json_Text, _json_text_Text)
 
 
 def _d_Text(d: Any) -> Text:
@@ -27212,6 +25871,9 @@ _K_Text = frozenset({"_meta", "annotations", "text", "type"})
 _O_Text = ("_meta", "annotations")
 
 
+_codec.attach(Text, _init_Text, _to_json_Text, _json_text_Text, _d_Text)
+
+
 def _init_TextContent(
     self: TextContent,
     *,
@@ -27226,11 +25888,6 @@ def _init_TextContent(
     self.text = text
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TextContent(cls: type[TextContent], data: Any) -> TextContent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TextContent, data)
 
 
 def _to_json_TextContent(self: TextContent) -> dict[str, Any]:
@@ -27258,15 +25915,6 @@ def _json_text_TextContent(self: TextContent) -> str:
     if self.annotations is not None:
         out += ',"annotations":' + self.annotations._json_text()
     return out + "}"
-
-
-_codec.attach(
-    TextContent,
-    _init_TextContent,
-    _from_json_TextContent,
-    _to_json_TextContent,
-    _json_text_TextContent,
-)
 
 
 def _d_TextContent(d: Any) -> TextContent:
@@ -27334,6 +25982,11 @@ _K_TextContent = frozenset({"_meta", "annotations", "text"})
 _O_TextContent = ("_meta", "annotations")
 
 
+_codec.attach(
+    TextContent, _init_TextContent, _to_json_TextContent, _json_text_TextContent, _d_TextContent
+)
+
+
 def _init_TextDocumentContentChangeEvent(
     self: TextDocumentContentChangeEvent,
     *,
@@ -27346,13 +25999,6 @@ def _init_TextDocumentContentChangeEvent(
     self.text = text
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TextDocumentContentChangeEvent(
-    cls: type[TextDocumentContentChangeEvent], data: Any
-) -> TextDocumentContentChangeEvent:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TextDocumentContentChangeEvent, data)
 
 
 def _to_json_TextDocumentContentChangeEvent(self: TextDocumentContentChangeEvent) -> dict[str, Any]:
@@ -27376,15 +26022,6 @@ def _json_text_TextDocumentContentChangeEvent(self: TextDocumentContentChangeEve
     if self.range is not None:
         out += ',"range":' + self.range._json_text()
     return out + "}"
-
-
-_codec.attach(
-    TextDocumentContentChangeEvent,
-    _init_TextDocumentContentChangeEvent,
-    _from_json_TextDocumentContentChangeEvent,
-    _to_json_TextDocumentContentChangeEvent,
-    _json_text_TextDocumentContentChangeEvent,
-)
 
 
 def _d_TextDocumentContentChangeEvent(d: Any) -> TextDocumentContentChangeEvent:
@@ -27439,6 +26076,15 @@ _K_TextDocumentContentChangeEvent = frozenset({"range", "text"})
 _O_TextDocumentContentChangeEvent = ("range",)
 
 
+_codec.attach(
+    TextDocumentContentChangeEvent,
+    _init_TextDocumentContentChangeEvent,
+    _to_json_TextDocumentContentChangeEvent,
+    _json_text_TextDocumentContentChangeEvent,
+    _d_TextDocumentContentChangeEvent,
+)
+
+
 def _init_TextResourceContents(
     self: TextResourceContents,
     *,
@@ -27455,13 +26101,6 @@ def _init_TextResourceContents(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TextResourceContents(
-    cls: type[TextResourceContents], data: Any
-) -> TextResourceContents:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TextResourceContents, data)
 
 
 def _to_json_TextResourceContents(self: TextResourceContents) -> dict[str, Any]:
@@ -27490,15 +26129,6 @@ def _json_text_TextResourceContents(self: TextResourceContents) -> str:
     if self.mime_type is not None:
         out += ',"mimeType":' + _str(self.mime_type)
     return out + "}"
-
-
-_codec.attach(
-    TextResourceContents,
-    _init_TextResourceContents,
-    _from_json_TextResourceContents,
-    _to_json_TextResourceContents,
-    _json_text_TextResourceContents,
-)
 
 
 def _d_TextResourceContents(d: Any) -> TextResourceContents:
@@ -27577,6 +26207,15 @@ _K_TextResourceContents = frozenset({"_meta", "mimeType", "text", "uri"})
 _O_TextResourceContents = ("_meta", "mimeType")
 
 
+_codec.attach(
+    TextResourceContents,
+    _init_TextResourceContents,
+    _to_json_TextResourceContents,
+    _json_text_TextResourceContents,
+    _d_TextResourceContents,
+)
+
+
 def _init_TitledMultiSelectItems(
     self: TitledMultiSelectItems,
     *,
@@ -27587,13 +26226,6 @@ def _init_TitledMultiSelectItems(
     self.any_of = any_of
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_TitledMultiSelectItems(
-    cls: type[TitledMultiSelectItems], data: Any
-) -> TitledMultiSelectItems:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_TitledMultiSelectItems, data)
 
 
 def _to_json_TitledMultiSelectItems(self: TitledMultiSelectItems) -> dict[str, Any]:
@@ -27610,15 +26242,6 @@ def _json_text_TitledMultiSelectItems(self: TitledMultiSelectItems) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"anyOf":[' + ",".join([x._json_text() for x in self.any_of]) + "]}"
-
-
-_codec.attach(
-    TitledMultiSelectItems,
-    _init_TitledMultiSelectItems,
-    _from_json_TitledMultiSelectItems,
-    _to_json_TitledMultiSelectItems,
-    _json_text_TitledMultiSelectItems,
-)
 
 
 def _d_TitledMultiSelectItems(d: Any) -> TitledMultiSelectItems:
@@ -27641,6 +26264,15 @@ def _d_TitledMultiSelectItems(d: Any) -> TitledMultiSelectItems:
 
 
 _K_TitledMultiSelectItems = frozenset({"anyOf"})
+
+
+_codec.attach(
+    TitledMultiSelectItems,
+    _init_TitledMultiSelectItems,
+    _to_json_TitledMultiSelectItems,
+    _json_text_TitledMultiSelectItems,
+    _d_TitledMultiSelectItems,
+)
 
 
 def _init_ToolCall(
@@ -27671,11 +26303,6 @@ def _init_ToolCall(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ToolCall(cls: type[ToolCall], data: Any) -> ToolCall:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ToolCall, data)
 
 
 def _to_json_ToolCall(self: ToolCall) -> dict[str, Any]:
@@ -27724,9 +26351,6 @@ def _json_text_ToolCall(self: ToolCall) -> str:
     if self.status is not None:
         out += ',"status":' + _dump(self.status)
     return out + "}"
-
-
-_codec.attach(ToolCall, _init_ToolCall, _from_json_ToolCall, _to_json_ToolCall, _json_text_ToolCall)
 
 
 def _d_ToolCall(d: Any) -> ToolCall:
@@ -27872,6 +26496,9 @@ _K_ToolCall = frozenset(
 _O_ToolCall = ("_meta", "content", "kind", "locations", "rawInput", "rawOutput", "status")
 
 
+_codec.attach(ToolCall, _init_ToolCall, _to_json_ToolCall, _json_text_ToolCall, _d_ToolCall)
+
+
 def _init_ToolCallLocation(
     self: ToolCallLocation,
     *,
@@ -27886,11 +26513,6 @@ def _init_ToolCallLocation(
     self.path = path
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ToolCallLocation(cls: type[ToolCallLocation], data: Any) -> ToolCallLocation:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ToolCallLocation, data)
 
 
 def _to_json_ToolCallLocation(self: ToolCallLocation) -> dict[str, Any]:
@@ -27918,15 +26540,6 @@ def _json_text_ToolCallLocation(self: ToolCallLocation) -> str:
     if self.line is not None:
         out += ',"line":' + _dump(self.line)
     return out + "}"
-
-
-_codec.attach(
-    ToolCallLocation,
-    _init_ToolCallLocation,
-    _from_json_ToolCallLocation,
-    _to_json_ToolCallLocation,
-    _json_text_ToolCallLocation,
-)
 
 
 def _d_ToolCallLocation(d: Any) -> ToolCallLocation:
@@ -27994,6 +26607,15 @@ _K_ToolCallLocation = frozenset({"_meta", "line", "path"})
 _O_ToolCallLocation = ("_meta", "line")
 
 
+_codec.attach(
+    ToolCallLocation,
+    _init_ToolCallLocation,
+    _to_json_ToolCallLocation,
+    _json_text_ToolCallLocation,
+    _d_ToolCallLocation,
+)
+
+
 def _init_ToolCallSessionUpdate(
     self: ToolCallSessionUpdate,
     *,
@@ -28022,13 +26644,6 @@ def _init_ToolCallSessionUpdate(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ToolCallSessionUpdate(
-    cls: type[ToolCallSessionUpdate], data: Any
-) -> ToolCallSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ToolCallSessionUpdate, data)
 
 
 def _to_json_ToolCallSessionUpdate(self: ToolCallSessionUpdate) -> dict[str, Any]:
@@ -28083,15 +26698,6 @@ def _json_text_ToolCallSessionUpdate(self: ToolCallSessionUpdate) -> str:
     if self.status is not None:
         out += ',"status":' + _dump(self.status)
     return out + "}"
-
-
-_codec.attach(
-    ToolCallSessionUpdate,
-    _init_ToolCallSessionUpdate,
-    _from_json_ToolCallSessionUpdate,
-    _to_json_ToolCallSessionUpdate,
-    _json_text_ToolCallSessionUpdate,
-)
 
 
 def _d_ToolCallSessionUpdate(d: Any) -> ToolCallSessionUpdate:
@@ -28253,6 +26859,15 @@ _O_ToolCallSessionUpdate = (
 )
 
 
+_codec.attach(
+    ToolCallSessionUpdate,
+    _init_ToolCallSessionUpdate,
+    _to_json_ToolCallSessionUpdate,
+    _json_text_ToolCallSessionUpdate,
+    _d_ToolCallSessionUpdate,
+)
+
+
 def _init_ToolCallUpdate(
     self: ToolCallUpdate,
     *,
@@ -28281,11 +26896,6 @@ def _init_ToolCallUpdate(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ToolCallUpdate(cls: type[ToolCallUpdate], data: Any) -> ToolCallUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ToolCallUpdate, data)
 
 
 def _to_json_ToolCallUpdate(self: ToolCallUpdate) -> dict[str, Any]:
@@ -28337,15 +26947,6 @@ def _json_text_ToolCallUpdate(self: ToolCallUpdate) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    ToolCallUpdate,
-    _init_ToolCallUpdate,
-    _from_json_ToolCallUpdate,
-    _to_json_ToolCallUpdate,
-    _json_text_ToolCallUpdate,
-)
 
 
 def _d_ToolCallUpdate(d: Any) -> ToolCallUpdate:
@@ -28503,6 +27104,15 @@ _O_ToolCallUpdate = (
 )
 
 
+_codec.attach(
+    ToolCallUpdate,
+    _init_ToolCallUpdate,
+    _to_json_ToolCallUpdate,
+    _json_text_ToolCallUpdate,
+    _d_ToolCallUpdate,
+)
+
+
 def _init_ToolCallUpdateSessionUpdate(
     self: ToolCallUpdateSessionUpdate,
     *,
@@ -28531,13 +27141,6 @@ def _init_ToolCallUpdateSessionUpdate(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ToolCallUpdateSessionUpdate(
-    cls: type[ToolCallUpdateSessionUpdate], data: Any
-) -> ToolCallUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ToolCallUpdateSessionUpdate, data)
 
 
 def _to_json_ToolCallUpdateSessionUpdate(self: ToolCallUpdateSessionUpdate) -> dict[str, Any]:
@@ -28590,15 +27193,6 @@ def _json_text_ToolCallUpdateSessionUpdate(self: ToolCallUpdateSessionUpdate) ->
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    ToolCallUpdateSessionUpdate,
-    _init_ToolCallUpdateSessionUpdate,
-    _from_json_ToolCallUpdateSessionUpdate,
-    _to_json_ToolCallUpdateSessionUpdate,
-    _json_text_ToolCallUpdateSessionUpdate,
-)
 
 
 def _d_ToolCallUpdateSessionUpdate(d: Any) -> ToolCallUpdateSessionUpdate:
@@ -28764,6 +27358,15 @@ _O_ToolCallUpdateSessionUpdate = (
 )
 
 
+_codec.attach(
+    ToolCallUpdateSessionUpdate,
+    _init_ToolCallUpdateSessionUpdate,
+    _to_json_ToolCallUpdateSessionUpdate,
+    _json_text_ToolCallUpdateSessionUpdate,
+    _d_ToolCallUpdateSessionUpdate,
+)
+
+
 def _init_UnstructuredCommandInput(
     self: UnstructuredCommandInput,
     *,
@@ -28776,13 +27379,6 @@ def _init_UnstructuredCommandInput(
     self.hint = hint
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UnstructuredCommandInput(
-    cls: type[UnstructuredCommandInput], data: Any
-) -> UnstructuredCommandInput:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UnstructuredCommandInput, data)
 
 
 def _to_json_UnstructuredCommandInput(self: UnstructuredCommandInput) -> dict[str, Any]:
@@ -28806,15 +27402,6 @@ def _json_text_UnstructuredCommandInput(self: UnstructuredCommandInput) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    UnstructuredCommandInput,
-    _init_UnstructuredCommandInput,
-    _from_json_UnstructuredCommandInput,
-    _to_json_UnstructuredCommandInput,
-    _json_text_UnstructuredCommandInput,
-)
 
 
 def _d_UnstructuredCommandInput(d: Any) -> UnstructuredCommandInput:
@@ -28870,6 +27457,15 @@ _K_UnstructuredCommandInput = frozenset({"_meta", "hint"})
 _O_UnstructuredCommandInput = ("_meta",)
 
 
+_codec.attach(
+    UnstructuredCommandInput,
+    _init_UnstructuredCommandInput,
+    _to_json_UnstructuredCommandInput,
+    _json_text_UnstructuredCommandInput,
+    _d_UnstructuredCommandInput,
+)
+
+
 def _init_UntitledMultiSelectItems(
     self: UntitledMultiSelectItems,
     *,
@@ -28882,13 +27478,6 @@ def _init_UntitledMultiSelectItems(
     self.type = type
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UntitledMultiSelectItems(
-    cls: type[UntitledMultiSelectItems], data: Any
-) -> UntitledMultiSelectItems:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UntitledMultiSelectItems, data)
 
 
 def _to_json_UntitledMultiSelectItems(self: UntitledMultiSelectItems) -> dict[str, Any]:
@@ -28906,15 +27495,6 @@ def _json_text_UntitledMultiSelectItems(self: UntitledMultiSelectItems) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"enum":' + _dump(self.enum) + ',"type":' + _dump(self.type) + "}"
-
-
-_codec.attach(
-    UntitledMultiSelectItems,
-    _init_UntitledMultiSelectItems,
-    _from_json_UntitledMultiSelectItems,
-    _to_json_UntitledMultiSelectItems,
-    _json_text_UntitledMultiSelectItems,
-)
 
 
 def _d_UntitledMultiSelectItems(d: Any) -> UntitledMultiSelectItems:
@@ -28943,6 +27523,15 @@ def _d_UntitledMultiSelectItems(d: Any) -> UntitledMultiSelectItems:
 _K_UntitledMultiSelectItems = frozenset({"enum", "type"})
 
 
+_codec.attach(
+    UntitledMultiSelectItems,
+    _init_UntitledMultiSelectItems,
+    _to_json_UntitledMultiSelectItems,
+    _json_text_UntitledMultiSelectItems,
+    _d_UntitledMultiSelectItems,
+)
+
+
 def _init_UrlRequest(
     self: UrlRequest,
     *,
@@ -28961,11 +27550,6 @@ def _init_UrlRequest(
     self.request_id = request_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UrlRequest(cls: type[UrlRequest], data: Any) -> UrlRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UrlRequest, data)
 
 
 def _to_json_UrlRequest(self: UrlRequest) -> dict[str, Any]:
@@ -29002,11 +27586,6 @@ def _json_text_UrlRequest(self: UrlRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    UrlRequest, _init_UrlRequest, _from_json_UrlRequest, _to_json_UrlRequest, _json_text_UrlRequest
-)
 
 
 def _d_UrlRequest(d: Any) -> UrlRequest:
@@ -29097,6 +27676,11 @@ _K_UrlRequest = frozenset({"_meta", "elicitationId", "message", "mode", "request
 _O_UrlRequest = ("_meta",)
 
 
+_codec.attach(
+    UrlRequest, _init_UrlRequest, _to_json_UrlRequest, _json_text_UrlRequest, _d_UrlRequest
+)
+
+
 def _init_UrlSession(
     self: UrlSession,
     *,
@@ -29117,11 +27701,6 @@ def _init_UrlSession(
     self.tool_call_id = tool_call_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UrlSession(cls: type[UrlSession], data: Any) -> UrlSession:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UrlSession, data)
 
 
 def _to_json_UrlSession(self: UrlSession) -> dict[str, Any]:
@@ -29162,11 +27741,6 @@ def _json_text_UrlSession(self: UrlSession) -> str:
     if self.tool_call_id is not None:
         out += ',"toolCallId":' + _str(self.tool_call_id)
     return out + "}"
-
-
-_codec.attach(
-    UrlSession, _init_UrlSession, _from_json_UrlSession, _to_json_UrlSession, _json_text_UrlSession
-)
 
 
 def _d_UrlSession(d: Any) -> UrlSession:
@@ -29282,6 +27856,11 @@ _K_UrlSession = frozenset(
 _O_UrlSession = ("_meta", "toolCallId")
 
 
+_codec.attach(
+    UrlSession, _init_UrlSession, _to_json_UrlSession, _json_text_UrlSession, _d_UrlSession
+)
+
+
 def _init_Usage(
     self: Usage,
     *,
@@ -29302,11 +27881,6 @@ def _init_Usage(
     self.total_tokens = total_tokens
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Usage(cls: type[Usage], data: Any) -> Usage:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Usage, data)
 
 
 def _to_json_Usage(self: Usage) -> dict[str, Any]:
@@ -29347,9 +27921,6 @@ def _json_text_Usage(self: Usage) -> str:
     if self.thought_tokens is not None:
         out += ',"thoughtTokens":' + _dump(self.thought_tokens)
     return out + "}"
-
-
-_codec.attach(Usage, _init_Usage, _from_json_Usage, _to_json_Usage, _json_text_Usage)
 
 
 def _d_Usage(d: Any) -> Usage:
@@ -29451,6 +28022,9 @@ _K_Usage = frozenset(
 _O_Usage = ("cachedReadTokens", "cachedWriteTokens", "thoughtTokens")
 
 
+_codec.attach(Usage, _init_Usage, _to_json_Usage, _json_text_Usage, _d_Usage)
+
+
 def _init_UsageUpdate(
     self: UsageUpdate,
     *,
@@ -29467,11 +28041,6 @@ def _init_UsageUpdate(
     self.used = used
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UsageUpdate(cls: type[UsageUpdate], data: Any) -> UsageUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UsageUpdate, data)
 
 
 def _to_json_UsageUpdate(self: UsageUpdate) -> dict[str, Any]:
@@ -29500,15 +28069,6 @@ def _json_text_UsageUpdate(self: UsageUpdate) -> str:
     if self.cost is not None:
         out += ',"cost":' + self.cost._json_text()
     return out + "}"
-
-
-_codec.attach(
-    UsageUpdate,
-    _init_UsageUpdate,
-    _from_json_UsageUpdate,
-    _to_json_UsageUpdate,
-    _json_text_UsageUpdate,
-)
 
 
 def _d_UsageUpdate(d: Any) -> UsageUpdate:
@@ -29582,6 +28142,11 @@ _K_UsageUpdate = frozenset({"_meta", "cost", "size", "used"})
 _O_UsageUpdate = ("_meta", "cost")
 
 
+_codec.attach(
+    UsageUpdate, _init_UsageUpdate, _to_json_UsageUpdate, _json_text_UsageUpdate, _d_UsageUpdate
+)
+
+
 def _init_UsageUpdateSessionUpdate(
     self: UsageUpdateSessionUpdate,
     *,
@@ -29598,13 +28163,6 @@ def _init_UsageUpdateSessionUpdate(
     self.used = used
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UsageUpdateSessionUpdate(
-    cls: type[UsageUpdateSessionUpdate], data: Any
-) -> UsageUpdateSessionUpdate:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UsageUpdateSessionUpdate, data)
 
 
 def _to_json_UsageUpdateSessionUpdate(self: UsageUpdateSessionUpdate) -> dict[str, Any]:
@@ -29636,15 +28194,6 @@ def _json_text_UsageUpdateSessionUpdate(self: UsageUpdateSessionUpdate) -> str:
     if self.cost is not None:
         out += ',"cost":' + self.cost._json_text()
     return out + "}"
-
-
-_codec.attach(
-    UsageUpdateSessionUpdate,
-    _init_UsageUpdateSessionUpdate,
-    _from_json_UsageUpdateSessionUpdate,
-    _to_json_UsageUpdateSessionUpdate,
-    _json_text_UsageUpdateSessionUpdate,
-)
 
 
 def _d_UsageUpdateSessionUpdate(d: Any) -> UsageUpdateSessionUpdate:
@@ -29725,6 +28274,15 @@ _K_UsageUpdateSessionUpdate = frozenset({"_meta", "cost", "sessionUpdate", "size
 _O_UsageUpdateSessionUpdate = ("_meta", "cost")
 
 
+_codec.attach(
+    UsageUpdateSessionUpdate,
+    _init_UsageUpdateSessionUpdate,
+    _to_json_UsageUpdateSessionUpdate,
+    _json_text_UsageUpdateSessionUpdate,
+    _d_UsageUpdateSessionUpdate,
+)
+
+
 def _init_UserMessageChunk(
     self: UserMessageChunk,
     *,
@@ -29741,11 +28299,6 @@ def _init_UserMessageChunk(
     self.message_id = message_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_UserMessageChunk(cls: type[UserMessageChunk], data: Any) -> UserMessageChunk:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_UserMessageChunk, data)
 
 
 def _to_json_UserMessageChunk(self: UserMessageChunk) -> dict[str, Any]:
@@ -29774,15 +28327,6 @@ def _json_text_UserMessageChunk(self: UserMessageChunk) -> str:
     if self.message_id is not None:
         out += ',"messageId":' + _str(self.message_id)
     return out + "}"
-
-
-_codec.attach(
-    UserMessageChunk,
-    _init_UserMessageChunk,
-    _from_json_UserMessageChunk,
-    _to_json_UserMessageChunk,
-    _json_text_UserMessageChunk,
-)
 
 
 def _d_UserMessageChunk(d: Any) -> UserMessageChunk:
@@ -29862,6 +28406,15 @@ _K_UserMessageChunk = frozenset({"_meta", "content", "messageId", "sessionUpdate
 _O_UserMessageChunk = ("_meta", "messageId")
 
 
+_codec.attach(
+    UserMessageChunk,
+    _init_UserMessageChunk,
+    _to_json_UserMessageChunk,
+    _json_text_UserMessageChunk,
+    _d_UserMessageChunk,
+)
+
+
 def _init_ValueId(
     self: ValueId,
     *,
@@ -29878,11 +28431,6 @@ def _init_ValueId(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ValueId(cls: type[ValueId], data: Any) -> ValueId:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ValueId, data)
 
 
 def _to_json_ValueId(self: ValueId) -> dict[str, Any]:
@@ -29915,9 +28463,6 @@ def _json_text_ValueId(self: ValueId) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(ValueId, _init_ValueId, _from_json_ValueId, _to_json_ValueId, _json_text_ValueId)
 
 
 def _d_ValueId(d: Any) -> ValueId:
@@ -29993,6 +28538,9 @@ _K_ValueId = frozenset({"_meta", "configId", "sessionId", "value"})
 _O_ValueId = ("_meta",)
 
 
+_codec.attach(ValueId, _init_ValueId, _to_json_ValueId, _json_text_ValueId, _d_ValueId)
+
+
 def _init_WaitForTerminalExitRequest(
     self: WaitForTerminalExitRequest,
     *,
@@ -30007,13 +28555,6 @@ def _init_WaitForTerminalExitRequest(
     self.terminal_id = terminal_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_WaitForTerminalExitRequest(
-    cls: type[WaitForTerminalExitRequest], data: Any
-) -> WaitForTerminalExitRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_WaitForTerminalExitRequest, data)
 
 
 def _to_json_WaitForTerminalExitRequest(self: WaitForTerminalExitRequest) -> dict[str, Any]:
@@ -30038,15 +28579,6 @@ def _json_text_WaitForTerminalExitRequest(self: WaitForTerminalExitRequest) -> s
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    WaitForTerminalExitRequest,
-    _init_WaitForTerminalExitRequest,
-    _from_json_WaitForTerminalExitRequest,
-    _to_json_WaitForTerminalExitRequest,
-    _json_text_WaitForTerminalExitRequest,
-)
 
 
 def _d_WaitForTerminalExitRequest(d: Any) -> WaitForTerminalExitRequest:
@@ -30112,6 +28644,15 @@ _K_WaitForTerminalExitRequest = frozenset({"_meta", "sessionId", "terminalId"})
 _O_WaitForTerminalExitRequest = ("_meta",)
 
 
+_codec.attach(
+    WaitForTerminalExitRequest,
+    _init_WaitForTerminalExitRequest,
+    _to_json_WaitForTerminalExitRequest,
+    _json_text_WaitForTerminalExitRequest,
+    _d_WaitForTerminalExitRequest,
+)
+
+
 def _init_WaitForTerminalExitResponse(
     self: WaitForTerminalExitResponse,
     *,
@@ -30126,13 +28667,6 @@ def _init_WaitForTerminalExitResponse(
     self.signal = signal
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_WaitForTerminalExitResponse(
-    cls: type[WaitForTerminalExitResponse], data: Any
-) -> WaitForTerminalExitResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_WaitForTerminalExitResponse, data)
 
 
 def _to_json_WaitForTerminalExitResponse(self: WaitForTerminalExitResponse) -> dict[str, Any]:
@@ -30162,15 +28696,6 @@ def _json_text_WaitForTerminalExitResponse(self: WaitForTerminalExitResponse) ->
     if self.signal is not None:
         out += ',"signal":' + _str(self.signal)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    WaitForTerminalExitResponse,
-    _init_WaitForTerminalExitResponse,
-    _from_json_WaitForTerminalExitResponse,
-    _to_json_WaitForTerminalExitResponse,
-    _json_text_WaitForTerminalExitResponse,
-)
 
 
 def _d_WaitForTerminalExitResponse(d: Any) -> WaitForTerminalExitResponse:
@@ -30238,6 +28763,15 @@ _K_WaitForTerminalExitResponse = frozenset({"_meta", "exitCode", "signal"})
 _O_WaitForTerminalExitResponse = ("_meta", "exitCode", "signal")
 
 
+_codec.attach(
+    WaitForTerminalExitResponse,
+    _init_WaitForTerminalExitResponse,
+    _to_json_WaitForTerminalExitResponse,
+    _json_text_WaitForTerminalExitResponse,
+    _d_WaitForTerminalExitResponse,
+)
+
+
 def _init_WorkspaceFolder(
     self: WorkspaceFolder,
     *,
@@ -30250,11 +28784,6 @@ def _init_WorkspaceFolder(
     self.uri = uri
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_WorkspaceFolder(cls: type[WorkspaceFolder], data: Any) -> WorkspaceFolder:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_WorkspaceFolder, data)
 
 
 def _to_json_WorkspaceFolder(self: WorkspaceFolder) -> dict[str, Any]:
@@ -30272,15 +28801,6 @@ def _json_text_WorkspaceFolder(self: WorkspaceFolder) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"name":' + _str(self.name) + ',"uri":' + _str(self.uri) + "}"
-
-
-_codec.attach(
-    WorkspaceFolder,
-    _init_WorkspaceFolder,
-    _from_json_WorkspaceFolder,
-    _to_json_WorkspaceFolder,
-    _json_text_WorkspaceFolder,
-)
 
 
 def _d_WorkspaceFolder(d: Any) -> WorkspaceFolder:
@@ -30311,6 +28831,15 @@ def _d_WorkspaceFolder(d: Any) -> WorkspaceFolder:
 _K_WorkspaceFolder = frozenset({"name", "uri"})
 
 
+_codec.attach(
+    WorkspaceFolder,
+    _init_WorkspaceFolder,
+    _to_json_WorkspaceFolder,
+    _json_text_WorkspaceFolder,
+    _d_WorkspaceFolder,
+)
+
+
 def _init_WriteTextFileRequest(
     self: WriteTextFileRequest,
     *,
@@ -30327,13 +28856,6 @@ def _init_WriteTextFileRequest(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_WriteTextFileRequest(
-    cls: type[WriteTextFileRequest], data: Any
-) -> WriteTextFileRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_WriteTextFileRequest, data)
 
 
 def _to_json_WriteTextFileRequest(self: WriteTextFileRequest) -> dict[str, Any]:
@@ -30366,15 +28888,6 @@ def _json_text_WriteTextFileRequest(self: WriteTextFileRequest) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(
-    WriteTextFileRequest,
-    _init_WriteTextFileRequest,
-    _from_json_WriteTextFileRequest,
-    _to_json_WriteTextFileRequest,
-    _json_text_WriteTextFileRequest,
-)
 
 
 def _d_WriteTextFileRequest(d: Any) -> WriteTextFileRequest:
@@ -30450,6 +28963,15 @@ _K_WriteTextFileRequest = frozenset({"_meta", "content", "path", "sessionId"})
 _O_WriteTextFileRequest = ("_meta",)
 
 
+_codec.attach(
+    WriteTextFileRequest,
+    _init_WriteTextFileRequest,
+    _to_json_WriteTextFileRequest,
+    _json_text_WriteTextFileRequest,
+    _d_WriteTextFileRequest,
+)
+
+
 def _init_WriteTextFileResponse(
     self: WriteTextFileResponse,
     *,
@@ -30460,13 +28982,6 @@ def _init_WriteTextFileResponse(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_WriteTextFileResponse(
-    cls: type[WriteTextFileResponse], data: Any
-) -> WriteTextFileResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_WriteTextFileResponse, data)
 
 
 def _to_json_WriteTextFileResponse(self: WriteTextFileResponse) -> dict[str, Any]:
@@ -30488,15 +29003,6 @@ def _json_text_WriteTextFileResponse(self: WriteTextFileResponse) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return "{" + out[1:] + "}"
-
-
-_codec.attach(
-    WriteTextFileResponse,
-    _init_WriteTextFileResponse,
-    _from_json_WriteTextFileResponse,
-    _to_json_WriteTextFileResponse,
-    _json_text_WriteTextFileResponse,
-)
 
 
 def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
@@ -30537,6 +29043,15 @@ def _d_WriteTextFileResponse(d: Any) -> WriteTextFileResponse:
 
 _K_WriteTextFileResponse = frozenset({"_meta"})
 _O_WriteTextFileResponse = ("_meta",)
+
+
+_codec.attach(
+    WriteTextFileResponse,
+    _init_WriteTextFileResponse,
+    _to_json_WriteTextFileResponse,
+    _json_text_WriteTextFileResponse,
+    _d_WriteTextFileResponse,
+)
 
 
 def _d_ExtNotification(d: Any) -> ExtNotification:

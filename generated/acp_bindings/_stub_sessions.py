@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._codec import dump_json
 from ._rpc import RequestError
 
 __all__ = [
@@ -131,7 +132,11 @@ class History:
             if len(self._kept) > self.turns:
                 self._kept.popleft()
                 self.dropped += 1
-        self._kept[-1].append(json.dumps(update, separators=(",", ":")))
+        try:  # the compact encoder built once: json.dumps(..., separators=...) builds one a call
+            text = dump_json(update)
+        except ValueError:  # NaN or an infinity, which the strict encoder refuses
+            text = json.dumps(update, separators=(",", ":"))
+        self._kept[-1].append(text)
         self._last = kind if isinstance(kind, str) else ""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

@@ -291,17 +291,25 @@ def _keeping_sessions(target: Any, route: Route) -> Callable[[Any], Coroutine[An
     use = route.session
     if use is None:
         return handler
+    if use is SessionUse.NAMES:  # the most frequent (every prompt): no coroutine of its own
+
+        def named(params: Any) -> Coroutine[Any, Any, Any]:
+            if not target.session_known(params.session_id):
+                raise RequestError.session_not_found(params.session_id)
+            return handler(params)
+
+        return named
+    closes = use is SessionUse.CLOSES
 
     async def kept(params: Any) -> Any:
-        named = use in (SessionUse.NAMES, SessionUse.CLOSES)
-        if named and not target.session_known(params.session_id):
+        if closes and not target.session_known(params.session_id):
             raise RequestError.session_not_found(params.session_id)
         result = await handler(params)
         if use is SessionUse.CREATES:
             target.open_sessions.add(result.session_id)
         elif use is SessionUse.OPENS:
             target.open_sessions.add(params.session_id)
-        elif use is not SessionUse.NAMES:
+        else:  # closes or forgets
             target.open_sessions.discard(params.session_id)
         return result
 

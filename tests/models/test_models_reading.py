@@ -117,16 +117,18 @@ def test_each_declared_constructor_is_the_one_the_codec_attaches():
     assert checked > 200
 
 
-def test_each_class_is_followed_by_its_methods_its_decoder_and_its_tables():
+def test_each_class_is_followed_by_its_methods_its_decoder_its_tables_and_their_attaching():
     names = _top_level_names(CODEC_TREE)
     classes = [n for n in MODELS_TREE.body if isinstance(n, ast.ClassDef)]
     for cls in (c.name for c in classes):
         at = names.index(f"_init_{cls}")
-        methods = [f"_init_{cls}", f"_from_json_{cls}", f"_to_json_{cls}", f"_json_text_{cls}", f"_codec.attach:{cls}"]
-        assert names[at : at + 5] == methods, cls
+        assert names[at : at + 3] == [f"_init_{cls}", f"_to_json_{cls}", f"_json_text_{cls}"], cls
         mine = {f"_d_{cls}", f"_du_{cls}", f"_K_{cls}", f"_O_{cls}"}
-        following = names[at + 5 : at + 5 + len([m for m in mine if m in names])]
+        count = len([m for m in mine if m in names])
+        following = names[at + 3 : at + 3 + count]
         assert set(following) <= mine and f"_d_{cls}" in following and f"_K_{cls}" in following, (cls, following)
+        assert names[at + 3 + count] == f"_codec.attach:{cls}", cls
+    assert not [n for n in names if n.startswith("_from_json_")]  # attach makes each from_json
 
 
 def test_each_union_is_followed_by_its_decoder_and_its_variant_classes():
@@ -145,7 +147,7 @@ def test_every_prefix_the_codec_uses_is_explained_at_its_top():
     legend = re.findall(r"^#   (_\w+)", TOP, re.MULTILINE)  # the name each line of the legend explains
     assert [p for p in used if not any(name.startswith(p) for name in legend)] == []
     assert "_d_list_T" in TOP and "_d_map_T" in TOP and "_P_d_" in TOP
-    assert "(_init_X,\n# _from_json_X, _to_json_X, _json_text_X)" in TOP
+    assert "(_init_X,\n# _to_json_X, _json_text_X)" in TOP
     assert "@dataclass(init=False, repr=False, eq=False, match_args=False,\n# kw_only=True) only records the fields" in MODELS
 
 
@@ -155,5 +157,7 @@ def test_attached_methods_are_named_as_the_class_s_own():
     init = models.PromptRequest.__init__
     assert init.__qualname__ == "PromptRequest.__init__" and init.__module__.endswith("_models_codec")
     assert models.PromptRequest.from_json.__qualname__ == "PromptRequest.from_json"
+    assert models.PromptRequest.from_json({"sessionId": "s", "prompt": []}) == models.PromptRequest(session_id="s", prompt=[])
+    assert models.Text.from_json({"type": "text", "text": "hi"}) == models.Text(text="hi")
     with pytest.raises(TypeError, match=r"^PromptRequest\.__init__\(\) missing 1 required keyword-only argument: 'prompt'"):
         models.PromptRequest(session_id="s")  # type: ignore[call-arg]

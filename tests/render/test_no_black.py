@@ -170,7 +170,7 @@ def test_names_of_80_characters_need_no_black(write_schema):
         "        ) = None,\n"
     ) in agent
     assert (  # a def split at its bracket, a parameter a line
-        f"def _from_json_{long_type}(\n    cls: type[{long_type}],\n    data: Any,\n) -> {long_type}:\n"
+        f"def _d_{long_type}(\n    d: Any,\n) -> {long_type}:\n"
     ) in codec
     last_modified = "last_modified_lengthened_lengthened_lengthened_lengthened_lengthened_lengthened_lengthen"
     assert (  # a condition too long in parentheses; a value too long assigned to a subscript, in parentheses

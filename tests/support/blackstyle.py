@@ -35,7 +35,7 @@ def top_level_chunks(text: str) -> list[str]:
 
 
 #: How the regular statements start: a class, its methods in the codec, their attaching, its keys.
-REGULAR = ("@dataclass", "def _init_", "def _from_json_", "def _to_json_", "def _json_text_", "_codec.attach(", "_K_")
+REGULAR = ("@dataclass", "def _init_", "def _to_json_", "def _json_text_", "_codec.attach(", "_K_")
 
 
 def models_sample(text: str, named: Callable[[str], bool] = lambda chunk: False) -> list[str]:

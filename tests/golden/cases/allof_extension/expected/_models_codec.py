@@ -17,10 +17,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -80,11 +80,6 @@ def _init_Base(
     self._nulls = _nulls
 
 
-def _from_json_Base(cls: type[Base], data: Any) -> Base:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Base, data)
-
-
 def _to_json_Base(self: Base) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -104,9 +99,6 @@ def _json_text_Base(self: Base) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Base, _init_Base, _from_json_Base, _to_json_Base, _json_text_Base)
 
 
 def _d_Base(d: Any) -> Base:
@@ -160,6 +152,9 @@ def _d_Base(d: Any) -> Base:
 _K_Base = frozenset({"_meta", "id"})
 
 
+_codec.attach(Base, _init_Base, _to_json_Base, _json_text_Base, _d_Base)
+
+
 def _init_Derived(
     self: Derived,
     *,
@@ -174,11 +169,6 @@ def _init_Derived(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Derived(cls: type[Derived], data: Any) -> Derived:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Derived, data)
 
 
 def _to_json_Derived(self: Derived) -> dict[str, Any]:
@@ -201,9 +191,6 @@ def _json_text_Derived(self: Derived) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Derived, _init_Derived, _from_json_Derived, _to_json_Derived, _json_text_Derived)
 
 
 def _d_Derived(d: Any) -> Derived:
@@ -265,6 +252,9 @@ def _d_Derived(d: Any) -> Derived:
 
 
 _K_Derived = frozenset({"_meta", "id", "name"})
+
+
+_codec.attach(Derived, _init_Derived, _to_json_Derived, _json_text_Derived, _d_Derived)
 
 
 def _d_map_any(d: Any) -> dict[str, Any]:

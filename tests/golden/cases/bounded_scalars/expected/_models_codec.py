@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -85,11 +85,6 @@ def _init_Limits(
     self._nulls = _nulls
 
 
-def _from_json_Limits(cls: type[Limits], data: Any) -> Limits:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Limits, data)
-
-
 def _to_json_Limits(self: Limits) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -114,9 +109,6 @@ def _json_text_Limits(self: Limits) -> str:
     if self.retries is not None:
         out += ',"retries":' + _dump(self.retries)
     return out + "}"
-
-
-_codec.attach(Limits, _init_Limits, _from_json_Limits, _to_json_Limits, _json_text_Limits)
 
 
 def _d_Limits(d: Any) -> Limits:
@@ -187,6 +179,9 @@ def _d_Limits(d: Any) -> Limits:
 
 
 _K_Limits = frozenset({"port", "ratio", "retries", "session"})
+
+
+_codec.attach(Limits, _init_Limits, _to_json_Limits, _json_text_Limits, _d_Limits)
 
 
 def _d_Port(d: Any) -> Port:

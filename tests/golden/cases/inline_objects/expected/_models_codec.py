@@ -19,10 +19,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -86,11 +86,6 @@ def _init_Request(
     self._nulls = _nulls
 
 
-def _from_json_Request(cls: type[Request], data: Any) -> Request:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Request, data)
-
-
 def _to_json_Request(self: Request) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -122,9 +117,6 @@ def _json_text_Request(self: Request) -> str:
     if self.meta is not None:
         out += ',"meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Request, _init_Request, _from_json_Request, _to_json_Request, _json_text_Request)
 
 
 def _d_Request(d: Any) -> Request:
@@ -200,6 +192,9 @@ def _d_Request(d: Any) -> Request:
 _K_Request = frozenset({"env", "meta", "options", "toolCall"})
 
 
+_codec.attach(Request, _init_Request, _to_json_Request, _json_text_Request, _d_Request)
+
+
 def _init_RequestEnvValue(
     self: RequestEnvValue,
     *,
@@ -210,11 +205,6 @@ def _init_RequestEnvValue(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestEnvValue(cls: type[RequestEnvValue], data: Any) -> RequestEnvValue:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestEnvValue, data)
 
 
 def _to_json_RequestEnvValue(self: RequestEnvValue) -> dict[str, Any]:
@@ -231,15 +221,6 @@ def _json_text_RequestEnvValue(self: RequestEnvValue) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"value":' + _str(self.value) + "}"
-
-
-_codec.attach(
-    RequestEnvValue,
-    _init_RequestEnvValue,
-    _from_json_RequestEnvValue,
-    _to_json_RequestEnvValue,
-    _json_text_RequestEnvValue,
-)
 
 
 def _d_RequestEnvValue(d: Any) -> RequestEnvValue:
@@ -265,6 +246,15 @@ def _d_RequestEnvValue(d: Any) -> RequestEnvValue:
 _K_RequestEnvValue = frozenset({"value"})
 
 
+_codec.attach(
+    RequestEnvValue,
+    _init_RequestEnvValue,
+    _to_json_RequestEnvValue,
+    _json_text_RequestEnvValue,
+    _d_RequestEnvValue,
+)
+
+
 def _init_RequestOptionsItem(
     self: RequestOptionsItem,
     *,
@@ -275,11 +265,6 @@ def _init_RequestOptionsItem(
     self.name = name
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestOptionsItem(cls: type[RequestOptionsItem], data: Any) -> RequestOptionsItem:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestOptionsItem, data)
 
 
 def _to_json_RequestOptionsItem(self: RequestOptionsItem) -> dict[str, Any]:
@@ -296,15 +281,6 @@ def _json_text_RequestOptionsItem(self: RequestOptionsItem) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"name":' + _str(self.name) + "}"
-
-
-_codec.attach(
-    RequestOptionsItem,
-    _init_RequestOptionsItem,
-    _from_json_RequestOptionsItem,
-    _to_json_RequestOptionsItem,
-    _json_text_RequestOptionsItem,
-)
 
 
 def _d_RequestOptionsItem(d: Any) -> RequestOptionsItem:
@@ -330,6 +306,15 @@ def _d_RequestOptionsItem(d: Any) -> RequestOptionsItem:
 _K_RequestOptionsItem = frozenset({"name"})
 
 
+_codec.attach(
+    RequestOptionsItem,
+    _init_RequestOptionsItem,
+    _to_json_RequestOptionsItem,
+    _json_text_RequestOptionsItem,
+    _d_RequestOptionsItem,
+)
+
+
 def _init_RequestToolCall(
     self: RequestToolCall,
     *,
@@ -342,11 +327,6 @@ def _init_RequestToolCall(
     self.title = title
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_RequestToolCall(cls: type[RequestToolCall], data: Any) -> RequestToolCall:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_RequestToolCall, data)
 
 
 def _to_json_RequestToolCall(self: RequestToolCall) -> dict[str, Any]:
@@ -368,15 +348,6 @@ def _json_text_RequestToolCall(self: RequestToolCall) -> str:
     if self.title is not None:
         out += ',"title":' + _str(self.title)
     return out + "}"
-
-
-_codec.attach(
-    RequestToolCall,
-    _init_RequestToolCall,
-    _from_json_RequestToolCall,
-    _to_json_RequestToolCall,
-    _json_text_RequestToolCall,
-)
 
 
 def _d_RequestToolCall(d: Any) -> RequestToolCall:
@@ -428,6 +399,15 @@ def _d_RequestToolCall(d: Any) -> RequestToolCall:
 
 
 _K_RequestToolCall = frozenset({"id", "title"})
+
+
+_codec.attach(
+    RequestToolCall,
+    _init_RequestToolCall,
+    _to_json_RequestToolCall,
+    _json_text_RequestToolCall,
+    _d_RequestToolCall,
+)
 
 
 def _d_list_RequestOptionsItem(d: Any) -> list[RequestOptionsItem]:

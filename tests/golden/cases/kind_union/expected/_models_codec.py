@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -81,11 +81,6 @@ def _init_Holder(
     self._nulls = _nulls
 
 
-def _from_json_Holder(cls: type[Holder], data: Any) -> Holder:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Holder, data)
-
-
 def _to_json_Holder(self: Holder) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -105,9 +100,6 @@ def _json_text_Holder(self: Holder) -> str:
     if self.values is not None:
         out += ',"values":' + _dump(_codec.encode(self.values))
     return out + "}"
-
-
-_codec.attach(Holder, _init_Holder, _from_json_Holder, _to_json_Holder, _json_text_Holder)
 
 
 def _d_Holder(d: Any) -> Holder:
@@ -158,6 +150,9 @@ def _d_Holder(d: Any) -> Holder:
 _K_Holder = frozenset({"value", "values"})
 
 
+_codec.attach(Holder, _init_Holder, _to_json_Holder, _json_text_Holder, _d_Holder)
+
+
 def _init_Pair(
     self: Pair,
     *,
@@ -170,11 +165,6 @@ def _init_Pair(
     self.value = value
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Pair(cls: type[Pair], data: Any) -> Pair:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Pair, data)
 
 
 def _to_json_Pair(self: Pair) -> dict[str, Any]:
@@ -192,9 +182,6 @@ def _json_text_Pair(self: Pair) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"key":' + _str(self.key) + ',"value":' + _str(self.value) + "}"
-
-
-_codec.attach(Pair, _init_Pair, _from_json_Pair, _to_json_Pair, _json_text_Pair)
 
 
 def _d_Pair(d: Any) -> Pair:
@@ -223,6 +210,9 @@ def _d_Pair(d: Any) -> Pair:
 
 
 _K_Pair = frozenset({"key", "value"})
+
+
+_codec.attach(Pair, _init_Pair, _to_json_Pair, _json_text_Pair, _d_Pair)
 
 
 def _d_Value(d: Any) -> Value:

@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -81,11 +81,6 @@ def _init_Location(
     self._nulls = _nulls
 
 
-def _from_json_Location(cls: type[Location], data: Any) -> Location:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Location, data)
-
-
 def _to_json_Location(self: Location) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -105,9 +100,6 @@ def _json_text_Location(self: Location) -> str:
     if self.line is not None:
         out += ',"line":' + _dump(self.line)
     return out + "}"
-
-
-_codec.attach(Location, _init_Location, _from_json_Location, _to_json_Location, _json_text_Location)
 
 
 def _d_Location(d: Any) -> Location:
@@ -160,6 +152,9 @@ def _d_Location(d: Any) -> Location:
 _K_Location = frozenset({"line", "path"})
 
 
+_codec.attach(Location, _init_Location, _to_json_Location, _json_text_Location, _d_Location)
+
+
 def _init_Update(
     self: Update,
     *,
@@ -184,11 +179,6 @@ def _init_Update(
     self.meta = meta
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Update(cls: type[Update], data: Any) -> Update:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Update, data)
 
 
 def _to_json_Update(self: Update) -> dict[str, Any]:
@@ -239,9 +229,6 @@ def _json_text_Update(self: Update) -> str:
     if self.meta is not None:
         out += ',"_meta":' + _dump(self.meta)
     return out + "}"
-
-
-_codec.attach(Update, _init_Update, _from_json_Update, _to_json_Update, _json_text_Update)
 
 
 def _d_Update(d: Any) -> Update:
@@ -376,6 +363,9 @@ def _d_Update(d: Any) -> Update:
 
 _K_Update = frozenset({"_meta", "args", "entries", "env", "id", "locations", "status", "title"})
 _O_Update = ("status", "title", "locations", "args", "env", "_meta")
+
+
+_codec.attach(Update, _init_Update, _to_json_Update, _json_text_Update, _d_Update)
 
 
 _L_Status: dict[str, Status] = {"done": "done", "pending": "pending"}

@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -79,11 +79,6 @@ def _init_LogNotification(
     self._nulls = _nulls
 
 
-def _from_json_LogNotification(cls: type[LogNotification], data: Any) -> LogNotification:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_LogNotification, data)
-
-
 def _to_json_LogNotification(self: LogNotification) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -98,15 +93,6 @@ def _json_text_LogNotification(self: LogNotification) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"line":' + _str(self.line) + "}"
-
-
-_codec.attach(
-    LogNotification,
-    _init_LogNotification,
-    _from_json_LogNotification,
-    _to_json_LogNotification,
-    _json_text_LogNotification,
-)
 
 
 def _d_LogNotification(d: Any) -> LogNotification:
@@ -132,6 +118,15 @@ def _d_LogNotification(d: Any) -> LogNotification:
 _K_LogNotification = frozenset({"line"})
 
 
+_codec.attach(
+    LogNotification,
+    _init_LogNotification,
+    _to_json_LogNotification,
+    _json_text_LogNotification,
+    _d_LogNotification,
+)
+
+
 def _init_PingRequest(
     self: PingRequest,
     *,
@@ -142,11 +137,6 @@ def _init_PingRequest(
     self.seq = seq
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PingRequest(cls: type[PingRequest], data: Any) -> PingRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PingRequest, data)
 
 
 def _to_json_PingRequest(self: PingRequest) -> dict[str, Any]:
@@ -163,15 +153,6 @@ def _json_text_PingRequest(self: PingRequest) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"seq":' + _dump(self.seq) + "}"
-
-
-_codec.attach(
-    PingRequest,
-    _init_PingRequest,
-    _from_json_PingRequest,
-    _to_json_PingRequest,
-    _json_text_PingRequest,
-)
 
 
 def _d_PingRequest(d: Any) -> PingRequest:
@@ -196,6 +177,11 @@ def _d_PingRequest(d: Any) -> PingRequest:
 _K_PingRequest = frozenset({"seq"})
 
 
+_codec.attach(
+    PingRequest, _init_PingRequest, _to_json_PingRequest, _json_text_PingRequest, _d_PingRequest
+)
+
+
 def _init_PingResponse(
     self: PingResponse,
     *,
@@ -206,11 +192,6 @@ def _init_PingResponse(
     self.seq = seq
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_PingResponse(cls: type[PingResponse], data: Any) -> PingResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_PingResponse, data)
 
 
 def _to_json_PingResponse(self: PingResponse) -> dict[str, Any]:
@@ -227,15 +208,6 @@ def _json_text_PingResponse(self: PingResponse) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"seq":' + _dump(self.seq) + "}"
-
-
-_codec.attach(
-    PingResponse,
-    _init_PingResponse,
-    _from_json_PingResponse,
-    _to_json_PingResponse,
-    _json_text_PingResponse,
-)
 
 
 def _d_PingResponse(d: Any) -> PingResponse:
@@ -258,6 +230,15 @@ def _d_PingResponse(d: Any) -> PingResponse:
 
 
 _K_PingResponse = frozenset({"seq"})
+
+
+_codec.attach(
+    PingResponse,
+    _init_PingResponse,
+    _to_json_PingResponse,
+    _json_text_PingResponse,
+    _d_PingResponse,
+)
 
 
 def _d_integer_0_4294967295(d: Any) -> int:

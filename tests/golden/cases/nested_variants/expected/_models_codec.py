@@ -19,10 +19,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -82,11 +82,6 @@ def _init_FormRequest(
     self._nulls = _nulls
 
 
-def _from_json_FormRequest(cls: type[FormRequest], data: Any) -> FormRequest:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_FormRequest, data)
-
-
 def _to_json_FormRequest(self: FormRequest) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -109,15 +104,6 @@ def _json_text_FormRequest(self: FormRequest) -> str:
         + _dump(self.request_id)
         + "}"
     )
-
-
-_codec.attach(
-    FormRequest,
-    _init_FormRequest,
-    _from_json_FormRequest,
-    _to_json_FormRequest,
-    _json_text_FormRequest,
-)
 
 
 def _d_FormRequest(d: Any) -> FormRequest:
@@ -154,6 +140,11 @@ def _du_FormRequest(d: Any) -> FormRequest:
 _K_FormRequest = frozenset({"fields", "mode", "requestId"})
 
 
+_codec.attach(
+    FormRequest, _init_FormRequest, _to_json_FormRequest, _json_text_FormRequest, _d_FormRequest
+)
+
+
 def _init_FormSession(
     self: FormSession,
     *,
@@ -166,11 +157,6 @@ def _init_FormSession(
     self.session_id = session_id
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_FormSession(cls: type[FormSession], data: Any) -> FormSession:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_FormSession, data)
 
 
 def _to_json_FormSession(self: FormSession) -> dict[str, Any]:
@@ -195,15 +181,6 @@ def _json_text_FormSession(self: FormSession) -> str:
         + _str(self.session_id)
         + "}"
     )
-
-
-_codec.attach(
-    FormSession,
-    _init_FormSession,
-    _from_json_FormSession,
-    _to_json_FormSession,
-    _json_text_FormSession,
-)
 
 
 def _d_FormSession(d: Any) -> FormSession:
@@ -240,6 +217,11 @@ def _du_FormSession(d: Any) -> FormSession:
 _K_FormSession = frozenset({"fields", "mode", "sessionId"})
 
 
+_codec.attach(
+    FormSession, _init_FormSession, _to_json_FormSession, _json_text_FormSession, _d_FormSession
+)
+
+
 def _init_Url(
     self: Url,
     *,
@@ -250,11 +232,6 @@ def _init_Url(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Url(cls: type[Url], data: Any) -> Url:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Url, data)
 
 
 def _to_json_Url(self: Url) -> dict[str, Any]:
@@ -272,9 +249,6 @@ def _json_text_Url(self: Url) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"mode":"url","url":' + _str(self.url) + "}"
-
-
-_codec.attach(Url, _init_Url, _from_json_Url, _to_json_Url, _json_text_Url)
 
 
 def _d_Url(d: Any) -> Url:
@@ -305,6 +279,9 @@ def _du_Url(d: Any) -> Url:
 
 
 _K_Url = frozenset({"mode", "url"})
+
+
+_codec.attach(Url, _init_Url, _to_json_Url, _json_text_Url, _d_Url)
 
 
 def _d_Elicitation(d: Any) -> Elicitation:

@@ -16,10 +16,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -83,11 +83,6 @@ def _init_Entry(
     self._nulls = _nulls
 
 
-def _from_json_Entry(cls: type[Entry], data: Any) -> Entry:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Entry, data)
-
-
 def _to_json_Entry(self: Entry) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -117,9 +112,6 @@ def _json_text_Entry(self: Entry) -> str:
     if self.tags is not None:
         out += ',"tags":' + _dump(self.tags)
     return out + "}"
-
-
-_codec.attach(Entry, _init_Entry, _from_json_Entry, _to_json_Entry, _json_text_Entry)
 
 
 def _d_Entry(d: Any) -> Entry:
@@ -198,6 +190,9 @@ def _d_Entry(d: Any) -> Entry:
 
 _K_Entry = frozenset({"count", "note", "tags", "title"})
 _O_Entry = ("note", "count", "tags")
+
+
+_codec.attach(Entry, _init_Entry, _to_json_Entry, _json_text_Entry, _d_Entry)
 
 
 def _d_list_string(d: Any) -> list[str]:

@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -81,11 +81,6 @@ def _init_Turn(
     self._nulls = _nulls
 
 
-def _from_json_Turn(cls: type[Turn], data: Any) -> Turn:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Turn, data)
-
-
 def _to_json_Turn(self: Turn) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -105,9 +100,6 @@ def _json_text_Turn(self: Turn) -> str:
     if self.protocol is not None:
         out += ',"protocol":' + _dump(self.protocol)
     return out + "}"
-
-
-_codec.attach(Turn, _init_Turn, _from_json_Turn, _to_json_Turn, _json_text_Turn)
 
 
 def _d_Turn(d: Any) -> Turn:
@@ -156,6 +148,9 @@ def _d_Turn(d: Any) -> Turn:
 
 
 _K_Turn = frozenset({"protocol", "stop"})
+
+
+_codec.attach(Turn, _init_Turn, _to_json_Turn, _json_text_Turn, _d_Turn)
 
 
 def _d_Protocol(d: Any) -> Protocol:

@@ -19,10 +19,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -80,11 +80,6 @@ def _init_Http(
     self._nulls = _nulls
 
 
-def _from_json_Http(cls: type[Http], data: Any) -> Http:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Http, data)
-
-
 def _to_json_Http(self: Http) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -100,9 +95,6 @@ def _json_text_Http(self: Http) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"type":"http","url":' + _str(self.url) + "}"
-
-
-_codec.attach(Http, _init_Http, _from_json_Http, _to_json_Http, _json_text_Http)
 
 
 def _d_Http(d: Any) -> Http:
@@ -135,6 +127,9 @@ def _du_Http(d: Any) -> Http:
 _K_Http = frozenset({"type", "url"})
 
 
+_codec.attach(Http, _init_Http, _to_json_Http, _json_text_Http, _d_Http)
+
+
 def _init_Sse(
     self: Sse,
     *,
@@ -145,11 +140,6 @@ def _init_Sse(
     self.url = url
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Sse(cls: type[Sse], data: Any) -> Sse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Sse, data)
 
 
 def _to_json_Sse(self: Sse) -> dict[str, Any]:
@@ -167,9 +157,6 @@ def _json_text_Sse(self: Sse) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"type":"sse","url":' + _str(self.url) + "}"
-
-
-_codec.attach(Sse, _init_Sse, _from_json_Sse, _to_json_Sse, _json_text_Sse)
 
 
 def _d_Sse(d: Any) -> Sse:
@@ -202,6 +189,9 @@ def _du_Sse(d: Any) -> Sse:
 _K_Sse = frozenset({"type", "url"})
 
 
+_codec.attach(Sse, _init_Sse, _to_json_Sse, _json_text_Sse, _d_Sse)
+
+
 def _init_Stdio(
     self: Stdio,
     *,
@@ -214,11 +204,6 @@ def _init_Stdio(
     self.args = args
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Stdio(cls: type[Stdio], data: Any) -> Stdio:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Stdio, data)
 
 
 def _to_json_Stdio(self: Stdio) -> dict[str, Any]:
@@ -240,9 +225,6 @@ def _json_text_Stdio(self: Stdio) -> str:
     if self.args is not None:
         out += ',"args":' + _dump(self.args)
     return out + "}"
-
-
-_codec.attach(Stdio, _init_Stdio, _from_json_Stdio, _to_json_Stdio, _json_text_Stdio)
 
 
 def _d_Stdio(d: Any) -> Stdio:
@@ -293,6 +275,9 @@ def _d_Stdio(d: Any) -> Stdio:
 
 
 _K_Stdio = frozenset({"args", "command"})
+
+
+_codec.attach(Stdio, _init_Stdio, _to_json_Stdio, _json_text_Stdio, _d_Stdio)
 
 
 def _d_McpServer(d: Any) -> McpServer:

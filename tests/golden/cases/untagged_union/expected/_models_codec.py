@@ -19,10 +19,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -82,11 +82,6 @@ def _init_Error(
     self._nulls = _nulls
 
 
-def _from_json_Error(cls: type[Error], data: Any) -> Error:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Error, data)
-
-
 def _to_json_Error(self: Error) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -102,9 +97,6 @@ def _json_text_Error(self: Error) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"code":' + _dump(self.code) + ',"message":' + _str(self.message) + "}"
-
-
-_codec.attach(Error, _init_Error, _from_json_Error, _to_json_Error, _json_text_Error)
 
 
 def _d_Error(d: Any) -> Error:
@@ -135,6 +127,9 @@ def _d_Error(d: Any) -> Error:
 _K_Error = frozenset({"code", "message"})
 
 
+_codec.attach(Error, _init_Error, _to_json_Error, _json_text_Error, _d_Error)
+
+
 def _init_ErrorResponse(
     self: ErrorResponse,
     *,
@@ -147,11 +142,6 @@ def _init_ErrorResponse(
     self.error = error
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_ErrorResponse(cls: type[ErrorResponse], data: Any) -> ErrorResponse:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_ErrorResponse, data)
 
 
 def _to_json_ErrorResponse(self: ErrorResponse) -> dict[str, Any]:
@@ -169,15 +159,6 @@ def _json_text_ErrorResponse(self: ErrorResponse) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"id":' + _dump(self.id) + ',"error":' + self.error._json_text() + "}"
-
-
-_codec.attach(
-    ErrorResponse,
-    _init_ErrorResponse,
-    _from_json_ErrorResponse,
-    _to_json_ErrorResponse,
-    _json_text_ErrorResponse,
-)
 
 
 def _d_ErrorResponse(d: Any) -> ErrorResponse:
@@ -207,6 +188,15 @@ def _d_ErrorResponse(d: Any) -> ErrorResponse:
 _K_ErrorResponse = frozenset({"error", "id"})
 
 
+_codec.attach(
+    ErrorResponse,
+    _init_ErrorResponse,
+    _to_json_ErrorResponse,
+    _json_text_ErrorResponse,
+    _d_ErrorResponse,
+)
+
+
 def _init_Result(
     self: Result,
     *,
@@ -219,11 +209,6 @@ def _init_Result(
     self.result = result
     self._extra = extra
     self._nulls = _nulls
-
-
-def _from_json_Result(cls: type[Result], data: Any) -> Result:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Result, data)
 
 
 def _to_json_Result(self: Result) -> dict[str, Any]:
@@ -241,9 +226,6 @@ def _json_text_Result(self: Result) -> str:
     if self._extra:
         return _dump(self.to_json())
     return '{"id":' + _dump(self.id) + ',"result":' + _dump(self.result) + "}"
-
-
-_codec.attach(Result, _init_Result, _from_json_Result, _to_json_Result, _json_text_Result)
 
 
 def _d_Result(d: Any) -> Result:
@@ -270,6 +252,9 @@ def _d_Result(d: Any) -> Result:
 
 
 _K_Result = frozenset({"id", "result"})
+
+
+_codec.attach(Result, _init_Result, _to_json_Result, _json_text_Result, _d_Result)
 
 
 def _d_Response(d: Any) -> Response:

@@ -18,10 +18,10 @@ from .models import (
 # How to read this module.
 #
 # Each class of models is followed here by its methods, written out as functions (_init_X,
-# _from_json_X, _to_json_X, _json_text_X) that _codec.attach makes X's __init__, from_json,
-# to_json and _json_text, then by the function that decodes it and the tables it reads. Then come
-# the decoders of the unions, literal sets and aliases; then the decoders of field types that
-# several classes share, the tag tables, the registry.
+# _to_json_X, _json_text_X), the function that decodes it and the tables it reads, then the call
+# of _codec.attach that makes them X's __init__, to_json and _json_text, and makes X.from_json of
+# its decoder. Then come the decoders of the unions, literal sets and aliases; then the decoders
+# of field types that several classes share, the tag tables, the registry.
 #
 # A decoder is a plain function, named by what it decodes:
 #   _d_X      JSON data as X (a class, union, literal set or alias); raises DecodeError
@@ -87,11 +87,6 @@ def _init_Notice(
     self._nulls = _nulls
 
 
-def _from_json_Notice(cls: type[Notice], data: Any) -> Notice:
-    """Decode JSON data; raises DecodeError (with the JSON pointer of the bad value)."""
-    return _codec.leniently(_d_Notice, data)
-
-
 def _to_json_Notice(self: Notice) -> dict[str, Any]:
     """The wire form: a dict ready for ``json.dumps``."""
     out: dict[str, Any] = {
@@ -120,9 +115,6 @@ def _json_text_Notice(self: Notice) -> str:
     if self.link is not None:
         out += ',"link":' + _str(self.link)
     return out + "}"
-
-
-_codec.attach(Notice, _init_Notice, _from_json_Notice, _to_json_Notice, _json_text_Notice)
 
 
 def _d_Notice(d: Any) -> Notice:
@@ -205,6 +197,9 @@ def _d_Notice(d: Any) -> Notice:
 
 
 _K_Notice = frozenset({"currency", "image", "link", "options", "title"})
+
+
+_codec.attach(Notice, _init_Notice, _to_json_Notice, _json_text_Notice, _d_Notice)
 
 
 def _d_Currency(d: Any) -> Currency:
