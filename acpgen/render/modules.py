@@ -66,11 +66,25 @@ class Module:
     shared: bool = False
     layer: Layer | None = None  # a runtime module's layer
     flavour: str | None = None  # only with this flavour of models (``--models``)
+    #: The room of the private runtime package it lives in (see ``ROOMS``); None: at the package's
+    #: root, beside the public modules.
+    room: str | None = None
 
     @property
     def stem(self) -> str:
-        """The name it is imported by: ``_rpc``."""
+        """The module's own name: ``_rpc``."""
         return self.name.removesuffix(".py")
+
+    @property
+    def path(self) -> str:
+        """Where it is in a package (and its source in ``acpgen/runtime/``), relative to the
+        package's root: ``_runtime/connection/_rpc.py``, or ``models.py`` at the root."""
+        return self.name if self.room is None else f"{RUNTIME_PACKAGE}/{self.room}/{self.name}"
+
+    @property
+    def dotted(self) -> str:
+        """The name it is imported by, relative to the package's root: ``_runtime.connection._rpc``."""
+        return self.path.removesuffix(".py").replace("/", ".")
 
     def emitted(
         self, served: Collection[str], carried: Collection[str], stubs: Collection[str], models: str, turns: bool
@@ -87,15 +101,58 @@ class Module:
         )
 
 
+#: The private package of a generated package that holds its runtime, in rooms: one subpackage per
+#: concept, each with an ``__init__`` saying what it holds and what it may import.
+RUNTIME_PACKAGE = "_runtime"
+
+
+@dataclass(frozen=True)
+class Room:
+    """A subpackage of the private runtime package: one concept of the runtime."""
+
+    name: str  # the folder: ``connection``
+    holds: str  # what it holds, in a few words
+    #: The modules of a version at the package's root it may import (``models``, ``agent``): the
+    #: rooms a version's own modules are in, beside the version. Every room may import the rooms
+    #: before it in ``ROOMS``, and none after it.
+    beside: tuple[str, ...] = ()
+
+
+#: The rooms of the runtime, lowest first: a room's modules import only its own room's and the
+#: rooms' before it (``tests/test_layers.py``); the public modules at the root import any.
+ROOMS = (
+    Room("wire", "JSON text, framing, the JSON-RPC errors and the codecs (both flavours)"),
+    Room("tracing", "trace context in _meta, and spans where OpenTelemetry is installed"),
+    Room("transports", "the MessageTransport seam, byte streams, memory pipes, stdio and child processes"),
+    Room("connection", "the JSON-RPC connection: sending, request tasks, batches, typed routes, the facade _rpc"),
+    Room("remote", "remote serving and connecting: the ASGI app, Streamable HTTP, WebSocket, --listen"),
+    Room("versions", "the router of several protocol versions"),
+    Room("inspector", "the checks of a transcript and the page of a session"),
+    Room("session", "the session state a client keeps of its updates", ("_session_data", "_stub_data")),
+    Room("kits", "the conformance kits: the agent kit, the client kit (a stub agent's checking mode), their report"),
+    Room(
+        "stubs",
+        "the stub agents and clients, their sessions, sandbox and terminals",
+        ("agent", "client", "methods", "models", "_stub_data", "versions"),
+    ),
+)
+#: The rooms by name.
+ROOM_BY_NAME = {r.name: r for r in ROOMS}
+
 TEMPLATE, RUNTIME = Source.TEMPLATE, Source.RUNTIME
 AGENT, CLIENT, BOTH = ("agent",), ("client",), ("agent", "client")
 
 
 def _runtime(
-    name: str, layer: Layer | None = None, sides: tuple[str, ...] = (), peer: bool = False, flavour: str | None = None
+    name: str,
+    layer: Layer | None = None,
+    sides: tuple[str, ...] = (),
+    peer: bool = False,
+    flavour: str | None = None,
+    room: str | None = None,
 ) -> Module:
     """A shared runtime module."""
-    return Module(name, RUNTIME, sides=sides, peer=peer, shared=True, layer=layer, flavour=flavour)
+    return Module(name, RUNTIME, sides=sides, peer=peer, shared=True, layer=layer, flavour=flavour, room=room)
 
 
 #: The package, in its order (the order of its files).
@@ -190,6 +247,19 @@ MODULES = (
 )
 #: The rows by module name.
 BY_NAME = {m.name: m for m in MODULES}
+#: The rows by path in a package.
+BY_PATH = {m.path: m for m in MODULES}
+assert len(BY_NAME) == len(BY_PATH) == len(MODULES), "two rows of one module"
+assert all(m.room is None or (m.room in ROOM_BY_NAME and m.source is RUNTIME) for m in MODULES), "a room no ROOMS row names"
+
+
+def room_inits(paths: Collection[str]) -> tuple[str, ...]:
+    """The ``__init__.py`` of the private runtime package and of each room the modules at
+    ``paths`` (relative to a package's root) are in, in the order of ``ROOMS``."""
+    rooms = {path.split("/")[1] for path in paths if path.startswith(f"{RUNTIME_PACKAGE}/") and path.count("/") == 2}
+    if not rooms:
+        return ()
+    return (f"{RUNTIME_PACKAGE}/__init__.py", *(f"{RUNTIME_PACKAGE}/{r.name}/__init__.py" for r in ROOMS if r.name in rooms))
 #: The modules a module wires in at import, which a render limited to it (``only``) makes too:
 #: the dataclass flavour's ``models`` imports its codec.
 COMPANIONS = {"models.py": ("_models_codec.py",)}

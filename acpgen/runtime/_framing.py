@@ -19,8 +19,16 @@ from ._codec import dump_json, json_string
 
 __all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "JsonText", "LineFramer", "MessageSink"]
 
-#: The wire's log: every runtime module logs here (``<package>._rpc``), as it always has.
-WIRE_LOG = __name__.rpartition(".")[0] + "._rpc"
+
+def package_of(module: str) -> str:
+    """The package a runtime module (``__name__``) is copied into: ``acp`` for
+    ``acp._runtime.wire._framing`` (in a room of the private runtime) or ``acp._framing``."""
+    head, found, _ = module.partition("._runtime.")
+    return head if found else module.rpartition(".")[0]
+
+
+#: The wire's log: every runtime module logs here (``<package>._rpc``), wherever the module is.
+WIRE_LOG = package_of(__name__) + "._rpc"
 logger = logging.getLogger(WIRE_LOG)
 
 #: The largest message accepted by default (bytes, without the newline): 32 MiB.
