@@ -40,7 +40,8 @@ class Salvage(NamedTuple):
 
 #: The logger repairs are told on (the codec's); logging is imported at the first repair, not
 #: with the models: importing the package stays light.
-_LOGGER = (__name__.partition("._runtime.")[0] if "._runtime." in __name__ else __name__.rpartition(".")[0]) + "._codec"
+_PACKAGE, _IN_ROOM, _ = __name__.partition("._runtime.")  # in a room of the private runtime
+_LOGGER = (_PACKAGE if _IN_ROOM else __name__.rpartition(".")[0]) + "._codec"
 
 
 #: The repairs decodes under way have made: (thread, container, key, error, action). Empty but
