@@ -47,7 +47,7 @@ def test_the_inspector_is_generated_only_into_packages_with_both_sides():
         assert both[f"{PKG}/{name}"] == "\n".join(header) + "\n" + runtime_source(name)
     for side in ("agent", "client"):
         files = generate(Options(side=side)).files
-        assert f"{PKG}/inspect.py" not in files and f"{PKG}/_checks.py" not in files
+        assert f"{PKG}/inspect.py" not in files and f"{PKG}/_runtime/inspector/_checks.py" not in files
 
 
 def test_the_bundled_schemas_capabilities():

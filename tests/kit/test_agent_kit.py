@@ -165,7 +165,7 @@ def test_the_guides_table_is_the_kits_requirements():
     table = _table()
     folder, package = v2_package("v1.7.0")
     targets = {1: kit_module("acp_bindings", BINDINGS), 2: kit_module(package, folder)}
-    checks = {version: {c.id: c for c in importlib.import_module(f"{m.__package__}._kit_checks").requirements(m.TARGET)}
+    checks = {version: {c.id: c for c in importlib.import_module(f"{m.__package__}._runtime.kits._kit_checks").requirements(m.TARGET)}
               for version, m in targets.items()}
     assert set(table) == set(checks[1]) | set(checks[2])
     for name, (level, v1, v2, *_) in table.items():

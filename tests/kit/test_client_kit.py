@@ -26,7 +26,7 @@ from support.remote import free_port, stop, wait_listening
 from support.runtime import child_env
 from support.versions import env_for, stub, v2_package
 
-from acpgen.runtime._client_kit import REQUIREMENTS
+from acpgen.runtime._runtime.kits._client_kit import REQUIREMENTS
 
 SLOPPY = TESTS / "kit" / "sloppy_client.py"
 MUSTS = {r.id for r in REQUIREMENTS if r.level == "MUST"}

@@ -178,7 +178,7 @@ def test_a_user_template_named_like_a_runtime_module_replaces_its_copy(cli, gene
     )
     assert cli("generate", "--schema", schema, "--out", out, "--templates", templates).exit_code == 0
     assert (out / PKG / "_codec.py").read_text().endswith(f'\nVARIANT = "{PKG}"\n')
-    runtime = (ROOT / "acpgen" / "runtime" / "_rpc.py").read_text()
+    runtime = (ROOT / "acpgen" / "runtime" / "_runtime" / "connection" / "_rpc.py").read_text()
     assert (out / PKG / "_rpc.py").read_text().split("\n", 2)[2] == runtime, "the other runtime modules are copies"
 
 
@@ -190,9 +190,9 @@ def test_a_user_template_named_like_the_pydantic_runtime_replaces_its_copy(tmp_p
     )
     options = Options(schema=write_schema(mini_schema()), models="pydantic", templates=templates)
     files = generate(options, only={"_pydantic.py", "_pydantic_errors.py"}).files
-    assert files[f"{PKG}/_pydantic.py"].endswith('\nVARIANT = "pydantic"\n')
-    runtime = (ROOT / "acpgen" / "runtime" / "_pydantic_errors.py").read_text()
-    assert files[f"{PKG}/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
+    assert files[f"{PKG}/_runtime/wire/_pydantic.py"].endswith('\nVARIANT = "pydantic"\n')
+    runtime = (ROOT / "acpgen" / "runtime" / "_runtime" / "wire" / "_pydantic_errors.py").read_text()
+    assert files[f"{PKG}/_runtime/wire/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
 
 
 def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp_path):
@@ -210,7 +210,7 @@ def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp
     v2 = generate(Options(schema=ROOT / "tests/data/sdk-schemas/v2-schema.json", protocol_version=2, templates=templates),
                   only={"stub_client.py", "_turns_client.py"}).files
     assert v2[f"{PKG}/stub_client.py"].endswith('\nMINE = "stub_client.py"\n')
-    assert v2[f"{PKG}/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_turns_client.py").read_text()
+    assert v2[f"{PKG}/_runtime/stubs/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_runtime" / "stubs" / "_turns_client.py").read_text()
 
 
 def test_a_user_template_replaces_the_session_entry_module_or_the_runtime_it_runs(tmp_path):
@@ -226,7 +226,7 @@ def test_a_user_template_replaces_the_session_entry_module_or_the_runtime_it_run
     for name in names:
         assert files[f"{PKG}/{name}"].endswith(f'\nMINE = "{name}"\n'), name
     ours = generate(Options(), only=set(names)).files
-    assert ours[f"{PKG}/_session_state.py"].split("\n", 2)[2] == (ROOT / "acpgen/runtime/_session_state.py").read_text()
+    assert ours[f"{PKG}/_runtime/session/_session_state.py"].split("\n", 2)[2] == (ROOT / "acpgen/runtime/_runtime/session/_session_state.py").read_text()
     assert "from ._session_state import MessageState, SessionState, ToolCallTracker" in ours[f"{PKG}/session.py"]
 
 

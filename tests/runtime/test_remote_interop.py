@@ -138,7 +138,7 @@ def test_a_session_the_server_did_not_know_gets_its_stream_once_loaded() -> None
     a session the first worker served: the session's stream is refused (404) until the load is
     accepted, then opened, and the replayed history arrives on it."""
     from acp_bindings import PROTOCOL_VERSION, Client, builders
-    from acp_bindings._codec import encode
+    from acp_bindings._runtime.wire._codec import encode
     from acp_bindings.client import connect_agent
 
     class Texts(Client):

@@ -9,7 +9,8 @@ import sys
 import pytest
 from support import ROOT
 
-from acpgen.runtime import _codec, _rpc
+from acpgen.runtime._runtime.connection import _rpc
+from acpgen.runtime._runtime.wire import _codec
 
 RUNTIME = ROOT / "acpgen" / "runtime"
 

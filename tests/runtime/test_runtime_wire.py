@@ -16,7 +16,7 @@ import time
 import acp_bindings as acp
 import pytest
 from acp_bindings import _rpc, models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from support.runtime import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

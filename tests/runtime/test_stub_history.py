@@ -10,7 +10,7 @@ from typing import Any
 
 import acp_bindings as acp
 from acp_bindings import _stub_sessions, models
-from acp_bindings._stub_sessions import DROPPED_TURNS, History, Session
+from acp_bindings._runtime.stubs._stub_sessions import DROPPED_TURNS, History, Session
 from acp_bindings.stub_agent import StubAgent
 
 
