@@ -115,6 +115,7 @@ def spec_of(
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
         extra_keyword=options.models == "dataclasses",
+        runtime_modules=RUNTIME_PATHS,
     )
     capabilities, capability_warnings = build_capabilities(schema, methods)
     updates, update_warnings = session_updates(spec.types, methods)
@@ -195,7 +196,7 @@ def generate(
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     spec, warnings = spec_of(schema, options, reuse, locked)
     shared = SHARED_MODULES if shared_runtime else frozenset()
-    spec = replace(spec, runtime_parent=frozenset(BY_NAME[name].dotted for name in shared), runtime_modules=RUNTIME_PATHS)
+    spec = replace(spec, runtime_parent=frozenset(BY_NAME[name].dotted for name in shared))
     header = Header(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
