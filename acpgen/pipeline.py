@@ -17,7 +17,7 @@ from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
-from .model.roles import build_roles, served_sides
+from .model.roles import build_roles, served_sides, side_names
 from .model.selection import select_methods, select_types
 from .model.session import session_updates
 from .model.spec import Method, SchemaSource, Spec
@@ -135,11 +135,13 @@ def spec_of(
     where = options.origins.get("side", "--side")
     peer = TEST_PEERS.get(options.side)
     defaults = agent_defaults(methods, spec.types)
+    roles = build_roles(methods, options.side, taken, where, spec.stub_flows, defaults, locked)
     return (
         replace(
             spec,
-            roles=build_roles(methods, options.side, taken, where, spec.stub_flows, defaults),
+            roles=roles,
             test_peers=build_roles(methods, peer, taken, flows=spec.stub_flows, defaults=defaults) if peer else (),
+            names={**spec.names, **side_names(roles)},  # the lock keeps a side's classes' names too
         ),
         warnings,
     )
