@@ -49,7 +49,7 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "session/prompt" in page and "initialize" in page
     # the lines the guide shows are lines the kit prints for it
-    from acp_bindings import _kit_report as kit_report
+    from acp_bindings._runtime.kits import _kit_report as kit_report
 
     verdicts = [kit_report.Verdict(kit_report.Requirement(r["id"], r["level"], r["section"], r["text"]),
                                    r["outcome"], r["detail"]) for r in report["requirements"]]
@@ -201,7 +201,7 @@ def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkey
     import asyncio
     import dataclasses
 
-    from acp_bindings import _kit_agent, _kit_features, _kit_peer
+    from acp_bindings._runtime.kits import _kit_agent, _kit_features, _kit_peer
 
     agents_import(monkeypatch, BINDINGS)
     target = kit_module("acp_bindings", BINDINGS).TARGET

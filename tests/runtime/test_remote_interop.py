@@ -111,7 +111,8 @@ def test_a_reconnect_goes_back_to_its_worker_behind_a_cookie_sticky_balancer(sch
     the first answer (the WebSocket handshake's, initialize's): our client keeps the cookie for
     the process, so every reconnect lands on the first worker; with a jar of its own for each
     connection, a reconnect goes to the next worker in turn."""
-    from acp_bindings import PROTOCOL_VERSION, Client, _remote
+    from acp_bindings import PROTOCOL_VERSION, Client
+    from acp_bindings._runtime.remote import _remote
     from acp_bindings.client import connect_agent
 
     async def workers(url: str, jars: list[http.cookiejar.CookieJar | None]) -> list[str]:
