@@ -216,9 +216,9 @@ def test_a_side_acpgen_does_not_know_is_served_too(tmp_path, write_schema):
     doc = mini_schema()
     doc["$defs"]["LogNotification"]["x-side"] = "editor"
     acp = _package(write_schema(doc), "acp_with_editor", tmp_path / "out")
-    assert {"Editor", "EditorProxy", "EditorSideConnection"} <= set(acp.__all__)
+    assert {"Editor", "EditorPeer", "EditorSideConnection"} <= set(acp.__all__)
     assert [(r.method, r.handler) for r in acp.editor.EDITOR_ROUTES] == [("log/line", "log_line")]
-    assert inspect.iscoroutinefunction(acp.EditorProxy.log_line)
+    assert inspect.iscoroutinefunction(acp.EditorPeer.log_line)
 
 
 @pytest.mark.parametrize("side", ["models", "inspect"])
@@ -242,11 +242,11 @@ def test_every_module_of_the_table_is_a_name_no_side_takes():
 def test_a_side_whose_class_would_be_a_types_name_is_an_error(write_schema):
     doc = mini_schema()
     doc["$defs"]["LogNotification"]["x-side"] = "editor"
-    doc["$defs"]["EditorProxy"] = {"type": "object", "properties": {}}
+    doc["$defs"]["EditorPeer"] = {"type": "object", "properties": {}}
     try:
         generate(Options(schema=write_schema(doc)))
     except DiagnosticError as exc:
-        assert str(exc) == "error: #: x-side 'editor' cannot be served: EditorProxy would be a type's name too"
+        assert str(exc) == "error: #: x-side 'editor' cannot be served: EditorPeer would be a type's name too"
     else:
         raise AssertionError("no error")
 
