@@ -139,11 +139,11 @@ def side_key(side: str, what: str) -> str:
 
 
 def side_names(roles: tuple[Role, ...]) -> dict[str, str]:
-    """What the names lock records of the sides beyond agent and client: their classes' names."""
+    """What the names lock records of the sides a package serves: their classes' names (agent's and
+    client's are fixed; recorded, they tell a lock made before sides' names were recorded)."""
     return {
         side_key(r.side, what): name
         for r in roles
-        if r.side not in _NAMES
         for what, name in zip(SIDE_CLASSES, (r.base_class, r.connection_class, r.proxy_class))
     }
 
@@ -151,13 +151,16 @@ def side_names(roles: tuple[Role, ...]) -> dict[str, str]:
 def _other_side_names(side: str, taken: frozenset[str], locked: Mapping[str, str]) -> tuple[str, str, str, str]:
     """The module, handler base class, connection class and typed proxy of its peer of a side
     beyond agent and client: ``proxy``, ``Proxy``, ``ProxySideConnection``, ``ProxyPeer`` (the peer
-    of such a side is the same side), or the names the lock records for them."""
+    of such a side is the same side), or the names the lock records for them; a lock from before
+    the lock recorded them keeps the name the typed proxy had then (``ProxyProxy``)."""
     module = python_identifier(snake_case(side))
     base_class = python_identifier(pascal_case(side) or "Side")
     where = f"x-side {side!r}"
     if module in FIXED_MODULES or module.startswith("_"):
         raise DiagnosticError([error("", f"{where} cannot be served: its module {module}.py is one acpgen writes")])
-    rules = (base_class, f"{base_class}SideConnection", f"{base_class}Peer")
+    # a lock made before the lock recorded sides' names: the typed proxy had the side's name twice
+    before = bool(locked) and not any(key.startswith("sides/") for key in locked)
+    rules = (base_class, f"{base_class}SideConnection", f"{base_class}Proxy" if before else f"{base_class}Peer")
     handler, connection, peer = (locked.get(side_key(side, what), rule) for what, rule in zip(SIDE_CLASSES, rules))
     clashes = sorted({handler, connection, peer, module} & (taken | RUNTIME_NAMES))
     if clashes and side not in KNOWN_SIDES:  # a known side's names are reserved: no type has them

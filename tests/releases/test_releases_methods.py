@@ -259,9 +259,12 @@ def test_the_proxy_sides_classes_have_names_a_user_can_say_and_the_names_lock_ke
     the manifest's names lock records the side's classes, and a regeneration keeps the names it
     records (a package made when it was ``ProxyProxy`` keeps that)."""
     first = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"})
-    assert {k: v for k, v in first.names.items() if k.startswith("sides/")} == {
+    assert {k: v for k, v in first.names.items() if k.startswith("sides/proxy")} == {
         "sides/proxy#handler": "Proxy", "sides/proxy#connection": "ProxySideConnection", "sides/proxy#peer": "ProxyPeer"}
     assert "class ProxyPeer(" in first.files["acp_bindings/proxy.py"] and "ProxyProxy" not in first.files["acp_bindings/proxy.py"]
     kept = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"},
                     locked={**first.names, "sides/proxy#peer": "ProxyProxy"})
     assert "class ProxyProxy(" in kept.files["acp_bindings/proxy.py"] and kept.names["sides/proxy#peer"] == "ProxyProxy"
+    older = {k: v for k, v in first.names.items() if not k.startswith("sides/")}  # a lock from before sides' names
+    again = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"}, locked=older)
+    assert again.names["sides/proxy#peer"] == "ProxyProxy" and "class ProxyProxy(" in again.files["acp_bindings/proxy.py"]
