@@ -19,7 +19,7 @@ from support import DATA
 from acpgen.render.modules import BY_NAME, MODULES, RUNTIME_PACKAGE, Source
 from acpgen.schema.bundled import bundled_schema
 
-BEFORE = DATA / "before-rooms" / "acpgen-manifest.json"
+BEFORE = DATA / "before-rooms" / "manifest.json"  # the acpgen-manifest.json of the package
 PUBLIC = {"__init__.py", "models.py", "agent.py", "client.py", "builders.py", "methods.py", "session.py", "pair.py",
           "versions.py", "inspect.py", "conformance.py", "stub_agent.py", "stub_client.py"}
 DATA_MODULES = {"_models_codec.py", "_stub_data.py", "_session_data.py"}
