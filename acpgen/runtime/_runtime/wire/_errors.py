@@ -127,3 +127,10 @@ class ConnectionClosed(ConnectionError):
 class UnsupportedVersion(ValueError):
     """The agent answered ``initialize`` with a protocol version the client does not speak (its
     answer is not one of the client's models)."""
+
+
+# The errors a user catches, sees in a traceback and may pickle are named where the package's root
+# exports them (``acp_bindings.RequestError``), not after the room of the runtime they are kept in.
+_ROOT, _IN_ROOM, _ = __name__.partition("._runtime.")
+if _IN_ROOM:
+    RequestError.__module__ = ConnectionClosed.__module__ = _ROOT
