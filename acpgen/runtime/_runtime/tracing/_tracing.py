@@ -51,7 +51,11 @@ TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 #: Seconds between looks for a tracer provider, until one is set.
 LOOK_EVERY = 1.0
 #: The instrumentation scope of the spans: the package's name.
-SCOPE = __name__.rpartition(".")[0] or "acp"
+SCOPE = (
+    __name__.partition("._runtime.")[0]
+    if "._runtime." in __name__
+    else __name__.rpartition(".")[0] or "acp"
+)
 
 _api: Any = None  # OpenTelemetry's modules once imported (a dict), or False: not importable
 

@@ -179,7 +179,9 @@ def _page() -> Callable[[int, str, Sequence[tuple[float, str, bytes, int]]], str
     import importlib
     import importlib.util
 
-    name = f"{__package__}.inspect"
+    name = (
+        f"{__package__.partition('._runtime.')[0]}.inspect"  # the package's root, above the rooms
+    )
     if importlib.util.find_spec(name) is None:
         return None
 
