@@ -17,7 +17,7 @@ from .model.capabilities import build_capabilities
 from .model.method_table import build_method_table
 from .model.namelock import def_key
 from .model.names import load_names_file
-from .model.roles import build_roles, served_sides
+from .model.roles import build_roles, served_sides, side_names
 from .model.selection import select_methods, select_types
 from .model.session import session_updates
 from .model.spec import Method, SchemaSource, Spec
@@ -39,6 +39,7 @@ from .render.modules import (
     TEST_PEERS,
     Source,
     module_names,
+    room_inits,
 )
 from .schema.bundled import bundled_schema
 from .schema.loader import LoadedSchema, load_schema
@@ -114,6 +115,7 @@ def spec_of(
         types=select_types(types.types, kept=methods, dropped=dropped),
         names=types.names,
         extra_keyword=options.models == "dataclasses",
+        runtime_modules=RUNTIME_PATHS,
     )
     capabilities, capability_warnings = build_capabilities(schema, methods)
     updates, update_warnings = session_updates(spec.types, methods)
@@ -133,11 +135,13 @@ def spec_of(
     where = options.origins.get("side", "--side")
     peer = TEST_PEERS.get(options.side)
     defaults = agent_defaults(methods, spec.types)
+    roles = build_roles(methods, options.side, taken, where, spec.stub_flows, defaults, locked)
     return (
         replace(
             spec,
-            roles=build_roles(methods, options.side, taken, where, spec.stub_flows, defaults),
+            roles=roles,
             test_peers=build_roles(methods, peer, taken, flows=spec.stub_flows, defaults=defaults) if peer else (),
+            names={**spec.names, **side_names(roles)},  # the lock keeps a side's classes' names too
         ),
         warnings,
     )
@@ -194,7 +198,7 @@ def generate(
     schema = load_schema(options.schema or bundled_schema(), validated=reuse.validated_schemas)
     spec, warnings = spec_of(schema, options, reuse, locked)
     shared = SHARED_MODULES if shared_runtime else frozenset()
-    spec = replace(spec, runtime_parent=frozenset(name.removesuffix(".py") for name in shared))
+    spec = replace(spec, runtime_parent=frozenset(BY_NAME[name].dotted for name in shared))
     header = Header(
         generator=f"acpgen {__version__}",
         schema_name=spec.source.name,
@@ -206,10 +210,17 @@ def generate(
     root = options.package.replace(".", "/")
     files: dict[str, str] = {}
     renders: dict[str, str] = {}
-    for name in output_modules(spec.side, stubs=spec.stub_sides, models=options.models, turns=spec.stub_flows is not None):
-        if (only is None or name in only) and name not in shared:
-            path = f"{root}/{name}"
-            files[path], renders[path] = renderer.module(name, path)
+    names = [
+        name
+        for name in output_modules(spec.side, stubs=spec.stub_sides, models=options.models, turns=spec.stub_flows is not None)
+        if (only is None or name in only) and name not in shared
+    ]
+    for rel in room_inits([BY_NAME[name].path for name in names]):  # the private runtime's packages
+        path = f"{root}/{rel}"
+        files[path], renders[path] = renderer.room_init(rel)
+    for name in names:
+        path = f"{root}/{BY_NAME[name].path}"
+        files[path], renders[path] = renderer.module(name, path)
     for role in spec.other_roles:  # proxy.py, ...: one module per side beyond agent and client
         name = f"{role.module}.py"
         if only is None or name in only:
@@ -259,10 +270,9 @@ class Renderer:
         context = {**self.context, **context}
         if name == "models.py" and self.context["flavour"] == "pydantic":
             return self._pydantic_models(path)
+        here = BY_NAME[name].dotted.rpartition(".")[0] if name in BY_NAME else ""  # its package, from the root
         if name in BY_NAME and BY_NAME[name].source is Source.RUNTIME and not (self.templates and (self.templates / template).is_file()):
-            source = runtime_source(name)
-            render = self._render_of(f"{self.header.text}\n{source}")
-            return self.reuse.outputs.get(render) or f"{self.header.text}\n{self._relocated(source)}", render
+            return self._runtime(BY_NAME[name].path, here)
         mine = reads_user_templates(self.env, template, self.templates)
         unfitted = ""
         if mine is None:
@@ -275,7 +285,7 @@ class Renderer:
             from .render.tokens import Unfitted
 
             try:
-                text = relayout(self._relocated(written))
+                text = relayout(self._relocated(written, here))
             except Unfitted as exc:
                 unfitted = str(exc)
             else:
@@ -286,7 +296,7 @@ class Renderer:
                 why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(line)}` itself (it is left to black)"
                 return self.reuse.format(text, path, why), render
         self.plain_env = self.plain_env or make_environment(self.templates, black_style=False)
-        text = self._relocated(self.plain_env.get_template(template).render(context))
+        text = self._relocated(self.plain_env.get_template(template).render(context), here)
         if mine is not None:
             why = f"{path}: this module reads your template {(self.templates or Path()) / mine} (its layout is left to black)"
         else:
@@ -294,17 +304,30 @@ class Renderer:
             why = f"{path}:{number}: acpgen cannot lay out `{_excerpt(unfitted)}` itself (it is left to black)"
         return self.reuse.format(text, path, why), sha256_text(text)
 
+    def room_init(self, rel: str) -> tuple[str, str]:
+        """The ``__init__`` of the private runtime package or of one of its rooms (``rel``:
+        ``_runtime/connection/__init__.py``), and the sha256 of its render."""
+        return self._runtime(rel, rel.removesuffix("/__init__.py").replace("/", "."))
+
+    def _runtime(self, rel: str, here: str) -> tuple[str, str]:
+        """A runtime module (``rel``: its path in ``acpgen/runtime/``) behind the header, in the
+        package ``here`` (dotted, from the package's root), and the sha256 of its render."""
+        source = runtime_source(rel)
+        render = self._render_of(f"{self.header.text}\n{source}")
+        return self.reuse.outputs.get(render) or f"{self.header.text}\n{self._relocated(source, here)}", render
+
     def _render_of(self, written: str) -> str:
         """The sha256 of a render: what a template or the runtime wrote, the modules its
         package's parent has, and the code that makes the module of it."""
         parent = f"\n# from the parent: {', '.join(sorted(self.parent))}" if self.parent else ""
         return sha256_text(f"{written}{parent}\n# made by: {_after_the_template()}")
 
-    def _relocated(self, text: str) -> str:
-        """``text`` importing the modules its package's parent has from there."""
+    def _relocated(self, text: str, here: str = "") -> str:
+        """``text``, a module of the package ``here`` (dotted, from the package's root), importing
+        the modules its package's parent has from there."""
         from .render.relocate import import_from_parent
 
-        return import_from_parent(text, self.parent) if self.parent else text
+        return import_from_parent(text, self.parent, here) if self.parent else text
 
     def _pydantic_models(self, path: str) -> tuple[str, str]:
         """The pydantic flavour's ``models.py``: by datamodel-code-generator, then black where its
@@ -352,3 +375,5 @@ def _excerpt(line: str, width: int = 60) -> str:
 #: What the versions of a package of several share, at its root: the runtime that imports no
 #: version's modules, the pydantic flavour's support modules.
 SHARED_MODULES = frozenset(module_names(shared=True))
+#: Where each runtime module in a room is, from the package's root: ``("_rpc", "_runtime.connection._rpc")``.
+RUNTIME_PATHS = tuple((m.stem, m.dotted) for m in MODULES if m.room is not None)

@@ -39,7 +39,7 @@ from jsonschema.validators import validator_for
 from .options import Options
 from .output.reuse import Reuse
 from .pipeline import generate
-from .render.modules import Layer, module_names
+from .render.modules import BY_NAME, Layer, module_names
 from .schema.bundled import bundled_schema, bundled_schema_sha256
 from .schema.loader import LoadedSchema, load_schema
 from .schema.protocol import protocol_version as version_of
@@ -195,6 +195,12 @@ _PACKAGES: dict[str, tuple[tempfile.TemporaryDirectory[str], dict[str, ModuleTyp
 _MODULES = ("_codec", "methods", "models", "_checks", "_session_page")
 
 
+def _dotted(name: str) -> str:
+    """Where the module ``name`` is in a package: ``_runtime.wire._codec``, or ``models``."""
+    module = BY_NAME.get(f"{name}.py")
+    return name if module is None else module.dotted
+
+
 def generated_modules(
     schema: LoadedSchema, schema_path: Path | None, protocol_version: int | None = None
 ) -> dict[str, ModuleType]:
@@ -212,13 +218,15 @@ def generated_modules(
     root = Path(folder.name) / package
     root.mkdir()
     for relative, text in files.items():
-        (root / relative.rsplit("/", 1)[1]).write_text(text, encoding="utf-8")
+        target = root / relative.removeprefix(f"{package}/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
     (root / "__init__.py").write_text("", encoding="utf-8")
     spec = importlib.util.spec_from_file_location(package, root / "__init__.py", submodule_search_locations=[str(root)])
     assert spec is not None and spec.loader is not None
     sys.modules[package] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sys.modules[package])
-    modules = {name: importlib.import_module(f"{package}.{name}") for name in _MODULES}
+    modules = {name: importlib.import_module(f"{package}.{_dotted(name)}") for name in _MODULES}
     _PACKAGES[key] = (folder, modules)
     return modules
 

@@ -49,6 +49,7 @@ from .pipeline import (
     output_modules,
     spec_of,
 )
+from .render.modules import BY_NAME, room_inits
 from .schema.bundled import bundled_schema
 from .schema.loader import load_schema
 from .schema.protocol import how_stated, protocol_version
@@ -145,8 +146,12 @@ def generate_versions(
     newest = {"spec": specs[versions[-1].number], "header": header, "package": options.package,
               "flavour": options.models}
     renderer = Renderer(options.templates, header, newest, reuse)
-    for name in _shared_modules(specs.values(), options.models):
-        files[f"{root}/{name}"], renders[f"{root}/{name}"] = renderer.module(name, f"{root}/{name}")
+    shared = _shared_modules(specs.values(), options.models)
+    for rel in room_inits([BY_NAME[name].path for name in shared]):  # the shared runtime's packages
+        files[f"{root}/{rel}"], renders[f"{root}/{rel}"] = renderer.room_init(rel)
+    for name in shared:
+        path = f"{root}/{BY_NAME[name].path}"
+        files[path], renders[path] = renderer.module(name, path)
     for name, text in STATIC_FILES.items():
         files[f"{root}/{name}"], renders[f"{root}/{name}"] = text, sha256_text(text)
     tools = [name for name in TOOL_MODULES if _has_tool(name, files, root, versions)]
@@ -184,7 +189,7 @@ def _has_tool(name: str, files: Mapping[str, str], root: str, versions: Sequence
         return any(v.client_stub for v in versions)
     if name == "conformance.py":
         return all(f"{root}/{v.module}/conformance.py" in files for v in versions)
-    return f"{root}/_versions.py" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)
+    return f"{root}/{BY_NAME['_versions.py'].path}" in files and all(f"{root}/{v.module}/inspect.py" in files for v in versions)
 
 
 def _lock(locked: Mapping[int, Mapping[str, str]] | None, number: int) -> Mapping[str, str] | None:

@@ -44,7 +44,7 @@ def _env() -> dict[str, str]:
 async def main_async(rounds: int) -> None:
     import acp_bindings as acp
     from acp_bindings import models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
 
     received = {"count": 0}
 

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
-from acp_bindings import _rpc  # noqa: E402
+from acp_bindings._runtime.connection import _rpc  # noqa: E402
 
 CHUNK = 1 << 16
 

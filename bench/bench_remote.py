@@ -62,7 +62,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 async def turn(url: str, updates: int) -> int:
     """One connection, one session, one prompt answered with ``updates`` updates: how many came."""
     from acp_bindings import models
-    from acp_bindings._codec import decode, encode
+    from acp_bindings._runtime.wire._codec import decode, encode
     from acp_bindings.client import Client, connect_agent
     from acp_bindings.methods import PROTOCOL_VERSION
 
@@ -118,7 +118,7 @@ def allocated(port: int) -> int:
 async def idle(url: str, count: int, port: int) -> float:
     """Server KiB per idle connection: ``count`` connections initialized (HTTP: stream open)."""
     from acp_bindings import models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
     from acp_bindings.client import Client, connect_agent
     from acp_bindings.methods import PROTOCOL_VERSION
 

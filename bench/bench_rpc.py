@@ -51,7 +51,7 @@ ROUNDS = 7
 def serve_generated() -> None:
     import acp_bindings as acp
     from acp_bindings import models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
 
     class BenchAgent(acp.Agent):
         async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
@@ -208,7 +208,7 @@ async def run_floor(measure: Callable[[Workload], Awaitable[Any]]) -> Any:
 async def run_generated(measure: Callable[[Workload], Awaitable[Any]]) -> Any:
     import acp_bindings as acp
     from acp_bindings import models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
 
     work = Workload()
     work.name = OURS

@@ -56,7 +56,7 @@ async def _sink() -> Any:
 async def measure(rounds: int, lines: int, tracing: bool = False) -> dict[str, Figure]:
     import acp_bindings as acp
     from acp_bindings import models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
 
     generated_sink, fast_sink, msgspec_sink = await _sink(), await _sink(), await _sink()
     conn = acp.AgentSideConnection(acp.Agent(), generated_sink.stdout, generated_sink.stdin)

@@ -14,7 +14,7 @@ from typing import Any
 import acp
 from acp.http.asgi import create_asgi_app
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from acp_bindings.agent import Agent, asgi_app
 from acp_bindings.methods import PROTOCOL_VERSION
 

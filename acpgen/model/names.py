@@ -53,7 +53,7 @@ RUNTIME_NAMES = frozenset(
         "Salvage", "decode_salvaging", "encode_text",
         "Agent", "AgentSideConnection", "AgentProxy", "AGENT_ROUTES", "run_agent",
         "Client", "ClientSideConnection", "ClientProxy", "CLIENT_ROUTES", "spawn_agent", "connect_agent", "asgi_app",
-        "Proxy", "ProxySideConnection", "ProxyProxy", "PROXY_ROUTES",
+        "Proxy", "ProxySideConnection", "ProxyPeer", "ProxyProxy", "PROXY_ROUTES",
         "in_memory_pair", "models", "methods", "agent", "client", "proxy", "pair", "stub_agent", "stub_client",
         "asyncio", "contextlib", "os", "final", "AsyncIterator", "_rpc", "_codec", "_CODEC",
         "overload", "builders", "session", "MessageState", "SessionState", "ToolCallTracker",
@@ -64,7 +64,7 @@ RUNTIME_NAMES = frozenset(
         "_connection", "_typed", "_process", "_versions", "_checks", "_session_page", "inspect",
         "_guard", "_http_connection", "_asgi_messages", "_event_stream", "_asgi", "_remote", "versions",
         "_kit_report", "_kit_peer", "_kit_agent", "_kit_features", "_kit_wire", "_kit_checks", "_kit_cli", "conformance",
-        "_models_codec",
+        "_models_codec", "_runtime",
     }
 )
 RESERVED_TYPE_NAMES |= RUNTIME_NAMES

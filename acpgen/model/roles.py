@@ -5,11 +5,15 @@ handles, the typed proxy for the methods of the other side, and the connection c
 ties them together. Names are decided here, so templates only print them.
 
 Agent and client call each other. Every other side the method table has (``x-side: proxy``) gets
-the same, named after it (``Proxy``, ``ProxyProxy``, ``ProxySideConnection``, in ``proxy.py``),
-with the side itself as the peer: both ends of a proxy-chain link handle and call its methods.
+the same, named after it (``Proxy``, ``ProxySideConnection``, in ``proxy.py``), with the side
+itself as the peer: both ends of a proxy-chain link handle and call its methods, so the typed
+proxy that calls the peer is its peer (``ProxyPeer``). Those names are recorded in the names lock
+(``sides/<side>#<role>``): a regeneration keeps the ones a package has.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from ..diagnostics import DiagnosticError, error
 from .agent_defaults import AgentDefaults
@@ -67,12 +71,14 @@ def build_roles(
     where: str = "--side",
     flows: StubFlows | None = None,
     defaults: AgentDefaults | None = None,
+    locked: Mapping[str, str] | None = None,
 ) -> tuple[Role, ...]:
     """One role per served side. ``taken``: the type names, which a side's own names must not meet;
     ``where``: where ``side`` came from, for the error; ``flows``: the stubs' flows of a schema
     whose turns end through state updates (ACP v2), whose agent and client get stubs written
     against them rather than against ``STUB_METHODS``; ``defaults``: what the agent's base does by
-    default (see ``agent_duties.py``).
+    default (see ``agent_duties.py``); ``locked``: the names lock, whose names of a side's classes
+    (:func:`side_names`) are kept.
 
     Raises :class:`DiagnosticError` for a ``--side`` the schema does not declare, and for a side
     whose names cannot be made (an x-side named like a module, or whose class names are a type's).
@@ -86,8 +92,8 @@ def build_roles(
             base_class, connection_class, peer_attr, proxy_class = _NAMES[served]
             module, peer_side = served, _OTHER[served]
         else:
-            module, base_class = _other_side_names(served, taken)
-            connection_class, peer_attr, proxy_class = f"{base_class}SideConnection", "peer", f"{base_class}Proxy"
+            module, base_class, connection_class, proxy_class = _other_side_names(served, taken, locked or {})
+            peer_attr = "peer"
             peer_side = served  # both ends of a proxy chain's link call proxy/successor on each other
         handles = tuple(m for m in methods if m.side == served)
         calls = tuple(m for m in methods if m.side == peer_side)
@@ -123,17 +129,43 @@ FIXED_MODULES = frozenset(
 )
 
 
-def _other_side_names(side: str, taken: frozenset[str]) -> tuple[str, str]:
-    """The module and handler base class of a side beyond agent and client: ``proxy``, ``Proxy``."""
+#: What the names lock records of a side beyond agent and client, by the key's part after ``#``.
+SIDE_CLASSES = ("handler", "connection", "peer")
+
+
+def side_key(side: str, what: str) -> str:
+    """The names lock's key of one of a side's classes (``what``: one of :data:`SIDE_CLASSES`)."""
+    return f"sides/{side}#{what}"
+
+
+def side_names(roles: tuple[Role, ...]) -> dict[str, str]:
+    """What the names lock records of the sides a package serves: their classes' names (agent's and
+    client's are fixed; recorded, they tell a lock made before sides' names were recorded)."""
+    return {
+        side_key(r.side, what): name
+        for r in roles
+        for what, name in zip(SIDE_CLASSES, (r.base_class, r.connection_class, r.proxy_class))
+    }
+
+
+def _other_side_names(side: str, taken: frozenset[str], locked: Mapping[str, str]) -> tuple[str, str, str, str]:
+    """The module, handler base class, connection class and typed proxy of its peer of a side
+    beyond agent and client: ``proxy``, ``Proxy``, ``ProxySideConnection``, ``ProxyPeer`` (the peer
+    of such a side is the same side), or the names the lock records for them; a lock from before
+    the lock recorded them keeps the name the typed proxy had then (``ProxyProxy``)."""
     module = python_identifier(snake_case(side))
     base_class = python_identifier(pascal_case(side) or "Side")
     where = f"x-side {side!r}"
     if module in FIXED_MODULES or module.startswith("_"):
         raise DiagnosticError([error("", f"{where} cannot be served: its module {module}.py is one acpgen writes")])
-    clashes = sorted({base_class, f"{base_class}SideConnection", f"{base_class}Proxy", module} & (taken | RUNTIME_NAMES))
+    # a lock made before the lock recorded sides' names: the typed proxy had the side's name twice
+    before = bool(locked) and not any(key.startswith("sides/") for key in locked)
+    rules = (base_class, f"{base_class}SideConnection", f"{base_class}Proxy" if before else f"{base_class}Peer")
+    handler, connection, peer = (locked.get(side_key(side, what), rule) for what, rule in zip(SIDE_CLASSES, rules))
+    clashes = sorted({handler, connection, peer, module} & (taken | RUNTIME_NAMES))
     if clashes and side not in KNOWN_SIDES:  # a known side's names are reserved: no type has them
         raise DiagnosticError([error("", f"{where} cannot be served: {', '.join(clashes)} would be a type's name too")])
-    return module, base_class
+    return module, handler, connection, peer
 
 
 def _has_flows(side: str, flows: StubFlows | None) -> bool:

@@ -243,6 +243,9 @@ class Spec:
     #: The runtime modules the package imports from its parent package, which has them for the
     #: versions of a package of several (``{"_rpc", ...}``; see acpgen.versioned).
     runtime_parent: frozenset[str] = frozenset()
+    #: Where the runtime modules in rooms are, from the package's root (``("_rpc",
+    #: "_runtime.connection._rpc")``): the modules the templates name by their own name.
+    runtime_modules: tuple[tuple[str, str], ...] = ()
     #: The models' constructors take ``extra`` (the dataclass flavour's); the pydantic flavour's
     #: take each unknown property as a keyword of its own, so builders and flat calls leave it out.
     extra_keyword: bool = True
@@ -425,14 +428,16 @@ class Spec:
         return tuple(found)
 
     def runtime_path(self, module: str) -> str:
-        """The relative import of one of the package's modules: ``._rpc``, or ``.._rpc`` when
+        """The relative import of one of the package's modules: ``._rpc`` (or
+        ``._runtime.connection._rpc``, where it is in a room of the runtime), or ``.._rpc`` when
         the parent package has it."""
-        return (".." if module in self.runtime_parent else ".") + module
+        dotted = dict(self.runtime_modules).get(module, module)
+        return (".." if dotted in self.runtime_parent else ".") + dotted
 
     @property
     def runtime_imports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """:attr:`runtime_exports` in the order isort and ruff sort their imports."""
-        return tuple(sorted(self.runtime_exports))
+        return tuple(sorted(self.runtime_exports, key=lambda export: (self.runtime_path(export[0]), export)))
 
     @property
     def root_exports(self) -> tuple[str, ...]:

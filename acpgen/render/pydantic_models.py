@@ -30,6 +30,7 @@ from ..model.types import (
 )
 from .environment import docstring
 from .flavours import FLAVOURS as FLAVOURS  # noqa: PLC0414  (named here before its own module)
+from .modules import BY_NAME
 
 #: What ``--models pydantic`` needs: acpgen's ``pydantic`` extra, pinned as in pyproject.toml.
 REQUIREMENT = "datamodel-code-generator==0.89.*"
@@ -350,5 +351,10 @@ def module_header(header_text: str, schema_name: str, uses: Iterable[str] = (), 
     return (
         f"{header_text}\n{docstring(doc)}\n\nfrom __future__ import annotations\n\n"
         + "".join(f"{statement}\n" for statement in imports)
-        + f"from . import _codec\nfrom ._pydantic import {', '.join(support)}"
+        + f"from .{_parent('_codec.py')} import _codec\nfrom .{BY_NAME['_pydantic.py'].dotted} import {', '.join(support)}"
     )
+
+
+def _parent(name: str) -> str:
+    """The package a runtime module is in, dotted from the package's root: ``_runtime.wire``, or ``""``."""
+    return BY_NAME[name].dotted.rpartition(".")[0]

@@ -34,10 +34,22 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
-from . import _session_page, methods, models
-from ._checks import AGENT_TO_CLIENT, CLIENT_TO_AGENT, Checker, Problem
-from ._codec import DecodeError, decode_salvaging
-from ._process import end_group, read_stdin, signal_group, start_on_pipes, take_stdout
+from . import methods, models
+from ._runtime.inspector import _session_page
+from ._runtime.inspector._checks import (
+    AGENT_TO_CLIENT,
+    CLIENT_TO_AGENT,
+    Checker,
+    Problem,
+)
+from ._runtime.transports._process import (
+    end_group,
+    read_stdin,
+    signal_group,
+    start_on_pipes,
+    take_stdout,
+)
+from ._runtime.wire._codec import DecodeError, decode_salvaging
 
 __all__ = ["Session", "Tap", "main", "make_checker", "run"]
 

@@ -11,9 +11,10 @@ import uuid
 from collections.abc import Callable, Collection
 from typing import Any, final, overload
 
-from . import _asgi, _rpc
-from ._codec import DecodeError, decode, encode, encode_text
-from ._rpc import RequestError
+from ._runtime.connection import _rpc
+from ._runtime.connection._rpc import RequestError
+from ._runtime.remote import _asgi
+from ._runtime.wire._codec import DecodeError, decode, encode, encode_text
 from .methods import BATCHES, PROTOCOL_VERSION, UNSUPPORTED_VERSION_ERROR
 from .models import (
     AcceptNesNotification,

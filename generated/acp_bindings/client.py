@@ -11,9 +11,10 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any, final, overload
 
-from . import _remote, _rpc
-from ._codec import DecodeError, decode, encode, encode_text
-from ._rpc import RequestError
+from ._runtime.connection import _rpc
+from ._runtime.connection._rpc import RequestError
+from ._runtime.remote import _remote
+from ._runtime.wire._codec import DecodeError, decode, encode, encode_text
 from .methods import BATCHES, UNSUPPORTED_VERSION_ERROR
 from .models import (
     AcceptNesNotification,

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _stub_data, methods
-from ._kit_agent import Target
-from ._kit_cli import main as _main
+from ._runtime.kits._kit_agent import Target
+from ._runtime.kits._kit_cli import main as _main
 
 __all__ = ["TARGET", "main", "page", "target"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-from . import _rpc
+from ._runtime.connection import _rpc
 from .agent import Agent, AgentSideConnection
 from .client import Client, ClientSideConnection
 

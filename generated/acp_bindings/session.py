@@ -12,6 +12,6 @@ update it reads.
 
 from __future__ import annotations
 
-from ._session_state import MessageState, SessionState, ToolCallTracker
+from ._runtime.session._session_state import MessageState, SessionState, ToolCallTracker
 
 __all__ = ["MessageState", "SessionState", "ToolCallTracker"]

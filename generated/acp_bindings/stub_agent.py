@@ -41,9 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import _stub_agent
-from ._echo import text_chunks
-from ._stub_agent import StubAgent, app
+from ._runtime.stubs import _stub_agent
+from ._runtime.stubs._echo import text_chunks
+from ._runtime.stubs._stub_agent import StubAgent, app
 
 __all__ = ["StubAgent", "app", "main", "text_chunks"]
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from . import _stub_client
-from ._stub_client import NoAuthMethod, StubClient, auth_method
+from ._runtime.stubs import _stub_client
+from ._runtime.stubs._stub_client import NoAuthMethod, StubClient, auth_method
 
 __all__ = ["NoAuthMethod", "StubClient", "auth_method", "main"]
 

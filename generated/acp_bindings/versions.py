@@ -42,9 +42,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import _asgi, _remote
-from ._errors import UNSUPPORTED_PROTOCOL_VERSION
-from ._rpc import (
+from ._runtime.connection._rpc import (
     DEFAULT_MAX_MESSAGE_SIZE,
     ConnectionClosed,
     MessageTransport,
@@ -56,7 +54,8 @@ from ._rpc import (
     spawn,
     stop_process,
 )
-from ._versions import (
+from ._runtime.remote import _asgi, _remote
+from ._runtime.versions._versions import (
     AgentRouter,
     Connector,
     _Fed,
@@ -64,6 +63,7 @@ from ._versions import (
     select_version,
     serve_versions,
 )
+from ._runtime.wire._errors import UNSUPPORTED_PROTOCOL_VERSION
 
 __all__ = [
     "INITIALIZE_ID",

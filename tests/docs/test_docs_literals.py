@@ -149,7 +149,7 @@ def _decode_strictly(path: str, data: Any) -> list[str]:
     """Decode ``data`` as the type at ``path`` (``package.models.Name``) in no lenient way; the
     pointers of the properties it does not define."""
     tp = _resolve(path)
-    codec = importlib.import_module(f"{path.split('.')[0]}._codec")
+    codec = importlib.import_module(f"{path.split('.')[0]}._runtime.wire._codec")
     return _unknown(codec.decode(tp, data, strict=True))
 
 
@@ -178,7 +178,7 @@ def test_a_literal_of_another_draft_is_told_by_the_property_its_class_lacks():
         assert _decode_strictly("both.v2.models.PromptResponse", {"messageId": "m1"}) == ["/messageId"]
         answer = {"protocolVersion": 1, "info": {"name": "mine", "version": "2"}}
         assert _decode_strictly("both.v1.models.InitializeResponse", answer) == ["/info"]
-        codec = importlib.import_module("both._codec")
+        codec = importlib.import_module("both._runtime.wire._codec")
         chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
         with pytest.raises(codec.DecodeError):
             _decode_strictly("both.v2.models.UpdateSessionNotification", {"sessionId": "s", "update": chunk})

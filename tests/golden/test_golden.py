@@ -44,7 +44,10 @@ def rendered(case: str) -> dict[str, str]:
     return {
         name: text
         for name, text in modules.items()
-        if name.endswith(".py") and name not in module_names(source=Source.RUNTIME) and (has_methods or name in MODELS)
+        if name.endswith(".py")
+        and "/" not in name  # the private runtime's rooms (``_runtime/``): copied, not rendered
+        and name not in module_names(source=Source.RUNTIME)
+        and (has_methods or name in MODELS)
     }
 
 

@@ -10,6 +10,7 @@ from support import CORPUS, bundled_document, mini_schema
 
 from acpgen.pipeline import Options, build_spec, generate
 from acpgen.render.environment import runtime_source
+from acpgen.render.modules import BY_NAME
 
 PKG = "acp_bindings"
 
@@ -44,10 +45,11 @@ def test_the_inspector_is_generated_only_into_packages_with_both_sides():
     both = generate(Options()).files
     header = both[f"{PKG}/methods.py"].split("\n", 2)[:2]
     for name in ("inspect.py", "_checks.py"):
-        assert both[f"{PKG}/{name}"] == "\n".join(header) + "\n" + runtime_source(name)
+        path = BY_NAME[name].path
+        assert both[f"{PKG}/{path}"] == "\n".join(header) + "\n" + runtime_source(path)
     for side in ("agent", "client"):
         files = generate(Options(side=side)).files
-        assert f"{PKG}/inspect.py" not in files and f"{PKG}/_checks.py" not in files
+        assert f"{PKG}/inspect.py" not in files and f"{PKG}/_runtime/inspector/_checks.py" not in files
 
 
 def test_the_bundled_schemas_capabilities():

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from acp_bindings import _session_page
+from acp_bindings._runtime.inspector import _session_page
 from support.browser import ARTIFACTS, Browser
 from support.runtime import INTEROP, STUB_AGENT, child_env, make_workspace
 

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from acp_bindings.agent import Agent, asgi_app
 from acp_bindings.methods import PROTOCOL_VERSION
 

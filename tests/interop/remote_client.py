@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from acp_bindings.client import Client, connect_agent
 from acp_bindings.methods import PROTOCOL_VERSION
 

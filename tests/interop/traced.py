@@ -85,7 +85,7 @@ def __getattr__(name: str) -> Any:
 async def drive(target: str, cwd: str, agent_out: str | None) -> None:
     import acp_bindings as acp
     from acp_bindings import builders, models
-    from acp_bindings._codec import decode
+    from acp_bindings._runtime.wire._codec import decode
     from acp_bindings.client import connect_agent
 
     updated = asyncio.Event()

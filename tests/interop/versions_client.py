@@ -23,7 +23,7 @@ def main() -> None:
     client = {n: importlib.import_module(f"{p}.client") for n, p in packages.items()}
     models = {n: importlib.import_module(f"{p}.models") for n, p in packages.items()}
     versions = importlib.import_module(f"{v1}.versions")
-    rpc = importlib.import_module(f"{v1}._rpc")
+    rpc = importlib.import_module(f"{v1}._runtime.connection._rpc")
 
     def shape(version: int) -> dict[str, Any]:
         if version == 1:

@@ -22,7 +22,7 @@ def main() -> None:
     v1, v2, mode = sys.argv[1], sys.argv[2], (sys.argv[3] if len(sys.argv) > 3 else "router")
     versions = {"router": {1: connector(v1), 2: connector(v2)}, "router-v1": {1: connector(v1)},
                 "router-v2": {2: connector(v2)}}[mode]
-    router = importlib.import_module(f"{v1}._versions")
+    router = importlib.import_module(f"{v1}._runtime.versions._versions")
     asyncio.run(router.serve_versions(versions))
 
 

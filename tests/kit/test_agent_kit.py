@@ -56,7 +56,7 @@ def test_the_v1_stub_agent_meets_every_requirement_with_a_junit_and_html_report(
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "session/prompt" in page and "initialize" in page
     # the lines the guide shows are lines the kit prints for it
-    from acp_bindings import _kit_report as kit_report
+    from acp_bindings._runtime.kits import _kit_report as kit_report
 
     verdicts = [kit_report.Verdict(kit_report.Requirement(r["id"], r["level"], r["section"], r["text"]),
                                    r["outcome"], r["detail"]) for r in report["requirements"]]
@@ -151,7 +151,7 @@ def test_the_guides_table_is_the_kits_requirements():
     table = _table()
     folder, package = v2_package("v1.7.0")
     targets = {1: kit_module("acp_bindings", BINDINGS), 2: kit_module(package, folder)}
-    checks = {version: {c.id: c for c in importlib.import_module(f"{m.__package__}._kit_checks").requirements(m.TARGET)}
+    checks = {version: {c.id: c for c in importlib.import_module(f"{m.__package__}._runtime.kits._kit_checks").requirements(m.TARGET)}
               for version, m in targets.items()}
     assert set(table) == set(checks[1]) | set(checks[2])
     for name, (level, binds, v1, v2, *_) in table.items():
@@ -193,7 +193,7 @@ def test_a_method_the_schema_gates_by_a_capability_is_held_to_both_halves(monkey
     import asyncio
     import dataclasses
 
-    from acp_bindings import _kit_agent, _kit_features, _kit_peer
+    from acp_bindings._runtime.kits import _kit_agent, _kit_features, _kit_peer
 
     agents_import(monkeypatch, BINDINGS)
     target = kit_module("acp_bindings", BINDINGS).TARGET

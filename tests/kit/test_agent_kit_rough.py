@@ -46,7 +46,7 @@ def verdict(report: dict[str, Any], requirement: str) -> tuple[str, str]:
 def checks_run(monkeypatch: Any, tmp_path: Path, command: list[str], ids: set[str], patience: float) -> dict[
         str, tuple[str, str]]:
     """Only the checks ``ids``, against ``command``, with ``patience`` (the --timeout)."""
-    from acp_bindings import _kit_agent, _kit_checks, _kit_peer
+    from acp_bindings._runtime.kits import _kit_agent, _kit_checks, _kit_peer
 
     agents_import(monkeypatch, BINDINGS)
     target = kit_module("acp_bindings", BINDINGS).TARGET
@@ -157,7 +157,7 @@ def test_cancellation_it_could_not_test_says_why(monkeypatch, tmp_path):
 
 
 def test_the_kit_logs_in_only_when_an_answer_asks(monkeypatch, tmp_path, capfd):
-    from acp_bindings import _kit_agent, _kit_checks, _kit_peer
+    from acp_bindings._runtime.kits import _kit_agent, _kit_checks, _kit_peer
 
     agents_import(monkeypatch, BINDINGS)
     target = kit_module("acp_bindings", BINDINGS).TARGET

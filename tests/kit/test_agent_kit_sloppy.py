@@ -97,7 +97,7 @@ def test_every_requirement_is_broken_by_some_sloppy_agent():
 
 
 def _checks(module: Any) -> list[Any]:
-    return list(importlib.import_module(f"{module.__package__}._kit_checks").requirements(module.TARGET))
+    return list(importlib.import_module(f"{module.__package__}._runtime.kits._kit_checks").requirements(module.TARGET))
 
 
 def test_a_demanding_agent_that_keeps_the_text_passes(monkeypatch):

@@ -27,9 +27,9 @@ from support.remote import free_port, stop, wait_listening
 from support.runtime import child_env
 from support.versions import env_for, stub, v2_package
 
-from acpgen.runtime._client_kit import RULES
-from acpgen.runtime._client_rules import BY_ID
-from acpgen.runtime._kit_report import ADVICE, MUST, SHOULD, level_for
+from acpgen.runtime._runtime.kits._client_kit import RULES
+from acpgen.runtime._runtime.kits._client_rules import BY_ID
+from acpgen.runtime._runtime.kits._kit_report import ADVICE, MUST, SHOULD, level_for
 
 SLOPPY = TESTS / "kit" / "sloppy_client.py"
 MUSTS = {r.id for r in RULES if r.level == "MUST"}
@@ -113,8 +113,8 @@ def test_judged_on_the_wire_an_error_ends_a_turn_and_a_refused_initialize_is_non
     one); a client whose only initialize was refused did not initialize; a notification of a
     method the agent did not advertise breaks the capability, though nothing answers it. Advice
     not taken opens its line NOTE and leaves the exit status 0."""
-    from acpgen.runtime._client_rules import judge
-    from acpgen.runtime._kit_report import exit_status, report_lines
+    from acpgen.runtime._runtime.kits._client_rules import judge
+    from acpgen.runtime._runtime.kits._kit_report import exit_status, report_lines
 
     def found(*messages):
         return {v.requirement.id: (v.outcome, v.detail) for v in judge(_transcript(*messages), {}, 1, GATES)}

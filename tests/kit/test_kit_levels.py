@@ -19,7 +19,14 @@ from support import BINDINGS, ROOT
 from support.kit import kit_module
 from support.versions import v2_package
 
-from acpgen.runtime._kit_report import ADVICE, KEYWORDS, MUST, PEERS, SHOULD, level_for
+from acpgen.runtime._runtime.kits._kit_report import (
+    ADVICE,
+    KEYWORDS,
+    MUST,
+    PEERS,
+    SHOULD,
+    level_for,
+)
 
 ANCHORS = json.loads((ROOT / "tests" / "data" / "spec_anchors_v1.7.0.json").read_text())
 
@@ -30,7 +37,7 @@ def _kits() -> dict[str, Any]:
 
 
 def _checks(module: Any) -> list[Any]:
-    return list(importlib.import_module(f"{module.__package__}._kit_checks").requirements(module.TARGET))
+    return list(importlib.import_module(f"{module.__package__}._runtime.kits._kit_checks").requirements(module.TARGET))
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +135,7 @@ def test_the_content_a_prompt_carries_is_what_it_says():
     import wave
     import zlib
 
-    from acpgen.runtime import _kit_features
+    from acpgen.runtime._runtime.kits import _kit_features
 
     png = base64.b64decode(_kit_features._CONTENT["image"]["data"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,4 +1,4 @@
-"""The conformance kits' report (``acpgen/runtime/_kit_report.py``): one line per requirement, the
+"""The conformance kits' report (``acpgen/runtime/_runtime/kits/_kit_report.py``): one line per requirement, the
 whole report as JSON, JUnit XML read back by a parser, and the exit status a CI reads."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from acpgen.runtime._kit_report import (
+from acpgen.runtime._runtime.kits._kit_report import (
     FAILED,
     NOT_APPLICABLE,
     PASSED,

@@ -8,7 +8,7 @@ import sys
 
 from acpgen.pipeline import Header, Options, build_spec
 from acpgen.render.environment import make_environment, runtime_source
-from acpgen.render.modules import Layer, module_names
+from acpgen.render.modules import BY_NAME, Layer, module_names, room_inits
 
 
 def _closure(spec, roots: set[str]) -> set[str]:
@@ -46,8 +46,10 @@ def test_types_reachable_from_kept_methods_render_a_working_package(tmp_path):
     package = tmp_path / "pruned_bindings"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for name in module_names(layer=Layer.CODEC):
-        (package / name).write_text(runtime_source(name))
+    codec = [BY_NAME[name].path for name in module_names(layer=Layer.CODEC)]
+    for path in (*room_inits(codec), *codec):  # the codec, in its room of the private runtime
+        (package / path).parent.mkdir(parents=True, exist_ok=True)
+        (package / path).write_text(runtime_source(path))
     for module in ("models.py", "_models_codec.py"):  # the declarations and their codec
         text = env.get_template(f"{module}.jinja").render(spec=pruned, header=header, package="pruned_bindings")
         (package / module).write_text(text)

@@ -106,7 +106,7 @@ def test_releases_that_once_failed_import_and_round_trip(file: str, tmp_path) ->
     sys.path.insert(0, str(tmp_path))
     try:
         models = importlib.import_module(f"{package}.models")
-        codec = importlib.import_module(f"{package}._codec")
+        codec = importlib.import_module(f"{package}._runtime.wire._codec")
     finally:
         sys.path.remove(str(tmp_path))
     for type_, value, class_name, field in ROUND_TRIPS[file]:

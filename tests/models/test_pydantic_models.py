@@ -199,7 +199,7 @@ def test_lineage_set_names_and_round_trips(file: str, tmp_path) -> None:
     sys.path.insert(0, str(tmp_path))
     try:
         models = importlib.import_module(f"{package}.models")
-        codec = importlib.import_module(f"{package}._codec")
+        codec = importlib.import_module(f"{package}._runtime.wire._codec")
     finally:
         sys.path.remove(str(tmp_path))
     for type_, value, class_name, field in ROUND_TRIPS[file]:

@@ -10,6 +10,7 @@ from support import DATA, ROOT, mini_schema, one_error_line, tree
 from acpgen.output import formatting, inputs
 from acpgen.output.reuse import reuse_from_output
 from acpgen.pipeline import Options, generate
+from acpgen.render.modules import BY_NAME
 
 PKG = "acp_bindings"
 
@@ -77,7 +78,7 @@ def test_a_schema_change_shows_up_in_the_module_it_changes(cli, tmp_path, write_
     assert result.exit_code == 1
     changed = {line.split(": ", 1)[1] for line in result.stderr.splitlines()[1:-1]}  # the verdict first and last
     # Every module's header names the schema's sha256, so every file but py.typed changes.
-    assert changed == {f"{out.as_posix()}/{PKG}/{p.name}" for p in (out / PKG).iterdir() if p.name != "py.typed"}
+    assert changed == {p.as_posix() for p in (out / PKG).rglob("*") if p.is_file() and p.name != "py.typed"}
     # Every header names the schema's new sha256; the new method lands in the method table.
     assert "\n+        method=\"status\",\n" in result.stdout
 
@@ -281,9 +282,10 @@ def test_check_of_a_package_of_several_versions_reuses_each_versions_modules(cli
     assert cli("check", *args).exit_code == 0
     monkeypatch.undo()
     agent = tmp_path / "out" / PKG / "v2" / "agent.py"
-    agent.write_text(agent.read_text().replace("from .._rpc import RequestError", "from ._rpc import RequestError", 1))
+    rpc = BY_NAME["_rpc.py"].dotted
+    agent.write_text(agent.read_text().replace(f"from ..{rpc} import RequestError", f"from .{rpc} import RequestError", 1))
     result = cli("check", *args)
-    assert result.exit_code == 1 and "+from .._rpc import RequestError" in result.stdout
+    assert result.exit_code == 1 and f"+from ..{rpc} import RequestError" in result.stdout
 
 
 def test_a_module_laid_out_by_other_code_is_not_reused(cli, tmp_path, write_schema, monkeypatch):

@@ -10,6 +10,7 @@ import pytest
 from support import ROOT, mini_schema, one_error_line, tree
 
 from acpgen.pipeline import Options, generate
+from acpgen.render.modules import BY_NAME
 
 PKG = "acp_bindings"
 
@@ -177,9 +178,9 @@ def test_a_user_template_named_like_a_runtime_module_replaces_its_copy(cli, gene
         '{% from "_macros.jinja" import header as h %}{{ h(header) }}\nVARIANT = {{ package | py }}\n'
     )
     assert cli("generate", "--schema", schema, "--out", out, "--templates", templates).exit_code == 0
-    assert (out / PKG / "_codec.py").read_text().endswith(f'\nVARIANT = "{PKG}"\n')
-    runtime = (ROOT / "acpgen" / "runtime" / "_rpc.py").read_text()
-    assert (out / PKG / "_rpc.py").read_text().split("\n", 2)[2] == runtime, "the other runtime modules are copies"
+    assert (out / PKG / BY_NAME["_codec.py"].path).read_text().endswith(f'\nVARIANT = "{PKG}"\n')
+    runtime = (ROOT / "acpgen" / "runtime" / "_runtime" / "connection" / "_rpc.py").read_text()
+    assert (out / PKG / BY_NAME["_rpc.py"].path).read_text().split("\n", 2)[2] == runtime, "the other runtime modules are copies"
 
 
 def test_a_user_template_named_like_the_pydantic_runtime_replaces_its_copy(tmp_path, write_schema):
@@ -190,9 +191,9 @@ def test_a_user_template_named_like_the_pydantic_runtime_replaces_its_copy(tmp_p
     )
     options = Options(schema=write_schema(mini_schema()), models="pydantic", templates=templates)
     files = generate(options, only={"_pydantic.py", "_pydantic_errors.py"}).files
-    assert files[f"{PKG}/_pydantic.py"].endswith('\nVARIANT = "pydantic"\n')
-    runtime = (ROOT / "acpgen" / "runtime" / "_pydantic_errors.py").read_text()
-    assert files[f"{PKG}/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
+    assert files[f"{PKG}/_runtime/wire/_pydantic.py"].endswith('\nVARIANT = "pydantic"\n')
+    runtime = (ROOT / "acpgen" / "runtime" / "_runtime" / "wire" / "_pydantic_errors.py").read_text()
+    assert files[f"{PKG}/_runtime/wire/_pydantic_errors.py"].split("\n", 2)[2] == runtime, "the other is a copy"
 
 
 def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp_path):
@@ -204,13 +205,13 @@ def test_a_user_template_replaces_a_stub_entry_module_or_the_runtime_it_runs(tmp
         (templates / f"{name}.jinja").write_text(f'{{{{ header.text }}}}\nMINE = {{{{ {name!r} | py }}}}\n')
     files = generate(Options(templates=templates), only={"stub_client.py", "_stub_client.py", "pair.py"}).files
     for name in ("stub_client.py", "_stub_client.py"):
-        assert files[f"{PKG}/{name}"].endswith(f'\nMINE = "{name}"\n'), name
+        assert files[f"{PKG}/{BY_NAME[name].path}"].endswith(f'\nMINE = "{name}"\n'), name
     runtime = (ROOT / "acpgen" / "runtime" / "pair.py").read_text()
     assert files[f"{PKG}/pair.py"].split("\n", 2)[2] == runtime, "the other runtime modules are copies"
     v2 = generate(Options(schema=ROOT / "tests/data/sdk-schemas/v2-schema.json", protocol_version=2, templates=templates),
                   only={"stub_client.py", "_turns_client.py"}).files
     assert v2[f"{PKG}/stub_client.py"].endswith('\nMINE = "stub_client.py"\n')
-    assert v2[f"{PKG}/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_turns_client.py").read_text()
+    assert v2[f"{PKG}/_runtime/stubs/_turns_client.py"].split("\n", 2)[2] == (ROOT / "acpgen" / "runtime" / "_runtime" / "stubs" / "_turns_client.py").read_text()
 
 
 def test_a_user_template_replaces_the_session_entry_module_or_the_runtime_it_runs(tmp_path):
@@ -224,10 +225,11 @@ def test_a_user_template_replaces_the_session_entry_module_or_the_runtime_it_run
         (templates / f"{name}.jinja").write_text(f'{{{{ header.text }}}}\nMINE = {{{{ {name!r} | py }}}}\n')
     files = generate(Options(templates=templates), only=set(names)).files
     for name in names:
-        assert files[f"{PKG}/{name}"].endswith(f'\nMINE = "{name}"\n'), name
+        assert files[f"{PKG}/{BY_NAME[name].path}"].endswith(f'\nMINE = "{name}"\n'), name
     ours = generate(Options(), only=set(names)).files
-    assert ours[f"{PKG}/_session_state.py"].split("\n", 2)[2] == (ROOT / "acpgen/runtime/_session_state.py").read_text()
-    assert "from ._session_state import MessageState, SessionState, ToolCallTracker" in ours[f"{PKG}/session.py"]
+    assert ours[f"{PKG}/_runtime/session/_session_state.py"].split("\n", 2)[2] == (ROOT / "acpgen/runtime/_runtime/session/_session_state.py").read_text()
+    state = BY_NAME["_session_state.py"].dotted
+    assert f"from .{state} import MessageState, SessionState, ToolCallTracker" in ours[f"{PKG}/session.py"]
 
 
 def test_a_foreign_file_in_the_way_is_refused_and_force_takes_it_over(cli, tmp_path, write_schema):
@@ -274,19 +276,20 @@ def test_stale_owned_files_go_and_foreign_files_stay(cli, generated, tmp_path):
 
 def test_unchanged_files_are_not_rewritten(cli, generated):
     out, schema = generated
-    stamps = {p: p.stat().st_mtime_ns for p in (out / PKG).iterdir()}
+    stamps = {p: p.stat().st_mtime_ns for p in (out / PKG).rglob("*") if p.is_file()}
     os.utime(out / PKG / "methods.py", ns=(1, 1))
     result = cli("generate", "--schema", schema, "--out", out)
     assert result.stderr == f"acpgen: {PKG} under {out}: all {len(stamps)} files up to date\n"
     assert (out / PKG / "methods.py").stat().st_mtime_ns == 1
-    assert {p: p.stat().st_mtime_ns for p in (out / PKG).iterdir() if p.name != "methods.py"} == {
+    assert {p: p.stat().st_mtime_ns for p in (out / PKG).rglob("*") if p.is_file() and p.name != "methods.py"} == {
         p: t for p, t in stamps.items() if p.name != "methods.py"
     }
 
 
 def test_new_files_get_the_usual_permissions(cli, generated):
     out, _ = generated
-    assert {oct(p.stat().st_mode & 0o777) for p in (out / PKG).iterdir()} == {oct(0o666 & ~_umask())}
+    files = [p for p in (out / PKG).rglob("*") if p.is_file()]
+    assert {oct(p.stat().st_mode & 0o777) for p in files} == {oct(0o666 & ~_umask())}
 
 
 def _umask() -> int:

@@ -28,7 +28,7 @@ from acpgen.diagnostics import DiagnosticError
 from acpgen.model.method_table import build_method_table
 from acpgen.model.roles import FIXED_MODULES
 from acpgen.pipeline import Options, generate
-from acpgen.render.modules import MODULES, Layer, module_names
+from acpgen.render.modules import BY_NAME, MODULES, Layer, module_names, room_inits
 from acpgen.schema.loader import load_schema
 
 MCP_RELEASE = CORPUS / "v1.7.0--v1-schema.unstable.json"
@@ -136,7 +136,7 @@ async def test_mcp_message_as_request_and_as_notification_over_real_pipes(tmp_pa
 
 async def test_the_proxy_side_is_served_and_called_both_ways(tmp_path):
     acp = _package(PROXY_SCHEMA, "acp_with_proxy", tmp_path / "out")
-    assert {"Proxy", "ProxyProxy", "ProxySideConnection"} <= set(acp.__all__)
+    assert {"Proxy", "ProxyPeer", "ProxySideConnection"} <= set(acp.__all__)
     proxy_methods = [m for m in acp.METHODS if m.side == "proxy"]
     assert sorted((m.method, m.id, m.py_name, m.kind) for m in proxy_methods) == [
         ("proxy/initialize", "proxy_initialize", "proxy_initialize", "request"),
@@ -144,7 +144,7 @@ async def test_the_proxy_side_is_served_and_called_both_ways(tmp_path):
         ("proxy/successor", "proxy_successor", "proxy_successor_notification", "notification"),
     ]
     for m in proxy_methods:
-        for owner in (acp.Proxy, acp.ProxyProxy):
+        for owner in (acp.Proxy, acp.ProxyPeer):
             assert inspect.iscoroutinefunction(getattr(owner, m.py_name)) and m.method in getattr(owner, m.py_name).__doc__
     calls: list[tuple[str, str, Any]] = []
     done = asyncio.Event()
@@ -189,11 +189,13 @@ def test_side_proxy_emits_only_the_proxy_runtime(cli, tmp_path):
     out = tmp_path / "out"
     result = cli("generate", "--schema", PROXY_SCHEMA, "--out", out, "--side", "proxy", "--package", "proxy_only")
     assert result.exit_code == 0, result.stderr
-    names = {p.name for p in (out / "proxy_only").iterdir()}
-    runtime = {*module_names(layer=Layer.CODEC), *module_names(layer=Layer.CONNECTION)}
-    assert names == {"__init__.py", *runtime, "methods.py", "models.py", "_models_codec.py", "proxy.py", "py.typed",
-                     "builders.py", "session.py", "_session_state.py", "_session_data.py", "_stub_data.py",
-                     "acpgen-manifest.json", "acpgen-schema.json"}
+    package = out / "proxy_only"
+    names = {p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()}
+    runtime = {*module_names(layer=Layer.CODEC), *module_names(layer=Layer.CONNECTION), "_session_state.py"}
+    paths = {BY_NAME[name].path for name in runtime}
+    assert names - set(room_inits(paths)) == {
+        "__init__.py", *paths, "methods.py", "models.py", "_models_codec.py", "proxy.py", "py.typed", "builders.py",
+        "session.py", "_session_data.py", "_stub_data.py", "acpgen-manifest.json", "acpgen-schema.json"}
     sys.path.insert(0, str(out))
     try:
         module = importlib.import_module("proxy_only")
@@ -214,9 +216,9 @@ def test_a_side_acpgen_does_not_know_is_served_too(tmp_path, write_schema):
     doc = mini_schema()
     doc["$defs"]["LogNotification"]["x-side"] = "editor"
     acp = _package(write_schema(doc), "acp_with_editor", tmp_path / "out")
-    assert {"Editor", "EditorProxy", "EditorSideConnection"} <= set(acp.__all__)
+    assert {"Editor", "EditorPeer", "EditorSideConnection"} <= set(acp.__all__)
     assert [(r.method, r.handler) for r in acp.editor.EDITOR_ROUTES] == [("log/line", "log_line")]
-    assert inspect.iscoroutinefunction(acp.EditorProxy.log_line)
+    assert inspect.iscoroutinefunction(acp.EditorPeer.log_line)
 
 
 @pytest.mark.parametrize("side", ["models", "inspect"])
@@ -240,13 +242,29 @@ def test_every_module_of_the_table_is_a_name_no_side_takes():
 def test_a_side_whose_class_would_be_a_types_name_is_an_error(write_schema):
     doc = mini_schema()
     doc["$defs"]["LogNotification"]["x-side"] = "editor"
-    doc["$defs"]["EditorProxy"] = {"type": "object", "properties": {}}
+    doc["$defs"]["EditorPeer"] = {"type": "object", "properties": {}}
     try:
         generate(Options(schema=write_schema(doc)))
     except DiagnosticError as exc:
-        assert str(exc) == "error: #: x-side 'editor' cannot be served: EditorProxy would be a type's name too"
+        assert str(exc) == "error: #: x-side 'editor' cannot be served: EditorPeer would be a type's name too"
     else:
         raise AssertionError("no error")
 
 
 run_async_tests(globals())
+
+
+def test_the_proxy_sides_classes_have_names_a_user_can_say_and_the_names_lock_keeps_them():
+    """The typed proxy a proxy side calls its peer with is ``ProxyPeer`` (its peer is a proxy too);
+    the manifest's names lock records the side's classes, and a regeneration keeps the names it
+    records (a package made when it was ``ProxyProxy`` keeps that)."""
+    first = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"})
+    assert {k: v for k, v in first.names.items() if k.startswith("sides/proxy")} == {
+        "sides/proxy#handler": "Proxy", "sides/proxy#connection": "ProxySideConnection", "sides/proxy#peer": "ProxyPeer"}
+    assert "class ProxyPeer(" in first.files["acp_bindings/proxy.py"] and "ProxyProxy" not in first.files["acp_bindings/proxy.py"]
+    kept = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"},
+                    locked={**first.names, "sides/proxy#peer": "ProxyProxy"})
+    assert "class ProxyProxy(" in kept.files["acp_bindings/proxy.py"] and kept.names["sides/proxy#peer"] == "ProxyProxy"
+    older = {k: v for k, v in first.names.items() if not k.startswith("sides/")}  # a lock from before sides' names
+    again = generate(Options(schema=PROXY_SCHEMA, side="proxy"), only={"proxy.py"}, locked=older)
+    assert again.names["sides/proxy#peer"] == "ProxyProxy" and "class ProxyProxy(" in again.files["acp_bindings/proxy.py"]

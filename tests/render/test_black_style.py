@@ -17,7 +17,7 @@ from acpgen.pipeline import Options, generate
 from acpgen.render import layout
 from acpgen.render.layout import LINE_LENGTH, fit
 from acpgen.render.longlines import logical_line
-from acpgen.render.modules import Source, module_names
+from acpgen.render.modules import BY_NAME, Source, module_names
 from acpgen.render.tokens import Unfitted
 
 PKG = "acp_bindings"
@@ -49,7 +49,7 @@ def no_black(monkeypatch):
 
 def test_every_module_of_the_bundled_schema_is_black_style_without_black(no_black):
     output = generate(Options())
-    assert set(output.files) >= {f"{PKG}/{name}" for name in SCHEMA_MODULES | {"_rpc.py", "_codec.py", "pair.py"}}
+    assert set(output.files) >= {f"{PKG}/{BY_NAME[name].path}" for name in SCHEMA_MODULES | {"_rpc.py", "_codec.py", "pair.py"}}
     assert set(output.renders) == set(output.files)  # and black formatted none of them (no_black)
     assert_black_leaves_alone(output.files)
 

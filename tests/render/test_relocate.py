@@ -54,3 +54,21 @@ def test_imports_in_a_handler_a_loop_a_class_and_a_match_case_are_moved():
 def test_a_module_importing_no_shared_module_is_returned_as_it_is():
     text = "from .models import A\nfrom .agent import (\n    Agent,\n)\nx = 1 +\n"  # not even parsed
     assert import_from_parent(text, SHARED) is text
+
+
+def test_a_module_in_a_room_of_the_runtime_imports_the_shared_rooms_from_the_package_root():
+    """A version's own module in ``v2/_runtime/stubs/`` imports the rooms the versions share from
+    ``<package>/_runtime/``: four levels up, the shared modules of its own room too; its version's
+    modules stay where they are."""
+    shared = {"_runtime.connection._rpc", "_runtime.wire._codec", "_runtime.stubs._listen"}
+    text = (
+        "from ... import models\nfrom ...agent import Agent\nfrom ..connection._rpc import RequestError\n"
+        "from ..wire import _codec\nfrom . import _listen, _stub_sessions\n"
+    )
+    assert import_from_parent(text, shared, "_runtime.stubs") == (
+        "from ...._runtime.connection._rpc import RequestError\nfrom ...._runtime.stubs import _listen\n"
+        "from ...._runtime.wire import _codec\nfrom ... import models\nfrom ...agent import Agent\n"
+        "from . import _stub_sessions\n"
+    )
+    at_the_root = "from ._runtime.connection._rpc import RequestError\nfrom ._runtime.stubs import _listen\n"
+    assert import_from_parent(at_the_root, shared) == at_the_root.replace("from ._runtime", "from .._runtime")

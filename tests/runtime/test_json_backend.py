@@ -11,8 +11,9 @@ import sys
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
-from acp_bindings._codec import decode, encode
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.wire._codec import decode, encode
 from support import BINDINGS
 from support.runtime import RawPeer, run_async_tests
 

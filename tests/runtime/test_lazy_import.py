@@ -9,7 +9,10 @@ import sys
 import pytest
 from support import BINDINGS
 
-RUNTIME_MODULES = ("asyncio", "acp_bindings._rpc", "acp_bindings.agent", "acp_bindings.client")
+from acpgen.render.modules import BY_NAME
+
+RPC = f"acp_bindings.{BY_NAME['_rpc.py'].dotted}"  # where the runtime's facade is
+RUNTIME_MODULES = ("asyncio", RPC, "acp_bindings.agent", "acp_bindings.client")
 #: Nor logging (imported at the first repair the codec logs) nor threading: importing the
 #: package stays within 0.1 of the official SDK's import (make bench-codec).
 HEAVIER = ("logging", "threading")
@@ -38,7 +41,7 @@ def test_runtime_names_import_on_first_use() -> None:
         "import acp_bindings\n"
         "from acp_bindings import Agent, RequestError, spawn_agent, in_memory_pair\n"
         "from acp_bindings.agent import Agent as A\n"
-        "from acp_bindings._rpc import RequestError as R\n"
+        f"from {RPC} import RequestError as R\n"
         "print(Agent is A, RequestError is R, 'asyncio' in sys.modules)\n"
         "print(sorted(set(acp_bindings.__all__) - set(dir(acp_bindings))))\n"
         "from acp_bindings import *\n"

@@ -11,7 +11,7 @@ from typing import Any
 
 import acp_bindings as acp
 from acp_bindings import builders, models
-from acp_bindings._codec import decode
+from acp_bindings._runtime.wire._codec import decode
 from acp_bindings.client import connect_agent
 from support import docs
 from support.remote import environment, running

@@ -1,4 +1,4 @@
-"""The pydantic flavour's runtime (``acpgen/runtime/_pydantic.py`` and ``_pydantic_errors.py``)
+"""The pydantic flavour's runtime (``acpgen/runtime/_runtime/wire/_pydantic.py`` and ``_pydantic_errors.py``)
 as the source it is, before any package is generated: the models' base, the discriminators of
 unions, ``NotNull``, the repairs ``lenient`` allows, and pydantic's errors read as a
 ``DecodeError`` naming the JSON pointer. The classes below are written as the flavour's
@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel, Field, ValidationError
 from typing_extensions import TypeAliasType
 
-from acpgen.runtime import _codec
-from acpgen.runtime._pydantic import (
+from acpgen.runtime._runtime.wire import _codec
+from acpgen.runtime._runtime.wire._pydantic import (
     AcpModel,
     AsAny,
     InTurn,

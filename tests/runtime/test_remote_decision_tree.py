@@ -159,7 +159,10 @@ def test_the_rfd_decision_tree(base: str, http: httpx.Client, row: Row) -> None:
 def test_the_app_remembers_the_sessions_it_saw_last() -> None:
     """The sessions whose streams a new connection may open are the latest the app saw (100,000 by
     default): its memory stays bounded however many sessions it serves."""
-    from acp_bindings._http_connection import KNOWN_SESSIONS, KnownSessions
+    from acp_bindings._runtime.remote._http_connection import (
+        KNOWN_SESSIONS,
+        KnownSessions,
+    )
 
     assert KnownSessions().limit == KNOWN_SESSIONS == 100_000
     known = KnownSessions(limit=2)

@@ -111,7 +111,8 @@ def test_a_reconnect_goes_back_to_its_worker_behind_a_cookie_sticky_balancer(sch
     the first answer (the WebSocket handshake's, initialize's): our client keeps the cookie for
     the process, so every reconnect lands on the first worker; with a jar of its own for each
     connection, a reconnect goes to the next worker in turn."""
-    from acp_bindings import PROTOCOL_VERSION, Client, _remote
+    from acp_bindings import PROTOCOL_VERSION, Client
+    from acp_bindings._runtime.remote import _remote
     from acp_bindings.client import connect_agent
 
     async def workers(url: str, jars: list[http.cookiejar.CookieJar | None]) -> list[str]:
@@ -138,7 +139,7 @@ def test_a_session_the_server_did_not_know_gets_its_stream_once_loaded() -> None
     a session the first worker served: the session's stream is refused (404) until the load is
     accepted, then opened, and the replayed history arrives on it."""
     from acp_bindings import PROTOCOL_VERSION, Client, builders
-    from acp_bindings._codec import encode
+    from acp_bindings._runtime.wire._codec import encode
     from acp_bindings.client import connect_agent
 
     class Texts(Client):

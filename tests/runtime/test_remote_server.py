@@ -208,7 +208,7 @@ def test_websocket_refused_without_the_denial_extension_is_closed_before_accepte
     before it is accepted (which the server answers 403)."""
     import asyncio
 
-    from acp_bindings._asgi import AcpApp
+    from acp_bindings._runtime.remote._asgi import AcpApp
 
     sent: list[dict[str, object]] = []
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from acp_bindings._asgi import Guard, is_loopback, listening_line
+from acp_bindings._runtime.remote._asgi import Guard, is_loopback, listening_line
 from support import docs
 from support.remote import free_port, wait_listening
 from support.runtime import STUB_AGENT, STUB_CLIENT, child_env

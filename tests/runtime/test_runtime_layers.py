@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from acpgen.runtime import _errors, _framing, _memory, _transports
+from acpgen.runtime._runtime.transports import _memory, _transports
+from acpgen.runtime._runtime.wire import _errors, _framing
 
 
 class Sink:

@@ -12,7 +12,8 @@ import sys
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
 from acp_bindings.session import SessionState, ToolCallTracker
 from acp_bindings.stub_agent import StubAgent
 from support.interpreters import interpreters

@@ -14,7 +14,7 @@ from typing import Any
 import acp_bindings as acp
 import pytest
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from support.runtime import run_async_tests
 from support.schema_instances import minimal as _minimal
 

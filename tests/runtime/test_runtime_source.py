@@ -9,7 +9,8 @@ import sys
 import pytest
 from support import ROOT
 
-from acpgen.runtime import _codec, _rpc
+from acpgen.runtime._runtime.connection import _rpc
+from acpgen.runtime._runtime.wire import _codec
 
 RUNTIME = ROOT / "acpgen" / "runtime"
 
@@ -17,7 +18,7 @@ RUNTIME = ROOT / "acpgen" / "runtime"
 def test_the_schema_free_runtime_modules_pass_mypy_strict(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.10", "--follow-imports", "silent", "--cache-dir", str(tmp_path),
-         *(str(path) for path in sorted(RUNTIME.glob("_*.py")) if path.name != "__init__.py")],
+         *(str(path) for path in sorted(RUNTIME.rglob("_*.py")) if path.name != "__init__.py")],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

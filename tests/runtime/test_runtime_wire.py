@@ -15,8 +15,9 @@ import time
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
-from acp_bindings._codec import decode, encode
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.wire._codec import decode, encode
 from support.runtime import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

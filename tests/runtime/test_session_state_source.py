@@ -1,5 +1,5 @@
 """The v1 session state and tool-call tracker unit-tested where they live
-(acpgen/runtime/_session_state.py), over a ``_session_data`` module written here: a schema of a
+(acpgen/runtime/_runtime/session/_session_state.py), over a ``_session_data`` module written here: a schema of a
 few plain classes stands for the generated models, so what the runtime takes from the schema
 (the parts it folds, the wire names an update replaces) is all it knows."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.runtime import _codec
+from acpgen.runtime._runtime.wire import _codec
 
 
 def model(name: str, wire: dict[str, str]) -> type:
@@ -56,8 +56,8 @@ def runtime(monkeypatch):
         TOOL_CALL_KEYS=["kind", "status", "title", "toolCallId"], SESSION_INFO_KEYS=["title", "updatedAt"],
     )
     monkeypatch.setitem(sys.modules, data.__name__, data)
-    monkeypatch.delitem(sys.modules, "acpgen.runtime._session_state", raising=False)
-    return importlib.import_module("acpgen.runtime._session_state")
+    monkeypatch.delitem(sys.modules, "acpgen.runtime._runtime.session._session_state", raising=False)
+    return importlib.import_module("acpgen.runtime._runtime.session._session_state")
 
 
 def text(value: str) -> Any:

@@ -1,4 +1,4 @@
-"""The v2 session state unit-tested where it lives (acpgen/runtime/_session_turns.py), on plain
+"""The v2 session state unit-tested where it lives (acpgen/runtime/_runtime/session/_session_turns.py), on plain
 notifications: what a patch does, how turns end, and what it keeps of each update."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from acpgen.runtime import _session_turns
+from acpgen.runtime._runtime.session import _session_turns
 
 
 def note(update: dict, session_id: str = "s-1") -> SimpleNamespace:

@@ -9,8 +9,9 @@ import asyncio
 from typing import Any
 
 import acp_bindings as acp
-from acp_bindings import _stub_sessions, models
-from acp_bindings._stub_sessions import DROPPED_TURNS, History, Session
+from acp_bindings import models
+from acp_bindings._runtime.stubs import _stub_sessions
+from acp_bindings._runtime.stubs._stub_sessions import DROPPED_TURNS, History, Session
 from acp_bindings.stub_agent import StubAgent
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.runtime import _client_cli, _echo, _listen, _sandbox, _terminal
-from acpgen.runtime._rpc import ConnectionClosed, RequestError
+from acpgen.runtime._runtime.connection._rpc import ConnectionClosed, RequestError
+from acpgen.runtime._runtime.remote import _listen
+from acpgen.runtime._runtime.stubs import _client_cli, _echo, _sandbox, _terminal
 
 
 @pytest.fixture

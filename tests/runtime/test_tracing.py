@@ -19,7 +19,9 @@ from typing import Any
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, _tracing, builders, models
+from acp_bindings import builders, models
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.tracing import _tracing
 from opentelemetry import baggage, context, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 from support.remote import environment, running

@@ -9,7 +9,8 @@ import math
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _framing, _rpc
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.wire import _framing
 from support.runtime import RawPeer, run_async_tests
 
 

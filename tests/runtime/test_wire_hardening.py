@@ -16,7 +16,9 @@ import threading
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _process, _rpc, models
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.transports import _process
 from support.runtime import STUB_AGENT, RawPeer, child_env, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -17,7 +17,10 @@ import sys
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _framing, _process, _rpc, models
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
+from acp_bindings._runtime.transports import _process
+from acp_bindings._runtime.wire import _framing
 from support.runtime import RawPeer, run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

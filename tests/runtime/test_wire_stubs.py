@@ -15,7 +15,7 @@ from pathlib import Path
 import acp_bindings as acp
 import pytest
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from acp_bindings.stub_client import StubClient, auth_method
 from support.runtime import (
     STUB_AGENT,

@@ -9,7 +9,8 @@ import json
 
 import acp_bindings as acp
 import pytest
-from acp_bindings import _rpc, models
+from acp_bindings import models
+from acp_bindings._runtime.connection import _rpc
 from support.runtime import run_async_tests
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -32,7 +32,7 @@ from support import BINDINGS  # puts the freshly generated package on sys.path
 from support.remote import free_port, wait_listening
 
 from acp_bindings import models
-from acp_bindings._codec import decode, encode
+from acp_bindings._runtime.wire._codec import decode, encode
 from acp_bindings.client import Client, connect_agent
 from acp_bindings.methods import PROTOCOL_VERSION
 

@@ -180,7 +180,7 @@ def test_a_batch_before_initialize_is_answered_entry_by_entry_where_the_draft_ha
 
 def test_batch_fails_at_once_when_the_typescript_router_answers_it_with_one_error(spec_pair):
     client = importlib.import_module("spec_pair.v2.client")
-    rpc = importlib.import_module("spec_pair._rpc")
+    rpc = importlib.import_module("spec_pair._runtime.connection._rpc")
 
     async def run() -> None:
         command = ["node", str(INTEROP / "ts_versions_agent.mjs"), "router"]

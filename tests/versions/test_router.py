@@ -9,7 +9,11 @@ import json
 
 import pytest
 from acp_bindings import stub_agent
-from acp_bindings._versions import AgentRouter, route_transport, select_version
+from acp_bindings._runtime.versions._versions import (
+    AgentRouter,
+    route_transport,
+    select_version,
+)
 from acp_bindings.agent import AgentSideConnection
 from support.runtime import run_async_tests
 

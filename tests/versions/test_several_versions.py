@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from support import CORPUS, INTEROP, one_error_line, tree
@@ -16,13 +17,18 @@ from support.typecheck import mypy_strict
 from support.versions import SDK_SCHEMAS, env_for
 
 from acpgen.render.environment import RUNTIME
-from acpgen.render.modules import MODULES, Source
+from acpgen.render.modules import BY_NAME, MODULES, Source, room_inits
 
 #: The TypeScript SDK's schemas, which its peers speak: v1's states no version (1), v2's is given
 #: by a meta.json the project puts beside it.
 V1, V2 = "v1-schema.json", "v2-schema.json"
 TS_AGENT = ["node", str(INTEROP / "ts_versions_agent.mjs")]
 TS_CLIENT = ["node", str(INTEROP / "ts_versions_client.mjs")]
+
+
+def files_under(folder: Path) -> list[str]:
+    """The files in ``folder`` and its subfolders, as paths relative to it (bytecode aside)."""
+    return [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
 @pytest.fixture(scope="module")
@@ -63,23 +69,24 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         versioned = ["_session_data.py", "_session_state.py", "_stub_agent.py", "_stub_client.py",
                      "_stub_data.py"] if version == 1 else [
             "_session_turns.py", "_stub_data.py", "_turns_agent.py", "_turns_client.py", "_turns_offers.py"]
-        assert sorted(p.name for p in (package / f"v{version}").iterdir()) == sorted([
+        versioned = [BY_NAME[name].path if name in BY_NAME else name for name in versioned]
+        assert sorted(files_under(package / f"v{version}")) == sorted([
             "__init__.py", "_models_codec.py", "acpgen-schema.json", "agent.py", "builders.py", "client.py",
             "conformance.py", "inspect.py", "methods.py", "models.py", "pair.py", "py.typed", "session.py", "stub_agent.py",
-            "stub_client.py", *versioned])
+            "stub_client.py", *versioned, *room_inits(versioned)])
     # the shared runtime of the table of modules: every file of acpgen/runtime/ but those importing a
     # version's modules (pair.py, inspect.py, the stubs') and, in a package of the dataclass flavour,
     # the pydantic flavour's
-    runtime = [m.name for m in MODULES if m.source is Source.RUNTIME and m.shared and m.flavour is None]
-    own = [m.name for m in MODULES if m.source is Source.RUNTIME and not m.shared]
-    assert sorted(runtime) == sorted(p.name for p in RUNTIME.glob("*.py") if p.name not in (
-        "__init__.py", "_pydantic.py", "_pydantic_errors.py", *own))
+    runtime = [m.path for m in MODULES if m.source is Source.RUNTIME and m.shared and m.flavour is None]
+    own = [m.path for m in MODULES if m.source is Source.RUNTIME and (not m.shared or m.flavour == "pydantic")]
+    assert sorted(runtime) == sorted(p for p in files_under(RUNTIME) if p.rsplit("/", 1)[-1] != "__init__.py"
+                                     and p not in own)
     # the root: the tools of several versions, and the API of its version (v1's: the lowest) as modules
     # that re-export v1's, so that code written for a package of v1 alone imports as it did
     api = ["agent.py", "builders.py", "client.py", "methods.py", "models.py", "pair.py", "session.py"]
-    assert sorted(p.name for p in package.iterdir() if p.is_file()) == sorted([
+    assert sorted(p for p in files_under(package) if p.split("/")[0] not in ("v1", "v2")) == sorted([
         "__init__.py", "acpgen-manifest.json", "conformance.py", "inspect.py", "py.typed", "stub_agent.py", "stub_client.py",
-        *runtime, *api])
+        *runtime, *room_inits(runtime), *api])
     for name in api:
         assert (package / name).read_text().split("\n", 2)[2].endswith(
             f"from .v1.{name.removesuffix('.py')} import *\n"), name
@@ -87,7 +94,7 @@ def test_the_layout_one_subpackage_per_version_over_one_runtime(project):
         text = (package / name).read_text()
         assert text.split("\n", 2)[2] == (RUNTIME / name).read_text(), name
     command = f"acpgen generate --schema schemas/{V1} --schema schemas/{V2} --out out --package both"
-    for module in ("__init__.py", "stub_agent.py", "_rpc.py", "v1/agent.py", "v2/models.py"):
+    for module in ("__init__.py", "stub_agent.py", BY_NAME["_rpc.py"].path, "v1/agent.py", "v2/models.py"):
         assert f"regenerate with `{command}`" in (package / module).read_text()
     manifest = json.loads((package / "acpgen-manifest.json").read_text())
     assert manifest["options"]["schema"] == [f"schemas/{V1}", f"schemas/{V2}"]
@@ -113,21 +120,23 @@ print("root")
 def test_the_versions_share_the_runtime_and_keep_their_own_types(project):
     """One connection class, one error class, one codec for both versions; the codec decodes each
     version's types of one name as that version's classes."""
-    code = """
+    code = f"""
 import asyncio, json
-import both._codec, both._rpc
+import importlib
+_codec = importlib.import_module("both.{BY_NAME['_codec.py'].dotted}")
+_rpc = importlib.import_module("both.{BY_NAME['_rpc.py'].dotted}")
 from both.v1 import agent as a1, client as c1, models as m1
 from both.v2 import agent as a2, client as c2, models as m2
-assert a1.RequestError is a2.RequestError is both._rpc.RequestError
+assert a1.RequestError is a2.RequestError is _rpc.RequestError
 import both.v1, both.v2
-assert both.v1.RequestError is both.v2.RequestError is both._rpc.RequestError
-assert a1._rpc is a2._rpc is c1._rpc is c2._rpc is both._rpc
-assert m1.Model is m2.Model is both._codec.Model
+assert both.v1.RequestError is both.v2.RequestError is _rpc.RequestError
+assert a1._rpc is a2._rpc is c1._rpc is c2._rpc is _rpc is both._rpc
+assert m1.Model is m2.Model is _codec.Model
 assert m1.ContentBlock != m2.ContentBlock
-text = {"type": "text", "text": "hi"}
-one, two = both._codec.decode(m1.TextContent, text), both._codec.decode(m2.TextContent, text)
+text = {{"type": "text", "text": "hi"}}
+one, two = _codec.decode(m1.TextContent, text), _codec.decode(m2.TextContent, text)
 assert type(one) is m1.TextContent and type(two) is m2.TextContent and type(one) is not type(two)
-assert both._codec.encode(one) == both._codec.encode(two) == text
+assert _codec.encode(one) == _codec.encode(two) == text
 print("shared")
 """
     done = subprocess.run([sys.executable, "-c", code], env=env_for(project / "out"), capture_output=True,
@@ -147,7 +156,7 @@ def test_it_regenerates_nothing_and_checks_with_or_without_the_flags(cli, projec
     monkeypatch.chdir(project)
     before = tree(project / "out")
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "both", "--out", "out"]
-    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 98 files up to date"
+    assert cli("generate", *flags).stderr.strip() == "acpgen: both under out: all 114 files up to date"
     assert tree(project / "out") == before
     assert cli("check", *flags).exit_code == 0
     assert cli("check", "--out", "out", "--package", "both").exit_code == 0  # the schemas from the manifest
@@ -211,8 +220,8 @@ def test_a_package_of_one_side_has_the_runtime_its_root_modules_import(cli, proj
     monkeypatch.chdir(project)
     flags = ["--schema", f"schemas/{V1}", "--schema", f"schemas/{V2}", "--package", "one", "--side", side]
     assert cli("generate", *flags, "--out", str(tmp_path)).exit_code == 0
-    assert (tmp_path / "one" / "_versions.py").is_file()
+    assert (tmp_path / "one" / BY_NAME["_versions.py"].path).is_file()
     code = "import one.stub_agent, one.stub_client, one.v1, one.v2; print(one.v2.RequestError.__module__)"
     done = subprocess.run([sys.executable, "-c", code], env=env_for(tmp_path), capture_output=True, text=True,
                           timeout=60, check=False)
-    assert (done.returncode, done.stdout) == (0, "one._errors\n"), done.stderr
+    assert (done.returncode, done.stdout) == (0, "one\n"), done.stderr  # named where the root exports it

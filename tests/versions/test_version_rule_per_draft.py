@@ -23,8 +23,8 @@ from support import BINDINGS, CORPUS, write_package
 from support.versions import env_for, stub, v2_package
 
 from acpgen.pipeline import Options
-from acpgen.runtime._errors import RequestError
-from acpgen.runtime._typed import negotiated_version
+from acpgen.runtime._runtime.connection._typed import negotiated_version
+from acpgen.runtime._runtime.wire._errors import RequestError
 
 
 def initialize(version: int, shape: int, request_id: int = 0) -> dict:

@@ -60,7 +60,7 @@ def test_same_bytes_twice(monkeypatch):
     for rel, text in again.items():
         assert (folder / rel).read_text() == text, rel
     assert "acpgen generate --package acp_pydantic --models pydantic" in again[f"{PYDANTIC_PACKAGE}/models.py"]
-    assert f"{PYDANTIC_PACKAGE}/_pydantic.py" in again
+    assert f"{PYDANTIC_PACKAGE}/_runtime/wire/_pydantic.py" in again
 
 
 def test_mypy_strict_with_the_pydantic_plugin(tmp_path):
@@ -147,7 +147,7 @@ def test_side_stable_only_names_and_check(cli, tmp_path):
     pattern = re.compile(r"^class (\w+)\(", re.MULTILINE)
     assert set(pattern.findall(models)) == set(pattern.findall(plain)) - {"Model"}
     manifest = json.loads((package / "acpgen-manifest.json").read_text())
-    assert "acp_bindings/_pydantic.py" in json.dumps(manifest)
+    assert "acp_bindings/_runtime/wire/_pydantic.py" in json.dumps(manifest)
     assert cli("check", *args).exit_code == 0
     (package / "models.py").write_text(models.replace("class TextBlock(", "class TextBlok("))
     assert cli("check", *args).exit_code == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ._codec import Model
+from ._runtime.wire._codec import Model
 
 # How to read this module.
 #

@@ -5,7 +5,14 @@
 from importlib import import_module as _import_module
 from typing import TYPE_CHECKING, Any
 
-from ._codec import DecodeError, Salvage, decode, decode_salvaging, encode, encode_text
+from ._runtime.wire._codec import (
+    DecodeError,
+    Salvage,
+    decode,
+    decode_salvaging,
+    encode,
+    encode_text,
+)
 from .methods import METHODS, PROTOCOL_VERSION, MethodInfo
 from .models import (
     LogNotification,
@@ -31,7 +38,11 @@ __all__ = [
 # The runtime: JSON-RPC connections, handler bases, typed proxies and entry points. They are
 # imported on first use (``__getattr__`` below), so that the models alone import no asyncio.
 if TYPE_CHECKING:
-    from ._rpc import DEFAULT_MAX_MESSAGE_SIZE, ConnectionClosed, RequestError
+    from ._runtime.connection._rpc import (
+        DEFAULT_MAX_MESSAGE_SIZE,
+        ConnectionClosed,
+        RequestError,
+    )
     from .agent import Agent, AgentSideConnection, ClientProxy, asgi_app, run_agent
     from .client import (
         AgentProxy,
@@ -48,9 +59,9 @@ __all__ += ["AgentProxy", "Client", "ClientSideConnection", "connect_agent", "sp
 __all__ += ["in_memory_pair"]
 
 _RUNTIME = {
-    "DEFAULT_MAX_MESSAGE_SIZE": "._rpc",
-    "ConnectionClosed": "._rpc",
-    "RequestError": "._rpc",
+    "DEFAULT_MAX_MESSAGE_SIZE": "._runtime.connection._rpc",
+    "ConnectionClosed": "._runtime.connection._rpc",
+    "RequestError": "._runtime.connection._rpc",
     "Agent": ".agent",
     "AgentSideConnection": ".agent",
     "ClientProxy": ".agent",
@@ -65,7 +76,7 @@ _RUNTIME = {
 }
 #: The runtime's modules, also imported on first use (``package.agent``).
 _RUNTIME_MODULES = {
-    "_rpc": "._rpc",
+    "_rpc": "._runtime.connection._rpc",
     "agent": ".agent",
     "client": ".client",
     "pair": ".pair",

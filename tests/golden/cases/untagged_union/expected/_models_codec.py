@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import _codec
-from ._codec import DecodeError
+from ._runtime.wire import _codec
+from ._runtime.wire._codec import DecodeError
 from .models import (
     Error,
     ErrorResponse,

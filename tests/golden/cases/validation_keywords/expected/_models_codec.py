@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import _codec
-from ._codec import DecodeError
+from ._runtime.wire import _codec
+from ._runtime.wire._codec import DecodeError
 from .models import (
     Currency,
     Notice,
