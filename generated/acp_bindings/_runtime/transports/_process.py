@@ -263,14 +263,16 @@ class ProcessReader(PipeReader):
             self._report_task = asyncio.ensure_future(self._report(reason))
 
     async def finished(self) -> None:
-        """Wait until the child's stderr is passed through and its end is reported: at most
-        ``grace`` seconds for each (a process the child left behind may hold its stderr open)."""
-        for task in (self._stderr_done, self._report_task):
-            if task is not None:
-                await asyncio.wait([task], timeout=self.grace)
-                if not task.done():
-                    task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+        """Wait until the child's end is reported and its stderr passed through. The report bounds
+        its own wait (``grace`` seconds for the exit status), so it is never cut short; the
+        stderr gets ``grace`` seconds (a process the child left behind may hold it open)."""
+        if self._report_task is not None:
+            await asyncio.gather(self._report_task, return_exceptions=True)
+        if self._stderr_done is not None:
+            await asyncio.wait([self._stderr_done], timeout=self.grace)
+            if not self._stderr_done.done():
+                self._stderr_done.cancel()
+            await asyncio.gather(self._stderr_done, return_exceptions=True)
 
     async def _report(self, reason: str) -> None:
         waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(self.process.wait())]
