@@ -47,7 +47,7 @@ BREAKS = ([m for m in MODES if m.partition("+")[0] in {r.id for r in RULES}]
 AGENT_OPTIONS = {"session.additional-directories": ("--disable", "additional-directories")}
 #: What a break leaves untestable: an initialize refused, the agent serves nothing after it.
 LEFT_UNTESTED = {"initialization.first+refused": {r.id for r in RULES} - {
-    "initialization.first", "jsonrpc.envelope", "capabilities.known-method"}}
+    "initialization.first", "jsonrpc.envelope", "capabilities.known-method", "capabilities.agent-advertised"}}
 
 
 def checked(tmp_path: Path, client: list[str], *options: str) -> tuple[dict, int]:
@@ -136,6 +136,21 @@ def test_judged_on_the_wire_an_error_ends_a_turn_and_a_refused_initialize_is_non
     lines = report_lines(overlapping)
     assert any(line.startswith("NOTE ADVICE prompt.one-at-a-time ") for line in lines), lines
     assert exit_status(overlapping) == 0
+
+
+def test_with_its_initialize_refused_a_client_calling_a_gated_method_breaks_the_capability():
+    """What acplint did: its initialize refused, it called session/load. With no initialize
+    answered nothing is advertised, so a capability-gated call fails (one not gated passes)."""
+    from acpgen.runtime._runtime.kits._client_rules import judge
+
+    gates = {"session/load": "/result/agentCapabilities/loadSession"}
+    refused = ("sent", {"id": 0, "error": {"code": -32602, "message": "Invalid params"}})
+    load = ("received", {"id": 2, "method": "session/load", "params": {"sessionId": "s", "cwd": "/"}})
+    loaded = {v.requirement.id: v for v in judge(_transcript(HELLO, refused, *NEW, load), {}, 1, gates)}
+    verdict = loaded["capabilities.agent-advertised"]
+    assert verdict.outcome == "failed" and "session/load" in verdict.detail, verdict
+    plain = {v.requirement.id: v for v in judge(_transcript(HELLO, refused, *NEW), {}, 1, gates)}
+    assert plain["capabilities.agent-advertised"].outcome == "passed"
 
 
 def test_every_requirement_has_a_mode_of_the_sloppy_client_that_breaks_it():

@@ -169,11 +169,18 @@ def test_a_request_errors_text_includes_its_data():
     assert str(acp.RequestError.internal_error()) == "Internal error (-32603)"
 
 
-async def test_the_stub_agent_says_initialize_first_to_a_prompt_before_it():
+async def test_the_stub_agent_says_initialize_first_to_any_request_before_it():
+    """Every request before a successful initialize gets the same refusal, whatever the method
+    (logout and session/list were once served, session/new refused)."""
+    calls = {"session/prompt": ("session_prompt", {"session_id": "s", "prompt": []}),
+             "session/new": ("session_new", {"cwd": "/", "mcp_servers": []}),
+             "session/list": ("session_list", {}), "logout": ("logout", {})}
     async with acp.in_memory_pair(StubAgent(), acp.Client()) as (_, conn):
-        with pytest.raises(acp.RequestError) as refused:
-            await conn.agent.session_prompt(session_id="s", prompt=[])
-    assert (refused.value.code, refused.value.data) == (-32600, {"details": "call initialize first"})
+        for method, (name, params) in calls.items():
+            with pytest.raises(acp.RequestError) as refused:
+                await getattr(conn.agent, name)(**params)
+            assert (refused.value.code, refused.value.data) == (
+                -32600, {"details": "call initialize first", "method": method})
 
 
 class Failing(acp.Agent):

@@ -68,9 +68,14 @@ BREAKS = {
 #: only what a client would, holds such an agent to no failure.
 QUIRKS = {
     "demanding": "loads, resumes, forks and closes only a session that has had a turn, lists only "
-    "those, answers a prompt on a closed session -32603, refuses an image that is no PNG, and "
-    "adds an effort option to the configuration once an option is set",
+    "those, answers a prompt on a closed session -32603, refuses an image that is no PNG, "
+    "adds an effort option to the configuration once an option is set, follows session/load's "
+    "answer with the session's commands and title, answers a request whose method is a number "
+    "-32600 with the id null, and during a turn sends the commands of another session it made",
 }
+#: The updates that say what a session is, no entry of its conversation (the kit's list).
+STATE_UPDATES = {"state_update", "available_commands_update", "current_mode_update", "config_option_update",
+                 "session_info_update", "usage_update"}
 #: A select option a change of configuration brings (an effort for a model).
 EFFORT = {"id": "effort", "name": "Effort", "type": "select", "currentValue": "low",
           "options": [{"value": "low", "name": "Low"}, {"value": "high", "name": "High"}]}
@@ -146,6 +151,9 @@ class Sloppy:
         if not isinstance(method, str):
             if method is not None and "jsonrpc.invalid-request" in b:
                 self.reply(message, error=-32601)
+                return False
+            if method is not None and "demanding" in b:  # as JSON-RPC 2.0's own example answers it
+                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
                 return False
             return True
         if "demanding" in b and request and self.demands(message, method, params):
@@ -235,6 +243,13 @@ class Sloppy:
                 if late is not None:
                     self.write(late)  # a replayed update after the answer
                 return
+            if method == "session/load" and "demanding" in b and isinstance(result, dict):
+                self.write(message)  # then what says what the session is, no entry of its conversation
+                for update in ({"sessionUpdate": "available_commands_update", "availableCommands": []},
+                               {"sessionUpdate": "session_info_update", "title": "demanding"}):
+                    self.write({"jsonrpc": "2.0", "method": "session/update",
+                                "params": {"sessionId": params.get("sessionId"), "update": update}})
+                return
             late = (method == "session/prompt" and isinstance(result, dict)
                     and result.get("stopReason") == "cancelled" and "prompt.no-update-after-cancel" in b)
             if late:
@@ -243,14 +258,20 @@ class Sloppy:
                     "sessionId": params.get("sessionId"),
                     "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}}})
                 return
-        elif message.get("method") == "session/update":
-            self.last_update[(message.get("params") or {}).get("sessionId")] = message
-        if message.get("method") == "session/update" and "prompt.stop-reason" in b:
+        elif message.get("method") == "session/update" and (
+                ((message.get("params") or {}).get("update") or {}).get("sessionUpdate") not in STATE_UPDATES):
+            self.last_update[(message.get("params") or {}).get("sessionId")] = message  # of its conversation
+        if message.get("method") == "session/update" and ("prompt.stop-reason" in b or "demanding" in b):
             update = (message.get("params") or {}).get("update") or {}
-            if update.get("sessionUpdate") == "agent_message_chunk":
+            session = (message.get("params") or {}).get("sessionId")
+            if update.get("sessionUpdate") == "agent_message_chunk" and "prompt.stop-reason" in b:
                 other = json.loads(json.dumps(message))
                 other["params"]["sessionId"] = "sloppy-other-session"
                 self.write(other)
+            elif update.get("sessionUpdate") == "agent_message_chunk" and self.sessions[:1] not in ([], [session]):
+                self.write({"jsonrpc": "2.0", "method": "session/update", "params": {  # another live session's
+                    "sessionId": self.sessions[0],
+                    "update": {"sessionUpdate": "available_commands_update", "availableCommands": []}}})
         self.write(message)
 
     def answered(self, method: str | None, params: dict[str, Any], result: dict[str, Any]) -> None:

@@ -129,7 +129,11 @@ class TypedDispatcher:
 
     A handler object with a ``handled_requests`` attribute (a collection of wire names; the stub
     agents have one) handles those requests of ``routes`` alone: any other is answered -32601
-    (method not found) before its params are read, whatever they are."""
+    (method not found) before its params are read, whatever they are.
+
+    A handler object with an ``uninitialized`` method (the stub agents) is asked before every
+    request but ``initialize`` while its ``initialized`` attribute is false: the error it gives
+    answers the request, whatever the method (an unknown one is still -32601)."""
 
     def __init__(
         self,
@@ -152,6 +156,11 @@ class TypedDispatcher:
             if not r.is_request
         }
         self._ext_method = target.ext_method
+        self._target = target
+        #: what answers a request before a successful initialize (None: the handler serves it)
+        self._uninitialized: Callable[[str], RequestError] | None = getattr(
+            target, "uninitialized", None
+        )
         self._ext_notification: Callable[[str, Any], Coroutine[Any, Any, None]] = (
             target.ext_notification
         )
@@ -192,6 +201,13 @@ class TypedDispatcher:
 
     async def handle_request(self, method: str, params: Any) -> Any:
         entry = self._requests.get(method)
+        if (
+            self._uninitialized is not None
+            and not self._target.initialized
+            and method != "initialize"
+            and (entry is not None or method.startswith("_"))
+        ):
+            raise self._uninitialized(method)
         if entry is None:
             if method.startswith("_"):
                 return await self._ext_method(method, {} if params is None else params)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._kit_agent import (
     FUTURE_VERSION,
+    SESSION_UPDATES,
     Check,
     Cite,
     Kit,
@@ -101,21 +102,26 @@ async def unknown_session(kit: Kit) -> None:
 
 
 async def stop_reason(kit: Kit) -> None:
+    """A turn ends with ``end_turn``; an update during it names its session or another the agent
+    made (no text forbids a live session's updates, such as its commands, mid-turn), never one
+    the agent never made."""
     session_id = await kit.new_session()
     peer = await kit.live()
     start = len(peer.messages)
     end = await kit.turn(session_id)
     if end.get("stopReason") != "end_turn":
         raise Broken(f"an uncancelled turn ended with {quote(end)}, not the stop reason end_turn")
+    made = kit.sessions_made()
     strays = [
         m
         for m in peer.messages[start:]
         if m.get("method") == "session/update"
-        and (m.get("params") or {}).get("sessionId") != session_id
+        and (m.get("params") or {}).get("sessionId") not in made
     ]
     if strays:
         raise Broken(
-            f"during the turn of {session_id!r} it sent an update of another session: {quote(strays[0])}"
+            f"during the turn of {session_id!r} it sent an update of a session it never made: "
+            f"{quote(strays[0])}"
         )
 
 
@@ -123,17 +129,6 @@ async def stop_reason(kit: Kit) -> None:
 LONG_TURN = (
     "Please write a long, detailed answer, at least two thousand words, on the history of "
     "computing, and check the files of the current folder as you go."
-)
-#: Updates that say what a session is rather than what its turn does: they may follow a turn's end.
-SESSION_UPDATES = frozenset(
-    {
-        "state_update",
-        "available_commands_update",
-        "current_mode_update",
-        "config_option_update",
-        "session_info_update",
-        "usage_update",
-    }
 )
 
 

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._kit_agent import (
+    SESSION_UPDATES,
     STOP_REASONS,
     Check,
     Cite,
@@ -94,8 +95,9 @@ QUIET = 0.5
 
 
 async def _replay_first(kit: Kit) -> None:
-    """The whole replay of a ``session/load`` comes before its answer: none of the session's
-    updates after it (within :data:`QUIET` seconds)."""
+    """The whole replay of a ``session/load`` comes before its answer: no update of the session
+    that is an entry of its conversation after it (within :data:`QUIET` seconds). What says what
+    the session is (:data:`SESSION_UPDATES`: its commands, its title, its mode...) may follow."""
     method, peer = await _advertised(kit, "load")
     session_id = await _used(kit)
     start = len(peer.messages)
@@ -105,7 +107,9 @@ async def _replay_first(kit: Kit) -> None:
     at = next(i for i in range(start, len(peer.messages)) if peer.messages[i] is answer)
     late = await peer.wait_for(
         lambda m: m.get("method") == "session/update"
-        and (m.get("params") or {}).get("sessionId") == session_id,
+        and (m.get("params") or {}).get("sessionId") == session_id
+        and ((m.get("params") or {}).get("update") or {}).get("sessionUpdate")
+        not in SESSION_UPDATES,
         at + 1,
         timeout=min(QUIET, peer.patience),
     )
@@ -537,7 +541,7 @@ def feature_checks(target: Target) -> tuple[Check, ...]:
                             "initialization",
                         ),
                         "session/load's replay comes wholly before its answer: no update of the "
-                        "session after it",
+                        "session's conversation after it",
                         _replay_first,
                     )
                 )

@@ -116,6 +116,12 @@ class StubAgent(Agent, _checking.Checked):
     def session_known(self, session_id: str) -> bool:
         return True  # its store (a server's agents may share one) answers an unknown session
 
+    @staticmethod
+    def uninitialized(method: str) -> RequestError:
+        """What answers any request but ``initialize`` before one succeeded (its dispatcher asks;
+        initialization: the client initializes first), whatever the method."""
+        return RequestError.invalid_request({"details": "call initialize first", "method": method})
+
     def on_connect(self, connection: Any) -> None:
         super().on_connect(connection)
         self.watch(connection)
@@ -156,8 +162,6 @@ class StubAgent(Agent, _checking.Checked):
         return decode(getattr(models, _stub_data.LOGOUT_RESULT), {})
 
     async def session_new(self, params: NewSessionParams) -> NewSessionResult:
-        if not self.initialized:
-            raise RequestError.invalid_request({"details": "call initialize first"})
         if self.auth_methods and not self.logged_in:
             raise RequestError.auth_required()
         if not os.path.isabs(params.cwd):

@@ -268,9 +268,12 @@ _UNANSWERED = (NOT_APPLICABLE, "no initialize of the client's was answered: noth
 
 
 def _advertised(events: Events, gates: Mapping[str, str]) -> Outcome | None:
+    """A method called whose capability the agent's answer to ``initialize`` does not advertise
+    fails; with no ``initialize`` answered with a result, nothing is advertised
+    (initialization#capabilities): every capability-gated method called fails."""
     hello = _hello(events)
-    if hello is None:
-        return _UNANSWERED if _requests(events, "received") else None
+    if hello is None and not _requests(events, "received"):
+        return None
     answers = {m.get("id"): m for m in _responses(events, "sent")}
     for direction, message in events:
         method = message.get("method")
@@ -282,6 +285,12 @@ def _advertised(events: Events, gates: Mapping[str, str]) -> Outcome | None:
             answered = f", answered {quote(answer)}" if answer is not None else ""
             capability = pointer[len("/result/") :]
             detail = f"the client sent {method}, whose capability ({capability}) the agent did"
+            if hello is None:
+                detail = (
+                    f"no initialize of the client's was answered, so nothing was advertised, and"
+                    f" the client sent {method} (its capability: {capability}): {quote(message)}"
+                )
+                return FAILED, f"{detail}{answered}"
             return FAILED, f"{detail} not advertise: {quote(message)}{answered}"
     return PASSED, ""
 

@@ -50,6 +50,20 @@ CLIENT_INFO = {"name": "acpgen-conformance", "version": "1"}
 #: The version a client from the future asks for.
 FUTURE_VERSION = 999
 JSONRPC = "https://www.jsonrpc.org/specification"
+#: Updates that say what a session is rather than what its turn does (no entry of its
+#: conversation): they may follow a turn's end, and a ``session/load``'s answer. Every other
+#: ``sessionUpdate`` kind (message, thought and plan updates, tool calls and their updates, each
+#: version's) is part of the conversation.
+SESSION_UPDATES = frozenset(
+    {
+        "state_update",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "session_info_update",
+        "usage_update",
+    }
+)
 
 
 class Unreachable(Exception):
@@ -289,6 +303,18 @@ class Kit:
         if self.target.mcp_servers:
             params["mcpServers"] = []
         return {**params, **extra}
+
+    def sessions_made(self) -> set[Any]:
+        """The session ids the agent made (answered in a ``sessionId`` of a result), on any of
+        the run's connections."""
+        return {
+            m["result"]["sessionId"]
+            for peer in self.peers
+            for m in peer.messages
+            if "method" not in m
+            and isinstance(m.get("result"), dict)
+            and isinstance(m["result"].get("sessionId"), str)
+        }
 
     async def new_session(self, cwd: str | None = None, **extra: Any) -> str:
         result = await (await self.live()).result("session/new", self.session_params(cwd, **extra))

@@ -309,15 +309,24 @@ class Peer:
         await self.send(message)
         return message["id"]
 
-    async def response(self, request_id: Any, what: str = "") -> dict[str, Any]:
+    async def response(
+        self, request_id: Any, what: str = "", *, unread_from: int | None = None
+    ) -> dict[str, Any]:
         """The response to ``request_id`` (the whole message); :class:`Broken` if none comes: the
         agent sent nothing (of the request's session, if it names one) for the patience, the
-        connection ended, or an answer came to an id no request carried and no other after it."""
+        connection ended, or an answer came to an id no request carried and no other after it.
+
+        ``unread_from``: for a request whose id the agent may not have been able to read, an
+        error answer with the id null (JSON-RPC 2.0's answer to an invalid Request) sent from
+        that index of :attr:`messages` on is its answer too."""
         future = self._future(request_id)
         session = self._sessions.get(_key(request_id))
         since = self.clock()
         strays = len(self._strays)
         while not future.done() and not self.ended:
+            unread = self._null_error(unread_from)
+            if unread is not None:
+                return unread
             now = self.clock()
             left = max(since, self._heard.get(session, since)) + self.patience - now
             if len(self._strays) > strays:
@@ -325,13 +334,33 @@ class Peer:
             if left <= 0:
                 break
             waits: list[asyncio.Future[Any]] = [future, self._end, self._stray]
-            await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            if unread_from is not None:  # woken by every message, to see an id-null error
+                waits.append(asyncio.get_running_loop().create_future())
+                self._waiters.append(waits[-1])
+            try:
+                await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if waits[-1] in self._waiters:
+                    self._waiters.remove(waits[-1])
         if future.done():
             return future.result()
+        unread = self._null_error(unread_from)
+        if unread is not None:
+            return unread
         raise Broken(
             f"no answer to {what or 'request'} {request_id!r}: "
             + await self._silence(since, strays, session)
         )
+
+    def _null_error(self, start: int | None) -> dict[str, Any] | None:
+        """The first error answer with the id null from index ``start`` of :attr:`messages` on
+        (None when ``start`` is)."""
+        if start is None:
+            return None
+        for message in self.messages[start:]:
+            if "method" not in message and "error" in message and message.get("id", 0) is None:
+                return message
+        return None
 
     async def _silence(self, since: float, strays: int, session: Any) -> str:
         """Why no answer came: what the wire shows."""

@@ -122,6 +122,12 @@ class StubAgent(Agent, _checking.Checked):
     def session_known(self, session_id: str) -> bool:
         return True  # its store (a server's agents may share one) answers an unknown session
 
+    @staticmethod
+    def uninitialized(method: str) -> RequestError:
+        """What answers any request but ``initialize`` before one succeeded (its dispatcher asks;
+        initialization: the client initializes first), whatever the method."""
+        return RequestError.invalid_request({"details": "call initialize first", "method": method})
+
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         request = encode(params)
         requested = request.get("protocolVersion")
@@ -274,8 +280,6 @@ class StubAgent(Agent, _checking.Checked):
             session.cancelled.set()
 
     async def session_prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        if not self.initialized:
-            raise RequestError.invalid_request({"details": "call initialize first"})
         request = encode(params)
         session = self.sessions.require(request["sessionId"])
         if self.check is not None:  # checking mode's probes (no coroutine a turn otherwise)
@@ -366,8 +370,6 @@ class StubAgent(Agent, _checking.Checked):
     def _session_request(self, params: Any) -> dict[str, Any]:
         """The params of a request that makes or restores a session, checked: after
         ``initialize``, logged in when required, with an absolute ``cwd``."""
-        if not self.initialized:
-            raise RequestError.invalid_request({"details": "call initialize first"})
         if self.require_auth and not self.logged_in:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD["id"]]})
         request: dict[str, Any] = encode(params)
