@@ -175,7 +175,7 @@ async def _fork(kit: Kit, method: str) -> None:
 async def _logout(kit: Kit, method: str) -> None:
     peer = await kit.live()
     await peer.result(method, {})
-    await kit.login(peer)  # the checks after it may need a login again
+    # no login again: a check after it logs in where an answer asks for it (-32000)
 
 
 async def _directories(kit: Kit) -> None:
