@@ -16,7 +16,9 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any
+
+import wire_filter
+from wire_filter import WireFilter
 
 MODES = {
     "stream": "stream=SECONDS:INTERVAL:TURNS: before a prompt reaches the agent, an update every "
@@ -34,16 +36,16 @@ MODES = {
 }
 
 
-class Rough:
+class Rough(WireFilter):
+    NAME = "rough"
+
     def __init__(self, modes: dict[str, str], command: list[str]) -> None:
+        super().__init__(command)
         self.modes = modes
-        self.lock = threading.Lock()
-        self.to_child = threading.Lock()
         self.asked: dict[str, str] = {}  # request id -> method
         self.streams: dict[str, tuple[threading.Event, list[bytes]]] = {}  # session -> cancel, held
         self.turns = 0
         self.sessions: set[str] = set()  # the sessions the agent opened
-        self.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.pids = [self.child.pid]
         if "launcher" in modes:
             hold = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
@@ -52,26 +54,6 @@ class Rough:
         if os.environ.get("ROUGH_PIDS"):
             with open(os.environ["ROUGH_PIDS"], "w") as out:
                 out.write("".join(f"{pid}\n" for pid in [os.getpid(), *self.pids]))
-
-    def write(self, message: Any) -> None:
-        line = message if isinstance(message, bytes) else (json.dumps(message) + "\n").encode()
-        with self.lock:
-            sys.stdout.buffer.write(line)
-            sys.stdout.buffer.flush()
-
-    def forward(self, line: bytes) -> None:
-        assert self.child.stdin is not None
-        with self.to_child:
-            self.child.stdin.write(line)
-            self.child.stdin.flush()
-
-    def reply(self, request: dict[str, Any], result: Any = None, error: int | None = None) -> None:
-        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
-        if error is not None:
-            answer["error"] = {"code": error, "message": "rough"}
-        else:
-            answer["result"] = result
-        self.write(answer)
 
     # -- client to agent ------------------------------------------------------------------------
 
@@ -176,11 +158,6 @@ class Rough:
         self.child.stdin.close()
         return self.child.wait()
 
-    def pump_out(self) -> None:
-        assert self.child.stdout is not None
-        for line in self.child.stdout:
-            self.outgoing(line)
-
     def babble(self) -> None:
         while True:
             time.sleep(0.3)
@@ -188,15 +165,10 @@ class Rough:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: rough_agent.py MODE[,MODE...] -- AGENT_CMD [ARGS...]\n")
-        return 2
-    modes = dict(m.partition("=")[::2] for m in argv[0].split(",") if m)
-    unknown = sorted(set(modes) - set(MODES))
-    if unknown:
-        sys.stderr.write(f"rough_agent.py: no such mode: {', '.join(unknown)}\n")
-        return 2
-    return Rough(modes, argv[2:]).run()
+    def start(spec: str, command: list[str]) -> int:
+        return Rough(dict(m.partition("=")[::2] for m in spec.split(",") if m), command).run()
+
+    return wire_filter.main(argv, "rough_agent.py", "MODE", MODES, start)
 
 
 if __name__ == "__main__":

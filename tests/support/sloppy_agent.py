@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import sys
 import threading
 import time
 from typing import Any
+
+import wire_filter
+from wire_filter import WireFilter
 
 #: The requirement each break makes the agent fail (or, for a requirement of the level ADVICE,
 #: be advised on): each break is named after its requirement.
@@ -103,31 +105,18 @@ UNADVERTISED = {
 }
 
 
-class Sloppy:
+class Sloppy(WireFilter):
+    NAME = "sloppy"
+
     def __init__(self, breaks: set[str], command: list[str]) -> None:
+        super().__init__(command)
         self.breaks = breaks
-        self.child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.lock = threading.Lock()
         self.asked: dict[str, tuple[str, Any]] = {}  # request id -> (method, params)
         self.sessions: list[str] = []  # the ids of the sessions it made
         self.cursors: set[Any] = set()  # the cursors it gave
         self.last_update: dict[Any, Any] = {}  # session id -> the last session/update of it
         self.turned: set[Any] = set()  # the sessions that have had a turn
         self.closed: set[Any] = set()  # the sessions closed
-
-    def write(self, message: Any) -> None:
-        line = (json.dumps(message) if not isinstance(message, bytes) else message.decode()).rstrip("\n")
-        with self.lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
-
-    def reply(self, request: dict[str, Any], result: Any = None, error: int | None = None) -> None:
-        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
-        if error is not None:
-            answer["error"] = {"code": error, "message": "sloppy"}
-        else:
-            answer["result"] = result
-        self.write(answer)
 
     def stray(self) -> None:
         self.write({"jsonrpc": "2.0", "id": "sloppy-reply", "error": {"code": -32601, "message": "sloppy"}})
@@ -312,17 +301,11 @@ class Sloppy:
         assert self.child.stdin is not None
         for line in sys.stdin.buffer:
             if self.incoming(line):
-                self.child.stdin.write(line)
-                self.child.stdin.flush()
+                self.forward(line)
         if "transports.shutdown" in self.breaks:
             time.sleep(3600)
         self.child.stdin.close()
         return self.child.wait()
-
-    def pump_out(self) -> None:
-        assert self.child.stdout is not None
-        for line in self.child.stdout:
-            self.outgoing(line)
 
 
 def _image(block: Any) -> bool:
@@ -345,15 +328,10 @@ def _remove(result: dict[str, Any], path: tuple[str, ...]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: sloppy_agent.py BREAK[,BREAK...] -- AGENT_CMD [ARGS...]\n")
-        return 2
-    breaks = set(filter(None, argv[0].split(",")))
-    unknown = sorted(breaks - set(BREAKS) - set(QUIRKS))
-    if unknown:
-        sys.stderr.write(f"sloppy_agent.py: no such break: {', '.join(unknown)}\n")
-        return 2
-    return Sloppy(breaks, argv[2:]).run()
+    def start(spec: str, command: list[str]) -> int:
+        return Sloppy(set(filter(None, spec.split(","))), command).run()
+
+    return wire_filter.main(argv, "sloppy_agent.py", "BREAK", {*BREAKS, *QUIRKS}, start)
 
 
 if __name__ == "__main__":
